@@ -1,0 +1,47 @@
+# The two commands of the README: `make run` and `make test`. Everything else is a helper.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+HOST ?= 127.0.0.1
+PORT ?= 8000
+export DJANGO_DEBUG ?= 1
+
+.PHONY: run test bench lint migrate demo venv clean
+
+venv: $(VENV)/.installed
+
+$(VENV)/.installed: pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet ".[dev,bench]"
+	touch $@
+
+migrate: venv
+	$(PY) manage.py migrate --no-input -v 0
+
+demo: migrate
+	$(PY) manage.py seed_demo --if-empty
+
+run: demo
+	@echo ""
+	@echo "LearnPortal is at http://$(HOST):$(PORT)/  (WebSocket: ws://$(HOST):$(PORT)/ws/learn/)"
+	@$(PY) manage.py seed_demo --logins
+	@echo ""
+	$(VENV)/bin/uvicorn learnportal.asgi:application --host $(HOST) --port $(PORT) \
+		--no-access-log --ws-max-size 67108864
+
+test: venv
+	$(VENV)/bin/ruff check .
+	$(PY) manage.py makemigrations --check --dry-run -v 0
+	$(PY) -m pytest -q
+
+bench: migrate
+	$(PY) -m bench
+
+lint: venv
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+clean:
+	rm -rf var/*.sqlite3* var/staticfiles

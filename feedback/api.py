@@ -1,0 +1,117 @@
+"""`/api/turns/`: agents queue turns for annotators; everyone with a login reads the queue."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from pydantic import Field, ValidationError
+from rest_framework import serializers
+from rest_framework.pagination import CursorPagination
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from feedback.models import Turn
+from feedback.services import TurnInput, turns_submit
+from learnportal.accounts.roles import Action
+from learnportal.protocol import RatedTurn
+from learnportal.protocol.errors import ErrorCode, LearnError, detail, invalid
+from learnportal.protocol.models import StrictModel
+from learnportal.protocol.wire import summarize, validation_details
+
+
+class TurnItem(StrictModel):
+    correlation_id: str = Field(min_length=1, max_length=200)
+    session_id: str = Field(default="", max_length=200)
+    component_name: str = Field(default="", max_length=200)
+    rated_turn: RatedTurn
+
+
+class TurnsRequest(StrictModel):
+    turns: list[TurnItem]
+
+
+class TurnsCreated(StrictModel):
+    received: int
+    created: int
+
+
+class TurnSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Turn
+        fields = [
+            "id",
+            "correlation_id",
+            "session_id",
+            "component_name",
+            "prompt",
+            "response",
+            "model",
+            "version",
+            "created",
+        ]
+
+
+class TurnCursor(CursorPagination):
+    ordering = "-id"
+    page_size = 50
+    page_size_query_param = "limit"
+    max_page_size = 500
+
+
+class TurnsView(APIView):
+    parser_classes: list = []
+
+    @extend_schema(
+        summary="List queued agent turns",
+        parameters=[
+            OpenApiParameter("session_id", str),
+            OpenApiParameter("component_name", str),
+            OpenApiParameter("correlation_id", str),
+            OpenApiParameter("unrated", bool, description="only turns nobody has rated yet"),
+            OpenApiParameter("cursor", str),
+            OpenApiParameter("limit", int),
+        ],
+        responses=TurnSerializer(many=True),
+    )
+    def get(self, request: Request) -> Response:
+        request.user.require(Action.READ_TURNS)
+        turns = Turn.objects.all()
+        for name in ("session_id", "component_name", "correlation_id"):
+            if value := request.query_params.get(name):
+                turns = turns.filter(**{name: value})
+        if request.query_params.get("unrated") in {"1", "true"}:
+            from feedback.models import Feedback
+
+            turns = turns.exclude(correlation_id__in=Feedback.objects.values("correlation_id"))
+        paginator = TurnCursor()
+        page = paginator.paginate_queryset(turns, request, view=self)
+        return paginator.get_paginated_response(TurnSerializer(page, many=True).data)
+
+    @extend_schema(
+        summary="Queue agent turns for annotators",
+        request=TurnsRequest,
+        responses={201: TurnsCreated},
+    )
+    def post(self, request: Request) -> Response:
+        request.user.require(Action.SUBMIT_TURNS)
+        try:
+            body = TurnsRequest.model_validate_json(request.body or b"{}")
+        except ValidationError as exc:
+            details = validation_details(exc)
+            raise invalid(summarize(details), details) from None
+        if len(body.turns) > settings.LEARNPORTAL_MAX_BATCH:
+            raise LearnError(
+                ErrorCode.TOO_LARGE,
+                f"{len(body.turns)} turns in one request; at most "
+                f"{settings.LEARNPORTAL_MAX_BATCH} are allowed.",
+                [detail(["turns"], "too many items")],
+            )
+        created = turns_submit(
+            principal=request.user,
+            turns=[
+                TurnInput(t.correlation_id, t.session_id, t.component_name, t.rated_turn)
+                for t in body.turns
+            ],
+        )
+        return Response({"received": len(body.turns), "created": created}, status=201)

@@ -1,0 +1,54 @@
+"""Raw multi-row writes for the ingest hot path.
+
+The ORM's bulk_create costs about twice the driver's executemany at these batch sizes, and
+ingest is the product's busiest path, so it writes through the cursor. Both SQLite and
+PostgreSQL understand `ON CONFLICT ... DO NOTHING / DO UPDATE`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from django.db import connection, models
+
+IN_CHUNK = 900
+
+
+def _table(model: type[models.Model]) -> str:
+    return connection.ops.quote_name(model._meta.db_table)
+
+
+def insert_rows(
+    model: type[models.Model],
+    columns: Sequence[str],
+    rows: Sequence[Sequence[Any]],
+    *,
+    on_conflict: str = "",
+) -> None:
+    if not rows:
+        return
+    names = ", ".join(connection.ops.quote_name(c) for c in columns)
+    marks = ", ".join(["%s"] * len(columns))
+    sql = f"INSERT INTO {_table(model)} ({names}) VALUES ({marks}) {on_conflict}"
+    with connection.cursor() as cursor:
+        cursor.executemany(sql, rows)
+
+
+def existing_values(
+    model: type[models.Model], key: str, value: str, keys: Iterable[str]
+) -> dict[str, Any]:
+    """{key: value} for the rows among `keys` that already exist."""
+    keys = list(keys)
+    found: dict[str, Any] = {}
+    qn = connection.ops.quote_name
+    with connection.cursor() as cursor:
+        for start in range(0, len(keys), IN_CHUNK):
+            chunk = keys[start : start + IN_CHUNK]
+            marks = ", ".join(["%s"] * len(chunk))
+            cursor.execute(
+                f"SELECT {qn(key)}, {qn(value)} FROM {_table(model)} WHERE {qn(key)} IN ({marks})",
+                chunk,
+            )
+            found.update(cursor.fetchall())
+    return found

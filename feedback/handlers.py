@@ -1,0 +1,33 @@
+"""`learn/*` handlers for feedback, experiences and stats: thin calls into the services."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from feedback.services import experience_store, feedback_record
+from feedback.stats import component_records
+from learnportal.accounts.principals import Principal
+from learnportal.accounts.roles import Action
+from learnportal.protocol.errors import not_found
+from learnportal.protocol.messages import (
+    LearnExperienceRequest,
+    LearnFeedbackRequest,
+    LearnStatsRequest,
+)
+
+
+def handle_feedback(principal: Principal, request: LearnFeedbackRequest) -> dict[str, Any]:
+    outcome = feedback_record(principal=principal, feedbacks=request.feedbacks)
+    return {"recorded": outcome.recorded, "new_score": outcome.new_score}
+
+
+def handle_experience(principal: Principal, request: LearnExperienceRequest) -> dict[str, Any]:
+    return {"stored": experience_store(principal=principal, experiences=request.experiences)}
+
+
+def handle_stats(principal: Principal, request: LearnStatsRequest) -> dict[str, Any]:
+    principal.require(Action.STATS)
+    records = component_records(request.component_name)
+    if request.component_name and not records:
+        raise not_found(f"No component named {request.component_name!r} has any data yet.")
+    return {"components": records}

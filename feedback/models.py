@@ -1,0 +1,129 @@
+"""What agents and people send: turns to rate, feedback on them, and experience tuples.
+
+Times are epoch seconds (floats), as on the wire. JSON payloads that nothing queries are kept
+as text, written straight by the bulk insert path.
+"""
+
+from __future__ import annotations
+
+from django.db import models
+
+
+class Turn(models.Model):
+    """An agent turn in the annotators' queue."""
+
+    correlation_id = models.CharField(max_length=200, unique=True)
+    session_id = models.CharField(max_length=200, blank=True, db_index=True)
+    component_name = models.CharField(max_length=200, blank=True, db_index=True)
+    prompt = models.TextField()
+    response = models.TextField()
+    model = models.CharField(max_length=200)
+    environment = models.TextField(null=True, blank=True, help_text="JSON")
+    version = models.CharField(max_length=200, null=True, blank=True)
+    submitted_by = models.CharField(max_length=160)
+    created = models.FloatField(db_index=True)
+
+    def __str__(self) -> str:
+        return self.correlation_id
+
+
+class Feedback(models.Model):
+    feedback_id = models.CharField(max_length=200, unique=True)
+    correlation_id = models.CharField(max_length=200, blank=True, db_index=True)
+    session_id = models.CharField(max_length=200, blank=True)
+    component_name = models.CharField(max_length=200, blank=True, db_index=True)
+    rated_turn = models.TextField(null=True, blank=True, help_text="JSON")
+    polarity = models.CharField(max_length=16, db_index=True)
+    score = models.FloatField()
+    dimension = models.CharField(max_length=16)
+    confidence = models.FloatField()
+    comment = models.TextField(blank=True)
+    correction = models.TextField(blank=True)
+    span_start = models.IntegerField(null=True, blank=True)
+    span_end = models.IntegerField(null=True, blank=True)
+    source = models.CharField(max_length=8, db_index=True)
+    annotator_id = models.CharField(max_length=150, blank=True)
+    ts = models.FloatField()
+    submitted_by = models.CharField(max_length=160, db_index=True)
+    content_hash = models.CharField(max_length=32)
+    received = models.FloatField()
+
+    def __str__(self) -> str:
+        return self.feedback_id
+
+
+class Experience(models.Model):
+    """An (s, a, r, s', done) tuple. The id orders experiences by arrival, for eviction."""
+
+    experience_id = models.CharField(max_length=200, unique=True)
+    owner = models.CharField(max_length=160)
+    episode_id = models.CharField(max_length=200, blank=True, db_index=True)
+    step = models.BigIntegerField(default=0)
+    component_name = models.CharField(max_length=200, blank=True, db_index=True)
+    reward = models.FloatField()
+    done = models.BooleanField(default=False)
+    duration_ms = models.FloatField(null=True, blank=True)
+    success = models.BooleanField(null=True, blank=True)
+    behaviour_prob = models.FloatField(
+        null=True, blank=True, help_text="Probability with which the component was chosen."
+    )
+    state = models.TextField(help_text="JSON")
+    action = models.TextField(help_text="JSON")
+    next_state = models.TextField(help_text="JSON")
+    ts = models.FloatField()
+    content_hash = models.CharField(max_length=32)
+
+    class Meta:
+        indexes = [models.Index(fields=["owner", "id"], name="experience_owner_order")]
+
+    def __str__(self) -> str:
+        return self.experience_id
+
+
+class ExperienceQuota(models.Model):
+    owner = models.CharField(max_length=160, unique=True)
+    stored = models.BigIntegerField(default=0)
+
+    def __str__(self) -> str:
+        return f"{self.owner}: {self.stored}"
+
+
+class ComponentStats(models.Model):
+    """Running aggregates per component, so a stats query reads one row a component."""
+
+    component_name = models.CharField(max_length=200, unique=True)
+    calls_total = models.BigIntegerField(default=0)
+    calls_success = models.BigIntegerField(default=0)
+    calls_failed = models.BigIntegerField(default=0)
+    duration_count = models.BigIntegerField(default=0)
+    duration_sum = models.FloatField(default=0.0)
+    p95_duration_ms = models.FloatField(default=0.0)
+    duration_sketch = models.TextField(default="{}", help_text="JSON quantile sketch")
+    last_called = models.FloatField(default=0.0)
+    feedback_count = models.BigIntegerField(default=0)
+    score_weight = models.FloatField(default=0.0)
+    score_weighted_sum = models.FloatField(default=0.0)
+
+    class Meta:
+        verbose_name_plural = "component stats"
+
+    def __str__(self) -> str:
+        return self.component_name
+
+    @property
+    def avg_score(self) -> float:
+        return self.score_weighted_sum / self.score_weight if self.score_weight > 0 else 0.0
+
+    def as_record(self) -> dict[str, float | int | str]:
+        return {
+            "component_name": self.component_name,
+            "calls_total": self.calls_total,
+            "calls_success": self.calls_success,
+            "calls_failed": self.calls_failed,
+            "avg_duration_ms": (
+                self.duration_sum / self.duration_count if self.duration_count else 0.0
+            ),
+            "avg_score": self.avg_score,
+            "last_called": self.last_called,
+            "p95_duration_ms": self.p95_duration_ms,
+        }

@@ -1,0 +1,353 @@
+"""Writing what agents, environments and people send: each batch is one transaction."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import orjson
+from django.conf import settings
+from django.db import transaction
+
+from feedback.bulk import existing_values, insert_rows
+from feedback.idempotency import content_hash, new_items
+from feedback.models import Experience, ExperienceQuota, Feedback, Turn
+from feedback.provenance import provenance_of
+from feedback.stats import (
+    CallDelta,
+    ScoreDelta,
+    component_avg_score,
+    stats_add_calls,
+    stats_add_scores,
+)
+from learnportal.accounts.principals import Principal
+from learnportal.accounts.roles import Action, Role
+from learnportal.events import broadcast_on_commit
+from learnportal.protocol import Experience as ExperienceItem
+from learnportal.protocol import Feedback as FeedbackItem
+from learnportal.protocol import FeedbackDimension, FeedbackPolarity, FeedbackSource, RatedTurn
+from learnportal.protocol.errors import ErrorCode, LearnError, forbidden
+
+FEEDBACK_COLUMNS = (
+    "feedback_id",
+    "correlation_id",
+    "session_id",
+    "component_name",
+    "rated_turn",
+    "polarity",
+    "score",
+    "dimension",
+    "confidence",
+    "comment",
+    "correction",
+    "span_start",
+    "span_end",
+    "source",
+    "annotator_id",
+    "ts",
+    "submitted_by",
+    "content_hash",
+    "received",
+)
+EXPERIENCE_COLUMNS = (
+    "experience_id",
+    "owner",
+    "episode_id",
+    "step",
+    "component_name",
+    "reward",
+    "done",
+    "duration_ms",
+    "success",
+    "behaviour_prob",
+    "state",
+    "action",
+    "next_state",
+    "ts",
+    "content_hash",
+)
+TURN_COLUMNS = (
+    "correlation_id",
+    "session_id",
+    "component_name",
+    "prompt",
+    "response",
+    "model",
+    "environment",
+    "version",
+    "submitted_by",
+    "created",
+)
+IGNORE_DUPLICATE_TURNS = "ON CONFLICT (correlation_id) DO NOTHING"
+
+
+@dataclass(frozen=True)
+class FeedbackOutcome:
+    recorded: int
+    new_score: float | None
+
+
+def _json(value: object) -> str:
+    return orjson.dumps(value).decode()
+
+
+def _turn_row(
+    key: str, session_id: str, component: str, turn: RatedTurn, owner: str, now: float
+) -> tuple:
+    environment = None if turn.environment is None else _json(turn.environment)
+    return (
+        key,
+        session_id,
+        component,
+        turn.prompt,
+        turn.response,
+        turn.model,
+        environment,
+        turn.version,
+        owner,
+        now,
+    )
+
+
+def feedback_record(*, principal: Principal, feedbacks: list[FeedbackItem]) -> FeedbackOutcome:
+    """Store a batch of feedback, all or nothing, and fold the scores into component stats."""
+    principal.require(Action.FEEDBACK)
+    provenance, problems = [], []
+    for index, item in enumerate(feedbacks):
+        source, annotator_id, item_problems = provenance_of(principal, item, index)
+        provenance.append((source, annotator_id))
+        problems.extend(item_problems)
+    if problems:
+        raise forbidden(
+            f"{len(problems)} feedback fields claim a provenance this credential does not have; "
+            "nothing was stored.",
+            problems,
+        )
+    owner = principal.key
+    hashes = [content_hash(item, owner) for item in feedbacks]
+    now = time.time()
+    with transaction.atomic():
+        fresh = new_items(
+            Feedback, "feedback_id", "feedbacks", [f.feedback_id for f in feedbacks], hashes
+        )
+        components = _feedback_components([feedbacks[i] for i in fresh])
+        rows, turns, deltas = [], [], {}
+        for index, component in zip(fresh, components, strict=True):
+            item = feedbacks[index]
+            source, annotator_id = provenance[index]
+            span = item.correction_span or (None, None)
+            turn = item.rated_turn
+            rows.append(
+                (
+                    item.feedback_id,
+                    item.correlation_id,
+                    item.session_id,
+                    component,
+                    None if turn is None else _json(turn.model_dump(mode="json")),
+                    item.polarity.value,
+                    item.score,
+                    item.dimension.value,
+                    item.confidence,
+                    item.comment,
+                    item.correction,
+                    span[0],
+                    span[1],
+                    source.value,
+                    annotator_id,
+                    item.ts,
+                    owner,
+                    hashes[index],
+                    now,
+                )
+            )
+            if turn is not None:
+                key = item.correlation_id or item.feedback_id
+                turns.append(_turn_row(key, item.session_id, component, turn, owner, now))
+            if component:
+                deltas.setdefault(component, ScoreDelta()).add(item.score, item.confidence)
+        insert_rows(Feedback, FEEDBACK_COLUMNS, rows)
+        insert_rows(Turn, TURN_COLUMNS, turns, on_conflict=IGNORE_DUPLICATE_TURNS)
+        stats_add_scores(deltas)
+        last_component = _feedback_components(feedbacks[-1:])[0] if feedbacks else ""
+        new_score = component_avg_score(last_component) if last_component else None
+        if rows:
+            broadcast_on_commit(
+                "feedback.recorded",
+                {"count": len(rows), "components": sorted(deltas), "by": principal.name},
+            )
+    return FeedbackOutcome(recorded=len(feedbacks), new_score=new_score)
+
+
+def _feedback_components(items: list[FeedbackItem]) -> list[str]:
+    """The contract's rule: component_name, else the experience it correlates to, else the model."""
+    lookup = [i.correlation_id for i in items if not i.component_name and i.correlation_id]
+    experience_components = (
+        existing_values(Experience, "experience_id", "component_name", lookup) if lookup else {}
+    )
+    return [
+        item.component_name
+        or experience_components.get(item.correlation_id)
+        or (item.rated_turn.model if item.rated_turn else "")
+        for item in items
+    ]
+
+
+def experience_store(*, principal: Principal, experiences: list[ExperienceItem]) -> int:
+    """Store a batch of experience tuples, all or nothing, within the owner's quota."""
+    principal.require(Action.EXPERIENCE)
+    owner = principal.key
+    hashes = [content_hash(item, owner) for item in experiences]
+    now = time.time()
+    with transaction.atomic():
+        fresh = new_items(
+            Experience,
+            "experience_id",
+            "experiences",
+            [e.experience_id for e in experiences],
+            hashes,
+        )
+        if not fresh:
+            return len(experiences)
+        _reserve_quota(owner, len(fresh))
+        rows, calls = [], {}
+        for index in fresh:
+            item = experiences[index]
+            action = item.action
+            component = action.component_name
+            succeeded = action.success if action.success is not None else item.reward >= 0
+            rows.append(
+                (
+                    item.experience_id,
+                    owner,
+                    item.episode_id,
+                    item.step,
+                    component,
+                    item.reward,
+                    item.done,
+                    action.duration_ms,
+                    action.success,
+                    action.action_prob,
+                    _json(item.state),
+                    _json(action.model_dump(mode="json", exclude_none=True)),
+                    _json(item.next_state),
+                    item.ts,
+                    hashes[index],
+                )
+            )
+            if component:
+                calls.setdefault(component, CallDelta()).add(
+                    succeeded=succeeded, duration_ms=action.duration_ms, ts=item.ts
+                )
+        insert_rows(Experience, EXPERIENCE_COLUMNS, rows)
+        _evict_over_limit(owner)
+        stats_add_calls(calls)
+        if principal.role is Role.ENVIRONMENT and settings.LEARNPORTAL_FORWARD_ENV_REWARDS:
+            _forward_env_rewards(owner, [experiences[i] for i in fresh], now)
+        broadcast_on_commit(
+            "experience.stored",
+            {"count": len(rows), "components": sorted(calls), "by": principal.name},
+        )
+    return len(experiences)
+
+
+def _reserve_quota(owner: str, count: int) -> None:
+    insert_rows(
+        ExperienceQuota,
+        ("owner", "stored"),
+        [(owner, 0)],
+        on_conflict="ON CONFLICT (owner) DO NOTHING",
+    )
+    quota = ExperienceQuota.objects.select_for_update().get(owner=owner)
+    limit = settings.LEARNPORTAL_EXPERIENCE_LIMIT
+    if settings.LEARNPORTAL_EXPERIENCE_OVERFLOW == "reject" and quota.stored + count > limit:
+        raise LearnError(
+            ErrorCode.QUOTA_EXCEEDED,
+            f"Storing {count} more experiences would exceed the limit of {limit} "
+            f"({quota.stored} stored); nothing was stored.",
+        )
+    ExperienceQuota.objects.filter(pk=quota.pk).update(stored=quota.stored + count)
+
+
+def _evict_over_limit(owner: str) -> None:
+    """Drop this owner's oldest experiences past the limit, as a replay buffer does."""
+    limit = settings.LEARNPORTAL_EXPERIENCE_LIMIT
+    quota = ExperienceQuota.objects.get(owner=owner)
+    excess = quota.stored - limit
+    if excess <= 0:
+        return
+    oldest = Experience.objects.filter(owner=owner).order_by("id").values("id")[:excess]
+    deleted, _ = Experience.objects.filter(
+        id__in=list(oldest.values_list("id", flat=True))
+    ).delete()
+    ExperienceQuota.objects.filter(pk=quota.pk).update(stored=quota.stored - deleted)
+
+
+def _forward_env_rewards(owner: str, experiences: list[ExperienceItem], now: float) -> None:
+    """An environment's reward is also its judgement of the component: record it as env feedback."""
+    rows, deltas = [], {}
+    for item in experiences:
+        score = min(1.0, max(-1.0, item.reward))
+        polarity = (
+            FeedbackPolarity.POSITIVE
+            if score > 0
+            else FeedbackPolarity.NEGATIVE
+            if score < 0
+            else FeedbackPolarity.NEUTRAL
+        )
+        component = item.action.component_name
+        rows.append(
+            (
+                f"env_{item.experience_id}",
+                item.experience_id,
+                "",
+                component,
+                None,
+                polarity.value,
+                score,
+                FeedbackDimension.CORRECTNESS.value,
+                1.0,
+                "",
+                "",
+                None,
+                None,
+                FeedbackSource.ENV.value,
+                "",
+                item.ts,
+                owner,
+                "",
+                now,
+            )
+        )
+        if component:
+            deltas.setdefault(component, ScoreDelta()).add(score, 1.0)
+    insert_rows(
+        Feedback, FEEDBACK_COLUMNS, rows, on_conflict="ON CONFLICT (feedback_id) DO NOTHING"
+    )
+    stats_add_scores(deltas)
+
+
+@dataclass(frozen=True)
+class TurnInput:
+    correlation_id: str
+    session_id: str
+    component_name: str
+    rated_turn: RatedTurn
+
+
+def turns_submit(*, principal: Principal, turns: list[TurnInput]) -> int:
+    """Queue agent turns for annotators; a correlation_id already queued is skipped. Returns new."""
+    principal.require(Action.SUBMIT_TURNS)
+    now = time.time()
+    rows = [
+        _turn_row(
+            t.correlation_id, t.session_id, t.component_name, t.rated_turn, principal.key, now
+        )
+        for t in turns
+    ]
+    with transaction.atomic():
+        before = Turn.objects.filter(correlation_id__in=[t.correlation_id for t in turns]).count()
+        insert_rows(Turn, TURN_COLUMNS, rows, on_conflict=IGNORE_DUPLICATE_TURNS)
+        created = len({t.correlation_id for t in turns}) - before
+        if created:
+            broadcast_on_commit("turns.queued", {"count": created, "by": principal.name})
+    return created

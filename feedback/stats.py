@@ -1,0 +1,159 @@
+"""Per-component aggregates, kept up to date as data arrives, and the stats selector."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import orjson
+from django.db import connection
+
+from feedback.bulk import insert_rows
+from feedback.models import ComponentStats
+from feedback.sketch import DurationSketch
+
+ZERO_ROW_COLUMNS = (
+    "component_name",
+    "calls_total",
+    "calls_success",
+    "calls_failed",
+    "duration_count",
+    "duration_sum",
+    "p95_duration_ms",
+    "duration_sketch",
+    "last_called",
+    "feedback_count",
+    "score_weight",
+    "score_weighted_sum",
+)
+
+
+@dataclass
+class ScoreDelta:
+    count: int = 0
+    weight: float = 0.0
+    weighted_sum: float = 0.0
+
+    def add(self, score: float, confidence: float) -> None:
+        self.count += 1
+        self.weight += confidence
+        self.weighted_sum += confidence * score
+
+
+@dataclass
+class CallDelta:
+    success: int = 0
+    failed: int = 0
+    durations: list[float] = field(default_factory=list)
+    last_called: float = 0.0
+
+    def add(self, *, succeeded: bool, duration_ms: float | None, ts: float) -> None:
+        if succeeded:
+            self.success += 1
+        else:
+            self.failed += 1
+        if duration_ms is not None:
+            self.durations.append(duration_ms)
+        self.last_called = max(self.last_called, ts)
+
+
+def _zero_row(name: str, **values: float) -> tuple:
+    row = dict.fromkeys(ZERO_ROW_COLUMNS, 0)
+    row.update(component_name=name, duration_sketch="{}", **values)
+    return tuple(row[c] for c in ZERO_ROW_COLUMNS)
+
+
+def stats_add_scores(deltas: dict[str, ScoreDelta]) -> None:
+    """Add feedback scores to their components: an atomic upsert, no read needed."""
+    deltas = {name: d for name, d in deltas.items() if name}
+    if not deltas:
+        return
+    table = connection.ops.quote_name(ComponentStats._meta.db_table)
+    rows = [
+        _zero_row(
+            name, feedback_count=d.count, score_weight=d.weight, score_weighted_sum=d.weighted_sum
+        )
+        for name, d in sorted(deltas.items())
+    ]
+    insert_rows(
+        ComponentStats,
+        ZERO_ROW_COLUMNS,
+        rows,
+        on_conflict=(
+            "ON CONFLICT (component_name) DO UPDATE SET "
+            f"feedback_count = {table}.feedback_count + excluded.feedback_count, "
+            f"score_weight = {table}.score_weight + excluded.score_weight, "
+            f"score_weighted_sum = {table}.score_weighted_sum + excluded.score_weighted_sum"
+        ),
+    )
+
+
+def stats_add_calls(deltas: dict[str, CallDelta]) -> None:
+    """Add calls to their components, merging each duration sketch under a row lock."""
+    deltas = {name: d for name, d in deltas.items() if name}
+    if not deltas:
+        return
+    names = sorted(deltas)
+    insert_rows(
+        ComponentStats,
+        ZERO_ROW_COLUMNS,
+        [_zero_row(name) for name in names],
+        on_conflict="ON CONFLICT (component_name) DO NOTHING",
+    )
+    locked = (
+        ComponentStats.objects.select_for_update()
+        .filter(component_name__in=names)
+        .order_by("component_name")
+    )
+    updates = []
+    for stats in locked:
+        delta = deltas[stats.component_name]
+        p95, sketch_json = stats.p95_duration_ms, stats.duration_sketch
+        if delta.durations:
+            sketch = DurationSketch.from_json(orjson.loads(stats.duration_sketch))
+            sketch.add(np.asarray(delta.durations))
+            p95 = sketch.quantile(0.95)
+            sketch_json = orjson.dumps(sketch.to_json()).decode()
+        updates.append(
+            (
+                delta.success + delta.failed,
+                delta.success,
+                delta.failed,
+                len(delta.durations),
+                float(sum(delta.durations)),
+                p95,
+                sketch_json,
+                delta.last_called,
+                stats.pk,
+            )
+        )
+    table = connection.ops.quote_name(ComponentStats._meta.db_table)
+    with connection.cursor() as cursor:
+        cursor.executemany(
+            f"UPDATE {table} SET calls_total = calls_total + %s, "
+            "calls_success = calls_success + %s, calls_failed = calls_failed + %s, "
+            "duration_count = duration_count + %s, duration_sum = duration_sum + %s, "
+            "p95_duration_ms = %s, duration_sketch = %s, "
+            "last_called = CASE WHEN last_called > %s THEN last_called ELSE %s END "
+            "WHERE id = %s",
+            [(*row[:7], row[7], row[7], row[8]) for row in updates],
+        )
+
+
+def component_records(component_name: str = "") -> list[dict]:
+    """ComponentPerformanceRecords: one indexed row a component, never the calls themselves."""
+    stats = ComponentStats.objects.defer("duration_sketch").order_by("component_name")
+    if component_name:
+        stats = stats.filter(component_name=component_name)
+    return [row.as_record() for row in stats]
+
+
+def component_avg_score(component_name: str) -> float | None:
+    row = (
+        ComponentStats.objects.filter(component_name=component_name)
+        .values_list("score_weight", "score_weighted_sum")
+        .first()
+    )
+    if row is None or row[0] <= 0:
+        return None
+    return row[1] / row[0]

@@ -1,0 +1,10 @@
+from django.apps import AppConfig
+
+
+class AccountsConfig(AppConfig):
+    name = "learnportal.accounts"
+    label = "accounts"
+    verbose_name = "Accounts and tokens"
+
+    def ready(self) -> None:
+        from learnportal.api import openapi  # noqa: F401  (registers the OpenAPI auth schemes)

@@ -1,0 +1,44 @@
+"""DRF authentication: bearer tokens and browser sessions both yield a Principal."""
+
+from __future__ import annotations
+
+from rest_framework import authentication, exceptions
+from rest_framework.request import Request
+
+from learnportal.accounts.principals import (
+    Principal,
+    bearer_token,
+    principal_for_token,
+    principal_for_user,
+)
+
+
+class BearerTokenAuthentication(authentication.BaseAuthentication):
+    keyword = "Bearer"
+
+    def authenticate(self, request: Request) -> tuple[Principal, None] | None:
+        header = authentication.get_authorization_header(request)
+        if not header:
+            return None
+        raw = bearer_token(header)
+        if raw is None:
+            raise exceptions.AuthenticationFailed(
+                "The Authorization header must be 'Bearer <token>'."
+            )
+        principal = principal_for_token(raw)
+        if principal is None:
+            raise exceptions.AuthenticationFailed("The token is unknown or has been revoked.")
+        return principal, None
+
+    def authenticate_header(self, request: Request) -> str:
+        return self.keyword
+
+
+class PrincipalSessionAuthentication(authentication.SessionAuthentication):
+    """A logged-in person, with CSRF enforced as DRF does for sessions."""
+
+    def authenticate(self, request: Request) -> tuple[Principal, None] | None:
+        result = super().authenticate(request)
+        if result is None:
+            return None
+        return principal_for_user(result[0]), None

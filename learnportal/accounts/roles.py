@@ -1,0 +1,57 @@
+"""Roles and what each may do: the contract's table, in one place."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class Role(StrEnum):
+    AGENT = "agent"
+    ENVIRONMENT = "environment"
+    ANNOTATOR = "annotator"
+    REVIEWER = "reviewer"
+    ADMIN = "admin"
+
+
+MACHINE_ROLES = frozenset({Role.AGENT, Role.ENVIRONMENT})
+HUMAN_ROLES = frozenset({Role.ANNOTATOR, Role.REVIEWER, Role.ADMIN})
+EVERYONE = frozenset(Role)
+MACHINES_AND_ADMIN = MACHINE_ROLES | {Role.ADMIN}
+REFINERS = MACHINE_ROLES | {Role.REVIEWER, Role.ADMIN}
+
+
+class Action(StrEnum):
+    FEEDBACK = "submit feedback"
+    EXPERIENCE = "store experiences"
+    ADAPT = "adapt routing"
+    STATS = "read stats"
+    PLAN = "plan refinements"
+    REVIEW = "review refinements"
+    APPLY = "apply refinements"
+    ROLLBACK = "roll back refinements"
+    HISTORY = "read refinement history"
+    SUBMIT_TURNS = "submit turns"
+    READ_TURNS = "read turns"
+    DECIDE = "approve or reject refinements"
+    MANAGE_STEPS = "change step settings"
+    REPORT_RUNS = "report step runs"
+    READ_SKILLS = "read the learning store"
+
+
+ALLOWED: dict[Action, frozenset[Role]] = {
+    Action.FEEDBACK: EVERYONE,
+    Action.EXPERIENCE: MACHINES_AND_ADMIN,
+    Action.ADAPT: MACHINES_AND_ADMIN,
+    Action.STATS: EVERYONE,
+    Action.PLAN: REFINERS,
+    Action.REVIEW: REFINERS,
+    Action.APPLY: REFINERS,
+    Action.ROLLBACK: REFINERS,
+    Action.HISTORY: REFINERS,
+    Action.SUBMIT_TURNS: MACHINES_AND_ADMIN,
+    Action.READ_TURNS: EVERYONE,
+    Action.DECIDE: frozenset({Role.REVIEWER, Role.ADMIN}),
+    Action.MANAGE_STEPS: frozenset({Role.ADMIN}),
+    Action.REPORT_RUNS: MACHINES_AND_ADMIN,
+    Action.READ_SKILLS: EVERYONE,
+}

@@ -1,0 +1,63 @@
+"""`/api/learn/`: the HTTP adapter over the one dispatch path."""
+
+from __future__ import annotations
+
+from django.core.exceptions import RequestDataTooBig
+from drf_spectacular.utils import OpenApiExample, extend_schema
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from learnportal import dispatch
+from learnportal.api.errors import learn_error_response
+from learnportal.api.schema import CAPABILITY_SCHEMA, ERROR_RESPONSES, LEARN_REQUEST, LEARN_RESPONSE
+from learnportal.protocol import ALL_MESSAGE_TYPES, CAPABILITY
+from learnportal.protocol.errors import ErrorCode, LearnError
+
+
+class LearnView(APIView):
+    parser_classes: list = []  # the body is read raw and parsed strictly by the protocol core
+
+    @extend_schema(
+        summary="Describe the learning capability",
+        responses={200: CAPABILITY_SCHEMA},
+    )
+    def get(self, request: Request) -> Response:
+        return Response({**CAPABILITY, "messages": ALL_MESSAGE_TYPES})
+
+    @extend_schema(
+        summary="Send one learn/* request envelope",
+        description="The body is one request envelope of the learning spec; the answer is the "
+        "matching response envelope, or a learn/error envelope with the HTTP status of its code.",
+        request=LEARN_REQUEST,
+        responses={200: LEARN_RESPONSE, **ERROR_RESPONSES},
+        examples=[
+            OpenApiExample(
+                "Store an experience",
+                request_only=True,
+                value={
+                    "type": "learn/experience/req",
+                    "id": "le1",
+                    "experiences": [
+                        {
+                            "experience_id": "exp_abc",
+                            "action": {"component_name": "click", "input": {"selector": "#btn"}},
+                            "reward": 0.5,
+                        }
+                    ],
+                },
+            )
+        ],
+    )
+    def post(self, request: Request) -> Response:
+        try:
+            body = request.body
+        except RequestDataTooBig:
+            return learn_error_response(
+                LearnError(ErrorCode.TOO_LARGE, "The request body is over the size limit.")
+            )
+        reply = dispatch.dispatch(request.user, body)
+        response = Response(reply.body, status=reply.status)
+        if reply.retry_after is not None:
+            response["Retry-After"] = str(reply.retry_after)
+        return response

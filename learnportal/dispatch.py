@@ -1,0 +1,112 @@
+"""One path for every `learn/*` message, whatever the transport.
+
+parse → check rate → look up the handler → run it → wrap the result in the response envelope.
+Handlers are services that take the principal and the parsed request and return the response
+fields; they raise LearnError to refuse, which rolls back whatever they wrote.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Any
+
+import orjson
+from django.conf import settings
+from django.db import DatabaseError, IntegrityError, InterfaceError, OperationalError
+from django.utils.module_loading import import_string
+
+from learnportal.accounts.principals import Principal
+from learnportal.protocol import RESPONSE_MODELS, parse_request, response_type_for
+from learnportal.protocol.errors import ErrorCode, LearnError, error_envelope
+from learnportal.protocol.messages import Envelope
+from learnportal.protocol.wire import request_id_of
+from learnportal.ratelimit import rate_limit_check
+
+logger = logging.getLogger(__name__)
+
+Handler = Callable[[Principal, Any], dict[str, Any]]
+
+HANDLER_PATHS: dict[str, str] = {
+    "learn/feedback/req": "feedback.handlers.handle_feedback",
+    "learn/experience/req": "feedback.handlers.handle_experience",
+    "learn/stats/req": "feedback.handlers.handle_stats",
+    "learn/adapt/req": "refinement.handlers.handle_adapt",
+    "learn/refinement/plan/req": "refinement.handlers.handle_plan",
+    "learn/refinement/review/req": "refinement.handlers.handle_review",
+    "learn/refinement/apply/req": "refinement.handlers.handle_apply",
+    "learn/refinement/rollback/req": "refinement.handlers.handle_rollback",
+    "learn/refinement/history/req": "refinement.handlers.handle_history",
+}
+
+_handlers: dict[str, Handler] = {}
+
+
+def handler_for(message_type: str) -> Handler:
+    if message_type not in _handlers:
+        _handlers[message_type] = import_string(HANDLER_PATHS[message_type])
+    return _handlers[message_type]
+
+
+class Reply:
+    """A response or error envelope with the HTTP status it maps to."""
+
+    __slots__ = ("body", "retry_after", "status")
+
+    def __init__(self, status: int, body: dict[str, Any], retry_after: int | None = None) -> None:
+        self.status = status
+        self.body = body
+        self.retry_after = retry_after
+
+
+def dispatch(principal: Principal, body: bytes | str) -> Reply:
+    req_id = ""
+    try:
+        rate_limit_check(principal.key)
+        request = parse_request(body, max_batch=settings.LEARNPORTAL_MAX_BATCH)
+        req_id = request.id
+        return Reply(200, run(principal, request))
+    except LearnError as error:
+        return error_reply(error, req_id or _req_id_from(body))
+
+
+def run(principal: Principal, request: Envelope) -> dict[str, Any]:
+    """Run one parsed request; raise LearnError for any refusal."""
+    handler = handler_for(request.type)
+    try:
+        fields = handler(principal, request)
+    except LearnError:
+        raise
+    except IntegrityError as exc:
+        logger.info("integrity error on %s: %s", request.type, exc)
+        raise LearnError(
+            ErrorCode.CONFLICT, "Another request wrote the same ids at the same time; retry."
+        ) from exc
+    except (OperationalError, InterfaceError) as exc:
+        logger.warning("database unavailable on %s: %s", request.type, exc)
+        raise LearnError(
+            ErrorCode.UNAVAILABLE, "The database is busy or down; retry shortly.", retry_after=1
+        ) from exc
+    except DatabaseError as exc:
+        logger.exception("database error on %s", request.type)
+        raise LearnError(
+            ErrorCode.UNAVAILABLE, "The database refused the request; retry shortly.", retry_after=1
+        ) from exc
+    response_type = response_type_for(request.type)
+    response = RESPONSE_MODELS[response_type](req_id=request.id, **fields)
+    return response.model_dump(mode="json")
+
+
+def error_reply(error: LearnError, req_id: str = "") -> Reply:
+    return Reply(error.http_status, error.envelope(req_id), error.retry_after)
+
+
+def unauthenticated_reply(message: str) -> Reply:
+    return Reply(401, error_envelope(ErrorCode.UNAUTHENTICATED, message))
+
+
+def _req_id_from(body: bytes | str) -> str:
+    try:
+        return request_id_of(orjson.loads(body))
+    except orjson.JSONDecodeError:
+        return ""

@@ -1,0 +1,34 @@
+"""Broadcasts to dashboards, sent only after the transaction commits.
+
+So that no browser ever sees state that was rolled back, services call `broadcast_on_commit`
+inside their transaction and the message leaves when (and if) it commits.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
+from django.db import transaction
+
+logger = logging.getLogger(__name__)
+
+DASHBOARD_GROUP = "learn.events"
+
+
+def broadcast_on_commit(event: str, payload: dict[str, Any]) -> None:
+    transaction.on_commit(lambda: broadcast_now(event, payload))
+
+
+def broadcast_now(event: str, payload: dict[str, Any]) -> None:
+    layer = get_channel_layer()
+    if layer is None:
+        return
+    try:
+        async_to_sync(layer.group_send)(
+            DASHBOARD_GROUP, {"type": "learn.event", "event": event, "payload": payload}
+        )
+    except Exception:  # a dashboard push must never fail the write that already committed
+        logger.exception("could not broadcast %s", event)

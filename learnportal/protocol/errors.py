@@ -1,0 +1,102 @@
+"""Transport-agnostic protocol errors; each edge turns them into one `learn/error` envelope."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from enum import StrEnum
+from typing import Any
+
+from learnportal.protocol.ids import new_message_id, now
+
+
+class ErrorCode(StrEnum):
+    INVALID = "invalid"
+    UNKNOWN_TYPE = "unknown_type"
+    UNAUTHENTICATED = "unauthenticated"
+    FORBIDDEN = "forbidden"
+    STRATEGY_NOT_ALLOWED = "strategy_not_allowed"
+    NOT_FOUND = "not_found"
+    CONFLICT = "conflict"
+    TOO_LARGE = "too_large"
+    QUOTA_EXCEEDED = "quota_exceeded"
+    RATE_LIMITED = "rate_limited"
+    UNAVAILABLE = "unavailable"
+    NOT_IMPLEMENTED = "not_implemented"
+
+
+HTTP_STATUS: dict[ErrorCode, int] = {
+    ErrorCode.INVALID: 400,
+    ErrorCode.UNKNOWN_TYPE: 400,
+    ErrorCode.UNAUTHENTICATED: 401,
+    ErrorCode.FORBIDDEN: 403,
+    ErrorCode.STRATEGY_NOT_ALLOWED: 403,
+    ErrorCode.NOT_FOUND: 404,
+    ErrorCode.CONFLICT: 409,
+    ErrorCode.TOO_LARGE: 413,
+    ErrorCode.QUOTA_EXCEEDED: 429,
+    ErrorCode.RATE_LIMITED: 429,
+    ErrorCode.UNAVAILABLE: 503,
+    ErrorCode.NOT_IMPLEMENTED: 501,
+}
+
+Loc = Sequence[str | int]
+
+
+class LearnError(Exception):
+    """A refused request. Raising it anywhere in a service rolls back everything it did."""
+
+    def __init__(
+        self,
+        code: ErrorCode,
+        message: str,
+        details: list[dict[str, Any]] | None = None,
+        *,
+        retry_after: int | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.details = details or []
+        self.retry_after = retry_after
+
+    @property
+    def http_status(self) -> int:
+        return HTTP_STATUS[self.code]
+
+    def envelope(self, req_id: str = "") -> dict[str, Any]:
+        return error_envelope(self.code, self.message, self.details, req_id=req_id)
+
+
+def detail(loc: Loc, msg: str) -> dict[str, Any]:
+    return {"loc": list(loc), "msg": msg}
+
+
+def error_envelope(
+    code: ErrorCode, message: str, details: list[dict[str, Any]] | None = None, *, req_id: str = ""
+) -> dict[str, Any]:
+    return {
+        "type": "learn/error",
+        "id": new_message_id(),
+        "version": "1.0",
+        "ts": now(),
+        "req_id": req_id,
+        "code": code.value,
+        "message": message,
+        "details": details or [],
+    }
+
+
+def invalid(message: str, details: list[dict[str, Any]] | None = None) -> LearnError:
+    return LearnError(ErrorCode.INVALID, message, details)
+
+
+def forbidden(message: str, details: list[dict[str, Any]] | None = None) -> LearnError:
+    return LearnError(ErrorCode.FORBIDDEN, message, details)
+
+
+def conflict(message: str, details: list[dict[str, Any]] | None = None) -> LearnError:
+    return LearnError(ErrorCode.CONFLICT, message, details)
+
+
+def not_found(message: str, details: list[dict[str, Any]] | None = None) -> LearnError:
+    return LearnError(ErrorCode.NOT_FOUND, message, details)

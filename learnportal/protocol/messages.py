@@ -1,0 +1,174 @@
+"""The 18 `learn/*` messages: nine requests and their responses."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field
+
+from learnportal.protocol.ids import new_message_id, now
+from learnportal.protocol.models import Experience, Feedback, StrictModel
+
+PROTOCOL_VERSION = "1.0"
+
+
+class Envelope(StrictModel):
+    id: str = Field(default_factory=new_message_id, min_length=1, max_length=200)
+    version: Literal["1.0"] = PROTOCOL_VERSION
+    ts: float = Field(default_factory=now)
+
+
+class Response(Envelope):
+    req_id: str = ""
+
+
+# --- requests ---------------------------------------------------------------------------------
+
+
+class LearnFeedbackRequest(Envelope):
+    type: Literal["learn/feedback/req"] = "learn/feedback/req"
+    feedbacks: list[Feedback]
+
+
+class LearnExperienceRequest(Envelope):
+    type: Literal["learn/experience/req"] = "learn/experience/req"
+    experiences: list[Experience] = Field(default_factory=list)
+
+
+class LearnAdaptRequest(Envelope):
+    type: Literal["learn/adapt/req"] = "learn/adapt/req"
+    component_name: str = ""
+    strategy: str = "ppo"
+
+
+class LearnStatsRequest(Envelope):
+    type: Literal["learn/stats/req"] = "learn/stats/req"
+    component_name: str = ""
+
+
+class LearnRefinementPlanRequest(Envelope):
+    type: Literal["learn/refinement/plan/req"] = "learn/refinement/plan/req"
+    component_name: str = ""
+    scope: str = "local"
+
+
+class LearnRefinementApplyRequest(Envelope):
+    type: Literal["learn/refinement/apply/req"] = "learn/refinement/apply/req"
+    proposal: dict[str, Any]
+
+
+class LearnRefinementRollbackRequest(Envelope):
+    type: Literal["learn/refinement/rollback/req"] = "learn/refinement/rollback/req"
+    refinement_id: str = Field(min_length=1)
+
+
+class LearnRefinementReviewRequest(Envelope):
+    type: Literal["learn/refinement/review/req"] = "learn/refinement/review/req"
+    proposal: dict[str, Any]
+
+
+class LearnRefinementHistoryRequest(Envelope):
+    type: Literal["learn/refinement/history/req"] = "learn/refinement/history/req"
+
+
+# --- responses --------------------------------------------------------------------------------
+
+
+class LearnFeedbackResponse(Response):
+    type: Literal["learn/feedback/resp"] = "learn/feedback/resp"
+    recorded: int = 0
+    new_score: float | None = None
+
+
+class LearnExperienceResponse(Response):
+    type: Literal["learn/experience/resp"] = "learn/experience/resp"
+    stored: int = 0
+
+
+class LearnAdaptResponse(Response):
+    type: Literal["learn/adapt/resp"] = "learn/adapt/resp"
+    updated: list[dict[str, Any]] = Field(default_factory=list)
+    message: str = ""
+
+
+class LearnStatsResponse(Response):
+    type: Literal["learn/stats/resp"] = "learn/stats/resp"
+    components: list[dict[str, Any]] = Field(default_factory=list)
+
+
+class LearnRefinementPlanResponse(Response):
+    type: Literal["learn/refinement/plan/resp"] = "learn/refinement/plan/resp"
+    plan_id: str
+    proposals: list[dict[str, Any]] = Field(default_factory=list)
+    status: str
+
+
+class LearnRefinementApplyResponse(Response):
+    type: Literal["learn/refinement/apply/resp"] = "learn/refinement/apply/resp"
+    refinement_id: str
+    applied_edits: int = 0
+    failed_edits: int = 0
+    rollback_available: bool = False
+    error: str = ""
+
+
+class LearnRefinementRollbackResponse(Response):
+    type: Literal["learn/refinement/rollback/resp"] = "learn/refinement/rollback/resp"
+    refinement_id: str
+    rolled_back: bool = False
+    error: str = ""
+
+
+class LearnRefinementReviewResponse(Response):
+    type: Literal["learn/refinement/review/resp"] = "learn/refinement/review/resp"
+    approved: bool = False
+    confidence_adjusted: bool = False
+    reasons: list[str] = Field(default_factory=list)
+    risk_level: Literal["low", "medium", "high"] = "low"
+
+
+class LearnRefinementHistoryResponse(Response):
+    type: Literal["learn/refinement/history/resp"] = "learn/refinement/history/resp"
+    entries: list[dict[str, Any]] = Field(default_factory=list)
+
+
+REQUEST_MODELS: dict[str, type[Envelope]] = {
+    model.model_fields["type"].default: model
+    for model in (
+        LearnFeedbackRequest,
+        LearnExperienceRequest,
+        LearnAdaptRequest,
+        LearnStatsRequest,
+        LearnRefinementPlanRequest,
+        LearnRefinementApplyRequest,
+        LearnRefinementRollbackRequest,
+        LearnRefinementReviewRequest,
+        LearnRefinementHistoryRequest,
+    )
+}
+
+RESPONSE_MODELS: dict[str, type[Response]] = {
+    model.model_fields["type"].default: model
+    for model in (
+        LearnFeedbackResponse,
+        LearnExperienceResponse,
+        LearnAdaptResponse,
+        LearnStatsResponse,
+        LearnRefinementPlanResponse,
+        LearnRefinementApplyResponse,
+        LearnRefinementRollbackResponse,
+        LearnRefinementReviewResponse,
+        LearnRefinementHistoryResponse,
+    )
+}
+
+
+def response_type_for(request_type: str) -> str:
+    return request_type.removesuffix("/req") + "/resp"
+
+
+ALL_MESSAGE_TYPES: list[str] = [
+    name
+    for request_type in REQUEST_MODELS
+    for name in (request_type, response_type_for(request_type))
+]

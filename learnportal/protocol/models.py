@@ -1,0 +1,163 @@
+"""The data models of the learning capability spec, with the host's documented additions."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from learnportal.protocol.fielderror import FieldError
+from learnportal.protocol.ids import new_experience_id, new_feedback_id, now
+
+INT64 = 2**63 - 1
+
+
+class StrictModel(BaseModel):
+    """Strict JSON: numbers are numbers, no NaN or Infinity, no unknown fields."""
+
+    model_config = ConfigDict(
+        strict=True, extra="forbid", allow_inf_nan=False, validate_default=False
+    )
+
+
+class FeedbackPolarity(StrEnum):
+    POSITIVE = "positive"
+    NEGATIVE = "negative"
+    NEUTRAL = "neutral"
+    CORRECTIVE = "corrective"
+
+
+class FeedbackDimension(StrEnum):
+    CORRECTNESS = "correctness"
+    HELPFULNESS = "helpfulness"
+    SAFETY = "safety"
+    TONE = "tone"
+    PLAN_QUALITY = "plan_quality"
+
+
+class FeedbackSource(StrEnum):
+    HUMAN = "human"
+    ENV = "env"
+    SELF = "self"
+
+
+Score = Annotated[float, Field(ge=-1.0, le=1.0)]
+Unit = Annotated[float, Field(ge=0.0, le=1.0)]
+Timestamp = Annotated[float, Field(ge=0.0)]
+
+
+class RatedTurn(StrictModel):
+    prompt: str
+    response: str
+    model: str
+    environment: Any = None
+    version: str | None = None
+
+
+class Feedback(StrictModel):
+    feedback_id: str = Field(default_factory=new_feedback_id, min_length=1, max_length=200)
+    correlation_id: str = Field(default="", max_length=200)
+    session_id: str = Field(default="", max_length=200)
+    rated_turn: RatedTurn | None = None
+    polarity: FeedbackPolarity
+    score: Score = 0.0
+    dimension: FeedbackDimension = FeedbackDimension.HELPFULNESS
+    confidence: Unit = 1.0
+    comment: str = ""
+    correction: str = ""
+    correction_span: tuple[int, int] | None = None
+    source: FeedbackSource = FeedbackSource.HUMAN
+    annotator_id: str = Field(default="", max_length=150)
+    ts: Timestamp = Field(default_factory=now)
+    # Host addition (contract): the component this feedback rates.
+    component_name: str = Field(default="", max_length=200)
+
+    @model_validator(mode="after")
+    def _check_correction(self) -> Feedback:
+        if self.polarity is FeedbackPolarity.CORRECTIVE and not self.correction.strip():
+            raise FieldError("correction", "corrective feedback must include a correction")
+        if self.correction_span is not None:
+            start, end = self.correction_span
+            if start < 0 or end < start:
+                raise FieldError(
+                    "correction_span", "correction_span must be [start, end] with 0 <= start <= end"
+                )
+            if self.rated_turn is None:
+                raise FieldError(
+                    "correction_span",
+                    "correction_span needs the rated_turn whose response it spans",
+                )
+            if end > len(self.rated_turn.response):
+                raise FieldError(
+                    "correction_span",
+                    f"correction_span [{start}, {end}] is outside the response "
+                    f"({len(self.rated_turn.response)} characters)",
+                )
+        return self
+
+    def to_preference_pair(self) -> dict[str, Any] | None:
+        if (
+            self.polarity is not FeedbackPolarity.CORRECTIVE
+            or self.rated_turn is None
+            or not self.correction
+        ):
+            return None
+        return {
+            "prompt": self.rated_turn.prompt,
+            "chosen": self.correction,
+            "rejected": self.rated_turn.response,
+            "dimension": self.dimension.value,
+            "model_version": self.rated_turn.version,
+            "confidence": self.confidence,
+        }
+
+    def to_reward_sample(self) -> dict[str, Any] | None:
+        if self.rated_turn is None:
+            return None
+        return {
+            "prompt": self.rated_turn.prompt,
+            "response": self.rated_turn.response,
+            "score": self.score,
+            "dimension": self.dimension.value,
+            "weight": self.confidence,
+            "source": self.source.value,
+        }
+
+
+class Action(BaseModel):
+    """`{component_name, input}` plus the host's `duration_ms`, `success` and `action_prob`.
+
+    Free JSON otherwise: runtimes put their own keys here.
+    """
+
+    model_config = ConfigDict(strict=True, extra="allow", allow_inf_nan=False)
+
+    component_name: str = Field(default="", max_length=200)
+    input: Any = None
+    duration_ms: Annotated[float, Field(ge=0.0)] | None = None
+    success: bool | None = None
+    action_prob: Annotated[float, Field(gt=0.0, le=1.0)] | None = None
+
+
+class Experience(StrictModel):
+    experience_id: str = Field(default_factory=new_experience_id, min_length=1, max_length=200)
+    state: dict[str, Any] = Field(default_factory=dict)
+    action: Action = Field(default_factory=Action)
+    reward: float = 0.0
+    next_state: dict[str, Any] = Field(default_factory=dict)
+    done: bool = False
+    episode_id: str = Field(default="", max_length=200)
+    step: Annotated[int, Field(ge=-INT64, le=INT64)] = 0
+    ts: Timestamp = Field(default_factory=now)
+
+
+class ComponentPerformanceRecord(StrictModel):
+    component_name: str
+    calls_total: int = 0
+    calls_success: int = 0
+    calls_failed: int = 0
+    avg_duration_ms: float = 0.0
+    avg_score: float = 0.0
+    last_called: float = 0.0
+    p95_duration_ms: float = 0.0

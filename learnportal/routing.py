@@ -1,0 +1,9 @@
+from __future__ import annotations
+
+from django.urls import path
+
+from learnportal.ws.learn import LearnConsumer
+
+websocket_urlpatterns = [
+    path("ws/learn/", LearnConsumer.as_asgi()),
+]

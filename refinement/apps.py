@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class RefinementConfig(AppConfig):
+    name = "refinement"
+    verbose_name = "Routing, refinements and the learning store"

@@ -1,0 +1,191 @@
+"""What every routing strategy sees and returns, plus the few helpers they share.
+
+Pure numpy, no Django: the host builds an `Evidence` from its stores and calls a `StrategyFn`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """Everything a strategy may look at, aligned by arm index 0..n_arms-1."""
+
+    n_arms: int
+    arm: np.ndarray  # int64, shape (n,), the arm chosen in each recorded experience, in time order
+    reward: np.ndarray  # float64, shape (n,), rewards in [-1, 1]
+    behaviour_prob: np.ndarray  # float64, shape (n,), prob. the arm had when chosen (nan: unknown)
+    current: (
+        np.ndarray
+    )  # float64, shape (n_arms,), weights in force now, in [0, 1] (0.5: never set)
+
+    def __post_init__(self) -> None:
+        # Coerce once here so that every strategy can trust dtypes, shapes and ranges; a bad arm
+        # index would otherwise make np.bincount silently grow the arm axis.
+        arrays = {
+            "arm": np.asarray(self.arm, dtype=np.int64),
+            "reward": np.asarray(self.reward, dtype=np.float64),
+            "behaviour_prob": np.asarray(self.behaviour_prob, dtype=np.float64),
+            "current": np.asarray(self.current, dtype=np.float64),
+        }
+        for name, value in arrays.items():
+            object.__setattr__(self, name, value)
+        if int(self.n_arms) != self.n_arms or self.n_arms < 1:
+            raise ValueError(f"n_arms must be a positive integer, got {self.n_arms!r}")
+        n = self.arm.shape
+        if self.arm.ndim != 1 or self.reward.shape != n or self.behaviour_prob.shape != n:
+            raise ValueError("arm, reward and behaviour_prob must be 1-D arrays of one length")
+        if self.current.shape != (self.n_arms,):
+            raise ValueError(f"current must have shape ({self.n_arms},), got {self.current.shape}")
+        if self.arm.size and (self.arm.min() < 0 or self.arm.max() >= self.n_arms):
+            raise ValueError(f"arm indices must be in [0, {self.n_arms - 1}]")
+        if not _all_within(self.reward, -1.0, 1.0):
+            raise ValueError("reward must be finite and in [-1, 1]")
+        known = self.behaviour_prob[~np.isnan(self.behaviour_prob)]
+        if known.size and (known.min() <= 0.0 or known.max() > 1.0):
+            raise ValueError("behaviour_prob must be in (0, 1], or nan where unknown")
+        if not _all_within(self.current, 0.0, 1.0):
+            raise ValueError("current weights must be finite and in [0, 1]")
+
+    @classmethod
+    def from_history(
+        cls,
+        n_arms: int,
+        arm: np.ndarray | list[int],
+        reward: np.ndarray | list[float],
+        *,
+        behaviour_prob: np.ndarray | list[float] | None = None,
+        current: np.ndarray | list[float] | None = None,
+    ) -> Evidence:
+        """Evidence with the usual defaults: behaviour unknown, every arm never weighted (0.5)."""
+        arm = np.asarray(arm, dtype=np.int64)
+        if behaviour_prob is None:
+            behaviour_prob = np.full(arm.shape, np.nan)
+        if current is None:
+            current = np.full(n_arms, 0.5)
+        return cls(n_arms, arm, np.asarray(reward, dtype=np.float64), behaviour_prob, current)
+
+    @property
+    def size(self) -> int:
+        """Number of recorded experiences."""
+        return int(self.arm.size)
+
+
+StrategyFn = Callable[[Evidence, Mapping[str, float]], np.ndarray]
+"""Returns target weights, float64 shape (n_arms,), each in [0, 1], summing to 1."""
+
+
+@dataclass(frozen=True)
+class ParamSpec:
+    """A parameter's default and its allowed closed range; `integer` demands a whole number."""
+
+    default: float
+    low: float
+    high: float
+    integer: bool = False
+    low_open: bool = False
+
+
+PARAMS: dict[str, ParamSpec] = {
+    "epsilon": ParamSpec(0.1, 0.0, 1.0),
+    "temperature": ParamSpec(1.0, 0.0, math.inf, low_open=True),
+    "ucb_c": ParamSpec(math.sqrt(2.0), 0.0, math.inf),
+    "ppo_clip": ParamSpec(0.2, 0.0, 1.0),
+    "ppo_epochs": ParamSpec(10, 1, 1000, integer=True),
+    "ppo_lr": ParamSpec(1.0, 0.0, math.inf, low_open=True),
+    "ppo_entropy": ParamSpec(0.01, 0.0, math.inf),
+    "ppo_max_grad_norm": ParamSpec(0.5, 0.0, math.inf, low_open=True),
+    "ppo_normalize": ParamSpec(1, 0, 1, integer=True),
+    "thompson_samples": ParamSpec(1000, 1, 1_000_000, integer=True),
+    "seed": ParamSpec(0, 0, 2**63 - 1, integer=True),
+}
+"""Every parameter a built-in strategy reads, so that settings can be checked at start-up."""
+
+
+def param(params: Mapping[str, float], name: str) -> float:
+    """Read one parameter, defaulted and range-checked, so that bad settings fail loudly."""
+    spec = PARAMS[name]
+    value = params.get(name, spec.default)
+    if isinstance(value, bool) or not isinstance(value, int | float | np.integer | np.floating):
+        raise ValueError(f"{name} must be a number, got {value!r}")
+    value = float(value)
+    too_low = value <= spec.low if spec.low_open else value < spec.low
+    if math.isnan(value) or math.isinf(value) or too_low or value > spec.high:
+        raise ValueError(f"{name} must be a finite number in {_range(spec)}, got {value}")
+    if spec.integer and not value.is_integer():
+        raise ValueError(f"{name} must be a whole number, got {value}")
+    return value
+
+
+def check_params(params: Mapping[str, float]) -> dict[str, float]:
+    """Resolve every known parameter (defaults filled in), raising ValueError on a bad one."""
+    return {name: param(params, name) for name in PARAMS}
+
+
+def arm_stats(evidence: Evidence) -> tuple[np.ndarray, np.ndarray]:
+    """Per-arm pull counts and sums of rewards rescaled to [0, 1] (the scale UCB1 is proved on)."""
+    counts = np.bincount(evidence.arm, minlength=evidence.n_arms).astype(np.float64)
+    sums = np.bincount(evidence.arm, weights=evidence.reward, minlength=evidence.n_arms)
+    return counts, (sums + counts) / 2.0
+
+
+def optimistic_means(evidence: Evidence) -> np.ndarray:
+    """Mean rescaled reward per arm; an arm with no data is valued 1.0, the top of the scale.
+
+    Optimism about the unknown (Sutton & Barto's optimistic initial values) makes value-based
+    strategies try every arm instead of never looking at one that started unlucky or late.
+    """
+    counts, sums = arm_stats(evidence)
+    means = np.ones(evidence.n_arms)
+    tried = counts > 0
+    means[tried] = sums[tried] / counts[tried]
+    return means
+
+
+def argmax_mass(values: np.ndarray) -> np.ndarray:
+    """All probability on the largest values, split evenly among ties (to rounding error)."""
+    top = values.max()
+    best = values >= top - 1e-12 * max(1.0, abs(top))
+    return best / np.count_nonzero(best)
+
+
+def normalised_current(evidence: Evidence, floor: float = 1e-6) -> np.ndarray:
+    """The weights in force as a distribution; a floor keeps every arm reachable by a policy."""
+    current = evidence.current
+    total = current.sum()
+    policy = current / total if total > 0 else np.full(evidence.n_arms, 1.0 / evidence.n_arms)
+    policy = np.maximum(policy, floor)
+    return policy / policy.sum()
+
+
+def validate_target(target: np.ndarray, n_arms: int, *, atol: float = 1e-6) -> np.ndarray:
+    """Check a strategy's answer (custom ones especially) before the host acts on it."""
+    target = np.asarray(target, dtype=np.float64)
+    if target.shape != (n_arms,):
+        raise ValueError(f"target must have shape ({n_arms},), got {target.shape}")
+    if not _all_within(target, 0.0, 1.0):
+        raise ValueError("target weights must be finite and in [0, 1]")
+    if abs(target.sum() - 1.0) > atol:
+        raise ValueError(f"target weights must sum to 1, got {target.sum()}")
+    return target
+
+
+def _range(spec: ParamSpec) -> str:
+    def show(x: float) -> str:
+        return "inf" if math.isinf(x) else f"{x:g}"
+
+    opening = "(" if spec.low_open else "["
+    closing = ")" if math.isinf(spec.high) else "]"
+    return f"{opening}{show(spec.low)}, {show(spec.high)}{closing}"
+
+
+def _all_within(values: np.ndarray, low: float, high: float) -> bool:
+    if values.size == 0:
+        return True
+    # min/max propagate nan, so one comparison each also rejects nan
+    return bool(values.min() >= low and values.max() <= high)

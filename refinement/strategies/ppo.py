@@ -1,0 +1,125 @@
+"""PPO-clip (Schulman et al. 2017) on a softmax policy over components.
+
+One call is one PPO update: start from the weights in force, take several epochs of full-batch
+gradient ascent on the clipped surrogate plus an entropy bonus, and return the new policy. The
+clip is the trust region: once an arm's probability ratio leaves [1 - clip, 1 + clip] in the
+direction its advantage pushes, its experiences stop pulling, so repeated adapts move weights
+steadily instead of jumping on one batch of data.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+
+from .base import Evidence, normalised_current, param
+
+
+def log_softmax(theta: np.ndarray) -> np.ndarray:
+    """log of the softmax policy, computed without ever taking log(0)."""
+    shifted = theta - theta.max()
+    return shifted - np.log(np.exp(shifted).sum())
+
+
+def advantages(reward: np.ndarray, *, normalize: bool) -> np.ndarray:
+    """Reward minus the mean-reward baseline, optionally scaled to unit standard deviation."""
+    if reward.size == 0:
+        return reward.copy()
+    centred = reward - reward.mean()
+    std = centred.std()
+    if std < 1e-8:
+        # No spread, no signal: dividing rounding noise by a tiny std would invent some.
+        return np.zeros_like(centred)
+    return centred / std if normalize else centred
+
+
+def surrogate(
+    theta: np.ndarray,
+    arm: np.ndarray,
+    adv: np.ndarray,
+    behaviour: np.ndarray,
+    *,
+    clip: float,
+    entropy: float,
+) -> float:
+    """mean_j min(r_j A_j, clip(r_j) A_j) + entropy * H(pi), with r_j = pi(a_j) / behaviour_j."""
+    logp = log_softmax(theta)
+    pi = np.exp(logp)
+    ratio = pi[arm] / behaviour
+    clipped = np.clip(ratio, 1.0 - clip, 1.0 + clip)
+    term = np.minimum(ratio * adv, clipped * adv).mean() if arm.size else 0.0
+    return float(term - entropy * (pi * logp).sum())
+
+
+def surrogate_grad(
+    theta: np.ndarray,
+    arm: np.ndarray,
+    adv: np.ndarray,
+    behaviour: np.ndarray,
+    *,
+    clip: float,
+    entropy: float,
+) -> np.ndarray:
+    """Analytic gradient of `surrogate` in the logits, vectorised over experiences.
+
+    d pi(a) / d theta = pi(a) (e_a - pi), so each unclipped experience adds A r (e_a - pi);
+    np.bincount sums the e_a parts per arm without a Python loop.
+    """
+    logp = log_softmax(theta)
+    pi = np.exp(logp)
+    grad = np.zeros_like(theta)
+    if arm.size:
+        ratio = pi[arm] / behaviour
+        weight = adv * ratio
+        # min() picks the clipped (constant) term exactly when the ratio is past the clip in
+        # the direction the advantage pushes; there the gradient is zero.
+        weight[((adv > 0) & (ratio > 1.0 + clip)) | ((adv < 0) & (ratio < 1.0 - clip))] = 0.0
+        per_arm = np.bincount(arm, weights=weight, minlength=theta.size)
+        grad = (per_arm - pi * weight.sum()) / arm.size
+    entropy_value = -(pi * logp).sum()
+    return grad - entropy * pi * (logp + entropy_value)
+
+
+def ppo(evidence: Evidence, params: Mapping[str, float]) -> np.ndarray:
+    """One PPO-clip update of the routing policy from the recorded experiences.
+
+    Where an experience's behaviour probability is unknown, the weights in force stand in for
+    the policy that chose it. Experiences recorded under a policy already outside the trust
+    region (starting ratio outside [1 - clip, 1 + clip]) are left out: PPO learns from
+    near-on-policy data, and with stale replay data the clip's asymmetry would keep pushing
+    up arms whose probability has since fallen. With nothing left to learn from, the weights
+    in force come back, normalised.
+    """
+    clip = param(params, "ppo_clip")
+    epochs = int(param(params, "ppo_epochs"))
+    lr = param(params, "ppo_lr")
+    entropy = param(params, "ppo_entropy")
+    max_norm = param(params, "ppo_max_grad_norm")
+    normalize = bool(param(params, "ppo_normalize"))
+
+    old = normalised_current(evidence)
+    if evidence.size == 0:
+        return old
+    arm, reward = evidence.arm, evidence.reward
+    known = ~np.isnan(evidence.behaviour_prob)
+    behaviour = np.where(known, evidence.behaviour_prob, old[arm])
+    start_ratio = old[arm] / behaviour
+    near = (start_ratio >= 1.0 - clip) & (start_ratio <= 1.0 + clip)
+    if not near.all():
+        arm, reward, behaviour = arm[near], reward[near], behaviour[near]
+    if arm.size == 0:
+        return old
+    adv = advantages(reward, normalize=normalize)
+
+    theta = np.log(old)
+    for _ in range(epochs):
+        grad = surrogate_grad(theta, arm, adv, behaviour, clip=clip, entropy=entropy)
+        norm = np.sqrt(grad @ grad)
+        if norm > max_norm:
+            # Global gradient-norm clipping, as in common PPO implementations: whatever the
+            # data, one step cannot fling the logits far past the clip before it can act.
+            grad *= max_norm / norm
+        theta += lr * grad
+    policy = np.exp(log_softmax(theta))
+    return policy / policy.sum()
