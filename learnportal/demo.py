@@ -1,0 +1,104 @@
+"""Demo data for `make run`: people to log in as, turns to rate, components with calls."""
+
+from __future__ import annotations
+
+import random
+
+from learnportal.accounts.models import User
+from learnportal.accounts.principals import Principal
+from learnportal.accounts.roles import Role
+from learnportal.protocol import Experience, RatedTurn
+
+DEMO_PASSWORD = "learnportal-demo"
+DEMO_USERS = [("annotator", Role.ANNOTATOR), ("reviewer", Role.REVIEWER), ("admin", Role.ADMIN)]
+DEMO_AGENT = Principal(role=Role.AGENT, name="demo-agent", is_human=False)
+DEMO_ENV = Principal(role=Role.ENVIRONMENT, name="demo-env", is_human=False)
+COMPONENTS = ["code_review", "web_search", "summarize", "sql_tool"]
+
+TURNS = [
+    (
+        "Summarize this article about solar storage.",
+        "The article discusses batteries, costs, "
+        "grid integration, policy, history, and several case studies in great detail...",
+        "summarize",
+    ),
+    ("Review this diff: `def add(a, b): return a - b`", "Looks good to me!", "code_review"),
+    ("Find the population of Lyon.", "Lyon has about 520,000 inhabitants (2021).", "web_search"),
+    (
+        "Write SQL for users created this week.",
+        "SELECT * FROM users WHERE created > now() - 7;",
+        "sql_tool",
+    ),
+    (
+        "Summarize the meeting notes.",
+        "Decisions: ship v2 Friday; owners: Ana (API), Li (docs).",
+        "summarize",
+    ),
+    (
+        "Review: `for i in range(len(xs)): print(xs[i])`",
+        "Use `for x in xs:` instead.",
+        "code_review",
+    ),
+]
+
+
+def demo_users() -> None:
+    for username, role in DEMO_USERS:
+        if not User.objects.filter(username=username).exists():
+            User.objects.create_user(
+                username=username,
+                password=DEMO_PASSWORD,
+                role=role.value,
+                is_superuser=role is Role.ADMIN,
+                is_staff=role is Role.ADMIN,
+            )
+
+
+def demo_turns() -> None:
+    from feedback.services import TurnInput, turns_submit
+
+    turns_submit(
+        principal=DEMO_AGENT,
+        turns=[
+            TurnInput(
+                f"demo-turn-{i}",
+                "demo-session",
+                component,
+                RatedTurn(prompt=prompt, response=response, model=f"{component}-v1"),
+            )
+            for i, (prompt, response, component) in enumerate(TURNS)
+        ],
+    )
+
+
+def demo_experiences() -> None:
+    from feedback.services import experience_store
+
+    rng = random.Random(7)
+    quality = {"code_review": 0.8, "web_search": 0.6, "summarize": 0.4, "sql_tool": 0.2}
+    experiences = []
+    for step in range(200):
+        component = COMPONENTS[step % len(COMPONENTS)]
+        good = rng.random() < quality[component]
+        experiences.append(
+            Experience(
+                experience_id=f"demo-exp-{step}",
+                action={
+                    "component_name": component,
+                    "input": {"step": step},
+                    "duration_ms": round(rng.lognormvariate(6, 0.6), 1),
+                    "success": good,
+                },
+                reward=1.0 if good else -1.0,
+                episode_id=f"demo-ep-{step // 20}",
+                step=step % 20,
+                ts=1_700_000_000.0 + step,
+            )
+        )
+    experience_store(principal=DEMO_ENV, experiences=experiences)
+
+
+def seed_demo() -> None:
+    demo_users()
+    demo_turns()
+    demo_experiences()
