@@ -20,9 +20,7 @@ class Evidence:
     arm: np.ndarray  # int64, shape (n,), the arm chosen in each recorded experience, in time order
     reward: np.ndarray  # float64, shape (n,), rewards in [-1, 1]
     behaviour_prob: np.ndarray  # float64, shape (n,), prob. the arm had when chosen (nan: unknown)
-    current: (
-        np.ndarray
-    )  # float64, shape (n_arms,), weights in force now, in [0, 1] (0.5: never set)
+    current: np.ndarray  # float64, shape (n_arms,), weights in force, in [0, 1]; 0.5: never set
 
     def __post_init__(self) -> None:
         # Coerce once here so that every strategy can trust dtypes, shapes and ranges; a bad arm

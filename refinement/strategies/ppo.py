@@ -5,6 +5,10 @@ gradient ascent on the clipped surrogate plus an entropy bonus, and return the n
 clip is the trust region: once an arm's probability ratio leaves [1 - clip, 1 + clip] in the
 direction its advantage pushes, its experiences stop pulling, so repeated adapts move weights
 steadily instead of jumping on one batch of data.
+
+The ascent is plain (no Adam): an arm's gradient scales with its share of the experiences, so
+an arm seen rarely moves little. With hundreds of arms one update moves each probability only
+a little; raise `ppo_lr` there if adapts should converge in fewer calls.
 """
 
 from __future__ import annotations

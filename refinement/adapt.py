@@ -1,0 +1,141 @@
+"""learn/adapt: plan → review → apply → stats inside the host, within a trust region.
+
+Each weight moves toward the strategy's target by at most the step the auto-apply risk allows;
+the rest of the way is filed as a plan that a reviewer may apply at once.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+from django.conf import settings
+from django.db import transaction
+
+from feedback.stats import component_records
+from learnportal.accounts.principals import Principal
+from learnportal.accounts.roles import Action
+from learnportal.protocol.errors import not_found
+from refinement import store
+from refinement.evidence import component_names, load_evidence
+from refinement.history import history_record
+from refinement.models import Plan, Proposal, ProposalStatus
+from refinement.paths import UNWEIGHTED, Target, weight_path
+from refinement.proposals import ProposalInput
+from refinement.services import _apply_record, new_id, proposal_register
+from refinement.strategy_registry import strategy_for, strategy_params
+
+STEP_LIMIT = {"none": 0.0, "low": 0.1, "medium": 0.3, "high": 1.0}
+PRECISION = 6
+SETTLED = 1e-3
+
+
+@dataclass
+class AdaptOutcome:
+    updated: list[dict] = field(default_factory=list)
+    message: str = ""
+    plan_id: str = ""
+
+
+def targets_for(strategy: str, names: list[str]) -> dict[str, float]:
+    weights = store.routing_weights()
+    evidence = load_evidence(names, weights)
+    target = strategy_for(strategy)(evidence, strategy_params())
+    return {name: float(value) for name, value in zip(names, target, strict=True)}
+
+
+def adapt_run(*, principal: Principal, component_name: str, strategy: str) -> AdaptOutcome:
+    principal.require(Action.ADAPT)
+    strategy_for(strategy)  # refuse a disallowed strategy before any work
+    names = component_names()
+    if component_name and component_name not in names:
+        raise not_found(f"No component named {component_name!r} has any data yet.")
+    if not names:
+        return AdaptOutcome(message="No component has any calls or feedback yet; nothing to adapt.")
+    targets = targets_for(strategy, names)
+    chosen = [component_name] if component_name else names
+    max_step = STEP_LIMIT[settings.LEARNPORTAL_AUTO_APPLY_MAX_RISK]
+    moves, waiting = [], []
+    with transaction.atomic():
+        plan = Plan.objects.create(
+            plan_id=new_id("plan"),
+            origin="adapt",
+            component_name=component_name,
+            scope=strategy,
+            requested_by=principal.key,
+            status="ready",
+            created=time.time(),
+        )
+        weights = store.routing_weights()
+        for name in chosen:
+            current = weights.get(name, UNWEIGHTED)
+            target = round(targets[name], PRECISION)
+            step = max(-max_step, min(max_step, target - current))
+            new = round(current + step, PRECISION)
+            if abs(new - current) > 10**-PRECISION:
+                proposal = _weight_proposal(name, current, new, f"{strategy} step toward {target}")
+                record = proposal_register(principal, proposal, plan=plan)
+                _apply_record(principal, proposal, record, within_trust_region=True)
+                moves.append((name, current, new, target))
+            _supersede_pending(name, plan)
+            if abs(target - new) > SETTLED:
+                rest = _weight_proposal(
+                    name, new, target, f"{strategy} target, beyond the auto-apply step"
+                )
+                proposal_register(principal, rest, plan=plan)
+                waiting.append((name, new, target))
+        if not moves and not waiting:
+            plan.status = "empty"
+        plan.summary = _message(strategy, moves, waiting, plan.plan_id)
+        plan.save(update_fields=["status", "summary"])
+        history_record(
+            "adapt",
+            principal.key,
+            plan_id=plan.plan_id,
+            message=plan.summary,
+            diff=[{"component": n, "before": c, "after": w, "target": t} for n, c, w, t in moves],
+        )
+    moved = {name for name, *_ in moves}
+    weights = store.routing_weights()
+    updated = [
+        {**record, "weight": weights.get(record["component_name"], UNWEIGHTED)}
+        for record in component_records()
+        if record["component_name"] in moved
+    ]
+    return AdaptOutcome(updated=updated, message=plan.summary, plan_id=plan.plan_id)
+
+
+def _weight_proposal(name: str, old: float, new: float, reason: str) -> ProposalInput:
+    return ProposalInput(
+        target=Target.ROUTER_WEIGHT,
+        op="update",
+        path=weight_path(name),
+        old_value=old,
+        new_value=new,
+        reason=reason,
+    )
+
+
+def _supersede_pending(name: str, plan: Plan) -> None:
+    """An older adapt's remaining step for this weight is stale now; only the newest counts."""
+    Proposal.objects.filter(
+        path=weight_path(name),
+        plan__origin="adapt",
+        status__in=[ProposalStatus.PENDING, ProposalStatus.APPROVED],
+    ).exclude(plan=plan).update(
+        status=ProposalStatus.REJECTED, reason=f"superseded by {plan.plan_id}"
+    )
+
+
+def _message(strategy: str, moves: list, waiting: list, plan_id: str) -> str:
+    if not moves and not waiting:
+        return f"Adapted routing weights using {strategy.upper()}: every weight is at its target."
+    shown = "; ".join(f"{n} {c:.3f}→{w:.3f} (target {t:.3f})" for n, c, w, t in moves[:5])
+    more = f" and {len(moves) - 5} more" if len(moves) > 5 else ""
+    text = f"Adapted routing weights using {strategy.upper()}: moved {len(moves)}"
+    text += f": {shown}{more}." if moves else " (the auto-apply risk allows no step)."
+    if waiting:
+        text += (
+            f" {len(waiting)} weights wait for a reviewer in {plan_id} to go the rest of the way."
+        )
+    return text

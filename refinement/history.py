@@ -1,0 +1,39 @@
+"""The audit trail: who did what to which plan, proposal and refinement, and the diff."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from learnportal.events import broadcast_on_commit
+from refinement.models import HistoryEntry
+
+HISTORY_LIMIT = 500
+
+
+def history_record(
+    kind: str,
+    actor: str,
+    *,
+    plan_id: str = "",
+    proposal_id: str = "",
+    refinement_id: str = "",
+    message: str = "",
+    diff: list[dict[str, Any]] | None = None,
+) -> HistoryEntry:
+    entry = HistoryEntry.objects.create(
+        kind=kind,
+        actor=actor,
+        ts=time.time(),
+        plan_id=plan_id,
+        proposal_id=proposal_id,
+        refinement_id=refinement_id,
+        message=message,
+        diff=diff or [],
+    )
+    broadcast_on_commit(f"refinement.{kind}", entry.as_entry())
+    return entry
+
+
+def history_entries(*, limit: int = HISTORY_LIMIT) -> list[dict[str, Any]]:
+    return [entry.as_entry() for entry in HistoryEntry.objects.order_by("-ts", "-id")[:limit]]

@@ -1,0 +1,193 @@
+"""Routing weights, the learning store, and the refinement lifecycle that alone may change them.
+
+Every value an apply can change lives at a path: `router.weights.<component>` and
+`learnings/...` files in `StoreValue`, `steps.<id>.<field>` in `Step`. Every change is a
+`Revision` with its actor and refinement, so any refinement can be rolled back.
+"""
+
+from __future__ import annotations
+
+from django.db import models
+
+
+class StoreValue(models.Model):
+    """The current value at a path (a routing weight or a learnings file); JSON, null = absent."""
+
+    path = models.CharField(max_length=400, unique=True)
+    value = models.JSONField(null=True)
+    version = models.PositiveIntegerField(default=0)
+    updated = models.FloatField(default=0.0)
+    updated_by = models.CharField(max_length=160, blank=True)
+
+    def __str__(self) -> str:
+        return f"{self.path}@{self.version}"
+
+
+class Revision(models.Model):
+    """One change of one path, kept forever."""
+
+    path = models.CharField(max_length=400, db_index=True)
+    version = models.PositiveIntegerField()
+    before = models.JSONField(null=True)
+    after = models.JSONField(null=True)
+    actor = models.CharField(max_length=160)
+    refinement = models.ForeignKey(
+        "Refinement", null=True, on_delete=models.SET_NULL, related_name="revisions"
+    )
+    ts = models.FloatField(db_index=True)
+
+    def __str__(self) -> str:
+        return f"{self.path}@{self.version}"
+
+
+class LearningsAccess(models.TextChoices):
+    READ = "read"
+    READ_WRITE = "read-write"
+    NONE = "none"
+
+
+class Step(models.Model):
+    """A workflow step's learning gates and its description-hash evidence (seed 004)."""
+
+    step_id = models.CharField(max_length=200, unique=True)
+    learnings_access = models.CharField(
+        max_length=16, choices=LearningsAccess.choices, default=LearningsAccess.READ
+    )
+    learning_objective = models.TextField(blank=True)
+    lock_learnings = models.BooleanField(default=False)
+    review_notes = models.TextField(blank=True)
+    last_description_hash = models.CharField(max_length=64, blank=True)
+    description_hash_runs = models.PositiveIntegerField(default=0)
+    runs_total = models.PositiveIntegerField(default=0)
+    updated = models.FloatField(default=0.0)
+
+    def __str__(self) -> str:
+        return self.step_id
+
+
+class Workflow(models.Model):
+    """Workflow-level settings; there is one row."""
+
+    global_skill_objective = models.TextField(blank=True)
+    updated = models.FloatField(default=0.0)
+
+    def __str__(self) -> str:
+        return "workflow"
+
+
+class Plan(models.Model):
+    plan_id = models.CharField(max_length=64, unique=True)
+    origin = models.CharField(max_length=16, default="plan")  # plan, adapt, run, import, direct
+    component_name = models.CharField(max_length=200, blank=True)
+    scope = models.CharField(max_length=64, default="local")
+    status = models.CharField(max_length=16, default="ready")
+    requested_by = models.CharField(max_length=160)
+    summary = models.TextField(blank=True)
+    created = models.FloatField(db_index=True)
+
+    def __str__(self) -> str:
+        return self.plan_id
+
+
+class ProposalStatus(models.TextChoices):
+    PENDING = "pending"
+    APPROVED = "approved"
+    REJECTED = "rejected"
+    QUEUED = "queued"
+    APPLIED = "applied"
+    ROLLED_BACK = "rolled_back"
+
+
+class Proposal(models.Model):
+    proposal_id = models.CharField(max_length=64, unique=True)
+    plan = models.ForeignKey(Plan, null=True, on_delete=models.CASCADE, related_name="proposals")
+    target = models.CharField(max_length=16)
+    op = models.CharField(max_length=8)
+    path = models.CharField(max_length=400, db_index=True)
+    old_value = models.JSONField(null=True)
+    new_value = models.JSONField(null=True)
+    reason = models.TextField(blank=True)
+    step_id = models.CharField(max_length=200, blank=True)
+    content_hash = models.CharField(max_length=64, db_index=True)
+    risk_level = models.CharField(max_length=8, default="low")
+    status = models.CharField(
+        max_length=16, choices=ProposalStatus.choices, default=ProposalStatus.PENDING
+    )
+    requested_by = models.CharField(max_length=160)
+    created = models.FloatField()
+
+    def __str__(self) -> str:
+        return self.proposal_id
+
+
+class Review(models.Model):
+    """An automatic review, or a person's approval or rejection, of one proposal's content."""
+
+    proposal = models.ForeignKey(Proposal, on_delete=models.CASCADE, related_name="reviews")
+    kind = models.CharField(max_length=8)  # auto, approve, reject
+    approved = models.BooleanField()
+    risk_level = models.CharField(max_length=8)
+    reasons = models.JSONField(default=list)
+    confidence_adjusted = models.BooleanField(default=False)
+    reviewer = models.CharField(max_length=160)
+    proposal_hash = models.CharField(max_length=64)
+    note = models.TextField(blank=True)
+    ts = models.FloatField()
+
+    def __str__(self) -> str:
+        return f"{self.kind} of {self.proposal.proposal_id}"
+
+
+class RefinementStatus(models.TextChoices):
+    QUEUED = "queued"
+    APPLIED = "applied"
+    ROLLED_BACK = "rolled_back"
+    REJECTED = "rejected"
+
+
+class Refinement(models.Model):
+    refinement_id = models.CharField(max_length=64, unique=True)
+    proposal = models.ForeignKey(
+        Proposal, null=True, on_delete=models.SET_NULL, related_name="refinements"
+    )
+    plan = models.ForeignKey(Plan, null=True, on_delete=models.SET_NULL, related_name="refinements")
+    rollback_of = models.OneToOneField(
+        "self", null=True, on_delete=models.PROTECT, related_name="rolled_back_by"
+    )
+    status = models.CharField(max_length=16, choices=RefinementStatus.choices)
+    actor = models.CharField(max_length=160)
+    edits = models.JSONField(default=list)  # [{"path", "target", "before", "after"}]
+    error = models.TextField(blank=True)
+    ts = models.FloatField(db_index=True)
+
+    def __str__(self) -> str:
+        return self.refinement_id
+
+
+class HistoryEntry(models.Model):
+    kind = models.CharField(max_length=16, db_index=True)
+    actor = models.CharField(max_length=160)
+    ts = models.FloatField(db_index=True)
+    plan_id = models.CharField(max_length=64, blank=True)
+    proposal_id = models.CharField(max_length=64, blank=True)
+    refinement_id = models.CharField(max_length=64, blank=True)
+    message = models.TextField(blank=True)
+    diff = models.JSONField(default=list)
+
+    class Meta:
+        verbose_name_plural = "history entries"
+
+    def __str__(self) -> str:
+        return f"{self.kind} by {self.actor}"
+
+    def as_entry(self) -> dict:
+        return {
+            "kind": self.kind,
+            "actor": self.actor,
+            "ts": self.ts,
+            "plan_id": self.plan_id,
+            "proposal_id": self.proposal_id,
+            "refinement_id": self.refinement_id,
+            "message": self.message,
+            "diff": self.diff,
+        }

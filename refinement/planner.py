@@ -1,0 +1,123 @@
+"""learn/refinement/plan: proposals from accumulated data, each with the real current value."""
+
+from __future__ import annotations
+
+import re
+import time
+
+from django.conf import settings
+from django.db import transaction
+
+from feedback.models import Feedback
+from learnportal.accounts.principals import Principal
+from learnportal.accounts.roles import Action
+from learnportal.protocol.errors import not_found
+from refinement import store
+from refinement.adapt import SETTLED, targets_for
+from refinement.evidence import component_names
+from refinement.history import history_record
+from refinement.models import Plan, Proposal
+from refinement.paths import UNWEIGHTED, Target, locate, weight_path
+from refinement.proposals import ProposalInput
+from refinement.services import new_id, proposal_register, proposal_wire
+
+REFERENCE = "learnings/_global/references/{}.md"
+MAX_CORRECTIONS = 50
+
+
+def plan_create(
+    *, principal: Principal, component_name: str, scope: str
+) -> tuple[Plan, list[Proposal]]:
+    principal.require(Action.PLAN)
+    names = component_names()
+    if component_name and component_name not in names:
+        raise not_found(f"No component named {component_name!r} has any data yet.")
+    chosen = [component_name] if component_name else names
+    proposals = _weight_proposals(names, chosen) + _reference_proposals(chosen)
+    with transaction.atomic():
+        plan = Plan.objects.create(
+            plan_id=new_id("plan"),
+            origin="plan",
+            component_name=component_name,
+            scope=scope,
+            requested_by=principal.key,
+            status="ready" if proposals else "empty",
+            created=time.time(),
+            summary=f"{len(proposals)} proposals for {component_name or 'all components'}",
+        )
+        records = [proposal_register(principal, p, plan=plan) for p in proposals]
+        history_record(
+            "plan",
+            principal.key,
+            plan_id=plan.plan_id,
+            message=plan.summary,
+            diff=[proposal_wire(r) for r in records],
+        )
+    return plan, records
+
+
+def _weight_proposals(names: list[str], chosen: list[str]) -> list[ProposalInput]:
+    strategy = next((s for s in settings.LEARNPORTAL_ADAPT_STRATEGIES if s != "custom"), None)
+    if strategy is None or not names:
+        return []
+    targets = targets_for(strategy, names)
+    weights = store.routing_weights()
+    proposals = []
+    for name in chosen:
+        current, target = weights.get(name, UNWEIGHTED), round(targets[name], 6)
+        if abs(target - current) > SETTLED:
+            proposals.append(
+                ProposalInput(
+                    target=Target.ROUTER_WEIGHT,
+                    op="update",
+                    path=weight_path(name),
+                    old_value=current,
+                    new_value=target,
+                    reason=f"{strategy} puts {target:.3f} of the traffic on {name}",
+                )
+            )
+    return proposals
+
+
+def _reference_proposals(chosen: list[str]) -> list[ProposalInput]:
+    proposals = []
+    for name in chosen:
+        path = REFERENCE.format(re.sub(r"[^A-Za-z0-9_.\-]", "-", name).lstrip(".-") or "component")
+        location = locate(Target.SKILL_FILE, path)
+        corrections = list(
+            Feedback.objects.filter(component_name=name, polarity="corrective")
+            .order_by("-ts")
+            .values("dimension", "comment", "correction", "annotator_id", "source")[
+                :MAX_CORRECTIONS
+            ]
+        )
+        if location is None or not corrections:
+            continue
+        text = _reference_text(name, corrections)
+        current = store.read(location)
+        if text == current:
+            continue
+        proposals.append(
+            ProposalInput(
+                target=Target.SKILL_FILE,
+                op="create" if current is None else "update",
+                path=path,
+                old_value=current,
+                new_value=text,
+                reason=f"gathers {len(corrections)} corrections people and environments gave {name}",
+            )
+        )
+    return proposals
+
+
+def _reference_text(name: str, corrections: list[dict]) -> str:
+    lines = [
+        f"# {name}: what to do instead",
+        "",
+        "Gathered from corrective feedback, newest first.",
+        "",
+    ]
+    for c in corrections:
+        why = f" — {c['comment']}" if c["comment"] else ""
+        lines.append(f"- **{c['dimension']}**: {c['correction'].strip()}{why}")
+    return "\n".join(lines) + "\n"

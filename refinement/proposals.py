@@ -1,0 +1,103 @@
+"""The proposal object of the wire: validated strictly, identified by its content."""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+import orjson
+from pydantic import ConfigDict, Field, ValidationError, model_validator
+
+from learnportal.protocol.errors import invalid
+from learnportal.protocol.fielderror import FieldError
+from learnportal.protocol.models import StrictModel
+from learnportal.protocol.wire import summarize, validation_details
+from refinement.paths import Location, Target, locate
+
+OPS: dict[Target, set[str]] = {
+    Target.ROUTER_WEIGHT: {"update"},
+    Target.SKILL_FILE: {"create", "update", "delete"},
+    Target.STEP_CONFIG: {"update"},
+}
+STEP_FIELD_TYPES = {"learnings_access": str, "learning_objective": str, "lock_learnings": bool}
+ACCESS_VALUES = {"read", "read-write", "none"}
+
+
+class ProposalInput(StrictModel):
+    """`{target, op, path, old_value, new_value}`; the host's own keys may ride along."""
+
+    model_config = ConfigDict(strict=True, extra="allow", allow_inf_nan=False)
+
+    target: Target
+    op: str
+    path: str = Field(min_length=1, max_length=400)
+    old_value: Any = None
+    new_value: Any = None
+    proposal_id: str = Field(default="", max_length=64)
+    plan_id: str = Field(default="", max_length=64)
+    reason: str = ""
+    step_id: str = Field(default="", max_length=200)
+
+    @model_validator(mode="after")
+    def _check(self) -> ProposalInput:
+        if self.op not in OPS[self.target]:
+            raise FieldError(
+                "op", f"{self.target.value} takes op {' or '.join(sorted(OPS[self.target]))}"
+            )
+        location = locate(self.target, self.path)
+        if location is None:
+            raise FieldError("path", f"{self.path!r} is not a path a {self.target.value} may write")
+        if self.target is Target.ROUTER_WEIGHT:
+            for name in ("old_value", "new_value"):
+                value = getattr(self, name)
+                if name == "old_value" and value is None:
+                    continue
+                if (
+                    isinstance(value, bool)
+                    or not isinstance(value, int | float)
+                    or not 0 <= value <= 1
+                ):
+                    raise FieldError(name, "a routing weight is a number in [0, 1]")
+        elif self.target is Target.SKILL_FILE:
+            for name in ("old_value", "new_value"):
+                value = getattr(self, name)
+                if value is not None and not isinstance(value, str):
+                    raise FieldError(name, "a file's value is its whole text, or null when absent")
+            if self.op == "create" and (self.old_value is not None or self.new_value is None):
+                raise FieldError("old_value", "create goes from null to the new text")
+            if self.op == "update" and (self.old_value is None or self.new_value is None):
+                raise FieldError("new_value", "update goes from the current text to the new text")
+            if self.op == "delete" and (self.old_value is None or self.new_value is not None):
+                raise FieldError("new_value", "delete goes from the current text to null")
+        else:
+            expected = STEP_FIELD_TYPES[location.field]
+            if not isinstance(self.new_value, expected):
+                raise FieldError("new_value", f"{location.field} is a {expected.__name__}")
+            if location.field == "learnings_access" and self.new_value not in ACCESS_VALUES:
+                raise FieldError("new_value", "learnings_access is read, read-write or none")
+        return self
+
+    @property
+    def location(self) -> Location:
+        location = locate(self.target, self.path)
+        assert location is not None  # checked by the validator
+        return location
+
+    @property
+    def content_hash(self) -> str:
+        """What a reviewer approved: the edit itself, not the ids riding along."""
+        edit = [self.target.value, self.op, self.path, self.old_value, self.new_value, self.step_id]
+        return hashlib.sha256(orjson.dumps(edit)).hexdigest()
+
+    def wire(self) -> dict[str, Any]:
+        return self.model_dump(mode="json", exclude_defaults=False)
+
+
+def parse_proposal(raw: dict[str, Any]) -> ProposalInput:
+    try:
+        return ProposalInput.model_validate_json(orjson.dumps(raw))
+    except ValidationError as exc:
+        details = [
+            {"loc": ["proposal", *d["loc"]], "msg": d["msg"]} for d in validation_details(exc)
+        ]
+        raise invalid(summarize(details), details) from None

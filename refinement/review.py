@@ -1,0 +1,143 @@
+"""The automatic review: risk by the contract's rules, and whatever refuses approval."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from feedback.models import ComponentStats
+from refinement import store
+from refinement.models import Revision, Step
+from refinement.paths import Location, Target
+from refinement.proposals import ProposalInput
+
+RISK_ORDER = {"none": 0, "low": 1, "medium": 2, "high": 3}
+WEIGHT_HIGH, WEIGHT_MEDIUM = 0.3, 0.1
+SKILL_INDEX_MAX_LINES = 100
+RECENT_ROLLBACK_SECONDS = 7 * 24 * 3600
+THIN_CALLS, THIN_FEEDBACK = 20, 5
+REFERENCES = "learnings/_global/references/"
+
+
+@dataclass
+class Assessment:
+    risk_level: str = "low"
+    reasons: list[str] = field(default_factory=list)
+    blocking: list[str] = field(default_factory=list)
+    conflict: str = ""
+    confidence_adjusted: bool = False
+    needs_human: bool = False
+    current: Any = None
+
+    @property
+    def approved(self) -> bool:
+        return not self.blocking and not self.conflict
+
+    def raise_risk(self, level: str, reason: str) -> None:
+        if RISK_ORDER[level] > RISK_ORDER[self.risk_level]:
+            self.risk_level = level
+        self.reasons.append(reason)
+
+
+def same_value(a: Any, b: Any) -> bool:
+    if isinstance(a, int | float) and isinstance(b, int | float) and not isinstance(a, bool):
+        return abs(a - b) <= 1e-9
+    return a == b
+
+
+def describe(value: Any) -> str:
+    if isinstance(value, str) and len(value) > 60:
+        return repr(value[:57] + "...")
+    return "null" if value is None else repr(value)
+
+
+def assess(proposal: ProposalInput, *, lock: bool = False) -> Assessment:
+    location = proposal.location
+    result = Assessment(current=store.read(location, lock=lock))
+    if not same_value(proposal.old_value, result.current):
+        result.conflict = (
+            f"{proposal.path}: expected {describe(proposal.old_value)}, "
+            f"found {describe(result.current)}"
+        )
+    _risk(proposal, location, result)
+    _gates(proposal, location, result)
+    _evidence(proposal, location, result)
+    return result
+
+
+def _risk(proposal: ProposalInput, location: Location, result: Assessment) -> None:
+    if location.target is Target.ROUTER_WEIGHT:
+        step = abs(float(proposal.new_value) - float(result.current))
+        if step > WEIGHT_HIGH:
+            result.raise_risk("high", f"moves the weight by {step:.3f} (over {WEIGHT_HIGH})")
+        elif step > WEIGHT_MEDIUM:
+            result.raise_risk("medium", f"moves the weight by {step:.3f} (over {WEIGHT_MEDIUM})")
+    elif location.target is Target.STEP_CONFIG:
+        result.needs_human = True
+        result.raise_risk("high", "changes a step's learning settings: a person must approve it")
+    else:
+        if proposal.op == "delete":
+            result.raise_risk("high", f"deletes {proposal.path}")
+        if location.is_code:
+            result.raise_risk("high", f"edits code that runs ({proposal.path})")
+        if location.is_skill_index and isinstance(proposal.new_value, str):
+            lines = proposal.new_value.count("\n") + 1
+            if lines > SKILL_INDEX_MAX_LINES:
+                result.raise_risk(
+                    "medium",
+                    f"SKILL.md would have {lines} lines; keep it a short index under "
+                    f"{SKILL_INDEX_MAX_LINES} and move detail to references/",
+                )
+    since = time.time() - RECENT_ROLLBACK_SECONDS
+    if Revision.objects.filter(
+        path=proposal.path, ts__gte=since, refinement__rollback_of__isnull=False
+    ).exists():
+        result.raise_risk("medium", f"{proposal.path} was rolled back in the last 7 days")
+
+
+def _gates(proposal: ProposalInput, location: Location, result: Assessment) -> None:
+    if location.target is Target.STEP_CONFIG:
+        if location.field == "learnings_access" and proposal.new_value == "read-write":
+            objective = store.read(
+                Location(Target.STEP_CONFIG, "", location.step_id, "learning_objective")
+            )
+            if not str(objective).strip():
+                result.blocking.append(
+                    f"step {location.step_id} needs a learning_objective before it can be read-write"
+                )
+        return
+    if location.target is not Target.SKILL_FILE:
+        return
+    step_id = location.step_id or proposal.step_id
+    if not step_id:
+        return
+    step = Step.objects.filter(step_id=step_id).first()
+    access = step.learnings_access if step else "read"
+    if access != "read-write":
+        result.blocking.append(
+            f"step {step_id} has learnings_access '{access}'; only a read-write step may write "
+            "learnings"
+        )
+    if step and step.lock_learnings:
+        note = f": {step.review_notes}" if step.review_notes else ""
+        result.blocking.append(f"step {step_id} has lock_learnings set{note}")
+
+
+def _evidence(proposal: ProposalInput, location: Location, result: Assessment) -> None:
+    component = location.component or (
+        proposal.path.removeprefix(REFERENCES).removesuffix(".md")
+        if proposal.path.startswith(REFERENCES)
+        else ""
+    )
+    if not component:
+        return
+    stats = ComponentStats.objects.filter(component_name=component).first()
+    calls = stats.calls_total if stats else 0
+    feedbacks = stats.feedback_count if stats else 0
+    if calls < THIN_CALLS and feedbacks < THIN_FEEDBACK:
+        result.confidence_adjusted = True
+        result.reasons.append(
+            f"thin evidence for {component}: {calls} calls and {feedbacks} feedbacks; "
+            "confidence lowered"
+        )

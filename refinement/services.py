@@ -1,0 +1,449 @@
+"""The refinement lifecycle: review → apply (or queue for a person) → rollback, and decisions.
+
+Every state change happens in one transaction, with a compare-and-swap on each path
+(`select_for_update` rows on PostgreSQL; SQLite's immediate transactions serialize writers).
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+
+from learnportal.accounts.principals import Principal
+from learnportal.accounts.roles import Action, Role
+from learnportal.protocol.errors import conflict, detail, forbidden, invalid, not_found
+from refinement import store
+from refinement.history import history_record
+from refinement.models import (
+    Plan,
+    Proposal,
+    ProposalStatus,
+    Refinement,
+    RefinementStatus,
+    Review,
+)
+from refinement.paths import Target, locate
+from refinement.proposals import ProposalInput, parse_proposal
+from refinement.review import RISK_ORDER, Assessment, assess, describe, same_value
+
+HUMAN_APPLIERS = frozenset({Role.REVIEWER, Role.ADMIN})
+
+
+def new_id(prefix: str) -> str:
+    return f"{prefix}-{uuid.uuid4().hex[:12]}"
+
+
+@dataclass(frozen=True)
+class ApplyOutcome:
+    refinement_id: str
+    applied_edits: int = 0
+    failed_edits: int = 0
+    rollback_available: bool = False
+    error: str = ""
+
+
+def proposal_wire(record: Proposal) -> dict[str, Any]:
+    return {
+        "target": record.target,
+        "op": record.op,
+        "path": record.path,
+        "old_value": record.old_value,
+        "new_value": record.new_value,
+        "proposal_id": record.proposal_id,
+        "plan_id": record.plan.plan_id if record.plan else "",
+        "reason": record.reason,
+        "step_id": record.step_id,
+    }
+
+
+def proposal_register(
+    principal: Principal, proposal: ProposalInput, *, plan: Plan | None = None
+) -> Proposal:
+    """The stored proposal this input stands for; a known id with new content drops approvals."""
+    record = None
+    if proposal.proposal_id:
+        record = (
+            Proposal.objects.select_related("plan").filter(proposal_id=proposal.proposal_id).first()
+        )
+    if record is None:
+        record = (
+            Proposal.objects.select_related("plan")
+            .filter(
+                content_hash=proposal.content_hash,
+                plan__isnull=True,
+                status__in=[ProposalStatus.PENDING, ProposalStatus.APPROVED, ProposalStatus.QUEUED],
+            )
+            .order_by("-id")
+            .first()
+        )
+    if record is None:
+        if proposal.plan_id and plan is None:
+            plan = Plan.objects.filter(plan_id=proposal.plan_id).first()
+        return Proposal.objects.create(
+            proposal_id=proposal.proposal_id or new_id("prop"),
+            plan=plan,
+            target=proposal.target.value,
+            op=proposal.op,
+            path=proposal.path,
+            old_value=proposal.old_value,
+            new_value=proposal.new_value,
+            reason=proposal.reason,
+            step_id=proposal.step_id,
+            content_hash=proposal.content_hash,
+            requested_by=principal.key,
+            created=time.time(),
+        )
+    if record.content_hash != proposal.content_hash:
+        if record.status in {ProposalStatus.APPLIED, ProposalStatus.ROLLED_BACK}:
+            raise conflict(
+                f"Proposal {record.proposal_id} was already applied with other content; "
+                "send the change as a new proposal.",
+                [detail(["proposal", "proposal_id"], "already applied with other content")],
+            )
+        before = proposal_wire(record)
+        record.op, record.path = proposal.op, proposal.path
+        record.old_value, record.new_value = proposal.old_value, proposal.new_value
+        record.target, record.step_id = proposal.target.value, proposal.step_id
+        record.content_hash, record.status = proposal.content_hash, ProposalStatus.PENDING
+        record.save()
+        history_record(
+            "change",
+            principal.key,
+            plan_id=record.plan.plan_id if record.plan else "",
+            proposal_id=record.proposal_id,
+            message="The proposal changed after review; earlier approvals no longer count.",
+            diff=[{"before": before, "after": proposal_wire(record)}],
+        )
+    return record
+
+
+def _review_record(
+    record: Proposal, assessment: Assessment, reviewer: str, kind: str, note: str = ""
+) -> Review:
+    record.risk_level = assessment.risk_level
+    record.save(update_fields=["risk_level"])
+    return Review.objects.create(
+        proposal=record,
+        kind=kind,
+        approved=assessment.approved if kind != "reject" else False,
+        risk_level=assessment.risk_level,
+        reasons=assessment.reasons
+        + assessment.blocking
+        + ([assessment.conflict] if assessment.conflict else []),
+        confidence_adjusted=assessment.confidence_adjusted,
+        reviewer=reviewer,
+        proposal_hash=record.content_hash,
+        note=note,
+        ts=time.time(),
+    )
+
+
+def review_reasons(assessment: Assessment) -> list[str]:
+    reasons = list(assessment.blocking)
+    if assessment.conflict:
+        reasons.insert(0, f"old_value is stale: {assessment.conflict}")
+    reasons.extend(assessment.reasons)
+    if assessment.needs_human:
+        reasons.append("needs a reviewer's approval before it applies")
+    return reasons
+
+
+def proposal_review(*, principal: Principal, raw: dict[str, Any]) -> tuple[Proposal, Assessment]:
+    principal.require(Action.REVIEW)
+    proposal = parse_proposal(raw)
+    with transaction.atomic():
+        record = proposal_register(principal, proposal)
+        assessment = assess(proposal)
+        _review_record(record, assessment, principal.key, "auto")
+        history_record(
+            "review",
+            principal.key,
+            plan_id=record.plan.plan_id if record.plan else "",
+            proposal_id=record.proposal_id,
+            message=f"risk {assessment.risk_level}; "
+            + ("approved" if assessment.approved else "not approved")
+            + (": " + "; ".join(review_reasons(assessment)) if review_reasons(assessment) else ""),
+        )
+    return record, assessment
+
+
+def _human_approval(record: Proposal) -> Review | None:
+    latest = record.reviews.filter(kind__in=["approve", "reject"]).order_by("-ts", "-id").first()
+    if latest and latest.kind == "approve" and latest.proposal_hash == record.content_hash:
+        return latest
+    return None
+
+
+def _check_four_eyes(principal: Principal, record: Proposal) -> None:
+    requested_by = record.plan.requested_by if record.plan else record.requested_by
+    if requested_by == principal.key:
+        raise forbidden(
+            f"You requested {record.plan.plan_id if record.plan else record.proposal_id}; "
+            "another reviewer must approve it."
+        )
+
+
+def _refuse_unsafe(proposal: ProposalInput, assessment: Assessment) -> None:
+    if assessment.conflict:
+        raise conflict(
+            f"The proposal is stale: {assessment.conflict}.",
+            [detail(["proposal", "old_value"], assessment.conflict)],
+        )
+    if assessment.blocking:
+        raise forbidden(
+            "The proposal may not be applied: " + "; ".join(assessment.blocking) + ".",
+            [detail(["proposal", "path"], reason) for reason in assessment.blocking],
+        )
+
+
+def proposal_apply(*, principal: Principal, raw: dict[str, Any]) -> ApplyOutcome:
+    """Apply one proposal; a machine's apply above the auto-apply risk waits for a person."""
+    principal.require(Action.APPLY)
+    proposal = parse_proposal(raw)
+    with transaction.atomic():
+        record = proposal_register(principal, proposal)
+        return _apply_record(principal, proposal, record)
+
+
+def _apply_record(
+    principal: Principal,
+    proposal: ProposalInput,
+    record: Proposal,
+    *,
+    within_trust_region: bool = False,
+) -> ApplyOutcome:
+    """Apply under compare-and-swap; `within_trust_region` is adapt's own bounded step."""
+    by_person = principal.is_human and principal.role in HUMAN_APPLIERS and not within_trust_region
+    if by_person:
+        _check_four_eyes(principal, record)
+    assessment = assess(proposal, lock=True)
+    _refuse_unsafe(proposal, assessment)
+    plan_id = record.plan.plan_id if record.plan else ""
+    if by_person:
+        _review_record(record, assessment, principal.key, "approve", note="approved by applying")
+    elif within_trust_region:
+        _review_record(record, assessment, principal.key, "auto")
+    else:
+        _review_record(record, assessment, principal.key, "auto")
+        limit = settings.LEARNPORTAL_AUTO_APPLY_MAX_RISK
+        over = assessment.needs_human or RISK_ORDER[assessment.risk_level] > RISK_ORDER[limit]
+        if over and _human_approval(record) is None:
+            return _queue(principal, record, assessment, limit)
+    refinement = record.refinements.filter(status=RefinementStatus.QUEUED).first() or Refinement(
+        refinement_id=new_id("ref"), proposal=record, plan=record.plan
+    )
+    edit = {
+        "path": proposal.path,
+        "target": proposal.target.value,
+        "before": assessment.current,
+        "after": proposal.new_value,
+    }
+    refinement.status, refinement.actor, refinement.edits = (
+        RefinementStatus.APPLIED,
+        principal.key,
+        [edit],
+    )
+    refinement.error, refinement.ts = "", time.time()
+    refinement.save()
+    store.write(proposal.location, proposal.new_value, actor=principal.key, refinement=refinement)
+    record.status = ProposalStatus.APPLIED
+    record.save(update_fields=["status"])
+    history_record(
+        "apply",
+        principal.key,
+        plan_id=plan_id,
+        proposal_id=record.proposal_id,
+        refinement_id=refinement.refinement_id,
+        message=f"{proposal.path}: {describe(assessment.current)} → {describe(proposal.new_value)}",
+        diff=[edit],
+    )
+    return ApplyOutcome(refinement.refinement_id, applied_edits=1, rollback_available=True)
+
+
+def _queue(
+    principal: Principal, record: Proposal, assessment: Assessment, limit: str
+) -> ApplyOutcome:
+    refinement = record.refinements.filter(status=RefinementStatus.QUEUED).first()
+    if refinement is None:
+        refinement = Refinement.objects.create(
+            refinement_id=new_id("ref"),
+            proposal=record,
+            plan=record.plan,
+            status=RefinementStatus.QUEUED,
+            actor=principal.key,
+            ts=time.time(),
+        )
+    why = (
+        "it changes step settings, which always need a person"
+        if assessment.needs_human
+        else f"its risk is {assessment.risk_level}, above the auto-apply limit '{limit}'"
+    )
+    error = f"awaits approval by a reviewer: {why}"
+    refinement.error = error
+    refinement.save(update_fields=["error"])
+    record.status = ProposalStatus.QUEUED
+    record.save(update_fields=["status"])
+    history_record(
+        "queue",
+        principal.key,
+        plan_id=record.plan.plan_id if record.plan else "",
+        proposal_id=record.proposal_id,
+        refinement_id=refinement.refinement_id,
+        message=error,
+    )
+    return ApplyOutcome(refinement.refinement_id, error=error)
+
+
+def proposal_apply_stored(*, principal: Principal, proposal_id: str) -> ApplyOutcome:
+    """A person applies a stored proposal (from the dashboard or the REST API)."""
+    principal.require(Action.DECIDE)
+    with transaction.atomic():
+        record = _stored(proposal_id)
+        return _apply_record(principal, parse_proposal(proposal_wire(record)), record)
+
+
+def _stored(proposal_id: str) -> Proposal:
+    record = (
+        Proposal.objects.select_for_update()
+        .select_related("plan")
+        .filter(proposal_id=proposal_id)
+        .first()
+    )
+    if record is None:
+        raise not_found(f"No proposal {proposal_id!r}.")
+    return record
+
+
+def proposal_approve(*, principal: Principal, proposal_id: str, note: str = "") -> Review:
+    principal.require(Action.DECIDE)
+    with transaction.atomic():
+        record = _stored(proposal_id)
+        _check_four_eyes(principal, record)
+        if record.status in {ProposalStatus.APPLIED, ProposalStatus.ROLLED_BACK}:
+            raise conflict(f"Proposal {proposal_id} is {record.status} already.")
+        proposal = parse_proposal(proposal_wire(record))
+        assessment = assess(proposal)
+        _refuse_unsafe(proposal, assessment)
+        review = _review_record(record, assessment, principal.key, "approve", note=note)
+        record.status = (
+            ProposalStatus.APPROVED if record.status != ProposalStatus.QUEUED else record.status
+        )
+        record.save(update_fields=["status"])
+        history_record(
+            "approve",
+            principal.key,
+            plan_id=record.plan.plan_id if record.plan else "",
+            proposal_id=proposal_id,
+            message=note or f"approved at risk {assessment.risk_level}",
+        )
+    return review
+
+
+def proposal_reject(*, principal: Principal, proposal_id: str, reason: str) -> Review:
+    principal.require(Action.DECIDE)
+    if not reason.strip():
+        raise invalid("Say why the proposal is rejected.", [detail(["reason"], "required")])
+    with transaction.atomic():
+        record = _stored(proposal_id)
+        if record.status in {ProposalStatus.APPLIED, ProposalStatus.ROLLED_BACK}:
+            raise conflict(
+                f"Proposal {proposal_id} is {record.status} already; roll it back instead."
+            )
+        proposal = parse_proposal(proposal_wire(record))
+        review = _review_record(record, assess(proposal), principal.key, "reject", note=reason)
+        record.status = ProposalStatus.REJECTED
+        record.save(update_fields=["status"])
+        record.refinements.filter(status=RefinementStatus.QUEUED).update(
+            status=RefinementStatus.REJECTED, error=f"rejected: {reason}"
+        )
+        history_record(
+            "reject",
+            principal.key,
+            plan_id=record.plan.plan_id if record.plan else "",
+            proposal_id=proposal_id,
+            message=reason,
+        )
+    return review
+
+
+@dataclass(frozen=True)
+class RollbackOutcome:
+    refinement_id: str
+    rolled_back: bool
+    error: str = ""
+    rollback_refinement_id: str = ""
+
+
+def refinement_rollback(*, principal: Principal, refinement_id: str) -> RollbackOutcome:
+    """Undo an applied refinement with a new refinement built from its before values."""
+    principal.require(Action.ROLLBACK)
+    with transaction.atomic():
+        original = (
+            Refinement.objects.select_for_update().filter(refinement_id=refinement_id).first()
+        )
+        if original is None:
+            raise not_found(f"No refinement {refinement_id!r}.")
+        if principal.role not in HUMAN_APPLIERS and original.actor != principal.key:
+            raise forbidden("An agent may roll back only what it applied itself.")
+        if original.status == RefinementStatus.ROLLED_BACK:
+            undo = Refinement.objects.filter(rollback_of=original).first()
+            raise conflict(
+                f"{refinement_id} was rolled back already"
+                + (f" by {undo.refinement_id}" if undo else "")
+                + "."
+            )
+        if original.status != RefinementStatus.APPLIED:
+            raise conflict(f"{refinement_id} is {original.status}; it was never applied.")
+        changed = {}
+        for edit in original.edits:
+            current = store.read(locate(Target(edit["target"]), edit["path"]), lock=True)
+            if not same_value(current, edit["after"]):
+                changed[edit["path"]] = (
+                    f"expected {describe(edit['after'])}, found {describe(current)}"
+                )
+        if changed:
+            raise conflict(
+                f"Changed since {refinement_id} was applied: {', '.join(changed)}; "
+                "roll back the later change first.",
+                [detail(["refinement_id"], f"{path}: {why}") for path, why in changed.items()],
+            )
+        reverse = [
+            {"path": e["path"], "target": e["target"], "before": e["after"], "after": e["before"]}
+            for e in reversed(original.edits)
+        ]
+        undo = Refinement.objects.create(
+            refinement_id=new_id("ref"),
+            plan=original.plan,
+            rollback_of=original,
+            status=RefinementStatus.APPLIED,
+            actor=principal.key,
+            edits=reverse,
+            ts=time.time(),
+        )
+        for edit in reverse:
+            store.write(
+                locate(Target(edit["target"]), edit["path"]),
+                edit["after"],
+                actor=principal.key,
+                refinement=undo,
+            )
+        original.status = RefinementStatus.ROLLED_BACK
+        original.save(update_fields=["status"])
+        if original.proposal_id:
+            Proposal.objects.filter(pk=original.proposal_id).update(
+                status=ProposalStatus.ROLLED_BACK
+            )
+        history_record(
+            "rollback",
+            principal.key,
+            plan_id=original.plan.plan_id if original.plan else "",
+            refinement_id=undo.refinement_id,
+            message=f"rolled back {refinement_id}",
+            diff=reverse,
+        )
+    return RollbackOutcome(refinement_id, True, rollback_refinement_id=undo.refinement_id)
