@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import orjson
@@ -27,6 +28,8 @@ from learnportal.protocol import Experience as ExperienceItem
 from learnportal.protocol import Feedback as FeedbackItem
 from learnportal.protocol import FeedbackDimension, FeedbackPolarity, FeedbackSource, RatedTurn
 from learnportal.protocol.errors import ErrorCode, LearnError, forbidden
+from refinement.paths import UNWEIGHTED
+from refinement.store import routing_weights
 
 FEEDBACK_COLUMNS = (
     "feedback_id",
@@ -209,6 +212,7 @@ def experience_store(*, principal: Principal, experiences: list[ExperienceItem])
         if not fresh:
             return len(experiences)
         _reserve_quota(owner, len(fresh))
+        policy = _routing_policy()
         rows, calls = [], {}
         for index in fresh:
             item = experiences[index]
@@ -226,7 +230,7 @@ def experience_store(*, principal: Principal, experiences: list[ExperienceItem])
                     item.done,
                     action.duration_ms,
                     action.success,
-                    action.action_prob,
+                    action.action_prob if action.action_prob is not None else policy(component),
                     _json(item.state),
                     _json(action.model_dump(mode="json", exclude_none=True)),
                     _json(item.next_state),
@@ -248,6 +252,21 @@ def experience_store(*, principal: Principal, experiences: list[ExperienceItem])
             {"count": len(rows), "components": sorted(calls), "by": principal.name},
         )
     return len(experiences)
+
+
+def _routing_policy() -> Callable[[str], float | None]:
+    """The probability the routing weights in force gave each component: PPO's behaviour policy."""
+    weights = routing_weights()
+    total = sum(weights.values())
+
+    def probability(component: str) -> float | None:
+        if not component:
+            return None
+        weight = weights.get(component, UNWEIGHTED)
+        denominator = total + (0.0 if component in weights else UNWEIGHTED)
+        return weight / denominator if weight > 0 and denominator > 0 else None
+
+    return probability
 
 
 def _reserve_quota(owner: str, count: int) -> None:

@@ -15,6 +15,7 @@ from learnportal.env import (
     env_list,
     env_str,
 )
+from refinement.strategies import check_params as check_strategy_params
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("LEARNPORTAL_VAR_DIR", str(BASE_DIR / "var")))
@@ -201,10 +202,17 @@ LEARNPORTAL_RATE_LIMIT = env_float("LEARNPORTAL_RATE_LIMIT", 2000.0, minimum=0.0
 LEARNPORTAL_STRATEGY_PARAMS = {
     "epsilon": env_float("LEARNPORTAL_EPSILON", 0.1, minimum=0.0, maximum=1.0),
     "temperature": env_float("LEARNPORTAL_SOFTMAX_TEMPERATURE", 1.0, minimum=1e-6),
+    "ucb_c": env_float("LEARNPORTAL_UCB_C", 2**0.5, minimum=0.0),
     "ppo_clip": env_float("LEARNPORTAL_PPO_CLIP", 0.2, minimum=0.0, maximum=1.0),
-    "ppo_epochs": env_float("LEARNPORTAL_PPO_EPOCHS", 10, minimum=1),
+    "ppo_epochs": env_int("LEARNPORTAL_PPO_EPOCHS", 10, minimum=1),
+    "ppo_lr": env_float("LEARNPORTAL_PPO_LR", 1.0, minimum=1e-9),
     "ppo_entropy": env_float("LEARNPORTAL_PPO_ENTROPY", 0.01, minimum=0.0),
+    "seed": env_int("LEARNPORTAL_STRATEGY_SEED", 0, minimum=0),
 }
+try:
+    check_strategy_params(LEARNPORTAL_STRATEGY_PARAMS)
+except ValueError as exc:
+    raise ConfigError(f"strategy parameters: {exc}") from None
 
 DATA_UPLOAD_MAX_MEMORY_SIZE = LEARNPORTAL_MAX_BODY_BYTES
 WHITENOISE_USE_FINDERS = True

@@ -40,7 +40,7 @@ def _scope_token(scope: dict[str, Any]) -> str | None:
 
 
 @database_sync_to_async
-def _authenticate(scope: dict[str, Any]) -> Principal | None:
+def authenticate_scope(scope: dict[str, Any]) -> Principal | None:
     raw = _scope_token(scope)
     if raw is not None:
         return principal_for_token(raw)
@@ -55,7 +55,7 @@ class LearnConsumer(AsyncWebsocketConsumer):
     _checked_at = 0.0
 
     async def connect(self) -> None:
-        self.principal = await _authenticate(self.scope)
+        self.principal = await authenticate_scope(self.scope)
         await self.accept()
         if self.principal is None:
             await self.close(code=CLOSE_UNAUTHENTICATED)
