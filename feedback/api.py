@@ -11,7 +11,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from feedback.models import Turn
+from feedback.models import Feedback, Turn
 from feedback.services import TurnInput, turns_submit
 from learnportal.accounts.roles import Action
 from learnportal.protocol import RatedTurn
@@ -81,8 +81,6 @@ class TurnsView(APIView):
             if value := request.query_params.get(name):
                 turns = turns.filter(**{name: value})
         if request.query_params.get("unrated") in {"1", "true"}:
-            from feedback.models import Feedback
-
             turns = turns.exclude(correlation_id__in=Feedback.objects.values("correlation_id"))
         paginator = TurnCursor()
         page = paginator.paginate_queryset(turns, request, view=self)
