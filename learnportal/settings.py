@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import dj_database_url
@@ -107,7 +108,8 @@ def _database() -> dict:
                 "PRAGMA cache_size=-65536;"
             ),
         },
-        "TEST": {"NAME": VAR_DIR / "test-learnportal.sqlite3"},
+        # One file per test run, so that runs side by side never share a database.
+        "TEST": {"NAME": VAR_DIR / f"test-learnportal-{os.getpid()}.sqlite3"},
     }
 
 
