@@ -12,7 +12,7 @@ from django.db import transaction
 
 from feedback.bulk import existing_values, insert_rows
 from feedback.idempotency import content_hash, new_items
-from feedback.models import Experience, ExperienceQuota, Feedback, Turn
+from feedback.models import ComponentStats, Experience, ExperienceQuota, Feedback, Turn
 from feedback.provenance import provenance_of
 from feedback.stats import (
     CallDelta,
@@ -212,7 +212,7 @@ def experience_store(*, principal: Principal, experiences: list[ExperienceItem])
         if not fresh:
             return len(experiences)
         _reserve_quota(owner, len(fresh))
-        policy = _routing_policy()
+        policy = _routing_policy({experiences[i].action.component_name for i in fresh})
         rows, calls = [], {}
         for index in fresh:
             item = experiences[index]
@@ -254,17 +254,22 @@ def experience_store(*, principal: Principal, experiences: list[ExperienceItem])
     return len(experiences)
 
 
-def _routing_policy() -> Callable[[str], float | None]:
-    """The probability the routing weights in force gave each component: PPO's behaviour policy."""
+def _routing_policy(batch_components: set[str]) -> Callable[[str], float | None]:
+    """The probability the routing weights in force gave each component: PPO's behaviour policy.
+
+    Every component known so far competes, each at its weight (0.5 if never weighted).
+    """
     weights = routing_weights()
-    total = sum(weights.values())
+    known = set(ComponentStats.objects.values_list("component_name", flat=True))
+    known |= batch_components | set(weights)
+    known.discard("")
+    total = sum(weights.get(name, UNWEIGHTED) for name in known)
 
     def probability(component: str) -> float | None:
-        if not component:
-            return None
         weight = weights.get(component, UNWEIGHTED)
-        denominator = total + (0.0 if component in weights else UNWEIGHTED)
-        return weight / denominator if weight > 0 and denominator > 0 else None
+        if not component or weight <= 0 or total <= 0:
+            return None
+        return weight / total
 
     return probability
 

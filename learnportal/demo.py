@@ -7,7 +7,13 @@ import random
 from learnportal.accounts.models import User
 from learnportal.accounts.principals import Principal
 from learnportal.accounts.roles import Role
-from learnportal.protocol import Experience, RatedTurn
+from learnportal.protocol import (
+    Experience,
+    Feedback,
+    FeedbackDimension,
+    FeedbackPolarity,
+    RatedTurn,
+)
 
 DEMO_PASSWORD = "learnportal-demo"
 DEMO_USERS = [("annotator", Role.ANNOTATOR), ("reviewer", Role.REVIEWER), ("admin", Role.ADMIN)]
@@ -98,7 +104,48 @@ def demo_experiences() -> None:
     experience_store(principal=DEMO_ENV, experiences=experiences)
 
 
+CORRECTIONS = [
+    ("demo-turn-0", "summarize", "Too long", "Two sentences: what was found and why it matters."),
+    ("demo-turn-1", "code_review", "Missed the bug", "Point out that add() subtracts."),
+    ("demo-turn-3", "sql_tool", "Wrong interval", "Use now() - interval '7 days'."),
+]
+DEMO_ANNOTATOR = Principal(role=Role.ANNOTATOR, name="annotator", is_human=True)
+
+
+def demo_feedback() -> None:
+    from feedback.services import feedback_record
+
+    feedback_record(
+        principal=DEMO_ANNOTATOR,
+        feedbacks=[
+            Feedback(
+                feedback_id=f"demo-fb-{i}",
+                correlation_id=turn,
+                component_name=component,
+                polarity=FeedbackPolarity.CORRECTIVE,
+                score=-0.5,
+                comment=comment,
+                correction=correction,
+                dimension=FeedbackDimension.CORRECTNESS,
+                ts=1_700_000_500.0 + i,
+            )
+            for i, (turn, component, comment, correction) in enumerate(CORRECTIONS)
+        ],
+    )
+
+
+def demo_plan() -> None:
+    """A plan awaiting review, once: the demo agent asks for one from the data above."""
+    from refinement.models import Plan
+    from refinement.planner import plan_create
+
+    if not Plan.objects.filter(requested_by=DEMO_AGENT.key).exists():
+        plan_create(principal=DEMO_AGENT, component_name="", scope="local")
+
+
 def seed_demo() -> None:
     demo_users()
     demo_turns()
     demo_experiences()
+    demo_feedback()
+    demo_plan()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.db import DatabaseError, IntegrityError
 from django.http import Http404
 from rest_framework import exceptions
 from rest_framework.response import Response
@@ -36,6 +37,13 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
         return learn_error_response(exc)
     if isinstance(exc, Http404):
         return learn_error_response(LearnError(ErrorCode.NOT_FOUND, "Not found."))
+    if isinstance(exc, DatabaseError) and not isinstance(exc, IntegrityError):
+        # The database is busy or down (also while authenticating): retry, never a 500.
+        return learn_error_response(
+            LearnError(
+                ErrorCode.UNAVAILABLE, "The database is busy or down; retry shortly.", retry_after=1
+            )
+        )
     if not isinstance(exc, exceptions.APIException):
         return None
     code = next((code for kind, code in DRF_CODES if isinstance(exc, kind)), ErrorCode.INVALID)

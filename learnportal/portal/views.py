@@ -1,0 +1,40 @@
+"""The people's side: log in and see how the agents are doing."""
+
+from __future__ import annotations
+
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+
+from feedback.models import Feedback, Turn
+from feedback.stats import component_records
+from refinement.history import history_entries
+from refinement.models import Proposal, ProposalStatus
+from refinement.paths import UNWEIGHTED
+from refinement.store import routing_weights
+
+
+@login_required
+def home(request: HttpRequest) -> HttpResponse:
+    weights = routing_weights()
+    components = [
+        {
+            **record,
+            "weight": weights.get(record["component_name"], UNWEIGHTED),
+            "success_rate": 100 * record["calls_success"] / record["calls_total"]
+            if record["calls_total"]
+            else 0,
+        }
+        for record in component_records()
+    ]
+    rated = Feedback.objects.exclude(correlation_id="").values("correlation_id")
+    context = {
+        "components": components,
+        "turns_unrated": Turn.objects.exclude(correlation_id__in=rated).count(),
+        "feedback_count": Feedback.objects.count(),
+        "pending_proposals": Proposal.objects.filter(
+            status__in=[ProposalStatus.PENDING, ProposalStatus.QUEUED]
+        ).count(),
+        "history": history_entries(limit=12),
+    }
+    return render(request, "portal/home.html", context)
