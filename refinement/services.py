@@ -70,7 +70,8 @@ def proposal_register(
         record = (
             Proposal.objects.select_related("plan").filter(proposal_id=proposal.proposal_id).first()
         )
-    if record is None:
+    if record is None and plan is None:
+        # The same edit sent again on its own (review, then apply) is the same proposal.
         record = (
             Proposal.objects.select_related("plan")
             .filter(

@@ -1,0 +1,486 @@
+"""The learning store of seed 004: steps and their gates, reported runs, and the skill files.
+
+Reviewer decisions go through `refinement.services`; this module adds what a runtime and an
+operator need beside them. Every write happens in one transaction and leaves a history entry.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from django.db import transaction
+
+from learnportal.accounts.principals import Principal
+from learnportal.accounts.roles import Action, Role
+from learnportal.protocol.errors import detail, forbidden, invalid, not_found
+from refinement import store
+from refinement.history import history_record
+from refinement.models import LearningsAccess, Plan, Proposal, Step, StoreValue, Workflow
+from refinement.paths import STEP, Location, Target, locate
+from refinement.proposals import ProposalInput
+from refinement.review import assess
+from refinement.services import new_id, proposal_register, proposal_wire
+
+LEARNINGS = "learnings/"
+STEP_ID = re.compile(rf"^{STEP}$")
+ACCESS_VALUES = [choice.value for choice in LearningsAccess]
+READ_ONLY_STEP_FIELDS = frozenset(
+    {"step_id", "last_description_hash", "description_hash_runs", "runs_total", "updated"}
+)
+LATEST_REVIEWS = 3
+
+NEEDS_OBJECTIVE = "a read-write step needs a non-empty learning_objective"
+NEEDS_REVIEW_NOTES = "say in review_notes why the step's learnings are locked"
+READ_ONLY = "is metadata the runs keep; it cannot be set"
+
+
+class OperatorPrincipal(Principal):
+    """Someone at the server's shell (a management command); the key names the command."""
+
+    @property
+    def key(self) -> str:
+        return f"cli:{self.name}"
+
+
+IMPORTER = OperatorPrincipal(role=Role.ADMIN, name="import", is_human=False)
+
+
+# Steps and the workflow -------------------------------------------------------------------
+
+
+def _check_step_id(step_id: str) -> None:
+    if not STEP_ID.match(step_id):
+        raise invalid(f"{step_id!r} is not a step id.", [detail(["step_id"], "not a step id")])
+
+
+def step_wire(step: Step | None, step_id: str) -> dict[str, Any]:
+    """A step's settings and metadata; a step never configured has the defaults."""
+    step = step or Step(step_id=step_id)
+    return {
+        "step_id": step_id,
+        "learnings_access": step.learnings_access,
+        "learning_objective": step.learning_objective,
+        "lock_learnings": step.lock_learnings,
+        "review_notes": step.review_notes,
+        "last_description_hash": step.last_description_hash,
+        "description_hash_runs": step.description_hash_runs,
+        "runs_total": step.runs_total,
+        "updated": step.updated,
+    }
+
+
+def step_get(*, step_id: str) -> dict[str, Any]:
+    _check_step_id(step_id)
+    return step_wire(Step.objects.filter(step_id=step_id).first(), step_id)
+
+
+def _workflow() -> Workflow:
+    return Workflow.objects.order_by("pk").first() or Workflow.objects.create()
+
+
+def steps_list() -> dict[str, Any]:
+    workflow = Workflow.objects.order_by("pk").first()
+    return {
+        "global_skill_objective": workflow.global_skill_objective if workflow else "",
+        "steps": [step_wire(step, step.step_id) for step in Step.objects.order_by("step_id")],
+    }
+
+
+def workflow_update(*, principal: Principal, global_skill_objective: str) -> dict[str, Any]:
+    principal.require(Action.MANAGE_STEPS)
+    with transaction.atomic():
+        workflow = _workflow()
+        before = workflow.global_skill_objective
+        if before != global_skill_objective:
+            workflow.global_skill_objective = global_skill_objective
+            workflow.updated = time.time()
+            workflow.save()
+            history_record(
+                "workflow",
+                principal.key,
+                message="global_skill_objective changed",
+                diff=[
+                    {
+                        "path": "workflow.global_skill_objective",
+                        "before": before,
+                        "after": global_skill_objective,
+                    }
+                ],
+            )
+    return steps_list()
+
+
+def step_update(*, principal: Principal, step_id: str, changes: dict[str, Any]) -> dict[str, Any]:
+    """An admin sets a step's gates; `changes` holds only the fields sent."""
+    principal.require(Action.MANAGE_STEPS)
+    _check_step_id(step_id)
+    sent_read_only = sorted(READ_ONLY_STEP_FIELDS & changes.keys())
+    if sent_read_only:
+        raise invalid(
+            f"{', '.join(sent_read_only)} {READ_ONLY}.",
+            [detail([name], READ_ONLY) for name in sent_read_only],
+        )
+    with transaction.atomic():
+        step, _ = Step.objects.select_for_update().get_or_create(step_id=step_id)
+        before = step_wire(step, step_id)
+        after = {**before, **changes}
+        if after["learnings_access"] not in ACCESS_VALUES:
+            raise invalid(
+                "learnings_access is read, read-write or none.",
+                [detail(["learnings_access"], "must be read, read-write or none")],
+            )
+        if after["learnings_access"] == "read-write" and not after["learning_objective"].strip():
+            raise invalid(
+                f"Step {step_id}: {NEEDS_OBJECTIVE}.", [detail(["learning_objective"], "required")]
+            )
+        locking = after["lock_learnings"] and not before["lock_learnings"]
+        if locking and not str(changes.get("review_notes", "")).strip():
+            raise invalid(
+                f"Step {step_id}: {NEEDS_REVIEW_NOTES}.", [detail(["review_notes"], "required")]
+            )
+        diff = [
+            {"path": f"steps.{step_id}.{name}", "before": before[name], "after": after[name]}
+            for name in changes
+            if before[name] != after[name]
+        ]
+        if diff:
+            for name in changes:
+                setattr(step, name, after[name])
+            step.updated = time.time()
+            step.save()
+            history_record(
+                "step",
+                principal.key,
+                message=f"step {step_id}: " + ", ".join(d["path"].split(".")[-1] for d in diff),
+                diff=diff,
+            )
+    return step_wire(step, step_id)
+
+
+# Runs -------------------------------------------------------------------------------------
+
+
+def description_hash(description: str) -> str:
+    return hashlib.sha256(description.strip().encode()).hexdigest()
+
+
+@dataclass
+class RunOutcome:
+    step: dict[str, Any]
+    plan_id: str = ""
+    proposals: list[dict[str, Any]] = field(default_factory=list)
+    reason: str = ""
+
+
+def _why_no_edit(step: Step, edits: list[ProposalInput]) -> str:
+    if step.learnings_access != "read-write":
+        return f"step {step.step_id} has learnings_access '{step.learnings_access}'"
+    if not step.learning_objective.strip():
+        return f"step {step.step_id} has no learning_objective"
+    if step.lock_learnings:
+        return f"step {step.step_id} is locked: {step.review_notes}"
+    if not edits:
+        return "the run sent no edits"
+    return ""
+
+
+def _check_edits(step_id: str, edits: list[ProposalInput]) -> None:
+    for index, edit in enumerate(edits):
+        if edit.target is not Target.SKILL_FILE:
+            raise invalid(
+                f"edits[{index}] is a {edit.target.value}; a run may only propose skill_file edits.",
+                [detail(["edits", index, "target"], "must be skill_file")],
+            )
+        folder = edit.location.step_id
+        if folder and folder != step_id:
+            raise invalid(
+                f"edits[{index}] writes into step {folder}'s folder, not {step_id}'s.",
+                [detail(["edits", index, "path"], f"not a path step {step_id} may write")],
+            )
+        if edit.proposal_id and Proposal.objects.filter(proposal_id=edit.proposal_id).exists():
+            raise invalid(
+                f"edits[{index}] reuses proposal_id {edit.proposal_id!r}; a run files new ones.",
+                [detail(["edits", index, "proposal_id"], "already used")],
+            )
+
+
+def run_report(
+    *, principal: Principal, step_id: str, description: str, edits: list[ProposalInput]
+) -> RunOutcome:
+    """Count the run against its description hash; file its edits when the step may learn."""
+    principal.require(Action.REPORT_RUNS)
+    _check_step_id(step_id)
+    _check_edits(step_id, edits)
+    digest = description_hash(description)
+    with transaction.atomic():
+        step, _ = Step.objects.select_for_update().get_or_create(step_id=step_id)
+        same = bool(step.last_description_hash) and step.last_description_hash == digest
+        step.description_hash_runs = step.description_hash_runs + 1 if same else 1
+        step.last_description_hash = digest
+        step.runs_total += 1
+        step.updated = time.time()
+        step.save(
+            update_fields=[
+                "description_hash_runs",
+                "last_description_hash",
+                "runs_total",
+                "updated",
+            ]
+        )
+        outcome = RunOutcome(step=step_wire(step, step_id), reason=_why_no_edit(step, edits))
+        if not outcome.reason:
+            plan, records = _file_run_plan(principal, step, edits)
+            outcome.plan_id = plan.plan_id
+            outcome.proposals = [proposal_detail(r) for r in records]
+        history_record(
+            "run",
+            principal.key,
+            plan_id=outcome.plan_id,
+            message=f"run of step {step_id} (description run {step.description_hash_runs})"
+            + (
+                f"; {len(edits)} edits filed" if outcome.plan_id else f"; no edit: {outcome.reason}"
+            ),
+            diff=[
+                {
+                    "path": f"steps.{step_id}.description_hash_runs",
+                    "before": None,
+                    "after": step.description_hash_runs,
+                }
+            ],
+        )
+    return outcome
+
+
+def _file_run_plan(
+    principal: Principal, step: Step, edits: list[ProposalInput]
+) -> tuple[Plan, list[Proposal]]:
+    plan = Plan.objects.create(
+        plan_id=new_id("plan"),
+        origin="run",
+        requested_by=principal.key,
+        summary=f"{len(edits)} learnings edits from a run of step {step.step_id}",
+        created=time.time(),
+    )
+    records = [
+        _register(principal, edit, plan=plan, step_id=step.step_id, reason=edit.reason)
+        for edit in edits
+    ]
+    history_record(
+        "plan",
+        principal.key,
+        plan_id=plan.plan_id,
+        message=plan.summary,
+        diff=[proposal_wire(r) for r in records],
+    )
+    return plan, records
+
+
+def _register(
+    principal: Principal, edit: ProposalInput, *, plan: Plan, step_id: str, reason: str
+) -> Proposal:
+    # A fresh id keeps the proposal in this plan: registering without one would reuse an
+    # unplanned proposal of the same content, which stays outside the plan.
+    proposal = edit.model_copy(
+        update={
+            "proposal_id": edit.proposal_id or new_id("prop"),
+            "plan_id": plan.plan_id,
+            "step_id": step_id,
+            "reason": reason,
+        }
+    )
+    record = proposal_register(principal, proposal, plan=plan)
+    record.risk_level = assess(proposal).risk_level
+    record.save(update_fields=["risk_level"])
+    return record
+
+
+# Plans, for reviewers ---------------------------------------------------------------------
+
+
+def proposal_detail(record: Proposal) -> dict[str, Any]:
+    reviews = record.reviews.order_by("-ts", "-id")[:LATEST_REVIEWS]
+    return {
+        **proposal_wire(record),
+        "status": record.status,
+        "risk_level": record.risk_level,
+        "requested_by": record.requested_by,
+        "reviews": [
+            {
+                "kind": review.kind,
+                "approved": review.approved,
+                "risk_level": review.risk_level,
+                "reasons": review.reasons,
+                "reviewer": review.reviewer,
+                "note": review.note,
+                "ts": review.ts,
+                "current": review.proposal_hash == record.content_hash,
+            }
+            for review in reviews
+        ],
+    }
+
+
+def plan_detail(plan: Plan) -> dict[str, Any]:
+    return {
+        "plan_id": plan.plan_id,
+        "origin": plan.origin,
+        "status": plan.status,
+        "component_name": plan.component_name,
+        "scope": plan.scope,
+        "requested_by": plan.requested_by,
+        "summary": plan.summary,
+        "created": plan.created,
+        "proposals": [proposal_detail(p) for p in plan.proposals.order_by("id")],
+    }
+
+
+def plan_list(*, principal: Principal, status: str = "", limit: int = 50) -> list[dict[str, Any]]:
+    principal.require(Action.DECIDE)
+    plans = Plan.objects.order_by("-created", "-id")
+    if status:
+        plans = plans.filter(status=status)
+    return [plan_detail(plan) for plan in plans[:limit]]
+
+
+def plan_get(*, principal: Principal, plan_id: str) -> dict[str, Any]:
+    principal.require(Action.DECIDE)
+    plan = Plan.objects.filter(plan_id=plan_id).first()
+    if plan is None:
+        raise not_found(f"No plan {plan_id!r}.")
+    return plan_detail(plan)
+
+
+# Skill files ------------------------------------------------------------------------------
+
+
+def skill_path(path: str) -> str:
+    """`_global/SKILL.md` and `learnings/_global/SKILL.md` name the same file."""
+    return path if path.startswith(LEARNINGS) else LEARNINGS + path
+
+
+def _check_step_reads(step_id: str) -> None:
+    if not step_id:
+        return
+    _check_step_id(step_id)
+    step = Step.objects.filter(step_id=step_id).first()
+    if step and step.learnings_access == "none":
+        raise forbidden(f"Step {step_id} has learnings_access 'none'; it reads no learnings.")
+
+
+def skill_list(*, principal: Principal, step_id: str = "") -> list[dict[str, Any]]:
+    principal.require(Action.READ_SKILLS)
+    _check_step_reads(step_id)
+    return [
+        {
+            "path": row.path,
+            "version": row.version,
+            "updated": row.updated,
+            "updated_by": row.updated_by,
+            "size": len(str(row.value).encode()),
+        }
+        for row in store.skill_files()
+    ]
+
+
+def skill_get(*, principal: Principal, path: str, step_id: str = "") -> dict[str, Any]:
+    principal.require(Action.READ_SKILLS)
+    _check_step_reads(step_id)
+    path = skill_path(path)
+    row = StoreValue.objects.filter(path=path, value__isnull=False).first()
+    if row is None:
+        raise not_found(f"No learnings file {path!r}.")
+    return {"path": row.path, "version": row.version, "text": row.value}
+
+
+def skills_export(*, directory: Path) -> list[Path]:
+    """Write every current learnings file under `directory`; refuse paths that escape it."""
+    root = directory.resolve()
+    files = store.skill_files()
+    targets = []
+    for row in files:
+        target = (root / row.path).resolve()
+        if not target.is_relative_to(root) or not isinstance(row.value, str):
+            raise invalid(f"{row.path!r} cannot be written under {root}.")
+        targets.append((target, row.value))
+    for target, text in targets:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, encoding="utf-8")
+    return [target for target, _ in targets]
+
+
+@dataclass
+class ImportOutcome:
+    plan_id: str = ""
+    proposals: int = 0
+    skipped: list[str] = field(default_factory=list)
+
+
+def skills_read_tree(*, directory: Path) -> tuple[dict[str, str], list[str]]:
+    """The learnings files under `directory/learnings`, and what is not a file the store keeps."""
+    root = directory.resolve()
+    files: dict[str, str] = {}
+    skipped: list[str] = []
+    for file in sorted((root / "learnings").rglob("*")):
+        if not file.is_file():
+            continue
+        path = file.relative_to(root).as_posix()
+        if locate(Target.SKILL_FILE, path) is None or not file.resolve().is_relative_to(root):
+            skipped.append(f"{path}: not a learnings path the store keeps")
+            continue
+        try:
+            files[path] = file.read_text(encoding="utf-8")
+        except UnicodeDecodeError:
+            skipped.append(f"{path}: not UTF-8 text")
+    return files, skipped
+
+
+def skills_import(*, files: dict[str, str], source: str) -> ImportOutcome:
+    """File one plan with a create or update per changed file; nothing applies until reviewed."""
+    with transaction.atomic():
+        edits = []
+        for path, text in sorted(files.items()):
+            location = locate(Target.SKILL_FILE, path)
+            if location is None:
+                raise invalid(f"{path!r} is not a learnings path.", [detail(["path"], path)])
+            current = store.read(location)
+            if current == text:
+                continue
+            edits.append(_import_edit(location, current, text, source))
+        if not edits:
+            return ImportOutcome()
+        plan = Plan.objects.create(
+            plan_id=new_id("plan"),
+            origin="import",
+            requested_by=IMPORTER.key,
+            summary=f"{len(edits)} learnings files imported from {source}",
+            created=time.time(),
+        )
+        records = [
+            _register(IMPORTER, edit, plan=plan, step_id=edit.step_id, reason=edit.reason)
+            for edit in edits
+        ]
+        history_record(
+            "plan",
+            IMPORTER.key,
+            plan_id=plan.plan_id,
+            message=plan.summary,
+            diff=[proposal_wire(r) for r in records],
+        )
+    return ImportOutcome(plan_id=plan.plan_id, proposals=len(records))
+
+
+def _import_edit(location: Location, current: Any, text: str, source: str) -> ProposalInput:
+    return ProposalInput(
+        target=Target.SKILL_FILE,
+        op="create" if current is None else "update",
+        path=location.path,
+        old_value=current,
+        new_value=text,
+        step_id=location.step_id,
+        reason=f"imported from {source}",
+    )

@@ -1,0 +1,25 @@
+"""Write the current `learnings/` tree to a directory, for a runtime or for editing by hand."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from learnportal.protocol.errors import LearnError
+from refinement.learning_store import skills_export
+
+
+class Command(BaseCommand):
+    help = "Write every current learnings file under DIR (DIR/learnings/...)."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("directory", type=Path)
+
+    def handle(self, *args: Any, directory: Path, **options: Any) -> None:
+        try:
+            written = skills_export(directory=directory)
+        except LearnError as error:
+            raise CommandError(error.message) from None
+        self.stdout.write(f"wrote {len(written)} learnings files under {directory.resolve()}")

@@ -1,0 +1,27 @@
+from __future__ import annotations
+
+from django.urls import path
+
+from refinement import api
+
+urlpatterns = [
+    path("routing/", api.RoutingView.as_view(), name="routing"),
+    path("skills/", api.SkillsView.as_view(), name="skills"),
+    path("skills/<path:path>", api.SkillView.as_view(), name="skill"),
+    path("steps/", api.StepsView.as_view(), name="steps"),
+    path("steps/<str:step_id>/", api.StepView.as_view(), name="step"),
+    path("steps/<str:step_id>/runs/", api.StepRunsView.as_view(), name="step-runs"),
+    path("plans/", api.PlansView.as_view(), name="plans"),
+    path("plans/<str:plan_id>/", api.PlanView.as_view(), name="plan"),
+    path(
+        "proposals/<str:proposal_id>/approve/", api.ApproveView.as_view(), name="proposal-approve"
+    ),
+    path("proposals/<str:proposal_id>/reject/", api.RejectView.as_view(), name="proposal-reject"),
+    path("proposals/<str:proposal_id>/apply/", api.ApplyView.as_view(), name="proposal-apply"),
+    path(
+        "refinements/<str:refinement_id>/rollback/",
+        api.RollbackView.as_view(),
+        name="refinement-rollback",
+    ),
+    path("history/", api.HistoryView.as_view(), name="history"),
+]
