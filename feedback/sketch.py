@@ -50,11 +50,16 @@ class DurationSketch:
             self.bins[key] = self.bins.get(key, 0) + count
 
     def quantile(self, q: float) -> float:
-        """The value at rank q*(n-1), as numpy's default percentile interpolates between."""
+        """The value at rank q*(n-1), interpolated between its neighbours as numpy's default."""
         total = self.count
         if total == 0:
             return 0.0
         rank = q * (total - 1)
+        below, above = self._value_at(math.floor(rank)), self._value_at(math.ceil(rank))
+        return below + (above - below) * (rank - math.floor(rank))
+
+    def _value_at(self, rank: int) -> float:
+        """The representative of the value with this 0-based rank in sorted order."""
         if rank < self.zeros:
             return 0.0
         seen = self.zeros

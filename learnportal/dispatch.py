@@ -74,7 +74,13 @@ def run(principal: Principal, request: Envelope) -> dict[str, Any]:
     """Run one parsed request; raise LearnError for any refusal."""
     handler = handler_for(request.type)
     try:
-        fields = handler(principal, request)
+        try:
+            fields = handler(principal, request)
+        except IntegrityError:
+            # A concurrent request committed the same ids first and this one's transaction was
+            # rolled back: run it once more, so that it meets those rows as a retry (same content
+            # counts, other content is a `conflict` with details) instead of failing.
+            fields = handler(principal, request)
     except LearnError:
         raise
     except IntegrityError as exc:

@@ -42,3 +42,9 @@ class PrincipalSessionAuthentication(authentication.SessionAuthentication):
         if result is None:
             return None
         return principal_for_user(result[0]), None
+
+    def enforce_csrf(self, request: Request) -> None:
+        # Check the Django request: the CSRF check reads `request.POST`, which on DRF's request
+        # would run the view's parsers, and the learn/* views have none (they read the raw body),
+        # so every JSON POST with a CSRF cookie would be refused with 415.
+        super().enforce_csrf(request._request)

@@ -1,0 +1,152 @@
+"""`/ws/learn/`: the handshake, bad frames, pipelining and session cookies."""
+
+from __future__ import annotations
+
+import orjson
+import pytest
+from channels.db import database_sync_to_async
+from django.test import Client
+from django.utils import timezone
+
+from feedback.models import Experience, Feedback
+from learnportal.accounts.models import ApiToken
+from tests.api.builders import experience, experience_req, feedback, feedback_req, stats_req
+from tests.api.conftest import WS_TIMEOUT, ws_communicator
+from tests.conftest import Actor
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+async def assert_closed_unauthenticated(communicator) -> None:
+    connected, code = await communicator.connect(timeout=WS_TIMEOUT)
+    if connected:  # accepted, then closed at once, so that a browser can read the code
+        message = await communicator.receive_output(timeout=WS_TIMEOUT)
+        assert message == {"type": "websocket.close", "code": 4401}
+        await communicator.disconnect()
+    else:
+        assert code == 4401
+
+
+async def test_a_handshake_without_a_token_is_closed_with_4401(anonymous: Actor) -> None:
+    await assert_closed_unauthenticated(ws_communicator())
+
+
+@pytest.mark.parametrize("token", ["lp_unknown", "", "garbage with spaces"])
+async def test_a_handshake_with_a_bad_token_is_closed_with_4401(db: None, token: str) -> None:
+    await assert_closed_unauthenticated(ws_communicator(token=token))
+
+
+async def test_a_handshake_with_a_bad_query_token_is_closed_with_4401(db: None) -> None:
+    await assert_closed_unauthenticated(ws_communicator(query="token=lp_nope"))
+
+
+async def test_a_handshake_with_a_revoked_token_is_closed_with_4401(agent: Actor) -> None:
+    await database_sync_to_async(ApiToken.objects.filter(name="agent-1").update)(
+        revoked_at=timezone.now()
+    )
+    await assert_closed_unauthenticated(ws_communicator(token=agent.raw_token))
+
+
+async def test_a_token_in_the_query_string_authenticates(agent: Actor) -> None:
+    communicator = ws_communicator(query=f"token={agent.raw_token}")
+    connected, _ = await communicator.connect(timeout=WS_TIMEOUT)
+    assert connected
+    await communicator.send_json_to(stats_req(id="q1"))
+    reply = await communicator.receive_json_from(timeout=WS_TIMEOUT)
+    assert (reply["type"], reply["req_id"]) == ("learn/stats/resp", "q1")
+    await communicator.disconnect()
+
+
+async def test_a_connection_stops_working_once_its_token_is_revoked(
+    agent: Actor, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("learnportal.ws.learn.REVOCATION_CHECK_SECONDS", 0.0)
+    communicator = ws_communicator(token=agent.raw_token)
+    assert (await communicator.connect(timeout=WS_TIMEOUT))[0]
+    await communicator.send_json_to(stats_req())
+    assert (await communicator.receive_json_from(timeout=WS_TIMEOUT))["type"] == "learn/stats/resp"
+    await database_sync_to_async(ApiToken.objects.filter(name="agent-1").update)(
+        revoked_at=timezone.now()
+    )
+    await communicator.send_json_to(feedback_req(feedback(component_name="c")))
+    message = await communicator.receive_output(timeout=WS_TIMEOUT)
+    assert message == {"type": "websocket.close", "code": 4401}
+    assert await database_sync_to_async(Feedback.objects.count)() == 0
+
+
+async def test_bad_frames_get_errors_and_later_frames_are_answered(agent: Actor) -> None:
+    communicator = ws_communicator(token=agent.raw_token)
+    assert (await communicator.connect(timeout=WS_TIMEOUT))[0]
+    bad_frames = [
+        ("not json at all", "invalid"),
+        ("[]", "invalid"),
+        (orjson.dumps({"type": "learn/nope/req", "id": "n1"}).decode(), "unknown_type"),
+        (orjson.dumps(feedback_req(feedback(score=9), id="b1")).decode(), "invalid"),
+        (orjson.dumps(feedback_req(feedback(source="env"), id="b2")).decode(), "forbidden"),
+    ]
+    for frame, code in bad_frames:
+        await communicator.send_to(text_data=frame)
+        reply = await communicator.receive_json_from(timeout=WS_TIMEOUT)
+        assert (reply["type"], reply["code"]) == ("learn/error", code)
+    await communicator.send_to(bytes_data=b"\xff\xfe not utf-8")
+    reply = await communicator.receive_json_from(timeout=WS_TIMEOUT)
+    assert (reply["type"], reply["code"]) == ("learn/error", "invalid")
+    await communicator.send_json_to(experience_req(experience("c"), id="good"))
+    reply = await communicator.receive_json_from(timeout=WS_TIMEOUT)
+    assert (reply["type"], reply["req_id"], reply["stored"]) == ("learn/experience/resp", "good", 1)
+    await communicator.disconnect()
+
+
+async def test_a_binary_frame_with_a_request_is_answered(agent: Actor) -> None:
+    communicator = ws_communicator(token=agent.raw_token)
+    assert (await communicator.connect(timeout=WS_TIMEOUT))[0]
+    await communicator.send_to(bytes_data=orjson.dumps(stats_req(id="bin")))
+    reply = await communicator.receive_json_from(timeout=WS_TIMEOUT)
+    assert (reply["type"], reply["req_id"]) == ("learn/stats/resp", "bin")
+    await communicator.disconnect()
+
+
+async def test_pipelined_requests_are_each_answered_with_their_req_id(agent: Actor) -> None:
+    communicator = ws_communicator(token=agent.raw_token)
+    assert (await communicator.connect(timeout=WS_TIMEOUT))[0]
+    requests = [
+        experience_req(experience("pipe"), id=f"p-{i}") if i % 2 else stats_req(id=f"p-{i}")
+        for i in range(50)
+    ]
+    for request in requests:
+        await communicator.send_json_to(request)
+    replies = [await communicator.receive_json_from(timeout=WS_TIMEOUT) for _ in requests]
+    await communicator.disconnect()
+    assert sorted(reply["req_id"] for reply in replies) == sorted(r["id"] for r in requests)
+    by_req = {reply["req_id"]: reply for reply in replies}
+    for request in requests:
+        expected = request["type"].removesuffix("/req") + "/resp"
+        assert by_req[request["id"]]["type"] == expected
+    assert await database_sync_to_async(Experience.objects.count)() == 25
+
+
+async def test_a_logged_in_browser_session_authenticates(ann: Actor) -> None:
+    def session_cookie() -> str:
+        client = Client()
+        assert client.login(username="ann", password="correct-horse-9")
+        return client.cookies["sessionid"].value
+
+    cookie = await database_sync_to_async(session_cookie)()
+    communicator = ws_communicator(headers=[(b"cookie", f"sessionid={cookie}".encode())])
+    assert (await communicator.connect(timeout=WS_TIMEOUT))[0]
+    await communicator.send_json_to(
+        feedback_req({"feedback_id": "fb-ws-session", "polarity": "positive"})
+    )
+    reply = await communicator.receive_json_from(timeout=WS_TIMEOUT)
+    assert reply["type"] == "learn/feedback/resp", reply
+    await communicator.disconnect()
+    row = await database_sync_to_async(Feedback.objects.get)(feedback_id="fb-ws-session")
+    assert (row.annotator_id, row.source) == ("ann", "human")
+
+
+async def test_a_cross_site_browser_handshake_is_refused(agent: Actor) -> None:
+    communicator = ws_communicator(
+        token=agent.raw_token, headers=[(b"origin", b"https://evil.example")]
+    )
+    connected, _ = await communicator.connect(timeout=WS_TIMEOUT)
+    assert not connected

@@ -1,0 +1,60 @@
+"""seed_demo loads something to look at and is safe to run twice."""
+
+from __future__ import annotations
+
+import io
+
+from django.core.management import call_command
+from django.test import Client
+
+from feedback.models import ComponentStats, Experience, ExperienceQuota, Feedback, Turn
+from learnportal import demo
+from learnportal.accounts.models import ApiToken, User
+
+MODELS = (User, ApiToken, Turn, Feedback, Experience, ExperienceQuota, ComponentStats)
+
+
+def counts() -> dict[str, int]:
+    return {model.__name__: model.objects.count() for model in MODELS}
+
+
+def stats() -> list[dict]:
+    return [row.as_record() for row in ComponentStats.objects.order_by("component_name")]
+
+
+def seed(*args: str) -> str:
+    out = io.StringIO()
+    call_command("seed_demo", *args, stdout=out)
+    return out.getvalue()
+
+
+def test_seed_demo_loads_people_turns_and_components_with_calls(db: None) -> None:
+    seed()
+    assert Turn.objects.exists()
+    assert {u.username for u in User.objects.all()} >= {name for name, _ in demo.DEMO_USERS}
+    records = stats()
+    assert records and all(r["calls_total"] > 0 for r in records)
+    assert Client().login(username="annotator", password=demo.DEMO_PASSWORD)
+
+
+def test_seed_demo_twice_is_safe(db: None) -> None:
+    seed()
+    first_counts, first_stats = counts(), stats()
+    seed()
+    assert counts() == first_counts
+    assert stats() == first_stats
+
+
+def test_seed_demo_if_empty_does_nothing_when_there_are_turns(db: None) -> None:
+    seed()
+    before = counts()
+    seed("--if-empty")
+    assert counts() == before
+
+
+def test_seed_demo_logins_prints_the_demo_logins_and_writes_nothing(db: None) -> None:
+    output = seed("--logins")
+    for username, _ in demo.DEMO_USERS:
+        assert username in output
+    assert demo.DEMO_PASSWORD in output
+    assert counts() == dict.fromkeys(counts(), 0)
