@@ -14,6 +14,10 @@ venv: $(VENV)/.installed
 $(VENV)/.installed: pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet ".[dev]"
+	touch $@
+
+$(VENV)/.bench-installed: $(VENV)/.installed
 	$(PY) -m pip install --quiet ".[dev,bench]"
 	touch $@
 
@@ -36,7 +40,7 @@ test: venv
 	$(PY) manage.py makemigrations --check --dry-run -v 0
 	$(PY) -m pytest -q
 
-bench: migrate
+bench: migrate $(VENV)/.bench-installed
 	$(PY) -m bench
 
 lint: venv
