@@ -68,7 +68,8 @@ def assess(proposal: ProposalInput, *, lock: bool = False) -> Assessment:
 
 def _risk(proposal: ProposalInput, location: Location, result: Assessment) -> None:
     if location.target is Target.ROUTER_WEIGHT:
-        step = abs(float(proposal.new_value) - float(result.current))
+        # Rounded so that 0.5 → 0.8 is a step of 0.3, not 0.30000000000000004.
+        step = round(abs(float(proposal.new_value) - float(result.current)), 9)
         if step > WEIGHT_HIGH:
             result.raise_risk("high", f"moves the weight by {step:.3f} (over {WEIGHT_HIGH})")
         elif step > WEIGHT_MEDIUM:

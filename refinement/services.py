@@ -71,12 +71,12 @@ def proposal_register(
             Proposal.objects.select_related("plan").filter(proposal_id=proposal.proposal_id).first()
         )
     if record is None and plan is None:
-        # The same edit sent again on its own (review, then apply) is the same proposal.
+        # The same edit sent again without its ids (review, then apply; or copied out of a
+        # plan) is the same open proposal, so its plan's four-eyes rule still holds.
         record = (
             Proposal.objects.select_related("plan")
             .filter(
                 content_hash=proposal.content_hash,
-                plan__isnull=True,
                 status__in=[ProposalStatus.PENDING, ProposalStatus.APPROVED, ProposalStatus.QUEUED],
             )
             .order_by("-id")
@@ -181,12 +181,9 @@ def _human_approval(record: Proposal) -> Review | None:
 
 
 def _check_four_eyes(principal: Principal, record: Proposal) -> None:
-    requested_by = record.plan.requested_by if record.plan else record.requested_by
-    if requested_by == principal.key:
-        raise forbidden(
-            f"You requested {record.plan.plan_id if record.plan else record.proposal_id}; "
-            "another reviewer must approve it."
-        )
+    """Nobody approves a plan they requested; a person's own direct edit is their approval."""
+    if record.plan is not None and record.plan.requested_by == principal.key:
+        raise forbidden(f"You requested {record.plan.plan_id}; another reviewer must approve it.")
 
 
 def _refuse_unsafe(proposal: ProposalInput, assessment: Assessment) -> None:
@@ -220,10 +217,10 @@ def _apply_record(
 ) -> ApplyOutcome:
     """Apply under compare-and-swap; `within_trust_region` is adapt's own bounded step."""
     by_person = principal.is_human and principal.role in HUMAN_APPLIERS and not within_trust_region
-    if by_person:
-        _check_four_eyes(principal, record)
     assessment = assess(proposal, lock=True)
     _refuse_unsafe(proposal, assessment)
+    if by_person:
+        _check_four_eyes(principal, record)
     plan_id = record.plan.plan_id if record.plan else ""
     if by_person:
         _review_record(record, assessment, principal.key, "approve", note="approved by applying")
@@ -310,7 +307,7 @@ def proposal_apply_stored(*, principal: Principal, proposal_id: str) -> ApplyOut
 
 def _stored(proposal_id: str) -> Proposal:
     record = (
-        Proposal.objects.select_for_update()
+        Proposal.objects.select_for_update(of=("self",))
         .select_related("plan")
         .filter(proposal_id=proposal_id)
         .first()

@@ -108,13 +108,15 @@ def ppo(evidence: Evidence, params: Mapping[str, float]) -> np.ndarray:
     arm, reward = evidence.arm, evidence.reward
     known = ~np.isnan(evidence.behaviour_prob)
     behaviour = np.where(known, evidence.behaviour_prob, old[arm])
+    # The baseline comes from every recorded reward, the best estimate of the policy's value;
+    # only the gradient is restricted to the near-on-policy experiences.
+    adv = advantages(reward, normalize=normalize)
     start_ratio = old[arm] / behaviour
     near = (start_ratio >= 1.0 - clip) & (start_ratio <= 1.0 + clip)
     if not near.all():
-        arm, reward, behaviour = arm[near], reward[near], behaviour[near]
+        arm, adv, behaviour = arm[near], adv[near], behaviour[near]
     if arm.size == 0:
         return old
-    adv = advantages(reward, normalize=normalize)
 
     theta = np.log(old)
     for _ in range(epochs):
