@@ -180,10 +180,20 @@ def _human_approval(record: Proposal) -> Review | None:
     return None
 
 
-def _check_four_eyes(principal: Principal, record: Proposal) -> None:
-    """Nobody approves a plan they requested; a person's own direct edit is their approval."""
-    if record.plan is not None and record.plan.requested_by == principal.key:
-        raise forbidden(f"You requested {record.plan.plan_id}; another reviewer must approve it.")
+def _check_four_eyes(principal: Principal, record: Proposal, *, applying: bool) -> None:
+    """Nobody approves what they requested: a plan, or a lone proposal they sent for review.
+
+    Applying one's own lone edit is allowed: a person's apply is itself the approval.
+    """
+    if record.plan is not None:
+        if record.plan.requested_by == principal.key:
+            raise forbidden(
+                f"You requested {record.plan.plan_id}; another reviewer must approve it."
+            )
+    elif not applying and record.requested_by == principal.key:
+        raise forbidden(
+            f"You sent {record.proposal_id} for review; another reviewer must approve it."
+        )
 
 
 def _refuse_unsafe(proposal: ProposalInput, assessment: Assessment) -> None:
@@ -220,7 +230,7 @@ def _apply_record(
     assessment = assess(proposal, lock=True)
     _refuse_unsafe(proposal, assessment)
     if by_person:
-        _check_four_eyes(principal, record)
+        _check_four_eyes(principal, record, applying=True)
     plan_id = record.plan.plan_id if record.plan else ""
     if by_person:
         _review_record(record, assessment, principal.key, "approve", note="approved by applying")
@@ -321,7 +331,7 @@ def proposal_approve(*, principal: Principal, proposal_id: str, note: str = "") 
     principal.require(Action.DECIDE)
     with transaction.atomic():
         record = _stored(proposal_id)
-        _check_four_eyes(principal, record)
+        _check_four_eyes(principal, record, applying=False)
         if record.status in {ProposalStatus.APPLIED, ProposalStatus.ROLLED_BACK}:
             raise conflict(f"Proposal {proposal_id} is {record.status} already.")
         proposal = parse_proposal(proposal_wire(record))
