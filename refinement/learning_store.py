@@ -23,8 +23,7 @@ from refinement.history import history_record
 from refinement.models import LearningsAccess, Plan, Proposal, Step, StoreValue, Workflow
 from refinement.paths import STEP, Location, Target, locate
 from refinement.proposals import ProposalInput
-from refinement.review import assess
-from refinement.services import new_id, proposal_register, proposal_wire
+from refinement.services import plan_file, proposal_wire
 
 LEARNINGS = "learnings/"
 STEP_ID = re.compile(rf"^{STEP}$")
@@ -259,44 +258,14 @@ def run_report(
 def _file_run_plan(
     principal: Principal, step: Step, edits: list[ProposalInput]
 ) -> tuple[Plan, list[Proposal]]:
-    plan = Plan.objects.create(
-        plan_id=new_id("plan"),
+    """The run's edits as one plan, each gated by this step in review."""
+    proposals = [edit.model_copy(update={"step_id": step.step_id}) for edit in edits]
+    return plan_file(
+        principal,
+        proposals,
         origin="run",
-        requested_by=principal.key,
         summary=f"{len(edits)} learnings edits from a run of step {step.step_id}",
-        created=time.time(),
     )
-    records = [
-        _register(principal, edit, plan=plan, step_id=step.step_id, reason=edit.reason)
-        for edit in edits
-    ]
-    history_record(
-        "plan",
-        principal.key,
-        plan_id=plan.plan_id,
-        message=plan.summary,
-        diff=[proposal_wire(r) for r in records],
-    )
-    return plan, records
-
-
-def _register(
-    principal: Principal, edit: ProposalInput, *, plan: Plan, step_id: str, reason: str
-) -> Proposal:
-    # A fresh id keeps the proposal in this plan: registering without one would reuse an
-    # unplanned proposal of the same content, which stays outside the plan.
-    proposal = edit.model_copy(
-        update={
-            "proposal_id": edit.proposal_id or new_id("prop"),
-            "plan_id": plan.plan_id,
-            "step_id": step_id,
-            "reason": reason,
-        }
-    )
-    record = proposal_register(principal, proposal, plan=plan)
-    record.risk_level = assess(proposal).risk_level
-    record.save(update_fields=["risk_level"])
-    return record
 
 
 # Plans, for reviewers ---------------------------------------------------------------------
@@ -453,23 +422,11 @@ def skills_import(*, files: dict[str, str], source: str) -> ImportOutcome:
             edits.append(_import_edit(location, current, text, source))
         if not edits:
             return ImportOutcome()
-        plan = Plan.objects.create(
-            plan_id=new_id("plan"),
+        plan, records = plan_file(
+            IMPORTER,
+            edits,
             origin="import",
-            requested_by=IMPORTER.key,
             summary=f"{len(edits)} learnings files imported from {source}",
-            created=time.time(),
-        )
-        records = [
-            _register(IMPORTER, edit, plan=plan, step_id=edit.step_id, reason=edit.reason)
-            for edit in edits
-        ]
-        history_record(
-            "plan",
-            IMPORTER.key,
-            plan_id=plan.plan_id,
-            message=plan.summary,
-            diff=[proposal_wire(r) for r in records],
         )
     return ImportOutcome(plan_id=plan.plan_id, proposals=len(records))
 

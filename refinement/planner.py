@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import time
 
 from django.conf import settings
 from django.db import transaction
@@ -15,11 +14,10 @@ from learnportal.protocol.errors import not_found
 from refinement import store
 from refinement.adapt import SETTLED, targets_for
 from refinement.evidence import component_names
-from refinement.history import history_record
 from refinement.models import Plan, Proposal
 from refinement.paths import UNWEIGHTED, Target, locate, weight_path
 from refinement.proposals import ProposalInput
-from refinement.services import new_id, proposal_register, proposal_wire
+from refinement.services import plan_file
 
 REFERENCE = "learnings/_global/references/{}.md"
 MAX_CORRECTIONS = 50
@@ -35,23 +33,13 @@ def plan_create(
     chosen = [component_name] if component_name else names
     proposals = _weight_proposals(names, chosen) + _reference_proposals(chosen)
     with transaction.atomic():
-        plan = Plan.objects.create(
-            plan_id=new_id("plan"),
+        plan, records = plan_file(
+            principal,
+            proposals,
             origin="plan",
             component_name=component_name,
             scope=scope,
-            requested_by=principal.key,
-            status="ready" if proposals else "empty",
-            created=time.time(),
             summary=f"{len(proposals)} proposals for {component_name or 'all components'}",
-        )
-        records = [proposal_register(principal, p, plan=plan) for p in proposals]
-        history_record(
-            "plan",
-            principal.key,
-            plan_id=plan.plan_id,
-            message=plan.summary,
-            diff=[proposal_wire(r) for r in records],
         )
     return plan, records
 

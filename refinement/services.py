@@ -123,6 +123,45 @@ def proposal_register(
     return record
 
 
+def plan_file(
+    principal: Principal,
+    proposals: list[ProposalInput],
+    *,
+    origin: str,
+    summary: str,
+    component_name: str = "",
+    scope: str = "local",
+) -> tuple[Plan, list[Proposal]]:
+    """File a plan of proposals, each stored with its risk, and record it in the history.
+
+    Call inside the caller's transaction.
+    """
+    plan = Plan.objects.create(
+        plan_id=new_id("plan"),
+        origin=origin,
+        component_name=component_name,
+        scope=scope,
+        requested_by=principal.key,
+        status="ready" if proposals else "empty",
+        summary=summary,
+        created=time.time(),
+    )
+    records = []
+    for proposal in proposals:
+        record = proposal_register(principal, proposal, plan=plan)
+        record.risk_level = assess(proposal).risk_level
+        record.save(update_fields=["risk_level"])
+        records.append(record)
+    history_record(
+        "plan",
+        principal.key,
+        plan_id=plan.plan_id,
+        message=summary,
+        diff=[proposal_wire(r) for r in records],
+    )
+    return plan, records
+
+
 def _review_record(
     record: Proposal, assessment: Assessment, reviewer: str, kind: str, note: str = ""
 ) -> Review:
