@@ -98,7 +98,7 @@ class ComponentStats(models.Model):
     duration_count = models.BigIntegerField(default=0)
     duration_sum = models.FloatField(default=0.0)
     p95_duration_ms = models.FloatField(default=0.0)
-    duration_sketch = models.TextField(default="{}", help_text="JSON quantile sketch")
+    duration_sketch = models.BinaryField(default=b"", help_text="quantile sketch (feedback.sketch)")
     last_called = models.FloatField(default=0.0)
     feedback_count = models.BigIntegerField(default=0)
     score_weight = models.FloatField(default=0.0)

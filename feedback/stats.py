@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-import orjson
 from django.db import connection
 
 from feedback.bulk import insert_rows
@@ -59,7 +58,7 @@ class CallDelta:
 
 def _zero_row(name: str, **values: float) -> tuple:
     row = dict.fromkeys(ZERO_ROW_COLUMNS, 0)
-    row.update(component_name=name, duration_sketch="{}", **values)
+    row.update(component_name=name, duration_sketch=b"", **values)
     return tuple(row[c] for c in ZERO_ROW_COLUMNS)
 
 
@@ -108,12 +107,12 @@ def stats_add_calls(deltas: dict[str, CallDelta]) -> None:
     updates = []
     for stats in locked:
         delta = deltas[stats.component_name]
-        p95, sketch_json = stats.p95_duration_ms, stats.duration_sketch
+        p95, sketch_bytes = stats.p95_duration_ms, stats.duration_sketch
         if delta.durations:
-            sketch = DurationSketch.from_json(orjson.loads(stats.duration_sketch))
+            sketch = DurationSketch.from_bytes(stats.duration_sketch)
             sketch.add(np.asarray(delta.durations))
             p95 = sketch.quantile(0.95)
-            sketch_json = orjson.dumps(sketch.to_json()).decode()
+            sketch_bytes = sketch.to_bytes()
         updates.append(
             (
                 delta.success + delta.failed,
@@ -122,7 +121,7 @@ def stats_add_calls(deltas: dict[str, CallDelta]) -> None:
                 len(delta.durations),
                 float(sum(delta.durations)),
                 p95,
-                sketch_json,
+                sketch_bytes,
                 delta.last_called,
                 stats.pk,
             )
