@@ -7,6 +7,7 @@ operator need beside them. Every write happens in one transaction and leaves a h
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 import time
 from dataclasses import dataclass, field
@@ -366,8 +367,14 @@ def skill_get(*, principal: Principal, path: str, step_id: str = "") -> dict[str
     return {"path": row.path, "version": row.version, "text": row.value}
 
 
+METADATA_FILE = ".learning_metadata.json"
+
+
 def skills_export(*, directory: Path) -> list[Path]:
-    """Write every current learnings file under `directory`; refuse paths that escape it."""
+    """Write every current learnings file, and each step's metadata, under `directory`.
+
+    Refuses paths that would escape it.
+    """
     root = directory.resolve()
     files = store.skill_files()
     targets = []
@@ -376,6 +383,11 @@ def skills_export(*, directory: Path) -> list[Path]:
         if not target.is_relative_to(root) or not isinstance(row.value, str):
             raise invalid(f"{row.path!r} cannot be written under {root}.")
         targets.append((target, row.value))
+    for step in Step.objects.order_by("step_id"):
+        # The runtime's per-step metadata file (seed 004): settings and description-hash evidence.
+        metadata = {k: v for k, v in step_wire(step, step.step_id).items() if k != "updated"}
+        target = root / "learnings" / step.step_id / METADATA_FILE
+        targets.append((target, json.dumps(metadata, indent=2, sort_keys=True) + "\n"))
     for target, text in targets:
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(text, encoding="utf-8")
@@ -395,8 +407,8 @@ def skills_read_tree(*, directory: Path) -> tuple[dict[str, str], list[str]]:
     files: dict[str, str] = {}
     skipped: list[str] = []
     for file in sorted((root / "learnings").rglob("*")):
-        if not file.is_file():
-            continue
+        if not file.is_file() or file.name == METADATA_FILE:
+            continue  # metadata is the runtime's evidence, written by export, never imported
         path = file.relative_to(root).as_posix()
         if locate(Target.SKILL_FILE, path) is None or not file.resolve().is_relative_to(root):
             skipped.append(f"{path}: not a learnings path the store keeps")

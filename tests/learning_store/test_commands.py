@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import json
 from io import StringIO
 from pathlib import Path
 
@@ -7,7 +8,7 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from refinement.models import Plan, Proposal, StoreValue
+from refinement.models import Plan, Proposal, Step, StoreValue
 from tests.conftest import Actor
 from tests.learning_store.helpers import GLOBAL_SKILL, learn, skill_edit
 
@@ -32,6 +33,24 @@ def test_export_writes_every_learnings_file(stored_skill: None, tmp_path: Path) 
 
     assert (tmp_path / GLOBAL_SKILL).read_text() == "# Skill\n"
     assert (tmp_path / REFERENCE).read_text() == "Use SSO.\n"
+
+
+def test_export_writes_each_steps_learning_metadata(db: None, tmp_path: Path) -> None:
+    Step.objects.create(
+        step_id="login",
+        learnings_access="read-write",
+        learning_objective="auth flows",
+        last_description_hash="ab" * 32,
+        description_hash_runs=3,
+    )
+
+    _command("export_skills", tmp_path)
+
+    metadata = json.loads((tmp_path / "learnings/login/.learning_metadata.json").read_text())
+    assert metadata["description_hash_runs"] == 3
+    assert metadata["last_description_hash"] == "ab" * 32
+    assert metadata["learnings_access"] == "read-write"
+    assert metadata["lock_learnings"] is False
 
 
 def test_import_files_one_plan_for_the_changed_files_only(
