@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
 
 from feedback.models import Feedback, Turn
 from feedback.stats import component_records
+from learnportal.accounts.principals import principal_for_user
+from learnportal.accounts.roles import Action
+from learnportal.portal.access import page
 from refinement.history import history_entries
 from refinement.models import Proposal, ProposalStatus
 from refinement.paths import UNWEIGHTED
@@ -27,6 +29,7 @@ def home(request: HttpRequest) -> HttpResponse:
         }
         for record in component_records()
     ]
+    principal = principal_for_user(request.user)
     rated = Feedback.objects.exclude(correlation_id="").values("correlation_id")
     context = {
         "components": components,
@@ -35,6 +38,6 @@ def home(request: HttpRequest) -> HttpResponse:
         "pending_proposals": Proposal.objects.filter(
             status__in=[ProposalStatus.PENDING, ProposalStatus.QUEUED]
         ).count(),
-        "history": history_entries(limit=12),
+        "history": history_entries(limit=12) if principal.may(Action.HISTORY) else None,
     }
-    return render(request, "portal/home.html", context)
+    return page(request, "portal/home.html", context)

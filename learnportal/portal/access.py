@@ -1,0 +1,60 @@
+"""Who may see which page: the principal of the logged-in person, its role, and the 403 page."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import UTC, datetime
+from functools import wraps
+from typing import Any, Concatenate
+
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+
+from learnportal.accounts.principals import Principal, principal_for_user
+from learnportal.accounts.roles import Action
+
+PortalView = Callable[Concatenate[HttpRequest, Principal, ...], HttpResponse]
+
+
+def nav_links(principal: Principal | None) -> dict[str, bool]:
+    """Which navigation links base.html shows: only pages this role may use."""
+    if principal is None:
+        return {}
+    return {
+        "rate": principal.may(Action.FEEDBACK) and principal.may(Action.READ_TURNS),
+        "plans": principal.may(Action.DECIDE),
+        "history": principal.may(Action.HISTORY),
+    }
+
+
+def page(
+    request: HttpRequest, template: str, context: dict[str, Any] | None = None, *, status: int = 200
+) -> HttpResponse:
+    """Render a portal page, with the navigation the person's role allows."""
+    principal = principal_for_user(request.user) if request.user.is_authenticated else None
+    context = {**(context or {}), "may": nav_links(principal)}
+    return render(request, template, context, status=status)
+
+
+def requires(action: Action) -> Callable[[PortalView], Callable[..., HttpResponse]]:
+    """Log in first; then a role that may not `action` gets the 403 page, not the view."""
+
+    def decorate(view: PortalView) -> Callable[..., HttpResponse]:
+        @login_required
+        @wraps(view)
+        def wrapper(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+            principal = principal_for_user(request.user)
+            if not principal.may(action):
+                context = {"role": principal.role.value, "action": action.value}
+                return page(request, "portal/403.html", context, status=403)
+            return view(request, principal, *args, **kwargs)
+
+        return wrapper
+
+    return decorate
+
+
+def when(ts: float) -> datetime:
+    """Epoch seconds, as the services store them, for the `date` and `timesince` filters."""
+    return datetime.fromtimestamp(ts, tz=UTC)

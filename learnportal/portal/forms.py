@@ -1,0 +1,83 @@
+"""The portal's forms. They parse what a browser sends; the protocol models and services judge it.
+
+Ranges, the correction rule and the span check live in `learnportal.protocol` and the services,
+so a refusal reads the same here as over the API: `show_learn_error` puts each of a LearnError's
+details next to the field it names.
+"""
+
+from __future__ import annotations
+
+from django import forms
+
+from learnportal.protocol import FeedbackDimension, FeedbackPolarity
+from learnportal.protocol.errors import LearnError
+
+POLARITY_HELP = {
+    FeedbackPolarity.POSITIVE: "Good as it is",
+    FeedbackPolarity.NEGATIVE: "Wrong or unhelpful",
+    FeedbackPolarity.NEUTRAL: "Neither",
+    FeedbackPolarity.CORRECTIVE: "Say what it should have been",
+}
+# Where a protocol field's error is shown on the rating form.
+RATING_LOCS = {"correction_span": "span_start", "polarity": "polarity", "score": "score"}
+
+
+class RatingForm(forms.Form):
+    feedback_id = forms.CharField(widget=forms.HiddenInput, max_length=200)
+    polarity = forms.ChoiceField(
+        choices=[(p.value, p.value.capitalize()) for p in FeedbackPolarity],
+        widget=forms.RadioSelect,
+    )
+    score = forms.FloatField(
+        initial=0.0,
+        widget=forms.NumberInput(attrs={"type": "range", "min": -1, "max": 1, "step": 0.1}),
+    )
+    dimension = forms.ChoiceField(
+        choices=[(d.value, d.value.replace("_", " ").capitalize()) for d in FeedbackDimension],
+        initial=FeedbackDimension.HELPFULNESS.value,
+    )
+    confidence = forms.FloatField(
+        initial=1.0, widget=forms.NumberInput(attrs={"min": 0, "max": 1, "step": 0.05})
+    )
+    comment = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}))
+    correction = forms.CharField(
+        required=False,
+        strip=False,
+        widget=forms.Textarea(attrs={"rows": 3, "placeholder": "What the response should say"}),
+    )
+    span_start = forms.IntegerField(required=False, widget=forms.HiddenInput)
+    span_end = forms.IntegerField(required=False, widget=forms.HiddenInput)
+
+    def span(self) -> tuple[int, int] | None:
+        start, end = self.cleaned_data.get("span_start"), self.cleaned_data.get("span_end")
+        if start is None and end is None:
+            return None
+        # Half a span is still a span the model will refuse, with its own message.
+        return (start if start is not None else -1, end if end is not None else -1)
+
+
+class ApproveForm(forms.Form):
+    note = forms.CharField(required=False, max_length=2000)
+
+
+class RejectForm(forms.Form):
+    # Required in the browser; the service refuses an empty reason with its own message.
+    reason = forms.CharField(required=False, max_length=2000)
+
+
+def show_learn_error(
+    form: forms.Form, error: LearnError, locs: dict[str, str] | None = None
+) -> None:
+    """Attach each detail to the form field its `loc` names; the rest to the whole form."""
+    locs = locs or {}
+    placed = False
+    for item in error.details:
+        names = [part for part in item.get("loc", []) if isinstance(part, str)]
+        field = next(
+            (locs.get(n, n) for n in reversed(names) if locs.get(n, n) in form.fields), None
+        )
+        if field is not None:
+            form.add_error(field, item["msg"])
+            placed = True
+    if not placed:
+        form.add_error(None, error.message)

@@ -1,0 +1,141 @@
+"""Reviewers: refinement plans, each proposal's risk and diff, and the decisions on them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import messages
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect
+from django.urls import reverse
+from django.views.decorators.http import require_POST
+
+from learnportal.accounts.principals import Principal
+from learnportal.accounts.roles import Action
+from learnportal.portal import selectors
+from learnportal.portal.access import page, requires, when
+from learnportal.portal.diffs import skill_file_diff, weight_change
+from learnportal.portal.forms import ApproveForm, RejectForm, show_learn_error
+from learnportal.protocol.errors import ErrorCode, LearnError
+from refinement.learning_store import plan_get, plan_list
+from refinement.models import Refinement
+from refinement.services import (
+    proposal_apply_stored,
+    proposal_approve,
+    proposal_reject,
+    refinement_rollback,
+)
+
+PLANS_SHOWN = 200
+OPEN = {"pending", "approved", "queued"}
+DECISIONS = {"approve", "reject", "apply"}
+
+
+@requires(Action.DECIDE)
+def plan_index(request: HttpRequest, principal: Principal) -> HttpResponse:
+    plans = plan_list(principal=principal, limit=PLANS_SHOWN)
+    for plan in plans:
+        plan["when"] = when(plan["created"])
+        plan["open"] = sum(p["status"] in OPEN for p in plan["proposals"])
+        plan["applied"] = sum(p["status"] == "applied" for p in plan["proposals"])
+    return page(request, "portal/plans.html", {"plans": plans})
+
+
+@requires(Action.DECIDE)
+def plan_show(request: HttpRequest, principal: Principal, plan_id: str) -> HttpResponse:
+    return _plan_page(request, principal, plan_id)
+
+
+def _plan_page(
+    request: HttpRequest,
+    principal: Principal,
+    plan_id: str,
+    *,
+    forms: dict[str, Any] | None = None,
+    status: int = 200,
+) -> HttpResponse:
+    try:
+        plan = plan_get(principal=principal, plan_id=plan_id)
+    except LearnError as error:
+        if error.code == ErrorCode.NOT_FOUND:
+            raise Http404(error.message) from None
+        raise
+    refinements = selectors.proposal_refinements([p["proposal_id"] for p in plan["proposals"]])
+    forms = forms or {}
+    for proposal in plan["proposals"]:
+        _decorate(proposal, refinements.get(proposal["proposal_id"]))
+        proposal["approve_form"] = forms.get(("approve", proposal["proposal_id"]), ApproveForm())
+        proposal["reject_form"] = forms.get(("reject", proposal["proposal_id"]), RejectForm())
+    plan["when"] = when(plan["created"])
+    context = {"plan": plan, "own_plan": plan["requested_by"] == principal.key}
+    return page(request, "portal/plan.html", context, status=status)
+
+
+def _decorate(proposal: dict[str, Any], refinement: Refinement | None) -> None:
+    # Plans are filed without an automatic review; until one exists, a decision's review
+    # carries the same assessment, so its reasons explain the risk as well.
+    reviewed = [r for r in proposal["reviews"] if r["reasons"]]
+    latest = next((r for r in reviewed if r["kind"] == "auto"), reviewed[0] if reviewed else None)
+    proposal["auto_reasons"] = latest["reasons"] if latest else []
+    decisions = [r for r in proposal["reviews"] if r["kind"] in {"approve", "reject"}]
+    proposal["decision"] = decisions[0] if decisions else None
+    if proposal["target"] == "skill_file":
+        proposal["diff_lines"] = skill_file_diff(
+            proposal["path"], proposal["old_value"], proposal["new_value"]
+        )
+    elif proposal["target"] == "router_weight":
+        proposal["weight"] = weight_change(proposal["old_value"], proposal["new_value"])
+    proposal["refinement"] = refinement
+    proposal["may_decide"] = proposal["status"] in OPEN
+    proposal["may_rollback"] = refinement is not None and refinement.status == "applied"
+
+
+@require_POST
+@requires(Action.DECIDE)
+def proposal_decide(
+    request: HttpRequest, principal: Principal, plan_id: str, proposal_id: str, decision: str
+) -> HttpResponse:
+    if decision not in DECISIONS:
+        raise Http404(f"No decision {decision!r}.")
+    form = (RejectForm if decision == "reject" else ApproveForm)(request.POST)
+    form.is_valid()
+    try:
+        done = _decide(principal, proposal_id, decision, form.cleaned_data)
+    except LearnError as error:
+        if any("reason" in d.get("loc", []) for d in error.details):
+            show_learn_error(form, error)
+            forms = {(decision, proposal_id): form}
+            return _plan_page(request, principal, plan_id, forms=forms, status=400)
+        messages.error(request, error.message)
+    else:
+        messages.success(request, done)
+    return redirect(reverse("portal:plan", args=[plan_id]) + f"#{proposal_id}")
+
+
+def _decide(principal: Principal, proposal_id: str, decision: str, data: dict[str, Any]) -> str:
+    if decision == "approve":
+        proposal_approve(principal=principal, proposal_id=proposal_id, note=data.get("note", ""))
+        return f"Approved {proposal_id}."
+    if decision == "reject":
+        proposal_reject(principal=principal, proposal_id=proposal_id, reason=data.get("reason", ""))
+        return f"Rejected {proposal_id}."
+    outcome = proposal_apply_stored(principal=principal, proposal_id=proposal_id)
+    if outcome.error:
+        return f"{proposal_id} was not applied: {outcome.error}"
+    return f"Applied {proposal_id} as {outcome.refinement_id}."
+
+
+@require_POST
+@requires(Action.DECIDE)
+def refinement_undo(
+    request: HttpRequest, principal: Principal, plan_id: str, refinement_id: str
+) -> HttpResponse:
+    try:
+        outcome = refinement_rollback(principal=principal, refinement_id=refinement_id)
+    except LearnError as error:
+        messages.error(request, error.message)
+    else:
+        messages.success(
+            request, f"Rolled back {refinement_id} (undone by {outcome.rollback_refinement_id})."
+        )
+    return redirect("portal:plan", plan_id=plan_id)

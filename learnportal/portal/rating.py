@@ -1,0 +1,102 @@
+"""Annotators: the queue of agent turns, and rating one of them."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.core.paginator import Paginator
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect
+from django.urls import reverse
+from pydantic import ValidationError
+
+from feedback.models import Turn
+from feedback.services import feedback_record
+from learnportal.accounts.principals import Principal
+from learnportal.accounts.roles import Action
+from learnportal.portal import selectors
+from learnportal.portal.access import page, requires
+from learnportal.portal.forms import POLARITY_HELP, RATING_LOCS, RatingForm, show_learn_error
+from learnportal.protocol import Feedback, FeedbackDimension, FeedbackPolarity, RatedTurn
+from learnportal.protocol.errors import LearnError, invalid
+from learnportal.protocol.ids import new_feedback_id
+from learnportal.protocol.wire import summarize, validation_details
+
+QUEUE_PAGE_SIZE = 20
+
+
+@requires(Action.READ_TURNS)
+def turn_list(request: HttpRequest, principal: Principal) -> HttpResponse:
+    component, session = request.GET.get("component", ""), request.GET.get("session", "")
+    turns = selectors.turn_queue(component_name=component, session_id=session)
+    paginator = Paginator(turns, QUEUE_PAGE_SIZE)
+    context = {
+        "page_obj": paginator.get_page(request.GET.get("page")),
+        "component": component,
+        "session": session,
+        "unrated": turns.filter(rated=False).count(),
+        "can_rate": principal.may(Action.FEEDBACK),
+        **selectors.queue_filters(),
+    }
+    return page(request, "portal/turns.html", context)
+
+
+@requires(Action.FEEDBACK)
+def turn_rate(request: HttpRequest, principal: Principal, pk: int) -> HttpResponse:
+    turn = get_object_or_404(Turn, pk=pk)
+    if request.method != "POST":
+        form = RatingForm(initial={"feedback_id": new_feedback_id()})
+        return _rate_page(request, turn, form)
+    form = RatingForm(request.POST)
+    if not form.is_valid():
+        return _rate_page(request, turn, form, status=400)
+    try:
+        feedback_record(principal=principal, feedbacks=[_feedback(turn, form)])
+    except LearnError as error:
+        show_learn_error(form, error, RATING_LOCS)
+        return _rate_page(request, turn, form, status=400)
+    messages.success(request, f"Rated {turn.correlation_id}. Thank you!")
+    following = selectors.next_unrated_turn(after=turn)
+    if following is None:
+        messages.info(request, "That was the last unrated turn in the queue.")
+        return redirect("portal:turns")
+    return redirect("portal:rate", pk=following.pk)
+
+
+def _feedback(turn: Turn, form: RatingForm) -> Feedback:
+    """The protocol's Feedback for this form; its own rules refuse it as `invalid`."""
+    data = form.cleaned_data
+    try:
+        return Feedback(
+            feedback_id=data["feedback_id"],
+            correlation_id=turn.correlation_id,
+            session_id=turn.session_id,
+            component_name=turn.component_name,
+            rated_turn=RatedTurn(prompt=turn.prompt, response=turn.response, model=turn.model),
+            polarity=FeedbackPolarity(data["polarity"]),
+            score=data["score"],
+            dimension=FeedbackDimension(data["dimension"]),
+            confidence=data["confidence"],
+            comment=data["comment"],
+            correction=data["correction"],
+            correction_span=form.span(),
+        )
+    except ValidationError as exc:
+        details = validation_details(exc)
+        raise invalid(summarize(details), details) from None
+
+
+def _rate_page(
+    request: HttpRequest, turn: Turn, form: RatingForm, status: int = 200
+) -> HttpResponse:
+    ratings = selectors.turn_ratings(turn)
+    for rating in ratings:
+        has_span = rating.span_start is not None and rating.span_end is not None
+        rating.excerpt = turn.response[rating.span_start : rating.span_end] if has_span else ""
+    context = {
+        "turn": turn,
+        "form": form,
+        "ratings": ratings,
+        "polarity_help": {p.value: text for p, text in POLARITY_HELP.items()},
+        "queue_url": reverse("portal:turns"),
+    }
+    return page(request, "portal/rate.html", context, status=status)

@@ -1,0 +1,33 @@
+"""What the browser tests share: Chromium's flags, logging in, and screenshots."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+
+from learnportal import demo
+
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+def screenshot(page: Any, name: str) -> None:
+    folder = Path(settings.VAR_DIR) / "screenshots"
+    folder.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(folder / f"{name}.png"), full_page=True)
+
+
+def log_in(page: Any, base_url: str, username: str, next_path: str = "/") -> None:
+    page.goto(f"{base_url}/login/?next={next_path}")
+    page.fill("input[name=username]", username)
+    page.fill("input[name=password]", demo.DEMO_PASSWORD)
+    page.click("button[type=submit]")
+    page.wait_for_url(f"{base_url}{next_path}")

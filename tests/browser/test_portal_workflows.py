@@ -1,0 +1,98 @@
+"""Annotators rate and reviewers decide, in headless Chromium. Screenshots: var/screenshots/."""
+
+from __future__ import annotations
+
+import pytest
+
+from feedback.models import Feedback, Turn
+from refinement.models import Plan, Proposal
+from tests.browser.helpers import log_in, screenshot
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+SELECT_IN_RESPONSE = """([start, end]) => {
+  const text = document.getElementById("response-text").firstChild;
+  const range = document.createRange();
+  range.setStart(text, start);
+  range.setEnd(text, end);
+  const selection = window.getSelection();
+  selection.removeAllRanges();
+  selection.addRange(range);
+  document.dispatchEvent(new MouseEvent("mouseup", {bubbles: true}));
+}"""
+
+
+def test_an_annotator_rates_a_turn_with_a_correction_span_and_sees_the_next(
+    seeded, live_server, browser_page
+):
+    page = browser_page
+    log_in(page, live_server.url, "annotator", "/turns/")
+    screenshot(page, "turns")
+    assert page.locator("a[href='/plans/']").count() == 0  # not a reviewer's page
+
+    page.locator(".turn:not(.is-rated) a.button").first.click()
+    turn = Turn.objects.get(pk=int(page.url.rstrip("/").rsplit("/", 1)[1]))
+    assert page.locator("#response-text").inner_text() == turn.response
+
+    page.check("input[value=corrective]", force=True)
+    page.locator("input[name=score]").fill("-0.6")
+    assert page.locator("#score-value").inner_text() == "-0.6"
+    page.click("#rating-form button[type=submit]")
+    error = page.locator("[data-field=correction]")
+    assert error.inner_text() == "corrective feedback must include a correction"
+    screenshot(page, "rate-error")
+
+    page.evaluate(SELECT_IN_RESPONSE, [0, 4])
+    assert page.locator("input[name=span_start]").input_value() == "0"
+    assert page.locator("input[name=span_end]").input_value() == "4"
+    assert page.locator("#response-text mark").inner_text() == turn.response[:4]
+    page.fill("textarea[name=correction]", "Say where the figure comes from.")
+    page.fill("textarea[name=comment]", "Unsourced number")
+    screenshot(page, "rate")
+    page.click("#rating-form button[type=submit]")
+
+    page.wait_for_selector(".message-success")
+    assert f"Rated {turn.correlation_id}" in page.locator(".message-success").inner_text()
+    assert f"/turns/{turn.pk}/" not in page.url
+    screenshot(page, "rate-next")
+    feedback = Feedback.objects.get(correlation_id=turn.correlation_id)
+    assert (feedback.source, feedback.annotator_id) == ("human", "annotator")
+    assert (feedback.span_start, feedback.span_end, feedback.score) == (0, 4, -0.6)
+
+    page.goto(f"{live_server.url}/plans/")
+    assert page.locator("h1").inner_text() == "Not for your role"
+    screenshot(page, "forbidden")
+
+
+def test_a_reviewer_approves_and_applies_a_proposal_then_reads_the_history(
+    seeded, live_server, browser_page
+):
+    page = browser_page
+    plan = Plan.objects.get(requested_by="token:demo-agent")
+    weight = plan.proposals.filter(target="router_weight").order_by("id").first()
+    log_in(page, live_server.url, "reviewer", "/plans/")
+    screenshot(page, "plans")
+    page.click(f"a[href='/plans/{plan.plan_id}/']")
+    page.wait_for_selector(".proposal")
+    screenshot(page, "plan")
+
+    card = page.locator(f"article#{weight.proposal_id}")
+    card.locator("input[name=note]").fill("Traffic follows the better component")
+    card.locator("button.approve").click()
+    page.wait_for_selector(".message-success")
+    card = page.locator(f"article#{weight.proposal_id}")
+    assert card.locator(".proposal-head .status").inner_text().lower() == "approved"
+    card.locator("button.apply").click()
+    page.wait_for_selector(".message-success")
+    card = page.locator(f"article#{weight.proposal_id}")
+    assert card.locator(".proposal-head .status").inner_text().lower() == "applied"
+    assert card.locator("button.rollback").is_visible()
+    assert Proposal.objects.get(pk=weight.pk).status == "applied"
+    screenshot(page, "plan-applied")
+
+    page.click("nav a[href='/history/']")
+    page.wait_for_selector("#history-list")
+    assert page.locator("#history-list tbody tr").first.locator(".kind-badge").inner_text() == (
+        "APPLY"
+    )
+    screenshot(page, "history")

@@ -1,0 +1,146 @@
+from __future__ import annotations
+
+import pytest
+from django.test import Client
+
+from learnportal.accounts.models import User
+from learnportal.accounts.principals import principal_for_user
+from refinement.models import Plan, Proposal, Refinement
+from refinement.planner import plan_create
+from refinement.store import routing_weights
+
+pytestmark = pytest.mark.django_db
+
+
+def _demo_plan() -> Plan:
+    return Plan.objects.get(requested_by="token:demo-agent")
+
+
+def _proposal(target: str, plan: Plan | None = None) -> Proposal:
+    return (plan or _demo_plan()).proposals.filter(target=target).order_by("id").first()
+
+
+def _decide(client: Client, proposal: Proposal, decision: str, **data: str):
+    return client.post(
+        f"/plans/{proposal.plan.plan_id}/proposals/{proposal.proposal_id}/{decision}/", data
+    )
+
+
+def test_annotators_get_the_403_page_for_plans(annotator):
+    proposal = _proposal("router_weight")
+    assert annotator.get("/plans/").status_code == 403
+    page = annotator.get(f"/plans/{proposal.plan.plan_id}/")
+    assert page.status_code == 403
+    assert "Not for your role" in page.content.decode()
+    assert _decide(annotator, proposal, "approve").status_code == 403
+    assert Proposal.objects.get(pk=proposal.pk).status == "pending"
+
+
+def test_the_nav_shows_only_the_pages_a_role_may_use(annotator, reviewer):
+    annotator_nav = annotator.get("/").content.decode()
+    assert 'href="/turns/"' in annotator_nav
+    assert 'href="/plans/"' not in annotator_nav and 'href="/history/"' not in annotator_nav
+    reviewer_nav = reviewer.get("/").content.decode()
+    assert all(f'href="/{p}/"' in reviewer_nav for p in ("turns", "plans", "history"))
+
+
+def test_plans_are_listed_newest_first_with_their_status(reviewer):
+    mine = plan_create(
+        principal=principal_for_user(User.objects.get(username="reviewer")),
+        component_name="",
+        scope="local",
+    )[0]
+    page = reviewer.get("/plans/").content.decode()
+    assert page.index(mine.plan_id) < page.index(_demo_plan().plan_id)
+    assert 'class="status status-ready">ready' in page
+
+
+def test_a_plan_shows_risk_badges_and_diffs(reviewer):
+    page = reviewer.get(f"/plans/{_demo_plan().plan_id}/").content.decode()
+    assert 'class="risk risk-medium">medium risk' in page
+    assert 'class="risk risk-low">low risk' in page
+    assert '<span class="diff-head">+++ b/learnings/_global/references/code_review.md' in page
+    assert '<span class="diff-add">+- **correctness**: Point out that add() subtracts.' in page
+    weight = _proposal("router_weight")
+    delta = weight.new_value - weight.old_value
+    assert f"{delta:.3f}" in page
+
+
+def test_a_unknown_plan_is_not_found(reviewer):
+    assert reviewer.get("/plans/plan-nope/").status_code == 404
+
+
+def test_approving_then_applying_changes_the_weight(reviewer):
+    proposal = _proposal("router_weight")
+    response = _decide(reviewer, proposal, "approve", note="Looks right")
+    assert response.status_code == 302
+    assert Proposal.objects.get(pk=proposal.pk).status == "approved"
+    assert "Looks right" in reviewer.get(response["Location"]).content.decode()
+    _decide(reviewer, proposal, "apply")
+    assert Proposal.objects.get(pk=proposal.pk).status == "applied"
+    component = proposal.path.removeprefix("router.weights.")
+    assert routing_weights()[component] == pytest.approx(proposal.new_value)
+    page = reviewer.get(f"/plans/{proposal.plan.plan_id}/").content.decode()
+    refinement = Refinement.objects.get(proposal=proposal)
+    assert refinement.refinement_id in page and "Roll back" in page
+
+
+def test_rolling_back_restores_the_old_value(reviewer):
+    proposal = _proposal("skill_file")
+    _decide(reviewer, proposal, "apply")
+    refinement = Refinement.objects.get(proposal=proposal)
+    response = reviewer.post(
+        f"/plans/{proposal.plan.plan_id}/refinements/{refinement.refinement_id}/rollback/"
+    )
+    assert response.status_code == 302
+    assert Refinement.objects.get(pk=refinement.pk).status == "rolled_back"
+    assert Proposal.objects.get(pk=proposal.pk).status == "rolled_back"
+    page = reviewer.get(response["Location"]).content.decode()
+    assert f"Rolled back {refinement.refinement_id}" in page
+    again = reviewer.post(
+        f"/plans/{proposal.plan.plan_id}/refinements/{refinement.refinement_id}/rollback/"
+    )
+    assert "rolled back already" in reviewer.get(again["Location"]).content.decode()
+
+
+def test_rejecting_needs_a_reason_shown_next_to_the_field(reviewer):
+    proposal = _proposal("skill_file")
+    response = _decide(reviewer, proposal, "reject", reason="  ")
+    assert response.status_code == 400
+    assert 'data-field="reason">required' in response.content.decode()
+    assert Proposal.objects.get(pk=proposal.pk).status == "pending"
+
+
+def test_rejecting_with_a_reason_rejects(reviewer):
+    proposal = _proposal("skill_file")
+    _decide(reviewer, proposal, "reject", reason="Too vague")
+    assert Proposal.objects.get(pk=proposal.pk).status == "rejected"
+    page = reviewer.get(f"/plans/{proposal.plan.plan_id}/").content.decode()
+    assert "“Too vague”" in page
+
+
+def test_a_reviewer_cannot_approve_or_apply_their_own_plan(reviewer, second_reviewer):
+    plan = plan_create(
+        principal=principal_for_user(User.objects.get(username="reviewer")),
+        component_name="code_review",
+        scope="local",
+    )[0]
+    proposal = _proposal("router_weight", plan)
+    response = _decide(reviewer, proposal, "approve")
+    page = reviewer.get(response["Location"]).content.decode()
+    assert f"You requested {plan.plan_id}; another reviewer must approve it." in page
+    _decide(reviewer, proposal, "apply")
+    assert Proposal.objects.get(pk=proposal.pk).status == "pending"
+    _decide(second_reviewer, proposal, "approve")
+    assert Proposal.objects.get(pk=proposal.pk).status == "approved"
+
+
+def test_decisions_are_posts_only(reviewer):
+    proposal = _proposal("skill_file")
+    assert (
+        reviewer.get(
+            f"/plans/{proposal.plan.plan_id}/proposals/{proposal.proposal_id}/approve/"
+        ).status_code
+        == 405
+    )
+    assert _decide(reviewer, proposal, "obliterate").status_code == 404

@@ -1,0 +1,133 @@
+from __future__ import annotations
+
+import json
+
+import pytest
+from django.test import Client
+
+from feedback.models import Feedback, Turn
+
+pytestmark = pytest.mark.django_db
+
+
+def _turn(correlation_id: str) -> Turn:
+    return Turn.objects.get(correlation_id=correlation_id)
+
+
+def _rate(client: Client, turn: Turn, **fields: object):
+    data = {
+        "feedback_id": f"fb-{turn.correlation_id}-{len(fields)}",
+        "polarity": "positive",
+        "score": "0.5",
+        "dimension": "helpfulness",
+        "confidence": "0.9",
+        "comment": "",
+        "correction": "",
+        "span_start": "",
+        "span_end": "",
+        **fields,
+    }
+    return client.post(f"/turns/{turn.pk}/", data)
+
+
+def test_it_sends_anonymous_visitors_to_log_in(seeded):
+    response = Client().get("/turns/")
+    assert response.status_code == 302
+    assert response["Location"].startswith("/login/")
+
+
+def test_it_lists_unrated_turns_before_rated_ones(annotator):
+    page = annotator.get("/turns/").content.decode()
+    # The demo rated turns 0, 1 and 3; 2, 4 and 5 wait.
+    positions = {i: page.index(f"demo-turn-{i}") for i in range(6)}
+    assert max(positions[i] for i in (2, 4, 5)) < min(positions[i] for i in (0, 1, 3))
+    assert "3</b> unrated turns" in page
+
+
+def test_it_filters_by_component_and_session(annotator):
+    page = annotator.get("/turns/", {"component": "code_review"}).content.decode()
+    assert "demo-turn-1" in page and "demo-turn-5" in page
+    assert "demo-turn-2" not in page
+    empty = annotator.get("/turns/", {"session": "elsewhere"}).content.decode()
+    assert "No turns match this filter" in empty
+
+
+def test_the_rating_page_shows_the_whole_turn_and_its_ratings(annotator):
+    page = annotator.get(f"/turns/{_turn('demo-turn-1').pk}/").content.decode()
+    assert "Review this diff" in page
+    assert (
+        '<div id="response-text" class="text-block response-text">Looks good to me!</div>' in page
+    )
+    assert "Point out that add() subtracts." in page  # the demo's earlier correction
+    assert 'name="csrfmiddlewaretoken"' in page
+
+
+def test_rating_records_human_feedback_as_the_annotator_and_moves_on(annotator):
+    turn = _turn("demo-turn-2")
+    response = _rate(annotator, turn, comment="Accurate and sourced.", span_start="0", span_end="4")
+    feedback = Feedback.objects.get(correlation_id="demo-turn-2")
+    assert (feedback.source, feedback.annotator_id) == ("human", "annotator")
+    assert (feedback.score, feedback.confidence, feedback.polarity) == (0.5, 0.9, "positive")
+    assert (feedback.span_start, feedback.span_end) == (0, 4)
+    assert feedback.component_name == "web_search"
+    assert feedback.session_id == "demo-session"
+    assert json.loads(feedback.rated_turn)["response"] == turn.response
+    next_turn = _turn("demo-turn-5")  # the queue's newest unrated turn after this one
+    assert response.status_code == 302
+    assert response["Location"] == f"/turns/{next_turn.pk}/"
+    assert "Rated demo-turn-2" in annotator.get(response["Location"]).content.decode()
+
+
+def test_corrective_without_a_correction_shows_the_models_message_and_stores_nothing(annotator):
+    response = _rate(annotator, _turn("demo-turn-2"), polarity="corrective", score="-0.5")
+    assert response.status_code == 400
+    page = response.content.decode()
+    assert 'data-field="correction">corrective feedback must include a correction' in page
+    assert not Feedback.objects.filter(correlation_id="demo-turn-2").exists()
+
+
+def test_a_span_outside_the_response_is_refused_next_to_the_span(annotator):
+    turn = _turn("demo-turn-2")
+    response = _rate(
+        annotator,
+        turn,
+        polarity="corrective",
+        correction="About 522,000.",
+        span_start="3",
+        span_end=str(len(turn.response) + 5),
+    )
+    assert response.status_code == 400
+    assert 'data-field="correction_span">correction_span [3,' in response.content.decode()
+    assert not Feedback.objects.filter(correlation_id="demo-turn-2").exists()
+
+
+def test_a_score_out_of_range_is_refused_next_to_the_score(annotator):
+    response = _rate(annotator, _turn("demo-turn-2"), score="3")
+    assert response.status_code == 400
+    assert "less than or equal to 1" in response.content.decode()
+    assert not Feedback.objects.filter(correlation_id="demo-turn-2").exists()
+
+
+def test_a_repeated_submission_is_stored_once(annotator):
+    turn = _turn("demo-turn-2")
+    _rate(annotator, turn)
+    _rate(annotator, turn)
+    assert Feedback.objects.filter(correlation_id="demo-turn-2").count() == 1
+
+
+def test_the_last_unrated_turn_leads_back_to_the_queue(annotator):
+    for name in ("demo-turn-2", "demo-turn-4"):
+        _rate(annotator, _turn(name))
+    response = _rate(annotator, _turn("demo-turn-5"))
+    assert response["Location"] == "/turns/"
+    assert "last unrated turn" in annotator.get("/turns/").content.decode()
+
+
+def test_the_form_needs_the_csrf_token(seeded):
+    from learnportal.accounts.models import User
+
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(User.objects.get(username="annotator"))
+    response = client.post(f"/turns/{_turn('demo-turn-2').pk}/", {"polarity": "positive"})
+    assert response.status_code == 403
+    assert not Feedback.objects.filter(correlation_id="demo-turn-2").exists()
