@@ -11,7 +11,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from feedback.models import Feedback, Turn
+from feedback.models import Turn
+from feedback.selectors import turn_queue
 from feedback.services import TurnInput, turns_submit
 from learnportal.accounts.roles import Action
 from learnportal.protocol import RatedTurn
@@ -76,12 +77,14 @@ class TurnsView(APIView):
     )
     def get(self, request: Request) -> Response:
         request.user.require(Action.READ_TURNS)
-        turns = Turn.objects.all()
-        for name in ("session_id", "component_name", "correlation_id"):
-            if value := request.query_params.get(name):
-                turns = turns.filter(**{name: value})
+        turns = turn_queue(
+            component_name=request.query_params.get("component_name", ""),
+            session_id=request.query_params.get("session_id", ""),
+        )
+        if correlation_id := request.query_params.get("correlation_id"):
+            turns = turns.filter(correlation_id=correlation_id)
         if request.query_params.get("unrated") in {"1", "true"}:
-            turns = turns.exclude(correlation_id__in=Feedback.objects.values("correlation_id"))
+            turns = turns.filter(rated=False)
         paginator = TurnCursor()
         page = paginator.paginate_queryset(turns, request, view=self)
         return paginator.get_paginated_response(TurnSerializer(page, many=True).data)

@@ -22,7 +22,14 @@ from refinement.history import history_record
 from refinement.models import Plan, Proposal, ProposalStatus
 from refinement.paths import UNWEIGHTED, Target, weight_path
 from refinement.proposals import ProposalInput
-from refinement.services import _apply_record, new_id, proposal_register
+from refinement.review import assess
+from refinement.services import (
+    _apply_record,
+    new_id,
+    plan_settle,
+    proposal_register,
+    review_record,
+)
 from refinement.strategy_registry import strategy_for, strategy_params
 
 STEP_LIMIT = {"none": 0.0, "low": 0.1, "medium": 0.3, "high": 1.0}
@@ -82,10 +89,12 @@ def adapt_run(*, principal: Principal, component_name: str, strategy: str) -> Ad
                 rest = _weight_proposal(
                     name, new, target, f"{strategy} target, beyond the auto-apply step"
                 )
-                proposal_register(principal, rest, plan=plan)
+                record = proposal_register(principal, rest, plan=plan)
+                review_record(record, assess(rest), principal.key, "auto")
                 waiting.append((name, new, target))
         if not moves and not waiting:
             plan.status = "empty"
+        plan_settle(plan)
         plan.summary = _message(strategy, moves, waiting, plan.plan_id)
         plan.save(update_fields=["status", "summary"])
         history_record(
@@ -118,13 +127,15 @@ def _weight_proposal(name: str, old: float, new: float, reason: str) -> Proposal
 
 def _supersede_pending(name: str, plan: Plan) -> None:
     """An older adapt's remaining step for this weight is stale now; only the newest counts."""
-    Proposal.objects.filter(
+    stale = Proposal.objects.filter(
         path=weight_path(name),
         plan__origin="adapt",
         status__in=[ProposalStatus.PENDING, ProposalStatus.APPROVED],
-    ).exclude(plan=plan).update(
-        status=ProposalStatus.REJECTED, reason=f"superseded by {plan.plan_id}"
-    )
+    ).exclude(plan=plan)
+    plans = {proposal.plan for proposal in stale.select_related("plan")}
+    stale.update(status=ProposalStatus.REJECTED, reason=f"superseded by {plan.plan_id}")
+    for superseded in plans:
+        plan_settle(superseded)
 
 
 def _message(strategy: str, moves: list, waiting: list, plan_id: str) -> str:

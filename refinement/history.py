@@ -35,5 +35,7 @@ def history_record(
     return entry
 
 
-def history_entries(*, limit: int = HISTORY_LIMIT) -> list[dict[str, Any]]:
-    return [entry.as_entry() for entry in HistoryEntry.objects.order_by("-ts", "-id")[:limit]]
+def history_entries(*, limit: int = HISTORY_LIMIT, offset: int = 0) -> list[dict[str, Any]]:
+    """Newest first; `offset` pages further back."""
+    entries = HistoryEntry.objects.order_by("-ts", "-id")[offset : offset + limit]
+    return [entry.as_entry() for entry in entries]

@@ -77,7 +77,7 @@ def proposal_register(
             Proposal.objects.select_related("plan")
             .filter(
                 content_hash=proposal.content_hash,
-                status__in=[ProposalStatus.PENDING, ProposalStatus.APPROVED, ProposalStatus.QUEUED],
+                status__in=OPEN_STATUSES,
             )
             .order_by("-id")
             .first()
@@ -132,7 +132,7 @@ def plan_file(
     component_name: str = "",
     scope: str = "local",
 ) -> tuple[Plan, list[Proposal]]:
-    """File a plan of proposals, each stored with its risk, and record it in the history.
+    """File a plan of proposals, each with its automatic review, and record it in the history.
 
     Call inside the caller's transaction.
     """
@@ -149,8 +149,7 @@ def plan_file(
     records = []
     for proposal in proposals:
         record = proposal_register(principal, proposal, plan=plan)
-        record.risk_level = assess(proposal).risk_level
-        record.save(update_fields=["risk_level"])
+        review_record(record, assess(proposal), principal.key, "auto")
         records.append(record)
     history_record(
         "plan",
@@ -162,7 +161,19 @@ def plan_file(
     return plan, records
 
 
-def _review_record(
+OPEN_STATUSES = (ProposalStatus.PENDING, ProposalStatus.APPROVED, ProposalStatus.QUEUED)
+
+
+def plan_settle(plan: Plan | None) -> None:
+    """A ready plan whose every proposal is decided (applied, rejected, rolled back) is done."""
+    if plan is None or plan.status != "ready":
+        return
+    if not plan.proposals.filter(status__in=OPEN_STATUSES).exists():
+        plan.status = "done"
+        plan.save(update_fields=["status"])
+
+
+def review_record(
     record: Proposal, assessment: Assessment, reviewer: str, kind: str, note: str = ""
 ) -> Review:
     record.risk_level = assessment.risk_level
@@ -199,7 +210,7 @@ def proposal_review(*, principal: Principal, raw: dict[str, Any]) -> tuple[Propo
     with transaction.atomic():
         record = proposal_register(principal, proposal)
         assessment = assess(proposal)
-        _review_record(record, assessment, principal.key, "auto")
+        review_record(record, assessment, principal.key, "auto")
         history_record(
             "review",
             principal.key,
@@ -272,11 +283,11 @@ def _apply_record(
         _check_four_eyes(principal, record, applying=True)
     plan_id = record.plan.plan_id if record.plan else ""
     if by_person:
-        _review_record(record, assessment, principal.key, "approve", note="approved by applying")
+        review_record(record, assessment, principal.key, "approve", note="approved by applying")
     elif within_trust_region:
-        _review_record(record, assessment, principal.key, "auto")
+        review_record(record, assessment, principal.key, "auto")
     else:
-        _review_record(record, assessment, principal.key, "auto")
+        review_record(record, assessment, principal.key, "auto")
         limit = settings.LEARNPORTAL_AUTO_APPLY_MAX_RISK
         over = assessment.needs_human or RISK_ORDER[assessment.risk_level] > RISK_ORDER[limit]
         if over and _human_approval(record) is None:
@@ -300,6 +311,7 @@ def _apply_record(
     store.write(proposal.location, proposal.new_value, actor=principal.key, refinement=refinement)
     record.status = ProposalStatus.APPLIED
     record.save(update_fields=["status"])
+    plan_settle(record.plan)
     history_record(
         "apply",
         principal.key,
@@ -376,7 +388,7 @@ def proposal_approve(*, principal: Principal, proposal_id: str, note: str = "") 
         proposal = parse_proposal(proposal_wire(record))
         assessment = assess(proposal)
         _refuse_unsafe(proposal, assessment)
-        review = _review_record(record, assessment, principal.key, "approve", note=note)
+        review = review_record(record, assessment, principal.key, "approve", note=note)
         record.status = (
             ProposalStatus.APPROVED if record.status != ProposalStatus.QUEUED else record.status
         )
@@ -402,9 +414,10 @@ def proposal_reject(*, principal: Principal, proposal_id: str, reason: str) -> R
                 f"Proposal {proposal_id} is {record.status} already; roll it back instead."
             )
         proposal = parse_proposal(proposal_wire(record))
-        review = _review_record(record, assess(proposal), principal.key, "reject", note=reason)
+        review = review_record(record, assess(proposal), principal.key, "reject", note=reason)
         record.status = ProposalStatus.REJECTED
         record.save(update_fields=["status"])
+        plan_settle(record.plan)
         record.refinements.filter(status=RefinementStatus.QUEUED).update(
             status=RefinementStatus.REJECTED, error=f"rejected: {reason}"
         )

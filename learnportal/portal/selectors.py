@@ -2,21 +2,11 @@
 
 from __future__ import annotations
 
-from django.db.models import Exists, OuterRef, QuerySet
+from django.db.models import QuerySet
 
 from feedback.models import Feedback, Turn
+from feedback.selectors import turn_queue
 from refinement.models import HistoryEntry, Refinement
-
-
-def turn_queue(*, component_name: str = "", session_id: str = "") -> QuerySet[Turn]:
-    """The annotators' queue: turns nobody has rated first, then the rest; newest first."""
-    rated = Feedback.objects.filter(correlation_id=OuterRef("correlation_id"))
-    turns = Turn.objects.annotate(rated=Exists(rated))
-    if component_name:
-        turns = turns.filter(component_name=component_name)
-    if session_id:
-        turns = turns.filter(session_id=session_id)
-    return turns.order_by("rated", "-created", "-id")
 
 
 def next_unrated_turn(*, after: Turn) -> Turn | None:

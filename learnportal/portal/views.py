@@ -5,7 +5,8 @@ from __future__ import annotations
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 
-from feedback.models import Feedback, Turn
+from feedback.models import Feedback
+from feedback.selectors import unrated_turn_count
 from feedback.stats import component_records
 from learnportal.accounts.principals import principal_for_user
 from learnportal.accounts.roles import Action
@@ -30,10 +31,9 @@ def home(request: HttpRequest) -> HttpResponse:
         for record in component_records()
     ]
     principal = principal_for_user(request.user)
-    rated = Feedback.objects.exclude(correlation_id="").values("correlation_id")
     context = {
         "components": components,
-        "turns_unrated": Turn.objects.exclude(correlation_id__in=rated).count(),
+        "turns_unrated": unrated_turn_count(),
         "feedback_count": Feedback.objects.count(),
         "pending_proposals": Proposal.objects.filter(
             status__in=[ProposalStatus.PENDING, ProposalStatus.QUEUED]

@@ -103,3 +103,34 @@ def test_a_plan_for_fresh_components_proposes_weights_with_the_default_strategy(
     two_arms(agent)
     proposals = by_path(ok(http_send(agent, plan_req())))
     assert weight_path("alpha") in proposals
+
+
+def test_a_plan_is_done_once_every_proposal_is_decided(agent: Actor, rev: Actor) -> None:
+    from tests.refinement.conftest import http_send
+
+    two_arms(agent)
+    corrections(agent, "alpha", ["Quote the source line."])
+    body = ok(http_send(agent, plan_req()))
+    proposals = body["proposals"]
+    assert Plan.objects.get(plan_id=body["plan_id"]).status == "ready"
+    *first, last = proposals
+    for proposal in first:
+        assert ok(http_send(rev, apply_req(proposal)))["applied_edits"] == 1
+    assert Plan.objects.get(plan_id=body["plan_id"]).status == "ready"
+    rejected = rev.client.post(
+        f"/api/proposals/{last['proposal_id']}/reject/", {"reason": "not now"}, format="json"
+    )
+    assert rejected.status_code == 200, rejected.json()
+    assert Plan.objects.get(plan_id=body["plan_id"]).status == "done"
+
+
+def test_every_planned_proposal_comes_with_its_automatic_review(agent: Actor) -> None:
+    from refinement.models import Review
+    from tests.refinement.conftest import http_send
+
+    two_arms(agent)
+    body = ok(http_send(agent, plan_req()))
+    for proposal in body["proposals"]:
+        review = Review.objects.get(proposal__proposal_id=proposal["proposal_id"])
+        assert review.kind == "auto"
+        assert review.risk_level in {"low", "medium", "high"}
