@@ -96,10 +96,6 @@ def _database() -> dict:
     return {
         "ENGINE": "django.db.backends.sqlite3",
         "NAME": VAR_DIR / "learnportal.sqlite3",
-        # Keep the connection: opening one (and running the pragmas) costs more than most
-        # requests. Requests run on one sync thread under ASGI, so there is one to keep.
-        "CONN_MAX_AGE": env_int("LEARNPORTAL_CONN_MAX_AGE", 600, minimum=0),
-        "CONN_HEALTH_CHECKS": True,
         "OPTIONS": {
             # One writer at a time: take the write lock up front and wait for it, rather than
             # failing half-way through a batch with "database is locked".

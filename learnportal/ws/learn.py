@@ -12,9 +12,11 @@ from typing import Any
 from urllib.parse import parse_qs
 
 import orjson
+from asgiref.sync import sync_to_async
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
+from django.db import connection
 
 from learnportal import dispatch
 from learnportal.accounts.principals import (
@@ -50,6 +52,23 @@ def authenticate_scope(scope: dict[str, Any]) -> Principal | None:
     return None
 
 
+def _dispatch_keeping_connection(principal: Principal, frame: str | bytes) -> dispatch.Reply:
+    """Answer one frame and keep the database connection for the next one.
+
+    An HTTP request opens a connection and Django closes it when the request ends. A socket's
+    frames come one after another on the consumers' one sync thread, and reconnecting (with
+    SQLite's pragmas) for each would cost more than a small request itself.
+    """
+    reply = dispatch.dispatch(principal, frame)
+    if reply.status == 503:
+        connection.close()  # never keep a connection the database refused
+    return reply
+
+
+def _release_connection() -> None:
+    connection.close()
+
+
 class LearnConsumer(AsyncWebsocketConsumer):
     principal: Principal | None = None
     _checked_at = 0.0
@@ -61,6 +80,9 @@ class LearnConsumer(AsyncWebsocketConsumer):
             await self.close(code=CLOSE_UNAUTHENTICATED)
             return
         self._checked_at = time.monotonic()
+
+    async def disconnect(self, code: int) -> None:
+        await sync_to_async(_release_connection, thread_sensitive=True)()
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         if self.principal is None:
@@ -74,7 +96,9 @@ class LearnConsumer(AsyncWebsocketConsumer):
                 LearnError(ErrorCode.TOO_LARGE, "The frame is over the size limit.")
             )
         else:
-            reply = await database_sync_to_async(dispatch.dispatch)(self.principal, frame)
+            reply = await sync_to_async(_dispatch_keeping_connection, thread_sensitive=True)(
+                self.principal, frame
+            )
         await self.send(text_data=orjson.dumps(reply.body).decode())
 
     async def _still_authorized(self) -> bool:
