@@ -29,6 +29,17 @@ def insert_rows(
     if not rows:
         return
     names = ", ".join(connection.ops.quote_name(c) for c in columns)
+    if connection.vendor == "postgresql" and not on_conflict:
+        # COPY streams the rows in one command: less than half the time of executemany here.
+        # Inside Django's error wrapping, so that a duplicate key is an IntegrityError as elsewhere.
+        with (
+            connection.cursor() as cursor,
+            connection.wrap_database_errors,
+            cursor.cursor.copy(f"COPY {_table(model)} ({names}) FROM STDIN") as copy,
+        ):
+            for row in rows:
+                copy.write_row(row)
+        return
     marks = ", ".join(["%s"] * len(columns))
     sql = f"INSERT INTO {_table(model)} ({names}) VALUES ({marks}) {on_conflict}"
     with connection.cursor() as cursor:
@@ -43,6 +54,13 @@ def existing_values(
     found: dict[str, Any] = {}
     qn = connection.ops.quote_name
     with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            # One array parameter instead of one per key.
+            cursor.execute(
+                f"SELECT {qn(key)}, {qn(value)} FROM {_table(model)} WHERE {qn(key)} = ANY(%s)",
+                [keys],
+            )
+            return dict(cursor.fetchall())
         for start in range(0, len(keys), IN_CHUNK):
             chunk = keys[start : start + IN_CHUNK]
             marks = ", ".join(["%s"] * len(chunk))
