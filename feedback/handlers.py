@@ -17,12 +17,19 @@ from learnportal.protocol.messages import (
 
 
 def handle_feedback(principal: Principal, request: LearnFeedbackRequest) -> dict[str, Any]:
-    outcome = feedback_record(principal=principal, feedbacks=request.feedbacks)
+    outcome = feedback_record(
+        principal=principal, feedbacks=request.feedbacks, sent=request.sent_items("feedbacks")
+    )
     return {"recorded": outcome.recorded, "new_score": outcome.new_score}
 
 
 def handle_experience(principal: Principal, request: LearnExperienceRequest) -> dict[str, Any]:
-    return {"stored": experience_store(principal=principal, experiences=request.experiences)}
+    stored = experience_store(
+        principal=principal,
+        experiences=request.experiences,
+        sent=request.sent_items("experiences"),
+    )
+    return {"stored": stored}
 
 
 def handle_stats(principal: Principal, request: LearnStatsRequest) -> dict[str, Any]:

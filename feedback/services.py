@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import orjson
 from django.conf import settings
 from django.db import transaction
+from pydantic import BaseModel
 
 from feedback.bulk import existing_values, insert_rows
 from feedback.idempotency import content_hash, new_items
@@ -90,6 +92,12 @@ class FeedbackOutcome:
     new_score: float | None
 
 
+def _hashes(items: Sequence[BaseModel], owner: str, sent: list[dict[str, Any]] | None) -> list[str]:
+    if sent is None:
+        return [content_hash(item, owner) for item in items]
+    return [content_hash(item, owner, raw) for item, raw in zip(items, sent, strict=True)]
+
+
 def _json(value: object) -> str:
     return orjson.dumps(value).decode()
 
@@ -112,7 +120,12 @@ def _turn_row(
     )
 
 
-def feedback_record(*, principal: Principal, feedbacks: list[FeedbackItem]) -> FeedbackOutcome:
+def feedback_record(
+    *,
+    principal: Principal,
+    feedbacks: list[FeedbackItem],
+    sent: list[dict[str, Any]] | None = None,
+) -> FeedbackOutcome:
     """Store a batch of feedback, all or nothing, and fold the scores into component stats."""
     principal.require(Action.FEEDBACK)
     provenance, problems = [], []
@@ -127,7 +140,7 @@ def feedback_record(*, principal: Principal, feedbacks: list[FeedbackItem]) -> F
             problems,
         )
     owner = principal.key
-    hashes = [content_hash(item, owner) for item in feedbacks]
+    hashes = _hashes(feedbacks, owner, sent)
     now = time.time()
     with transaction.atomic():
         fresh = new_items(
@@ -195,11 +208,16 @@ def _feedback_components(items: list[FeedbackItem]) -> list[str]:
     ]
 
 
-def experience_store(*, principal: Principal, experiences: list[ExperienceItem]) -> int:
+def experience_store(
+    *,
+    principal: Principal,
+    experiences: list[ExperienceItem],
+    sent: list[dict[str, Any]] | None = None,
+) -> int:
     """Store a batch of experience tuples, all or nothing, within the owner's quota."""
     principal.require(Action.EXPERIENCE)
     owner = principal.key
-    hashes = [content_hash(item, owner) for item in experiences]
+    hashes = _hashes(experiences, owner, sent)
     now = time.time()
     with transaction.atomic():
         fresh = new_items(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import Field, PrivateAttr
 
 from learnportal.protocol.ids import new_message_id, now
 from learnportal.protocol.models import Experience, Feedback, StrictModel
@@ -16,6 +16,11 @@ class Envelope(StrictModel):
     id: str = Field(default_factory=new_message_id, min_length=1, max_length=200)
     version: Literal["1.0"] = PROTOCOL_VERSION
     ts: float = Field(default_factory=now)
+    _sent: dict[str, Any] | None = PrivateAttr(default=None)
+
+    def sent_items(self, field: str) -> list[dict[str, Any]] | None:
+        """The items of a batch field exactly as the client sent them (JSON), if parsed from one."""
+        return None if self._sent is None else self._sent.get(field)
 
 
 class Response(Envelope):

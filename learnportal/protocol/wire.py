@@ -48,10 +48,12 @@ def parse_request(body: bytes | str, *, max_batch: int) -> Envelope:
                 [detail([field], f"at most {max_batch} items")],
             )
     try:
-        return model.model_validate_json(body)
+        request = model.model_validate_json(body)
     except ValidationError as exc:
         details = validation_details(exc)
         raise invalid(summarize(details), details) from None
+    request._sent = raw
+    return request
 
 
 def validation_details(exc: ValidationError) -> list[dict[str, Any]]:
