@@ -1,0 +1,238 @@
+"""The benchmark sections. Each takes a fresh Stack and returns a dict of figures."""
+
+from __future__ import annotations
+
+import contextlib
+import statistics
+import time
+from typing import Any
+
+import httpx
+import orjson
+
+from bench import clients, payloads
+from bench.environment import Server, Stack, inproc
+from bench.rawdb import RawTable
+
+
+def log(message: str) -> None:
+    print(f"[{time.strftime('%H:%M:%S')}] {message}", flush=True)
+
+
+# --- ingest: API against the driver's bulk insert ------------------------------------------
+
+
+def ingest(stack: Stack, kind: str, batches: int, size: int, meta: dict[str, Any]) -> dict:
+    """`batches` x `size` items through POST /api/learn/, each batch followed by the same rows
+    inserted raw. Interleaving keeps both sides on tables and indexes of the same size and
+    exposes them to the same drift of a shared machine."""
+    field = {"feedback": "recorded", "experience": "stored"}[kind]
+    who = "env" if kind == "feedback" else "agent"
+    log(f"{kind}: building {batches + 1} bodies of {size} items")
+    bodies = payloads.batches(kind, batches + 1, size, seed=1 if kind == "feedback" else 2)
+    body_bytes = statistics.mean(len(body) for _ids, body in bodies[1:])
+    conn = stack.connect()
+    raw = RawTable(conn, stack.database.kind, meta[kind]["table"], meta[kind]["columns"])
+    api_times: list[float] = []
+    raw_times: list[float] = []
+    with httpx.Client(base_url=stack.base_url, headers=stack.headers(who), timeout=300) as client:
+        for n, (ids, body) in enumerate(bodies):
+            t0 = time.perf_counter()
+            response = client.post("/api/learn/", content=body)
+            elapsed = time.perf_counter() - t0
+            if response.status_code != 200 or response.json().get(field) != size:
+                raise RuntimeError(
+                    f"{kind} batch {n}: {response.status_code} {response.text[:500]}"
+                )
+            rows = raw.read_back(ids)
+            raw_elapsed = raw.insert(rows)
+            if n == 0:
+                continue  # warm-up batch: first imports and first pages, not counted
+            api_times.append(elapsed)
+            raw_times.append(raw_elapsed)
+            if n % 20 == 0:
+                log(f"{kind}: {n}/{batches} batches")
+    stored = raw.count()
+    conn.close()
+    expected = 2 * (batches + 1) * size
+    if stored != expected:
+        raise RuntimeError(f"{kind}: {stored} rows in the table, expected {expected}")
+    rows_total = batches * size
+    api_rate = rows_total / sum(api_times)
+    raw_rate = rows_total / sum(raw_times)
+    return {
+        "kind": kind,
+        "rows": rows_total,
+        "batch": size,
+        "body_bytes": body_bytes,
+        "item_bytes": body_bytes / size,
+        "api_rows_s": api_rate,
+        "raw_rows_s": raw_rate,
+        "ratio": api_rate / raw_rate,
+        "api_batch_ms_p50": 1000 * statistics.median(api_times),
+        "api_batch_ms_max": 1000 * max(api_times),
+        "raw_batch_ms_p50": 1000 * statistics.median(raw_times),
+    }
+
+
+# --- stats at 10k and 1M recorded calls ----------------------------------------------------
+
+
+def _time_stats(stack: Stack, requests: int) -> dict[str, float]:
+    out = {}
+    for label, component in (("all", ""), ("one", "component-07")):
+        bodies = [payloads.stats_body(component, f"st-{label}-{i}") for i in range(requests)]
+        run = clients.http_sequential(stack.base_url, stack.headers(), bodies, "learn/stats/resp")
+        if run.errors:
+            raise RuntimeError(f"stats: {run.errors} errors")
+        out[f"{label}_ms_p50"] = 1000 * run.median
+        out[f"{label}_ms_p95"] = 1000 * run.percentile(0.95)
+    return out
+
+
+def _stats_snapshot(stack: Stack) -> dict[str, Any]:
+    body = payloads.stats_body("", "snapshot")
+    response = httpx.post(f"{stack.base_url}/api/learn/", content=body, headers=stack.headers())
+    components = response.json()["components"]
+    return {
+        "components": len(components),
+        "calls_total": sum(c["calls_total"] for c in components),
+    }
+
+
+def stats(stack: Stack, small: int, large: int, requests: int) -> dict:
+    seeder = stack.tokens["seeder"]
+    log(f"stats: recording {small} calls through experience_store")
+    inproc(stack.env, "seed_calls", token=seeder, target=small)
+    at_small = _time_stats(stack, requests) | _stats_snapshot(stack)
+    log(f"stats: at {at_small['calls_total']} calls, median {at_small['all_ms_p50']:.2f} ms")
+    log(f"stats: recording up to {large} calls through experience_store (in-process)")
+    seeded = inproc(stack.env, "seed_calls", token=seeder, target=large)
+    at_large = _time_stats(stack, requests) | _stats_snapshot(stack)
+    log(f"stats: at {at_large['calls_total']} calls, median {at_large['all_ms_p50']:.2f} ms")
+    return {
+        "small": at_small,
+        "large": at_large,
+        "requests": requests,
+        "seed_seconds": seeded["seconds"],
+        "seed_calls_s": (seeded["calls_total"] - seeded["from"]) / seeded["seconds"],
+        "ratio": at_large["all_ms_p50"] / at_small["all_ms_p50"],
+        "ratio_one": at_large["one_ms_p50"] / at_small["one_ms_p50"],
+    }
+
+
+# --- WebSocket against HTTP ----------------------------------------------------------------
+
+
+def ws_vs_http(stack: Stack, requests: int, window: int) -> dict:
+    inproc(stack.env, "seed_calls", token=stack.tokens["seeder"], target=1000)
+    bodies = [payloads.stats_body("component-07", f"w-{i}") for i in range(requests)]
+    expect = "learn/stats/resp"
+    log(f"ws: {requests} small requests over HTTP (httpx keep-alive, sequential)")
+    http_x = clients.http_sequential(stack.base_url, stack.headers(), bodies, expect)
+    log(f"ws: {requests} small requests over HTTP (http.client keep-alive, sequential)")
+    http_raw = clients.http_sequential_raw(stack.base_url, stack.headers(), bodies, expect)
+    log(f"ws: {requests} small requests over one WebSocket, {window} in flight")
+    ws_pipe = clients.ws_pipelined(stack.ws_url, stack.tokens["agent"], bodies, window)
+    log(f"ws: {requests // 5} over one WebSocket, one in flight")
+    ws_seq = clients.ws_sequential(stack.ws_url, stack.tokens["agent"], bodies[: requests // 5])
+    errors = http_x.errors + http_raw.errors + ws_pipe.errors + ws_seq.errors
+    if errors:
+        raise RuntimeError(f"ws: {errors} error replies")
+    best_http = max(http_x.rate, http_raw.rate)
+    # On PostgreSQL the pool already reuses connections (and refuses persistent ones).
+    whatif = None
+    if stack.database.kind == "sqlite":
+        whatif = ws_whatif(stack, bodies[: max(1000, requests // 3)], window)
+    return {
+        "requests": requests,
+        "window": window,
+        "http_httpx_rps": http_x.rate,
+        "http_httpx_ms_p50": 1000 * http_x.median,
+        "http_raw_rps": http_raw.rate,
+        "http_raw_ms_p50": 1000 * http_raw.median,
+        "ws_pipelined_rps": ws_pipe.rate,
+        "ws_sequential_rps": ws_seq.rate,
+        "ws_sequential_ms_p50": 1000 * ws_seq.median,
+        "ratio": ws_pipe.rate / best_http,
+        "whatif": whatif,
+    }
+
+
+def ws_whatif(stack: Stack, bodies: list[bytes], window: int) -> dict:
+    """The same measurements on a second server whose only change is CONN_MAX_AGE=None."""
+    expect = "learn/stats/resp"
+    env = dict(
+        stack.env, DJANGO_SETTINGS_MODULE="bench.whatif_settings", BENCH_WHATIF="conn_max_age"
+    )
+    assert stack.server is not None
+    server = Server(stack.server_kind, env, stack.server.log_path.with_suffix(".whatif.log"))
+    log(f"ws: what-if CONN_MAX_AGE=None, {len(bodies)} requests each way")
+    try:
+        server.start(stack.tokens["agent"])
+        http_raw = clients.http_sequential_raw(server.base_url, stack.headers(), bodies, expect)
+        ws_pipe = clients.ws_pipelined(server.ws_url, stack.tokens["agent"], bodies, window)
+        ws_seq = clients.ws_sequential(server.ws_url, stack.tokens["agent"], bodies)
+    finally:
+        server.stop()
+        with contextlib.suppress(OSError):
+            server.log_path.unlink()
+    return {
+        "requests": len(bodies),
+        "http_raw_rps": http_raw.rate,
+        "ws_pipelined_rps": ws_pipe.rate,
+        "ws_sequential_rps": ws_seq.rate,
+        "ratio": ws_pipe.rate / http_raw.rate,
+    }
+
+
+# --- uvicorn against daphne ----------------------------------------------------------------
+
+
+def server(stack: Stack, small: int, concurrency: int, batches: int, ws_requests: int) -> dict:
+    kind = stack.server_kind
+    inproc(stack.env, "seed_calls", token=stack.tokens["seeder"], target=1000)
+    expect = "learn/stats/resp"
+    bodies = [payloads.stats_body("component-07", f"v-{i}") for i in range(small)]
+    log(f"{kind}: {small} small requests, sequential")
+    seq = clients.http_sequential_raw(stack.base_url, stack.headers(), bodies, expect)
+    log(f"{kind}: {small} small requests over {concurrency} connections")
+    conc = clients.http_concurrent(stack.base_url, stack.headers(), bodies, expect, concurrency)
+    log(f"{kind}: {ws_requests} small requests over one WebSocket, pipelined")
+    ws = clients.ws_pipelined(stack.ws_url, stack.tokens["agent"], bodies[:ws_requests], 100)
+    log(f"{kind}: {batches} x 1000 feedbacks")
+    ingest_bodies = payloads.batches("feedback", batches + 1, 1000, seed=11)
+    times = []
+    with httpx.Client(base_url=stack.base_url, headers=stack.headers("env"), timeout=300) as c:
+        for n, (_ids, body) in enumerate(ingest_bodies):
+            t0 = time.perf_counter()
+            response = c.post("/api/learn/", content=body)
+            if response.status_code != 200:
+                raise RuntimeError(f"{kind} ingest: {response.status_code} {response.text[:300]}")
+            if n:
+                times.append(time.perf_counter() - t0)
+    errors = seq.errors + conc.errors + ws.errors
+    if errors:
+        raise RuntimeError(f"{kind}: {errors} error replies")
+    return {
+        "server": kind,
+        "seq_rps": seq.rate,
+        "seq_ms_p50": 1000 * seq.median,
+        "seq_ms_p99": 1000 * seq.percentile(0.99),
+        "concurrency": concurrency,
+        "conc_rps": conc.rate,
+        "conc_ms_p50": 1000 * conc.median,
+        "conc_ms_p99": 1000 * conc.percentile(0.99),
+        "ws_rps": ws.rate,
+        "ingest_rows_s": batches * 1000 / sum(times),
+        "ingest_batch_ms_p50": 1000 * statistics.median(times),
+    }
+
+
+def profile(stack: Stack, kind: str, batches: int, size: int) -> dict:
+    token = stack.tokens["env" if kind == "feedback" else "agent"]
+    return inproc(stack.env, "profile", token=token, kind=kind, batches=batches, size=size)
+
+
+def dumps(value: Any) -> str:
+    return orjson.dumps(value, option=orjson.OPT_INDENT_2).decode()
