@@ -42,6 +42,7 @@ test: venv
 
 bench: migrate $(VENV)/.bench-installed
 	$(PY) -m bench
+	$(PY) -m bench.adapt
 
 lint: venv
 	$(VENV)/bin/ruff check .
