@@ -20,17 +20,11 @@ from refinement import store
 from refinement.evidence import component_names, load_evidence
 from refinement.history import history_record
 from refinement.models import Plan, Proposal, ProposalStatus
-from refinement.paths import UNWEIGHTED, Target, weight_path
-from refinement.proposals import ProposalInput
-from refinement.review import assess
-from refinement.services import (
-    _apply_record,
-    new_id,
-    plan_settle,
-    proposal_register,
-    review_record,
-)
+from refinement.paths import UNWEIGHTED, weight_path
+from refinement.review import recently_rolled_back
+from refinement.services import new_id, plan_settle
 from refinement.strategy_registry import strategy_for, strategy_params
+from refinement.trust_region import WeightStep, proposals_file, weights_apply
 
 STEP_LIMIT = {"none": 0.0, "low": 0.1, "medium": 0.3, "high": 1.0}
 PRECISION = 6
@@ -61,8 +55,7 @@ def adapt_run(*, principal: Principal, component_name: str, strategy: str) -> Ad
         return AdaptOutcome(message="No component has any calls or feedback yet; nothing to adapt.")
     targets = targets_for(strategy, names)
     chosen = [component_name] if component_name else names
-    max_step = STEP_LIMIT[settings.LEARNPORTAL_AUTO_APPLY_MAX_RISK]
-    moves, waiting = [], []
+    limit = settings.LEARNPORTAL_AUTO_APPLY_MAX_RISK
     with transaction.atomic():
         plan = Plan.objects.create(
             plan_id=new_id("plan"),
@@ -74,27 +67,29 @@ def adapt_run(*, principal: Principal, component_name: str, strategy: str) -> Ad
             created=time.time(),
         )
         weights = store.routing_weights()
+        # A weight rolled back lately is medium risk at least: above a low limit, no step by itself.
+        held = recently_rolled_back([weight_path(name) for name in chosen])
+        steps, rests = [], []
         for name in chosen:
-            current = weights.get(name, UNWEIGHTED)
-            target = round(targets[name], PRECISION)
-            step = max(-max_step, min(max_step, target - current))
-            new = round(current + step, PRECISION)
+            current, target = weights.get(name, UNWEIGHTED), round(targets[name], PRECISION)
+            max_step = (
+                0.0 if weight_path(name) in held and limit in {"none", "low"} else STEP_LIMIT[limit]
+            )
+            new = round(current + max(-max_step, min(max_step, target - current)), PRECISION)
             if abs(new - current) > 10**-PRECISION:
-                proposal = _weight_proposal(name, current, new, f"{strategy} step toward {target}")
-                record = proposal_register(principal, proposal, plan=plan)
-                _apply_record(principal, proposal, record, within_trust_region=True)
-                moves.append((name, current, new, target))
-            _supersede_pending(name, plan)
+                steps.append(WeightStep(name, current, new, f"{strategy} step toward {target}"))
             if abs(target - new) > SETTLED:
-                rest = _weight_proposal(
-                    name, new, target, f"{strategy} target, beyond the auto-apply step"
+                rests.append(
+                    WeightStep(name, new, target, f"{strategy} target, beyond the auto-apply step")
                 )
-                record = proposal_register(principal, rest, plan=plan)
-                review_record(record, assess(rest), principal.key, "auto")
-                waiting.append((name, new, target))
-        if not moves and not waiting:
-            plan.status = "empty"
-        plan_settle(plan)
+        _supersede_pending([weight_path(name) for name in chosen], plan)
+        weights_apply(principal, plan, steps)
+        proposals_file(principal, plan, rests, status=ProposalStatus.PENDING)
+        moves = [
+            (s.component, s.before, s.after, round(targets[s.component], PRECISION)) for s in steps
+        ]
+        waiting = [(r.component, r.before, r.after) for r in rests]
+        plan.status = "ready" if waiting else ("done" if moves else "empty")
         plan.summary = _message(strategy, moves, waiting, plan.plan_id)
         plan.save(update_fields=["status", "summary"])
         history_record(
@@ -114,21 +109,10 @@ def adapt_run(*, principal: Principal, component_name: str, strategy: str) -> Ad
     return AdaptOutcome(updated=updated, message=plan.summary, plan_id=plan.plan_id)
 
 
-def _weight_proposal(name: str, old: float, new: float, reason: str) -> ProposalInput:
-    return ProposalInput(
-        target=Target.ROUTER_WEIGHT,
-        op="update",
-        path=weight_path(name),
-        old_value=old,
-        new_value=new,
-        reason=reason,
-    )
-
-
-def _supersede_pending(name: str, plan: Plan) -> None:
-    """An older adapt's remaining step for this weight is stale now; only the newest counts."""
+def _supersede_pending(paths: list[str], plan: Plan) -> None:
+    """Older adapts' remaining steps for these weights are stale now; only the newest counts."""
     stale = Proposal.objects.filter(
-        path=weight_path(name),
+        path__in=paths,
         plan__origin="adapt",
         status__in=[ProposalStatus.PENDING, ProposalStatus.APPROVED],
     ).exclude(plan=plan)

@@ -66,14 +66,32 @@ def assess(proposal: ProposalInput, *, lock: bool = False) -> Assessment:
     return result
 
 
+def weight_step_risk(before: float, after: float) -> tuple[str, str]:
+    """The risk of moving a routing weight, and why when it is above low."""
+    # Rounded so that 0.5 → 0.8 is a step of 0.3, not 0.30000000000000004.
+    step = round(abs(after - before), 9)
+    if step > WEIGHT_HIGH:
+        return "high", f"moves the weight by {step:.3f} (over {WEIGHT_HIGH})"
+    if step > WEIGHT_MEDIUM:
+        return "medium", f"moves the weight by {step:.3f} (over {WEIGHT_MEDIUM})"
+    return "low", ""
+
+
+def recently_rolled_back(paths: list[str]) -> set[str]:
+    """The paths among these that a rollback wrote in the last 7 days."""
+    since = time.time() - RECENT_ROLLBACK_SECONDS
+    return set(
+        Revision.objects.filter(
+            path__in=paths, ts__gte=since, refinement__rollback_of__isnull=False
+        ).values_list("path", flat=True)
+    )
+
+
 def _risk(proposal: ProposalInput, location: Location, result: Assessment) -> None:
     if location.target is Target.ROUTER_WEIGHT:
-        # Rounded so that 0.5 → 0.8 is a step of 0.3, not 0.30000000000000004.
-        step = round(abs(float(proposal.new_value) - float(result.current)), 9)
-        if step > WEIGHT_HIGH:
-            result.raise_risk("high", f"moves the weight by {step:.3f} (over {WEIGHT_HIGH})")
-        elif step > WEIGHT_MEDIUM:
-            result.raise_risk("medium", f"moves the weight by {step:.3f} (over {WEIGHT_MEDIUM})")
+        level, reason = weight_step_risk(float(result.current), float(proposal.new_value))
+        if reason:
+            result.raise_risk(level, reason)
     elif location.target is Target.STEP_CONFIG:
         result.needs_human = True
         result.raise_risk("high", "changes a step's learning settings: a person must approve it")
@@ -90,10 +108,7 @@ def _risk(proposal: ProposalInput, location: Location, result: Assessment) -> No
                     f"SKILL.md would have {lines} lines; keep it a short index under "
                     f"{SKILL_INDEX_MAX_LINES} and move detail to references/",
                 )
-    since = time.time() - RECENT_ROLLBACK_SECONDS
-    if Revision.objects.filter(
-        path=proposal.path, ts__gte=since, refinement__rollback_of__isnull=False
-    ).exists():
+    if recently_rolled_back([proposal.path]):
         result.raise_risk("medium", f"{proposal.path} was rolled back in the last 7 days")
 
 

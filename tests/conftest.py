@@ -138,3 +138,18 @@ def anonymous(db: None) -> Actor:
 @pytest.fixture
 def on_postgres() -> bool:
     return connection.vendor == "postgresql"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _release_socket_connections(django_db_setup: None, django_db_blocker: Any) -> Any:
+    """Close what WebSocket consumers kept open, before the test database is dropped.
+
+    The consumer keeps its connection between frames on asgiref's one sync thread; a test that
+    ends without disconnecting would otherwise hold the test database open at teardown.
+    """
+    yield
+    from asgiref.sync import SyncToAsync
+    from django.db import connections
+
+    with django_db_blocker.unblock():
+        SyncToAsync.single_thread_executor.submit(connections.close_all).result()

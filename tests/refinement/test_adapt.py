@@ -201,3 +201,37 @@ def test_an_annotator_may_not_adapt(transport: Send, agent: Actor, ann: Actor) -
     calls(agent, "alpha", 5, reward=1.0)
     refused(transport(ann, adapt_req("ppo")), 403, "forbidden")
     assert weight("alpha") is None
+
+
+def test_one_adapt_is_one_refinement_that_rolls_back_every_weight_it_moved(
+    transport: Send, agent: Actor
+) -> None:
+    from tests.refinement.conftest import rollback_req
+
+    two_arms(agent)
+    ok(transport(agent, adapt_req("ucb1")))
+    moved = {"alpha": weight("alpha"), "beta": weight("beta")}
+    assert moved["alpha"] > 0.5 > moved["beta"]
+    apply = HistoryEntry.objects.get(kind="apply")
+    assert {edit["path"] for edit in apply.diff} == {weight_path("alpha"), weight_path("beta")}
+    ok(transport(agent, rollback_req(apply.refinement_id)))
+    assert weight("alpha") == pytest.approx(0.5)
+    assert weight("beta") == pytest.approx(0.5)
+
+
+def test_a_weight_rolled_back_lately_waits_for_a_reviewer_instead_of_stepping(
+    transport: Send, agent: Actor
+) -> None:
+    from tests.refinement.conftest import rollback_req
+
+    two_arms(agent)
+    ok(transport(agent, adapt_req("ucb1", "alpha")))
+    first = HistoryEntry.objects.get(kind="apply")
+    ok(transport(agent, rollback_req(first.refinement_id)))
+    body = ok(transport(agent, adapt_req("ucb1", "alpha")))
+    assert body["updated"] == []
+    assert weight("alpha") == pytest.approx(0.5)
+    rest = Plan.objects.filter(origin="adapt").latest("created").proposals.get()
+    assert rest.status == ProposalStatus.PENDING
+    assert rest.old_value == pytest.approx(0.5)
+    assert rest.new_value > 0.5
