@@ -141,15 +141,22 @@ def on_postgres() -> bool:
 
 
 @pytest.fixture(scope="session", autouse=True)
-def _release_socket_connections(django_db_setup: None, django_db_blocker: Any) -> Any:
-    """Close what WebSocket consumers kept open, before the test database is dropped.
+def _release_stray_connections(django_db_setup: None, django_db_blocker: Any) -> Any:
+    """Close connections other threads kept, before the test database is dropped.
 
-    The consumer keeps its connection between frames on asgiref's one sync thread; a test that
-    ends without disconnecting would otherwise hold the test database open at teardown.
+    The WebSocket consumer keeps its connection between frames on asgiref's one sync thread,
+    and the live server's request threads may still hold one from the pool; either would keep
+    PostgreSQL from dropping the test database.
     """
     yield
     from asgiref.sync import SyncToAsync
-    from django.db import connections
+    from django.db import connection, connections
 
     with django_db_blocker.unblock():
         SyncToAsync.single_thread_executor.submit(connections.close_all).result()
+        if connection.vendor == "postgresql":
+            with connection.cursor() as cursor:
+                cursor.execute(
+                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                    "WHERE datname = current_database() AND pid <> pg_backend_pid()"
+                )
