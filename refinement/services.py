@@ -268,24 +268,15 @@ def proposal_apply(*, principal: Principal, raw: dict[str, Any]) -> ApplyOutcome
         return _apply_record(principal, proposal, record)
 
 
-def _apply_record(
-    principal: Principal,
-    proposal: ProposalInput,
-    record: Proposal,
-    *,
-    within_trust_region: bool = False,
-) -> ApplyOutcome:
-    """Apply under compare-and-swap; `within_trust_region` is adapt's own bounded step."""
-    by_person = principal.is_human and principal.role in HUMAN_APPLIERS and not within_trust_region
+def _apply_record(principal: Principal, proposal: ProposalInput, record: Proposal) -> ApplyOutcome:
+    """Apply under compare-and-swap; a machine's apply above the auto-apply risk is queued."""
+    by_person = principal.is_human and principal.role in HUMAN_APPLIERS
     assessment = assess(proposal, lock=True)
     _refuse_unsafe(proposal, assessment)
-    if by_person:
-        _check_four_eyes(principal, record, applying=True)
     plan_id = record.plan.plan_id if record.plan else ""
     if by_person:
+        _check_four_eyes(principal, record, applying=True)
         review_record(record, assessment, principal.key, "approve", note="approved by applying")
-    elif within_trust_region:
-        review_record(record, assessment, principal.key, "auto")
     else:
         review_record(record, assessment, principal.key, "auto")
         limit = settings.LEARNPORTAL_AUTO_APPLY_MAX_RISK
