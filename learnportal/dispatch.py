@@ -18,7 +18,7 @@ from django.utils.module_loading import import_string
 
 from learnportal.accounts.principals import Principal
 from learnportal.protocol import RESPONSE_MODELS, parse_request, response_type_for
-from learnportal.protocol.errors import ErrorCode, LearnError, error_envelope
+from learnportal.protocol.errors import ErrorCode, LearnError
 from learnportal.protocol.messages import Envelope
 from learnportal.protocol.wire import request_id_of
 from learnportal.ratelimit import rate_limit_check
@@ -105,10 +105,6 @@ def run(principal: Principal, request: Envelope) -> dict[str, Any]:
 
 def error_reply(error: LearnError, req_id: str = "") -> Reply:
     return Reply(error.http_status, error.envelope(req_id), error.retry_after)
-
-
-def unauthenticated_reply(message: str) -> Reply:
-    return Reply(401, error_envelope(ErrorCode.UNAUTHENTICATED, message))
 
 
 def _req_id_from(body: bytes | str) -> str:

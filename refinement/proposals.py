@@ -89,9 +89,6 @@ class ProposalInput(StrictModel):
         edit = [self.target.value, self.op, self.path, self.old_value, self.new_value, self.step_id]
         return hashlib.sha256(orjson.dumps(edit)).hexdigest()
 
-    def wire(self) -> dict[str, Any]:
-        return self.model_dump(mode="json", exclude_defaults=False)
-
 
 def parse_proposal(raw: dict[str, Any]) -> ProposalInput:
     try:
