@@ -150,3 +150,21 @@ async def test_a_cross_site_browser_handshake_is_refused(agent: Actor) -> None:
     )
     connected, _ = await communicator.connect(timeout=WS_TIMEOUT)
     assert not connected
+
+
+async def test_a_handshake_from_another_site_is_refused(agent: Actor) -> None:
+    """A page elsewhere must not ride a logged-in person's cookie into the socket."""
+    communicator = ws_communicator(
+        token=agent.raw_token, headers=[(b"origin", b"https://evil.example")]
+    )
+    connected, _ = await communicator.connect(timeout=WS_TIMEOUT)
+    assert not connected
+
+
+async def test_a_handshake_from_the_portal_itself_is_accepted(agent: Actor) -> None:
+    communicator = ws_communicator(
+        token=agent.raw_token, headers=[(b"origin", b"http://localhost:8000")]
+    )
+    connected, _ = await communicator.connect(timeout=WS_TIMEOUT)
+    assert connected
+    await communicator.disconnect()
