@@ -199,6 +199,8 @@ LEARNPORTAL_ADAPT_STRATEGIES = env_list(
 LEARNPORTAL_CUSTOM_STRATEGY = env_str("LEARNPORTAL_CUSTOM_STRATEGY")
 LEARNPORTAL_AUTO_APPLY_MAX_RISK = env_choice("LEARNPORTAL_AUTO_APPLY_MAX_RISK", "low", RISK_LEVELS)
 LEARNPORTAL_FORWARD_ENV_REWARDS = env_bool("LEARNPORTAL_FORWARD_ENV_REWARDS", True)
+# How many of the newest experiences an adapt or a plan learns from (a replay window).
+LEARNPORTAL_ADAPT_WINDOW = env_int("LEARNPORTAL_ADAPT_WINDOW", 1_000_000, minimum=1)
 # Requests per second per principal (a token bucket with this refill rate and a burst of 2x);
 # 0 turns rate limiting off.
 LEARNPORTAL_RATE_LIMIT = env_float("LEARNPORTAL_RATE_LIMIT", 2000.0, minimum=0.0)

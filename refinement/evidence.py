@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+from django.conf import settings
 from django.db import connection
 
 from feedback.models import ComponentStats, Experience
@@ -21,11 +22,14 @@ def load_evidence(names: list[str], weights: dict[str, float]) -> Evidence:
     index = {name: i for i, name in enumerate(names)}
     table = connection.ops.quote_name(Experience._meta.db_table)
     with connection.cursor() as cursor:
+        # The newest `LEARNPORTAL_ADAPT_WINDOW` experiences, oldest first: a replay window, so
+        # that one adapt's cost is bounded whatever the table holds.
         cursor.execute(
             f"SELECT component_name, reward, behaviour_prob FROM {table} "
-            "WHERE component_name <> '' ORDER BY id"
+            "WHERE component_name <> '' ORDER BY id DESC LIMIT %s",
+            [settings.LEARNPORTAL_ADAPT_WINDOW],
         )
-        rows = cursor.fetchall()
+        rows = cursor.fetchall()[::-1]
     rows = [row for row in rows if row[0] in index]
     arm = np.fromiter((index[row[0]] for row in rows), dtype=np.int64, count=len(rows))
     reward = np.clip(

@@ -235,3 +235,18 @@ def test_a_weight_rolled_back_lately_waits_for_a_reviewer_instead_of_stepping(
     assert rest.status == ProposalStatus.PENDING
     assert rest.old_value == pytest.approx(0.5)
     assert rest.new_value > 0.5
+
+
+def test_adapt_learns_from_the_newest_experiences_only(agent: Actor, settings) -> None:
+    from refinement.adapt import targets_for
+
+    calls(agent, "alpha", 20, reward=-0.9, success=False)  # long ago alpha was bad
+    calls(agent, "beta", 20, reward=0.9, success=True)  # and beta good
+    calls(agent, "beta", 20, reward=-0.9, success=False)  # lately it is the other way round
+    calls(agent, "alpha", 20, reward=0.9, success=True)
+
+    whole = targets_for("epsilon_greedy", ["alpha", "beta"])
+    assert whole["alpha"] == pytest.approx(whole["beta"])
+    settings.LEARNPORTAL_ADAPT_WINDOW = 40
+    recent = targets_for("epsilon_greedy", ["alpha", "beta"])
+    assert recent["alpha"] > 0.9 > 0.1 > recent["beta"]
