@@ -1170,15 +1170,10 @@ def _e2e_block(e2e: Mapping[str, Any], fit: Mapping[str, Any]) -> list[str]:
 
 
 def write(path: Path, results: Mapping[str, Any]) -> None:
-    """Replace the marked block, or append it at the end; nothing else in the file changes."""
-    content = f"{MARK_START}\n{block(results)}{MARK_END}"
-    text = path.read_text() if path.exists() else "# Benchmarks\n"
-    pattern = re.compile(re.escape(MARK_START) + r".*?" + re.escape(MARK_END), re.S)
-    if pattern.search(text):
-        text = pattern.sub(lambda _m: content, text)
-    else:
-        text = text.rstrip() + "\n\n" + content + "\n"
-    path.write_text(text)
+    """Replace the adapt block, or append it at the end; nothing else in the file changes."""
+    from bench.report import write_marked_block
+
+    write_marked_block(path, "adapt", block(results))
 
 
 # --- main -----------------------------------------------------------------------------------

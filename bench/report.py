@@ -400,9 +400,13 @@ def asgi_block(probe: dict[str, Any]) -> str:
 
 
 def write(path: Path, results: dict[str, Any]) -> None:
-    db = results["meta"]["database"]
-    start, end = f"<!-- bench:{db}:start -->", f"<!-- bench:{db}:end -->"
-    content = f"{start}\n{block(results)}{end}"
+    write_marked_block(path, results["meta"]["database"], block(results))
+
+
+def write_marked_block(path: Path, name: str, body: str) -> None:
+    """Replace the block between this name's markers, or append it; nothing else changes."""
+    start, end = f"<!-- bench:{name}:start -->", f"<!-- bench:{name}:end -->"
+    content = f"{start}\n{body}{end}"
     text = path.read_text() if path.exists() else "# Benchmarks\n"
     pattern = re.compile(re.escape(start) + r".*?" + re.escape(end), re.S)
     if pattern.search(text):
