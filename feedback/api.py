@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from django.conf import settings
 from drf_spectacular.utils import OpenApiParameter, extend_schema
-from pydantic import Field, ValidationError
 from rest_framework import serializers
 from rest_framework.pagination import CursorPagination
 from rest_framework.request import Request
@@ -16,15 +15,15 @@ from feedback.selectors import turn_queue
 from feedback.services import TurnInput, turns_submit
 from learnportal.accounts.roles import Action
 from learnportal.protocol import RatedTurn
-from learnportal.protocol.errors import ErrorCode, LearnError, detail, invalid
-from learnportal.protocol.models import StrictModel
-from learnportal.protocol.wire import summarize, validation_details
+from learnportal.protocol.errors import ErrorCode, LearnError, detail
+from learnportal.protocol.models import Name, RequiredName, StrictModel
+from learnportal.protocol.wire import parse_body
 
 
 class TurnItem(StrictModel):
-    correlation_id: str = Field(min_length=1, max_length=200)
-    session_id: str = Field(default="", max_length=200)
-    component_name: str = Field(default="", max_length=200)
+    correlation_id: RequiredName
+    session_id: Name = ""
+    component_name: Name = ""
     rated_turn: RatedTurn
 
 
@@ -96,11 +95,7 @@ class TurnsView(APIView):
     )
     def post(self, request: Request) -> Response:
         request.user.require(Action.SUBMIT_TURNS)
-        try:
-            body = TurnsRequest.model_validate_json(request.body or b"{}")
-        except ValidationError as exc:
-            details = validation_details(exc)
-            raise invalid(summarize(details), details) from None
+        body = parse_body(TurnsRequest, request.body or b"{}")
         if len(body.turns) > settings.LEARNPORTAL_MAX_BATCH:
             raise LearnError(
                 ErrorCode.TOO_LARGE,

@@ -10,15 +10,15 @@ from dataclasses import asdict
 from typing import Any, Literal, TypeVar
 
 from drf_spectacular.utils import OpenApiParameter, extend_schema
-from pydantic import BaseModel, Field, RootModel, ValidationError
+from pydantic import BaseModel, Field, RootModel
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from learnportal.accounts.roles import Action
 from learnportal.protocol.errors import invalid
-from learnportal.protocol.models import StrictModel
-from learnportal.protocol.wire import summarize, validation_details
+from learnportal.protocol.models import StrictModel, Text
+from learnportal.protocol.wire import parse_body as parse_json_body
 from refinement import learning_store, store
 from refinement.history import history_entries
 from refinement.proposals import ProposalInput
@@ -34,11 +34,7 @@ MAX_LIMIT = 200
 
 
 def parse_body(model: type[Body], request: Request) -> Body:
-    try:
-        return model.model_validate_json(request.body or b"{}")
-    except ValidationError as exc:
-        details = validation_details(exc)
-        raise invalid(summarize(details), details) from None
+    return parse_json_body(model, request.body or b"{}")
 
 
 def limit_param(request: Request, default: int) -> int:
@@ -90,16 +86,16 @@ class StepsState(StrictModel):
 
 
 class WorkflowUpdate(StrictModel):
-    global_skill_objective: str = Field(max_length=20_000)
+    global_skill_objective: Text = Field(max_length=20_000)
 
 
 class StepUpdate(StrictModel):
     """The settings an admin may send; metadata is accepted only to be refused by name."""
 
     learnings_access: str = ""
-    learning_objective: str = Field(default="", max_length=20_000)
+    learning_objective: Text = Field(default="", max_length=20_000)
     lock_learnings: bool = False
-    review_notes: str = Field(default="", max_length=20_000)
+    review_notes: Text = Field(default="", max_length=20_000)
     step_id: Any = None
     last_description_hash: Any = None
     description_hash_runs: Any = None
@@ -108,7 +104,7 @@ class StepUpdate(StrictModel):
 
 
 class RunReport(StrictModel):
-    description: str = Field(max_length=100_000)
+    description: Text = Field(max_length=100_000)
     edits: list[ProposalInput] = Field(default_factory=list, max_length=100)
 
 
@@ -167,11 +163,11 @@ class PlanList(RootModel[list[PlanState]]):
 
 
 class Approve(StrictModel):
-    note: str = Field(default="", max_length=5_000)
+    note: Text = Field(default="", max_length=5_000)
 
 
 class Reject(StrictModel):
-    reason: str = Field(max_length=5_000)
+    reason: Text = Field(max_length=5_000)
 
 
 class Decision(StrictModel):

@@ -8,10 +8,9 @@ from typing import Any
 import orjson
 from pydantic import ConfigDict, Field, ValidationError, model_validator
 
-from learnportal.protocol.errors import invalid
 from learnportal.protocol.fielderror import FieldError
-from learnportal.protocol.models import StrictModel
-from learnportal.protocol.wire import summarize, validation_details
+from learnportal.protocol.models import FreeJson, Name, ShortName, StrictModel, Text
+from learnportal.protocol.wire import invalid_from
 from refinement.paths import Location, Target, locate
 
 OPS: dict[Target, set[str]] = {
@@ -31,12 +30,12 @@ class ProposalInput(StrictModel):
     target: Target
     op: str
     path: str = Field(min_length=1, max_length=400)
-    old_value: Any = None
-    new_value: Any = None
-    proposal_id: str = Field(default="", max_length=64)
-    plan_id: str = Field(default="", max_length=64)
-    reason: str = ""
-    step_id: str = Field(default="", max_length=200)
+    old_value: FreeJson = None
+    new_value: FreeJson = None
+    proposal_id: ShortName = ""
+    plan_id: ShortName = ""
+    reason: Text = ""
+    step_id: Name = ""
 
     @model_validator(mode="after")
     def _check(self) -> ProposalInput:
@@ -91,10 +90,8 @@ class ProposalInput(StrictModel):
 
 
 def parse_proposal(raw: dict[str, Any]) -> ProposalInput:
+    # The envelope's free JSON was checked as storable, so it always dumps.
     try:
         return ProposalInput.model_validate_json(orjson.dumps(raw))
     except ValidationError as exc:
-        details = [
-            {"loc": ["proposal", *d["loc"]], "msg": d["msg"]} for d in validation_details(exc)
-        ]
-        raise invalid(summarize(details), details) from None
+        raise invalid_from(exc, ("proposal",)) from None

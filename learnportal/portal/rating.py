@@ -17,9 +17,9 @@ from learnportal.portal import selectors
 from learnportal.portal.access import page, requires
 from learnportal.portal.forms import POLARITY_HELP, RATING_LOCS, RatingForm, show_learn_error
 from learnportal.protocol import Feedback, FeedbackDimension, FeedbackPolarity, RatedTurn
-from learnportal.protocol.errors import LearnError, invalid
+from learnportal.protocol.errors import LearnError
 from learnportal.protocol.ids import new_feedback_id
-from learnportal.protocol.wire import summarize, validation_details
+from learnportal.protocol.wire import invalid_from
 
 QUEUE_PAGE_SIZE = 20
 
@@ -81,8 +81,7 @@ def _feedback(turn: Turn, form: RatingForm) -> Feedback:
             correction_span=form.span(),
         )
     except ValidationError as exc:
-        details = validation_details(exc)
-        raise invalid(summarize(details), details) from None
+        raise invalid_from(exc) from None
 
 
 def _rate_page(

@@ -2,8 +2,11 @@ from __future__ import annotations
 
 
 class FieldError(ValueError):
-    """A model-level rule that belongs to one field, so that error details can point at it."""
+    """A rule that belongs to a place inside the value validated, so that details can point at it.
 
-    def __init__(self, field: str, message: str) -> None:
+    `field` is one key, or the path of keys and indexes below the validated value.
+    """
+
+    def __init__(self, field: str | tuple[str | int, ...], message: str) -> None:
         super().__init__(message)
-        self.field = field
+        self.loc: tuple[str | int, ...] = (field,) if isinstance(field, str) else field

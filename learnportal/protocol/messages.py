@@ -7,13 +7,22 @@ from typing import Any, Literal
 from pydantic import Field, PrivateAttr
 
 from learnportal.protocol.ids import new_message_id, now
-from learnportal.protocol.models import Experience, Feedback, StrictModel
+from learnportal.protocol.models import (
+    Experience,
+    Feedback,
+    FreeJson,
+    Name,
+    RequiredName,
+    RequiredShortName,
+    ShortName,
+    StrictModel,
+)
 
 PROTOCOL_VERSION = "1.0"
 
 
 class Envelope(StrictModel):
-    id: str = Field(default_factory=new_message_id, min_length=1, max_length=200)
+    id: RequiredName = Field(default_factory=new_message_id)
     version: Literal["1.0"] = PROTOCOL_VERSION
     ts: float = Field(default_factory=now)
     _sent: dict[str, Any] | None = PrivateAttr(default=None)
@@ -42,34 +51,34 @@ class LearnExperienceRequest(Envelope):
 
 class LearnAdaptRequest(Envelope):
     type: Literal["learn/adapt/req"] = "learn/adapt/req"
-    component_name: str = ""
-    strategy: str = "ppo"
+    component_name: Name = ""
+    strategy: ShortName = "ppo"
 
 
 class LearnStatsRequest(Envelope):
     type: Literal["learn/stats/req"] = "learn/stats/req"
-    component_name: str = ""
+    component_name: Name = ""
 
 
 class LearnRefinementPlanRequest(Envelope):
     type: Literal["learn/refinement/plan/req"] = "learn/refinement/plan/req"
-    component_name: str = ""
-    scope: str = "local"
+    component_name: Name = ""
+    scope: ShortName = "local"
 
 
 class LearnRefinementApplyRequest(Envelope):
     type: Literal["learn/refinement/apply/req"] = "learn/refinement/apply/req"
-    proposal: dict[str, Any]
+    proposal: dict[str, FreeJson]
 
 
 class LearnRefinementRollbackRequest(Envelope):
     type: Literal["learn/refinement/rollback/req"] = "learn/refinement/rollback/req"
-    refinement_id: str = Field(min_length=1)
+    refinement_id: RequiredShortName
 
 
 class LearnRefinementReviewRequest(Envelope):
     type: Literal["learn/refinement/review/req"] = "learn/refinement/review/req"
-    proposal: dict[str, Any]
+    proposal: dict[str, FreeJson]
 
 
 class LearnRefinementHistoryRequest(Envelope):

@@ -5,12 +5,43 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    model_validator,
+)
 
 from learnportal.protocol.fielderror import FieldError
+from learnportal.protocol.freejson import storable_json
 from learnportal.protocol.ids import new_experience_id, new_feedback_id, now
 
 INT64 = 2**63 - 1
+# Every text the host stores is refused the NUL character (PostgreSQL cannot store it, and
+# SQLite must not keep what PostgreSQL refuses); names and ids also refuse control characters,
+# since they become component names, paths and log lines. The messages are in wire.PATTERNS.
+NO_NUL = r"^[^\x00]*$"
+NO_CONTROL = r"^[^\x00-\x1f\x7f]*$"
+NAME_LENGTH = 200  # the columns that hold ids, names and component names
+
+Text = Annotated[str, StringConstraints(pattern=NO_NUL)]
+Name = Annotated[str, StringConstraints(max_length=NAME_LENGTH, pattern=NO_CONTROL)]
+RequiredName = Annotated[
+    str, StringConstraints(min_length=1, max_length=NAME_LENGTH, pattern=NO_CONTROL)
+]
+# Free JSON (state, next_state, action.input, environment): any JSON the database can keep
+# exactly, so no NUL, no integer wider than 64 bits, no overflowing number.
+FreeJson = Annotated[Any, AfterValidator(storable_json)]
+FreeJsonObject = Annotated[dict[str, Any], AfterValidator(storable_json)]
+SHORT_LENGTH = 64  # the host's own ids (plan, proposal, refinement) and words (scope, strategy)
+ShortName = Annotated[str, StringConstraints(max_length=SHORT_LENGTH, pattern=NO_CONTROL)]
+RequiredShortName = Annotated[
+    str, StringConstraints(min_length=1, max_length=SHORT_LENGTH, pattern=NO_CONTROL)
+]
+USERNAME_LENGTH = 150  # Django's username and token name columns
+Username = Annotated[str, StringConstraints(max_length=USERNAME_LENGTH, pattern=NO_CONTROL)]
 
 
 class StrictModel(BaseModel):
@@ -48,30 +79,30 @@ Timestamp = Annotated[float, Field(ge=0.0)]
 
 
 class RatedTurn(StrictModel):
-    prompt: str
-    response: str
-    model: str
-    environment: Any = None
-    version: str | None = None
+    prompt: Text
+    response: Text
+    model: Name  # a component name when the feedback names none
+    environment: FreeJson = None
+    version: Name | None = None
 
 
 class Feedback(StrictModel):
-    feedback_id: str = Field(default_factory=new_feedback_id, min_length=1, max_length=200)
-    correlation_id: str = Field(default="", max_length=200)
-    session_id: str = Field(default="", max_length=200)
+    feedback_id: RequiredName = Field(default_factory=new_feedback_id)
+    correlation_id: Name = ""
+    session_id: Name = ""
     rated_turn: RatedTurn | None = None
     polarity: FeedbackPolarity
     score: Score = 0.0
     dimension: FeedbackDimension = FeedbackDimension.HELPFULNESS
     confidence: Unit = 1.0
-    comment: str = ""
-    correction: str = ""
+    comment: Text = ""
+    correction: Text = ""
     correction_span: tuple[int, int] | None = None
     source: FeedbackSource = FeedbackSource.HUMAN
-    annotator_id: str = Field(default="", max_length=150)
+    annotator_id: Username = ""
     ts: Timestamp = Field(default_factory=now)
     # Host addition (contract): the component this feedback rates.
-    component_name: str = Field(default="", max_length=200)
+    component_name: Name = ""
 
     @model_validator(mode="after")
     def _check_correction(self) -> Feedback:
@@ -125,29 +156,27 @@ class Feedback(StrictModel):
         }
 
 
-class Action(BaseModel):
+class Action(StrictModel):
     """`{component_name, input}` plus the host's `duration_ms`, `success` and `action_prob`.
 
-    Free JSON otherwise: runtimes put their own keys here.
+    A runtime's own keys go in `input`, which is free JSON.
     """
 
-    model_config = ConfigDict(strict=True, extra="allow", allow_inf_nan=False)
-
-    component_name: str = Field(default="", max_length=200)
-    input: Any = None
+    component_name: Name = ""
+    input: FreeJson = None
     duration_ms: Annotated[float, Field(ge=0.0)] | None = None
     success: bool | None = None
     action_prob: Annotated[float, Field(gt=0.0, le=1.0)] | None = None
 
 
 class Experience(StrictModel):
-    experience_id: str = Field(default_factory=new_experience_id, min_length=1, max_length=200)
-    state: dict[str, Any] = Field(default_factory=dict)
+    experience_id: RequiredName = Field(default_factory=new_experience_id)
+    state: FreeJsonObject = Field(default_factory=dict)
     action: Action = Field(default_factory=Action)
     reward: float = 0.0
-    next_state: dict[str, Any] = Field(default_factory=dict)
+    next_state: FreeJsonObject = Field(default_factory=dict)
     done: bool = False
-    episode_id: str = Field(default="", max_length=200)
+    episode_id: Name = ""
     step: Annotated[int, Field(ge=-INT64, le=INT64)] = 0
     ts: Timestamp = Field(default_factory=now)
 

@@ -2,16 +2,52 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
-import orjson
-from pydantic import ValidationError
+import jiter
+from pydantic import BaseModel, ValidationError
 
 from learnportal.protocol.errors import ErrorCode, LearnError, detail, invalid
 from learnportal.protocol.fielderror import FieldError
 from learnportal.protocol.messages import REQUEST_MODELS, Envelope
+from learnportal.protocol.models import NO_CONTROL, NO_NUL
 
 BATCH_FIELDS = ("feedbacks", "experiences")
+# What a person reads instead of the regular expression a text failed to match.
+PATTERNS = {
+    NO_NUL: "may not contain the NUL character (\\u0000)",
+    NO_CONTROL: "may not contain control characters (NUL, tab, newline...)",
+}
+
+Model = TypeVar("Model", bound=BaseModel)
+
+
+def loads_strict(body: bytes | str) -> Any:
+    """JSON as the contract reads it: a repeated key, NaN or Infinity is not JSON.
+
+    Integers keep their exact value and `1e400` reads as infinity here; the models refuse
+    both where the database could not keep them (protocol.freejson).
+    """
+    data = body.encode() if isinstance(body, str) else body
+    try:
+        return jiter.from_json(data, allow_inf_nan=False, catch_duplicate_keys=True)
+    except ValueError as exc:
+        raise invalid(f"The body is not valid JSON: {exc}") from None
+
+
+def parse_body(model: type[Model], body: bytes | str, *, loc: tuple[str, ...] = ()) -> Model:
+    """Parse a JSON body strictly into `model`, or raise `invalid` naming every bad field."""
+    loads_strict(body)
+    try:
+        return model.model_validate_json(body)
+    except ValidationError as exc:
+        raise invalid_from(exc, loc) from None
+
+
+def invalid_from(exc: ValidationError, loc: tuple[str, ...] = ()) -> LearnError:
+    """The one `invalid` error for a pydantic refusal; `loc` prefixes every place it names."""
+    details = [{**d, "loc": [*loc, *d["loc"]]} for d in validation_details(exc)]
+    return invalid(summarize(details), details)
 
 
 def request_id_of(raw: Any) -> str:
@@ -22,10 +58,7 @@ def request_id_of(raw: Any) -> str:
 
 def parse_request(body: bytes | str, *, max_batch: int) -> Envelope:
     """Parse and validate one `learn/*` request; raise LearnError naming every bad field."""
-    try:
-        raw = orjson.loads(body)
-    except orjson.JSONDecodeError as exc:
-        raise invalid(f"The body is not valid JSON: {exc}") from None
+    raw = loads_strict(body)
     if not isinstance(raw, dict):
         raise invalid("The body must be a JSON object (one learn/* request envelope).")
     message_type = raw.get("type")
@@ -50,8 +83,7 @@ def parse_request(body: bytes | str, *, max_batch: int) -> Envelope:
     try:
         request = model.model_validate_json(body)
     except ValidationError as exc:
-        details = validation_details(exc)
-        raise invalid(summarize(details), details) from None
+        raise invalid_from(exc) from None
     request._sent = raw
     return request
 
@@ -61,9 +93,12 @@ def validation_details(exc: ValidationError) -> list[dict[str, Any]]:
     for error in exc.errors(include_url=False, include_input=False):
         loc = list(error["loc"])
         message = error["msg"].removeprefix("Value error, ")
-        cause = (error.get("ctx") or {}).get("error")
+        context = error.get("ctx") or {}
+        cause = context.get("error")
         if isinstance(cause, FieldError):
-            loc.append(cause.field)
+            loc.extend(cause.loc)
+        if error["type"] == "string_pattern_mismatch" and context.get("pattern") in PATTERNS:
+            message = f"Text {PATTERNS[context['pattern']]}"
         details.append(detail(loc, message))
     return details
 

@@ -15,7 +15,7 @@ def test_an_experience_is_stored_with_every_field(transport: Send, agent: Actor)
     item = {
         "experience_id": "exp_abc",
         "state": {"page": "home"},
-        "action": {"component_name": "click", "input": {"selector": "#btn"}, "runtime": "r1"},
+        "action": {"component_name": "click", "input": {"selector": "#btn"}, "duration_ms": 12},
         "reward": 0.5,
         "next_state": {"page": "result"},
         "done": True,
@@ -30,7 +30,7 @@ def test_an_experience_is_stored_with_every_field(transport: Send, agent: Actor)
     assert orjson.loads(row.state) == {"page": "home"}
     assert orjson.loads(row.next_state) == {"page": "result"}
     action = orjson.loads(row.action)
-    assert action["input"] == {"selector": "#btn"} and action["runtime"] == "r1"
+    assert action == {"component_name": "click", "input": {"selector": "#btn"}, "duration_ms": 12}
     assert (row.component_name, row.reward, row.done, row.episode_id, row.step, row.ts) == (
         "click",
         0.5,

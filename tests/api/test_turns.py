@@ -177,3 +177,37 @@ def test_a_turn_queued_before_its_feedback_is_not_duplicated(agent: Actor, ann: 
     response = ann.learn(feedback_req(feedback(correlation_id="t-1", rated_turn=turn())))
     assert response.status_code == 200
     assert Turn.objects.filter(correlation_id="t-1").count() == 1
+
+
+@pytest.mark.parametrize(
+    ("raw", "loc"),
+    [
+        ("NaN", None),
+        ("Infinity", None),
+        ("1e400", ["turns", 0, "rated_turn", "environment", "x"]),
+        (str(2**64 + 1), ["turns", 0, "rated_turn", "environment", "x"]),
+        ('"a\\u0000"', ["turns", 0, "rated_turn", "environment", "x"]),
+    ],
+)
+def test_queued_turns_refuse_what_json_or_the_database_cannot_keep(
+    agent: Actor, raw: str, loc: list | None
+) -> None:
+    body = orjson.dumps({"turns": [item("t-x", rated_turn=turn(environment={"x": "@"}))]})
+    response = agent.client.post(
+        "/api/turns/", data=body.replace(b'"@"', raw.encode()), content_type="application/json"
+    )
+    assert response.status_code == 400, response.json()
+    assert response.json()["code"] == "invalid"
+    if loc is not None:
+        assert loc in [d["loc"] for d in response.json()["details"]]
+    assert not Turn.objects.exists()
+
+
+def test_queued_turns_refuse_a_repeated_key(agent: Actor) -> None:
+    body = b'{"turns": [{"correlation_id": "a", "correlation_id": "b", "rated_turn": ' + (
+        orjson.dumps(turn()) + b"}]}"
+    )
+    response = agent.client.post("/api/turns/", data=body, content_type="application/json")
+    assert (response.status_code, response.json()["code"]) == (400, "invalid")
+    assert "duplicate key" in response.json()["message"]
+    assert not Turn.objects.exists()
