@@ -190,6 +190,7 @@ def feedback_record(
             broadcast_on_commit(
                 "feedback.recorded",
                 {"count": len(rows), "components": sorted(deltas), "by": principal.name},
+                audience=Action.STATS,
             )
     return FeedbackOutcome(recorded=len(feedbacks), new_score=new_score)
 
@@ -268,6 +269,7 @@ def experience_store(
         broadcast_on_commit(
             "experience.stored",
             {"count": len(rows), "components": sorted(calls), "by": principal.name},
+            audience=Action.STATS,
         )
     return len(experiences)
 
@@ -391,5 +393,9 @@ def turns_submit(*, principal: Principal, turns: list[TurnInput]) -> int:
         insert_rows(Turn, TURN_COLUMNS, rows, on_conflict=IGNORE_DUPLICATE_TURNS)
         created = len({t.correlation_id for t in turns}) - before
         if created:
-            broadcast_on_commit("turns.queued", {"count": created, "by": principal.name})
+            broadcast_on_commit(
+                "turns.queued",
+                {"count": created, "by": principal.name},
+                audience=Action.READ_TURNS,
+            )
     return created

@@ -67,7 +67,7 @@ def dispatch(principal: Principal, body: bytes | str) -> Reply:
         req_id = request.id
         return Reply(200, run(principal, request))
     except LearnError as error:
-        return error_reply(error, req_id or _req_id_from(body))
+        return error_reply(error, req_id or request_id(body))
 
 
 def run(principal: Principal, request: Envelope) -> dict[str, Any]:
@@ -107,7 +107,8 @@ def error_reply(error: LearnError, req_id: str = "") -> Reply:
     return Reply(error.http_status, error.envelope(req_id), error.retry_after)
 
 
-def _req_id_from(body: bytes | str) -> str:
+def request_id(body: bytes | str) -> str:
+    """The `id` of a request envelope, however malformed the rest is; empty if none."""
     try:
         return request_id_of(orjson.loads(body))
     except orjson.JSONDecodeError:

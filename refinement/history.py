@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from learnportal.accounts.roles import Action
 from learnportal.events import broadcast_on_commit
 from refinement.models import HistoryEntry
 
@@ -31,7 +32,7 @@ def history_record(
         message=message,
         diff=diff or [],
     )
-    broadcast_on_commit(f"refinement.{kind}", entry.as_entry())
+    broadcast_on_commit(f"refinement.{kind}", entry.as_entry(), audience=Action.HISTORY)
     return entry
 
 

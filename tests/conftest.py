@@ -18,6 +18,7 @@ from django.conf import settings
 from django.db import connection
 from rest_framework.test import APIClient
 
+from learnportal.accounts.credentials import principals
 from learnportal.accounts.models import ApiToken, User
 from learnportal.ratelimit import rate_limit_reset
 
@@ -63,6 +64,11 @@ def _fail_required_service(request: pytest.FixtureRequest) -> None:
 @pytest.fixture(autouse=True)
 def _fresh_rate_limits() -> None:
     rate_limit_reset()
+
+
+@pytest.fixture(autouse=True)
+def _fresh_principal_cache() -> None:
+    principals.clear()
 
 
 @dataclass

@@ -7,4 +7,5 @@ class AccountsConfig(AppConfig):
     verbose_name = "Accounts and tokens"
 
     def ready(self) -> None:
+        from learnportal.accounts import signals  # noqa: F401  (drops cached principals on change)
         from learnportal.api import openapi  # noqa: F401  (registers the OpenAPI auth schemes)

@@ -47,9 +47,13 @@ def principal_for_user(user: User) -> Principal:
 
 def principal_for_token(raw: str) -> Principal | None:
     """The principal a raw bearer token stands for, or None if it is unknown or revoked."""
+    return principal_for_token_hash(hash_token(raw))
+
+
+def principal_for_token_hash(key_hash: str) -> Principal | None:
     token = (
         ApiToken.objects.select_related("user")
-        .filter(key_hash=hash_token(raw), revoked_at__isnull=True)
+        .filter(key_hash=key_hash, revoked_at__isnull=True)
         .first()
     )
     if token is None or (token.user is not None and not token.user.is_active):
@@ -68,10 +72,6 @@ def principal_for_token(raw: str) -> Principal | None:
             token_id=token.pk,
         )
     return Principal(role=Role(token.role), name=token.name, is_human=False, token_id=token.pk)
-
-
-def token_is_active(token_id: int) -> bool:
-    return ApiToken.objects.filter(pk=token_id, revoked_at__isnull=True).exists()
 
 
 def bearer_token(header_value: str | bytes | None) -> str | None:

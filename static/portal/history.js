@@ -26,7 +26,9 @@
     socket.addEventListener("message", function (message) {
       let event;
       try { event = JSON.parse(message.data).event || ""; } catch (e) { return; }
-      if (event.indexOf("refinement.") === 0) reload();
+      if (event === "live.paused") live.hidden = true; // Redis is down; the page still works
+      else if (event === "live.resumed") { live.hidden = false; reload(); }
+      else if (event.indexOf("refinement.") === 0) reload();
     });
     socket.addEventListener("close", function (closing) {
       live.hidden = true;

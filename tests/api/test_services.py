@@ -14,6 +14,7 @@ from django.db import connections
 from rest_framework.test import APIClient
 
 from feedback.models import ComponentStats, Feedback
+from learnportal.accounts.roles import Action
 from learnportal.events import DASHBOARD_GROUP, broadcast_now
 from tests.api.builders import feedback, feedback_req
 from tests.conftest import Actor
@@ -86,8 +87,13 @@ async def test_a_broadcast_reaches_a_group_member_through_redis() -> None:
     channel = await layer.new_channel()
     await layer.group_add(DASHBOARD_GROUP, channel)
     try:
-        await sync_to_async(broadcast_now)("test.ping", {"n": 1})
+        await sync_to_async(broadcast_now)("test.ping", {"n": 1}, audience=Action.STATS)
         message = await asyncio.wait_for(layer.receive(channel), timeout=10)
     finally:
         await layer.group_discard(DASHBOARD_GROUP, channel)
-    assert message == {"type": "learn.event", "event": "test.ping", "payload": {"n": 1}}
+    assert message == {
+        "type": "learn.event",
+        "event": "test.ping",
+        "payload": {"n": 1},
+        "audience": "read stats",
+    }

@@ -57,23 +57,6 @@ async def test_a_token_in_the_query_string_authenticates(agent: Actor) -> None:
     await communicator.disconnect()
 
 
-async def test_a_connection_stops_working_once_its_token_is_revoked(
-    agent: Actor, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr("learnportal.ws.learn.REVOCATION_CHECK_SECONDS", 0.0)
-    communicator = ws_communicator(token=agent.raw_token)
-    assert (await communicator.connect(timeout=WS_TIMEOUT))[0]
-    await communicator.send_json_to(stats_req())
-    assert (await communicator.receive_json_from(timeout=WS_TIMEOUT))["type"] == "learn/stats/resp"
-    await database_sync_to_async(ApiToken.objects.filter(name="agent-1").update)(
-        revoked_at=timezone.now()
-    )
-    await communicator.send_json_to(feedback_req(feedback(component_name="c")))
-    message = await communicator.receive_output(timeout=WS_TIMEOUT)
-    assert message == {"type": "websocket.close", "code": 4401}
-    assert await database_sync_to_async(Feedback.objects.count)() == 0
-
-
 async def test_bad_frames_get_errors_and_later_frames_are_answered(agent: Actor) -> None:
     communicator = ws_communicator(token=agent.raw_token)
     assert (await communicator.connect(timeout=WS_TIMEOUT))[0]

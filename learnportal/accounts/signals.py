@@ -1,0 +1,32 @@
+"""A saved change to a person or a token reaches open connections at once (credentials)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib.auth.signals import user_logged_out
+from django.db import transaction
+from django.db.models.signals import post_delete, post_save
+from django.dispatch import receiver
+from django.http import HttpRequest
+
+from learnportal.accounts.credentials import principals
+from learnportal.accounts.models import ApiToken, User
+
+
+@receiver([post_save, post_delete], sender=User)
+def _person_changed(sender: type[User], instance: User, **kwargs: Any) -> None:
+    principals.drop(user_id=instance.pk)
+    transaction.on_commit(lambda: principals.drop(user_id=instance.pk))
+
+
+@receiver([post_save, post_delete], sender=ApiToken)
+def _token_changed(sender: type[ApiToken], instance: ApiToken, **kwargs: Any) -> None:
+    principals.drop(token_id=instance.pk)
+    transaction.on_commit(lambda: principals.drop(token_id=instance.pk))
+
+
+@receiver(user_logged_out)
+def _logged_out(sender: Any, request: HttpRequest, **kwargs: Any) -> None:
+    if request.session.session_key:
+        principals.drop_session(request.session.session_key)
