@@ -164,3 +164,28 @@ def test_adduser_refuses_a_machine_role(db: None) -> None:
     with pytest.raises(CommandError):
         run("adduser", "bot", "--role", "agent", "--password", "long-enough-1")
     assert not User.objects.filter(username="bot").exists()
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("name", ["x" * 151, "two\nlines", ""])
+def test_createtoken_refuses_a_name_no_column_can_keep(name: str) -> None:
+    with pytest.raises(CommandError, match="1 to 150 characters"):
+        run("createtoken", name, "--role", "agent")
+    assert not ApiToken.objects.exists()
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("name", "password", "message"),
+    [
+        ("x" * 151, "a long one", "at most 150 characters"),
+        ("bad name!", "a long one", "Enter a valid username"),
+        ("carol", "short", "too short"),
+    ],
+)
+def test_adduser_refuses_what_the_account_rules_refuse(
+    name: str, password: str, message: str
+) -> None:
+    with pytest.raises(CommandError, match=message):
+        run("adduser", name, "--role", "annotator", "--password", password)
+    assert not User.objects.exists()

@@ -2,6 +2,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.contrib.auth.password_validation import validate_password
+from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from learnportal.accounts.models import User
@@ -20,7 +22,12 @@ class Command(BaseCommand):
         if User.objects.filter(username=name).exists():
             raise CommandError(f"A user named {name!r} exists already.")
         is_admin = role == Role.ADMIN
-        User.objects.create_user(
-            username=name, password=password, role=role, is_staff=is_admin, is_superuser=is_admin
-        )
+        person = User(username=name, role=role, is_staff=is_admin, is_superuser=is_admin)
+        try:
+            person.full_clean(exclude=["password"])
+            validate_password(password, person)
+        except ValidationError as exc:
+            raise CommandError(" ".join(exc.messages)) from None
+        person.set_password(password)
+        person.save()
         self.stdout.write(f"Created {role} {name}.")

@@ -1,11 +1,15 @@
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from learnportal.accounts.models import ApiToken, User
 from learnportal.accounts.roles import MACHINE_ROLES
+from learnportal.protocol.models import NO_CONTROL, USERNAME_LENGTH
+
+NAME_CHARACTERS = re.compile(NO_CONTROL)
 
 
 class Command(BaseCommand):
@@ -20,6 +24,10 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args: Any, name: str, role: str | None, user: bool, **options: Any) -> None:
+        if not name or len(name) > USERNAME_LENGTH or not NAME_CHARACTERS.fullmatch(name):
+            raise CommandError(
+                f"A token's name is 1 to {USERNAME_LENGTH} characters with no control characters."
+            )
         if ApiToken.objects.filter(name=name).exists():
             raise CommandError(f"A token named {name!r} exists already; revoke it or pick a name.")
         if user:
