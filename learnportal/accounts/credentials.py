@@ -31,6 +31,7 @@ from learnportal.accounts.principals import (
 )
 
 PRINCIPAL_TTL = 1.0
+MAX_ENTRIES = 10_000  # past this, expired entries are swept out
 
 
 @dataclass(frozen=True)
@@ -86,6 +87,10 @@ class PrincipalCache:
             return entry[1]
         principal = resolve(credential)
         with self._lock:
+            if len(self._entries) >= MAX_ENTRIES:
+                self._entries = {
+                    key: entry for key, entry in self._entries.items() if now - entry[0] < self.ttl
+                }
             self._entries[credential] = (now, principal)
         return principal
 
@@ -111,6 +116,9 @@ class PrincipalCache:
     def drop_session(self, session_key: str) -> None:
         with self._lock:
             self._entries.pop(Credential("session", session_key), None)
+
+    def __len__(self) -> int:
+        return len(self._entries)
 
     def clear(self) -> None:
         with self._lock:

@@ -129,3 +129,17 @@ async def test_frames_within_the_ttl_ask_the_database_nothing_about_the_principa
         assert (await ask(communicator, stats_req()))["type"] == "learn/stats/resp"
     await communicator.disconnect()
     assert len(lookups) == 1  # the handshake's
+
+
+def test_the_principal_cache_sweeps_expired_entries_when_full(
+    agent: Actor, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    now = [0.0]
+    cache = credentials.PrincipalCache(clock=lambda: now[0])
+    monkeypatch.setattr(credentials, "MAX_ENTRIES", 3)
+    for n in range(3):
+        cache.principal(credentials.Credential("token", f"unknown-{n}"))
+    now[0] += cache.ttl
+    live = credentials.Credential("token", "unknown-live")
+    cache.principal(live)
+    assert len(cache) == 1 and cache.is_fresh(live)
