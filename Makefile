@@ -6,6 +6,9 @@ PY := $(VENV)/bin/python
 HOST ?= 127.0.0.1
 PORT ?= 8000
 export DJANGO_DEBUG ?= 1
+# Development settings for manage.py typed in a plain shell: DJANGO_DEBUG=1 and a generated
+# secret key, written once (gitignored), read by learnportal/settings.py, never overriding.
+ENV_FILE := .env
 
 .PHONY: run test bench lint migrate demo venv clean
 
@@ -17,11 +20,14 @@ $(VENV)/.installed: pyproject.toml
 	$(PY) -m pip install --quiet ".[dev]"
 	touch $@
 
+$(ENV_FILE): | venv
+	$(PY) -m learnportal.env $@
+
 $(VENV)/.bench-installed: $(VENV)/.installed
 	$(PY) -m pip install --quiet ".[dev,bench]"
 	touch $@
 
-migrate: venv
+migrate: venv $(ENV_FILE)
 	$(PY) manage.py migrate --no-input -v 0
 
 demo: migrate
@@ -35,7 +41,7 @@ run: demo
 	$(VENV)/bin/uvicorn learnportal.asgi:application --host $(HOST) --port $(PORT) \
 		--no-access-log --ws-max-size 67108864
 
-test: venv
+test: venv $(ENV_FILE)
 	$(VENV)/bin/ruff check .
 	$(PY) manage.py makemigrations --check --dry-run -v 0
 	$(PY) -m pytest -q

@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 
 import dj_database_url
+from csp.constants import NONE, SELF
 
 from learnportal.env import (
     ConfigError,
@@ -14,19 +15,24 @@ from learnportal.env import (
     env_float,
     env_int,
     env_list,
+    env_origins,
+    env_proxy_ssl_header,
+    env_secret_key,
     env_str,
+    load_env_file,
 )
 from refinement.strategies import check_params as check_strategy_params
 
 BASE_DIR = Path(__file__).resolve().parent.parent
+# The dev env file `make` writes (DJANGO_DEBUG=1 and a generated key), so that manage.py typed
+# in a plain shell runs as `make run` does. It never overrides the environment; without the
+# file (production) nothing changes. An empty LEARNPORTAL_ENV_FILE reads none.
+load_env_file(env_str("LEARNPORTAL_ENV_FILE", str(BASE_DIR / ".env")))
 VAR_DIR = Path(env_str("LEARNPORTAL_VAR_DIR", str(BASE_DIR / "var")))
 
 DEBUG = env_bool("DJANGO_DEBUG", False)
-SECRET_KEY = env_str("DJANGO_SECRET_KEY")
-if not SECRET_KEY:
-    if not DEBUG:
-        raise ConfigError("DJANGO_SECRET_KEY must be set when DJANGO_DEBUG is not 1")
-    SECRET_KEY = "dev-only-insecure-key-do-not-use-in-production"
+# Production refuses a missing or short (< 50 characters) key, with a message saying why.
+SECRET_KEY = env_secret_key("DJANGO_SECRET_KEY", debug=DEBUG)
 ALLOWED_HOSTS = [
     host.strip()
     for host in env_str("DJANGO_ALLOWED_HOSTS", "localhost,127.0.0.1,[::1],testserver").split(",")
@@ -46,6 +52,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "channels",
+    "csp",
     "learnportal.accounts",
     "feedback",
     "refinement",
@@ -54,6 +61,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    "learnportal.csp.PortalCSPMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -85,32 +93,43 @@ TEMPLATES = [
 ]
 
 
-def _database() -> dict:
-    url = env_str("DATABASE_URL")
-    if url:
-        config = dj_database_url.parse(url)
-        if config["ENGINE"] == "django.db.backends.postgresql":
-            config.setdefault("OPTIONS", {})["pool"] = {"min_size": 1, "max_size": 16}
-        return config
+def _sqlite_tuned(config: dict) -> dict:
+    """The one SQLite tuning, for every SQLite database however it is named.
+
+    Options the DATABASE_URL gives itself (`?timeout=...`) win over these.
+    """
     VAR_DIR.mkdir(parents=True, exist_ok=True)
+    options = {
+        # One writer at a time: take the write lock up front and wait for it, rather than
+        # failing half-way through a batch with "database is locked".
+        "transaction_mode": "IMMEDIATE",
+        "timeout": env_float("LEARNPORTAL_SQLITE_TIMEOUT", 5.0, minimum=0.0),
+        "init_command": (
+            "PRAGMA journal_mode=WAL;"
+            "PRAGMA synchronous=NORMAL;"
+            "PRAGMA foreign_keys=ON;"
+            "PRAGMA cache_size=-65536;"
+        ),
+    }
     return {
-        "ENGINE": "django.db.backends.sqlite3",
-        "NAME": VAR_DIR / "learnportal.sqlite3",
-        "OPTIONS": {
-            # One writer at a time: take the write lock up front and wait for it, rather than
-            # failing half-way through a batch with "database is locked".
-            "transaction_mode": "IMMEDIATE",
-            "timeout": env_float("LEARNPORTAL_SQLITE_TIMEOUT", 5.0, minimum=0.0),
-            "init_command": (
-                "PRAGMA journal_mode=WAL;"
-                "PRAGMA synchronous=NORMAL;"
-                "PRAGMA foreign_keys=ON;"
-                "PRAGMA cache_size=-65536;"
-            ),
-        },
+        **config,
+        "OPTIONS": {**options, **config.get("OPTIONS", {})},
         # One file per test run, so that runs side by side never share a database.
         "TEST": {"NAME": VAR_DIR / f"test-learnportal-{os.getpid()}.sqlite3"},
     }
+
+
+def _database() -> dict:
+    url = env_str("DATABASE_URL")
+    if not url:
+        config = {"ENGINE": "django.db.backends.sqlite3", "NAME": VAR_DIR / "learnportal.sqlite3"}
+    else:
+        config = dj_database_url.parse(url)
+    if config["ENGINE"] == "django.db.backends.sqlite3":
+        return _sqlite_tuned(config)
+    if config["ENGINE"] == "django.db.backends.postgresql":
+        config.setdefault("OPTIONS", {})["pool"] = {"min_size": 1, "max_size": 16}
+    return config
 
 
 DATABASES = {"default": _database()}
@@ -159,6 +178,32 @@ X_FRAME_OPTIONS = "DENY"
 if not DEBUG:
     SESSION_COOKIE_SECURE = env_bool("DJANGO_SECURE_COOKIES", True)
     CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
+
+# HTTPS behind a proxy: each off unless set (HSTS is sticky in browsers: turn it on knowingly).
+SECURE_SSL_REDIRECT = env_bool("DJANGO_SECURE_SSL_REDIRECT", False)
+SECURE_HSTS_SECONDS = env_int("DJANGO_SECURE_HSTS_SECONDS", 0, minimum=0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("DJANGO_SECURE_HSTS_INCLUDE_SUBDOMAINS", False)
+SECURE_HSTS_PRELOAD = env_bool("DJANGO_SECURE_HSTS_PRELOAD", False)
+# Trust the proxy's word that a request came over HTTPS (e.g. X-Forwarded-Proto: https).
+SECURE_PROXY_SSL_HEADER = env_proxy_ssl_header("DJANGO_SECURE_PROXY_SSL_HEADER")
+# Other origins that may post forms and open WebSockets here (e.g. the public https name).
+CSRF_TRUSTED_ORIGINS = env_origins("DJANGO_CSRF_TRUSTED_ORIGINS")
+
+# No inline script or style anywhere: each page loads its own file from static/portal/.
+# learnportal.csp adds the page's own ws:// or wss:// origin to connect-src.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF],
+        "style-src": [SELF],
+        "img-src": [SELF, "data:"],
+        "connect-src": [SELF],
+        "object-src": [NONE],
+        "base-uri": [SELF],
+        "frame-ancestors": [NONE],
+        "form-action": [SELF],
+    }
+}
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [

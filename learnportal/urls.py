@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from django.contrib import admin
 from django.urls import include, path
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 from learnportal.api.learn import LearnView
 
@@ -11,7 +11,13 @@ urlpatterns = [
     path("api/", include("feedback.urls")),
     path("api/", include("refinement.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
-    path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
+    # The split view serves Swagger UI's start-up script as a file of its own (?script=), and
+    # our template its style: the Content-Security-Policy allows neither inline.
+    path(
+        "api/docs/",
+        SpectacularSwaggerSplitView.as_view(url_name="schema", template_name="api/swagger_ui.html"),
+        name="docs",
+    ),
     path("admin/", admin.site.urls),
     path("", include("learnportal.portal.urls")),
 ]

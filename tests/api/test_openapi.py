@@ -28,8 +28,12 @@ def test_the_schema_defaults_to_yaml(db: None) -> None:
     assert b"/api/learn/:" in response.content
 
 
-def test_the_docs_page_renders_html(db: None) -> None:
+def test_the_docs_page_renders_html_and_its_script_loads_the_schema(db: None) -> None:
     response = APIClient().get("/api/docs/")
     assert response.status_code == 200
     assert response["Content-Type"].startswith("text/html")
-    assert b"/api/schema/" in response.content
+    # The start-up script is a file of its own (no inline script under the CSP).
+    assert b'<script src="/api/docs/?script="></script>' in response.content
+    script = APIClient().get("/api/docs/?script=")
+    assert script["Content-Type"].startswith("application/javascript")
+    assert b"/api/schema/" in script.content

@@ -1,7 +1,14 @@
-"""Headless Chromium against pytest-django's live server, and the demo data to drive it."""
+"""Headless Chromium against a live server, and the demo data to drive it.
+
+`live_server` is pytest-django's (WSGI: pages only); `asgi_server` serves the real ASGI
+application with uvicorn, so that pages reach their WebSockets too.
+"""
 
 from __future__ import annotations
 
+import socket
+import threading
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -32,3 +39,23 @@ def seeded(settings: Any) -> None:
     # The real password hasher would dominate these tests; the demo users need no strength here.
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
     demo.seed_demo()
+
+
+@pytest.fixture
+def asgi_server(transactional_db: None) -> Iterator[str]:
+    """`make run`'s server (uvicorn and learnportal.asgi) in a thread, on a free port."""
+    import uvicorn
+
+    from learnportal.asgi import application
+
+    # Listening before uvicorn starts: early connections wait in the backlog, no polling.
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(64)
+    server = uvicorn.Server(uvicorn.Config(application, lifespan="off", log_level="warning"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{sock.getsockname()[1]}"
+    server.should_exit = True
+    thread.join(timeout=30)
+    sock.close()
