@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from urllib.parse import urlparse
 
 import dj_database_url
 from csp.constants import NONE, SELF
@@ -135,12 +136,19 @@ def _database() -> dict:
 DATABASES = {"default": _database()}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
+
+def _redis_db(url: str) -> str:
+    return urlparse(url).path.strip("/") or "0"
+
+
 REDIS_URL = env_str("REDIS_URL")
 if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
             "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
-            "CONFIG": {"hosts": [REDIS_URL]},
+            # Pub/sub channels are server-wide, whatever the database number: name them by it,
+            # so that deployments (or test runs) on one Redis never hear each other.
+            "CONFIG": {"hosts": [REDIS_URL], "prefix": f"learnportal.{_redis_db(REDIS_URL)}"},
         }
     }
     CACHES = {

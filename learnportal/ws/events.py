@@ -33,6 +33,7 @@ from learnportal.ws.learn import CLOSE_UNAUTHENTICATED, principal_of
 logger = logging.getLogger(__name__)
 
 RESUBSCRIBE_SECONDS = 2.0
+AUDIENCES = frozenset(action.value for action in Action)
 PAUSED = "live.paused"
 RESUMED = "live.resumed"
 
@@ -108,7 +109,7 @@ class EventsConsumer(AsyncWebsocketConsumer):
         if principal is None:
             await self._end()
             return
-        if principal.may(Action(message["audience"])):
+        if message.get("audience") in AUDIENCES and principal.may(Action(message["audience"])):
             payload = {"event": message["event"], "payload": message["payload"]}
             await self.send(text_data=orjson.dumps(payload).decode())
 

@@ -1,0 +1,21 @@
+"""With REDIS_URL: what several processes share, and what two deployments on one Redis do not."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.settings.processes import clean_env, python_json
+
+LAYER_PREFIX = (
+    "from django.conf import settings\n"
+    "print(json.dumps(settings.CHANNEL_LAYERS['default']['CONFIG']['prefix']))"
+)
+
+
+def test_deployments_on_other_redis_databases_never_share_live_events(tmp_path: Path) -> None:
+    # Redis pub/sub ignores the database number, so the channel names must carry it.
+    prefixes = {
+        url: python_json(LAYER_PREFIX, env=clean_env(tmp_path, DJANGO_DEBUG="1", REDIS_URL=url))
+        for url in ("redis://127.0.0.1:6379/3", "redis://127.0.0.1:6379/4", "redis://h:1")
+    }
+    assert len(set(prefixes.values())) == 3, prefixes
