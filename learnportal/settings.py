@@ -128,6 +128,8 @@ if REDIS_URL:
         "default": {
             "BACKEND": "django.core.cache.backends.redis.RedisCache",
             "LOCATION": REDIS_URL,
+            # The rate limit fails open when Redis is down: give up quickly rather than hang.
+            "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1},
         }
     }
 else:
@@ -168,6 +170,7 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "learnportal.api.errors.exception_handler",
+    "DEFAULT_THROTTLE_CLASSES": ["learnportal.ratelimit.RateThrottle"],
     "UNAUTHENTICATED_USER": None,
 }
 
@@ -201,9 +204,12 @@ LEARNPORTAL_AUTO_APPLY_MAX_RISK = env_choice("LEARNPORTAL_AUTO_APPLY_MAX_RISK", 
 LEARNPORTAL_FORWARD_ENV_REWARDS = env_bool("LEARNPORTAL_FORWARD_ENV_REWARDS", True)
 # How many of the newest experiences an adapt or a plan learns from (a replay window).
 LEARNPORTAL_ADAPT_WINDOW = env_int("LEARNPORTAL_ADAPT_WINDOW", 1_000_000, minimum=1)
-# Requests per second per principal (a token bucket with this refill rate and a burst of 2x);
-# 0 turns rate limiting off.
+# Requests per second per principal (per client address without one), on every API endpoint and
+# learn/* message, counted in fixed windows in the cache: shared by all processes when REDIS_URL
+# is set. 0 turns rate limiting off.
 LEARNPORTAL_RATE_LIMIT = env_float("LEARNPORTAL_RATE_LIMIT", 2000.0, minimum=0.0)
+RATELIMIT_FAIL_OPEN = True  # a count the cache lost is not a reason to refuse
+
 LEARNPORTAL_STRATEGY_PARAMS = {
     "epsilon": env_float("LEARNPORTAL_EPSILON", 0.1, minimum=0.0, maximum=1.0),
     "temperature": env_float("LEARNPORTAL_SOFTMAX_TEMPERATURE", 1.0, minimum=1e-6),
