@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -46,6 +47,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "channels",
+    "axes",
     "learnportal.accounts",
     "feedback",
     "refinement",
@@ -60,6 +62,14 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Last, as django-axes asks: it turns a refused login into the lockout page.
+    "axes.middleware.AxesMiddleware",
+]
+
+AUTHENTICATION_BACKENDS = [
+    # First: refuses every login of a locked-out account or client before a password is checked.
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
 ]
 
 ROOT_URLCONF = "learnportal.urls"
@@ -209,6 +219,17 @@ LEARNPORTAL_ADAPT_WINDOW = env_int("LEARNPORTAL_ADAPT_WINDOW", 1_000_000, minimu
 # is set. 0 turns rate limiting off.
 LEARNPORTAL_RATE_LIMIT = env_float("LEARNPORTAL_RATE_LIMIT", 2000.0, minimum=0.0)
 RATELIMIT_FAIL_OPEN = True  # a count the cache lost is not a reason to refuse
+
+# Login lockout (django-axes, in the database): after this many failed logins for one username
+# or from one client address, logins are refused for the cool-off; a successful login resets.
+AXES_FAILURE_LIMIT = env_int("LEARNPORTAL_LOGIN_FAILURES", 5, minimum=1)
+AXES_COOLOFF_TIME = timedelta(minutes=env_int("LEARNPORTAL_LOGIN_COOLOFF_MINUTES", 15, minimum=1))
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_RESET_ON_SUCCESS = True
+AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False  # the cool-off ends when it said it would
+AXES_CLIENT_IP_CALLABLE = "learnportal.ratelimit.client_address"
+AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
+AXES_HTTP_RESPONSE_CODE = 429
 
 LEARNPORTAL_STRATEGY_PARAMS = {
     "epsilon": env_float("LEARNPORTAL_EPSILON", 0.1, minimum=0.0, maximum=1.0),
