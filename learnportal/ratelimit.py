@@ -1,43 +1,104 @@
-"""A per-principal token bucket, kept in this process's memory.
+"""One request limit per principal, counted in Django's cache, for every transport.
 
-Each server process limits on its own, so N processes allow N times the rate; that is the
-point of a cheap guard against a runaway client, not a billing meter.
+django-ratelimit counts requests in fixed windows with the cache's atomic `add` and `incr`; with
+`REDIS_URL` set the cache is Redis, so every server process shares one count per principal.
+learn/* is counted once in dispatch (HTTP, WebSocket, and any later transport); every other API
+view through `RateThrottle`, DRF's default throttle. Requests without a principal count under their
+client's address. If the cache is down, requests are served rather than refused (fail open).
 """
 
 from __future__ import annotations
 
+import logging
 import math
-import threading
-import time
+from typing import Any
 
 from django.conf import settings
+from django.http import HttpRequest
+from django_ratelimit.core import get_usage
+from rest_framework.throttling import BaseThrottle
 
 from learnportal.protocol.errors import ErrorCode, LearnError
 
-_lock = threading.Lock()
-_buckets: dict[str, tuple[float, float]] = {}
+logger = logging.getLogger(__name__)
+
+GROUP = "learnportal"
+
+_cache_down = False  # so that an outage is logged once, not on every request
+
+
+def window(rate: float) -> tuple[int, int]:
+    """The fixed window (requests, seconds) closest to `rate` requests a second."""
+    seconds = max(1, math.ceil(1 / rate))
+    return max(1, round(rate * seconds)), seconds
+
+
+def rate_limited(retry_after: int) -> LearnError:
+    rate = settings.LEARNPORTAL_RATE_LIMIT
+    return LearnError(
+        ErrorCode.RATE_LIMITED,
+        f"Too many requests; at most {rate:g} a second. Retry after {retry_after} s.",
+        retry_after=retry_after,
+    )
+
+
+def retry_after_for(key: str) -> int | None:
+    """Count one request for `key`: the seconds to wait if it is over the limit, else None."""
+    global _cache_down
+    rate = settings.LEARNPORTAL_RATE_LIMIT
+    if rate <= 0:
+        return None
+    try:
+        # The key and the rate are given, so django-ratelimit needs no request to read them.
+        usage = get_usage(
+            None, group=GROUP, key=lambda _group, _request: key, rate=window(rate), increment=True
+        )
+    except Exception:  # whatever the cache backend raises: never refuse a request for it
+        if not _cache_down:
+            logger.warning(
+                "the cache is unreachable: requests are not limited until it is back",
+                exc_info=True,
+            )
+        _cache_down = True
+        return None
+    _cache_down = False
+    if usage is None or not usage["should_limit"]:
+        return None
+    # The window's last second still belongs to it: the next window starts one second later.
+    return usage["time_left"] + 1
 
 
 def rate_limit_check(key: str) -> None:
-    rate = settings.LEARNPORTAL_RATE_LIMIT
-    if rate <= 0:
-        return
-    burst = max(1.0, 2 * rate)
-    now = time.monotonic()
-    with _lock:
-        tokens, last = _buckets.get(key, (burst, now))
-        tokens = min(burst, tokens + (now - last) * rate)
-        if tokens < 1.0:
-            _buckets[key] = (tokens, now)
-            retry_after = max(1, math.ceil((1.0 - tokens) / rate))
-            raise LearnError(
-                ErrorCode.RATE_LIMITED,
-                f"Too many requests; at most {rate:g} a second. Retry after {retry_after} s.",
-                retry_after=retry_after,
-            )
-        _buckets[key] = (tokens - 1.0, now)
+    retry_after = retry_after_for(key)
+    if retry_after is not None:
+        raise rate_limited(retry_after)
 
 
-def rate_limit_reset() -> None:
-    with _lock:
-        _buckets.clear()
+def client_address(request: HttpRequest) -> str | None:
+    """Who sent a request, for limits without a principal and for the login lockout.
+
+    REMOTE_ADDR is the peer, or the client that a trusted proxy names when the server is told to
+    believe it (uvicorn's --forwarded-allow-ips); never a header a client could forge.
+    """
+    return request.META.get("REMOTE_ADDR") or None
+
+
+class RateThrottle(BaseThrottle):
+    """DRF's default throttle: the same limit, for every API view.
+
+    A view names in `counted_by_dispatch` the methods whose requests go through dispatch,
+    which counts them already.
+    """
+
+    def __init__(self) -> None:
+        self.retry_after: int | None = None
+
+    def allow_request(self, request: Any, view: Any) -> bool:
+        if request.method in getattr(view, "counted_by_dispatch", ()):
+            return True
+        key = getattr(request.user, "key", None) or f"ip:{client_address(request) or '?'}"
+        self.retry_after = retry_after_for(key)
+        return self.retry_after is None
+
+    def wait(self) -> float | None:
+        return self.retry_after

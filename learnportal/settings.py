@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from datetime import timedelta
 from pathlib import Path
 from urllib.parse import urlparse
 
@@ -54,6 +55,7 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "channels",
     "csp",
+    "axes",
     "learnportal.accounts",
     "feedback",
     "refinement",
@@ -69,6 +71,14 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Last, as django-axes asks: it turns a refused login into the lockout page.
+    "axes.middleware.AxesMiddleware",
+]
+
+AUTHENTICATION_BACKENDS = [
+    # First: refuses every login of a locked-out account or client before a password is checked.
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
 ]
 
 ROOT_URLCONF = "learnportal.urls"
@@ -155,6 +165,8 @@ if REDIS_URL:
         "default": {
             "BACKEND": "django.core.cache.backends.redis.RedisCache",
             "LOCATION": REDIS_URL,
+            # The rate limit fails open when Redis is down: give up quickly rather than hang.
+            "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1},
         }
     }
 else:
@@ -221,6 +233,7 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "learnportal.api.errors.exception_handler",
+    "DEFAULT_THROTTLE_CLASSES": ["learnportal.ratelimit.RateThrottle"],
     "UNAUTHENTICATED_USER": None,
 }
 
@@ -254,9 +267,23 @@ LEARNPORTAL_AUTO_APPLY_MAX_RISK = env_choice("LEARNPORTAL_AUTO_APPLY_MAX_RISK", 
 LEARNPORTAL_FORWARD_ENV_REWARDS = env_bool("LEARNPORTAL_FORWARD_ENV_REWARDS", True)
 # How many of the newest experiences an adapt or a plan learns from (a replay window).
 LEARNPORTAL_ADAPT_WINDOW = env_int("LEARNPORTAL_ADAPT_WINDOW", 1_000_000, minimum=1)
-# Requests per second per principal (a token bucket with this refill rate and a burst of 2x);
-# 0 turns rate limiting off.
+# Requests per second per principal (per client address without one), on every API endpoint and
+# learn/* message, counted in fixed windows in the cache: shared by all processes when REDIS_URL
+# is set. 0 turns rate limiting off.
 LEARNPORTAL_RATE_LIMIT = env_float("LEARNPORTAL_RATE_LIMIT", 2000.0, minimum=0.0)
+RATELIMIT_FAIL_OPEN = True  # a count the cache lost is not a reason to refuse
+
+# Login lockout (django-axes, in the database): after this many failed logins for one username
+# or from one client address, logins are refused for the cool-off; a successful login resets.
+AXES_FAILURE_LIMIT = env_int("LEARNPORTAL_LOGIN_FAILURES", 5, minimum=1)
+AXES_COOLOFF_TIME = timedelta(minutes=env_int("LEARNPORTAL_LOGIN_COOLOFF_MINUTES", 15, minimum=1))
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_RESET_ON_SUCCESS = True
+AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False  # the cool-off ends when it said it would
+AXES_CLIENT_IP_CALLABLE = "learnportal.ratelimit.client_address"
+AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
+AXES_HTTP_RESPONSE_CODE = 429
+
 LEARNPORTAL_STRATEGY_PARAMS = {
     "epsilon": env_float("LEARNPORTAL_EPSILON", 0.1, minimum=0.0, maximum=1.0),
     "temperature": env_float("LEARNPORTAL_SOFTMAX_TEMPERATURE", 1.0, minimum=1e-6),

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import uuid
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,7 +21,6 @@ from rest_framework.test import APIClient
 
 from learnportal.accounts.credentials import principals
 from learnportal.accounts.models import ApiToken, User
-from learnportal.ratelimit import rate_limit_reset
 
 REQUIRE_SERVICES = os.environ.get("LEARNPORTAL_REQUIRE_SERVICES") == "1"
 IN_CI = os.environ.get("CI") == "true"
@@ -62,8 +62,10 @@ def _fail_required_service(request: pytest.FixtureRequest) -> None:
 
 
 @pytest.fixture(autouse=True)
-def _fresh_rate_limits() -> None:
-    rate_limit_reset()
+def _fresh_rate_limits(settings: Any) -> None:
+    # Counts live in the cache (Redis on the service run) under this prefix: a new one per test
+    # starts every test with no requests counted, without clearing anything else.
+    settings.RATELIMIT_CACHE_PREFIX = f"rl:{uuid.uuid4().hex}:"
 
 
 @pytest.fixture(autouse=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from django.db import DatabaseError, IntegrityError
@@ -10,13 +11,13 @@ from rest_framework import exceptions
 from rest_framework.response import Response
 
 from learnportal.protocol.errors import ErrorCode, LearnError, detail
+from learnportal.ratelimit import rate_limited
 
 DRF_CODES: list[tuple[type[exceptions.APIException], ErrorCode]] = [
     (exceptions.NotAuthenticated, ErrorCode.UNAUTHENTICATED),
     (exceptions.AuthenticationFailed, ErrorCode.UNAUTHENTICATED),
     (exceptions.PermissionDenied, ErrorCode.FORBIDDEN),
     (exceptions.NotFound, ErrorCode.NOT_FOUND),
-    (exceptions.Throttled, ErrorCode.RATE_LIMITED),
     (exceptions.ParseError, ErrorCode.INVALID),
     (exceptions.UnsupportedMediaType, ErrorCode.INVALID),
     (exceptions.ValidationError, ErrorCode.INVALID),
@@ -44,6 +45,8 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
                 ErrorCode.UNAVAILABLE, "The database is busy or down; retry shortly.", retry_after=1
             )
         )
+    if isinstance(exc, exceptions.Throttled):
+        return learn_error_response(rate_limited(max(1, math.ceil(exc.wait or 1))))
     if not isinstance(exc, exceptions.APIException):
         return None
     code = next((code for kind, code in DRF_CODES if isinstance(exc, kind)), ErrorCode.INVALID)

@@ -17,6 +17,7 @@ from learnportal.protocol.errors import ErrorCode, LearnError
 
 class LearnView(APIView):
     parser_classes: list = []  # the body is read raw and parsed strictly by the protocol core
+    counted_by_dispatch = ("POST",)  # the rate limit counts a POST once, in dispatch
 
     @extend_schema(
         summary="Describe the learning capability",

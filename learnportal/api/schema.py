@@ -6,6 +6,7 @@ from typing import Annotated, Any, Union
 
 from drf_spectacular.utils import OpenApiResponse
 from pydantic import BaseModel, Field, RootModel
+from pydantic.json_schema import SkipJsonSchema
 
 from learnportal.protocol.messages import REQUEST_MODELS, RESPONSE_MODELS
 
@@ -33,6 +34,12 @@ class LearnErrorEnvelope(BaseModel):
     code: str = Field(description="invalid, unknown_type, unauthenticated, forbidden, ...")
     message: str
     details: list[ErrorDetail] = []
+    retry_after: int | SkipJsonSchema[None] = Field(
+        default=None,
+        ge=1,
+        description="rate_limited and unavailable only: seconds to wait before retrying (the "
+        "Retry-After header over HTTP); absent from other errors",
+    )
 
 
 class Capability(BaseModel):

@@ -39,6 +39,9 @@ HTTP_STATUS: dict[ErrorCode, int] = {
     ErrorCode.NOT_IMPLEMENTED: 501,
 }
 
+# The codes whose envelope may say, in `retry_after`, how many seconds to wait before retrying.
+RETRYABLE = frozenset({ErrorCode.RATE_LIMITED, ErrorCode.UNAVAILABLE})
+
 Loc = Sequence[str | int]
 
 
@@ -64,7 +67,9 @@ class LearnError(Exception):
         return HTTP_STATUS[self.code]
 
     def envelope(self, req_id: str = "") -> dict[str, Any]:
-        return error_envelope(self.code, self.message, self.details, req_id=req_id)
+        return error_envelope(
+            self.code, self.message, self.details, req_id=req_id, retry_after=self.retry_after
+        )
 
 
 def detail(loc: Loc, msg: str) -> dict[str, Any]:
@@ -72,9 +77,14 @@ def detail(loc: Loc, msg: str) -> dict[str, Any]:
 
 
 def error_envelope(
-    code: ErrorCode, message: str, details: list[dict[str, Any]] | None = None, *, req_id: str = ""
+    code: ErrorCode,
+    message: str,
+    details: list[dict[str, Any]] | None = None,
+    *,
+    req_id: str = "",
+    retry_after: int | None = None,
 ) -> dict[str, Any]:
-    return {
+    envelope = {
         "type": "learn/error",
         "id": new_message_id(),
         "version": "1.0",
@@ -84,6 +94,10 @@ def error_envelope(
         "message": message,
         "details": details or [],
     }
+    if retry_after is not None and code in RETRYABLE:
+        # An extension of the contract's envelope: a WebSocket frame has no Retry-After header.
+        envelope["retry_after"] = retry_after
+    return envelope
 
 
 def invalid(message: str, details: list[dict[str, Any]] | None = None) -> LearnError:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import orjson
+from django.http import HttpRequest
 from django.middleware.csrf import get_token
 from django.test import Client, RequestFactory
 
@@ -15,7 +16,7 @@ PASSWORD = "correct-horse-9"
 
 def logged_in(username: str) -> Client:
     client = Client(enforce_csrf_checks=True)
-    assert client.login(username=username, password=PASSWORD)
+    assert client.login(request=HttpRequest(), username=username, password=PASSWORD)
     return client
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import orjson
 import pytest
 from channels.db import database_sync_to_async
+from django.http import HttpRequest
 from django.test import Client
 from django.utils import timezone
 
@@ -111,7 +112,7 @@ async def test_pipelined_requests_are_each_answered_with_their_req_id(agent: Act
 async def test_a_logged_in_browser_session_authenticates(ann: Actor) -> None:
     def session_cookie() -> str:
         client = Client()
-        assert client.login(username="ann", password="correct-horse-9")
+        assert client.login(request=HttpRequest(), username="ann", password="correct-horse-9")
         return client.cookies["sessionid"].value
 
     cookie = await database_sync_to_async(session_cookie)()

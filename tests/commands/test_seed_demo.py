@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 
 from django.core.management import call_command
+from django.http import HttpRequest
 from django.test import Client
 
 from feedback.models import ComponentStats, Experience, ExperienceQuota, Feedback, Turn
@@ -34,7 +35,7 @@ def test_seed_demo_loads_people_turns_and_components_with_calls(db: None) -> Non
     assert {u.username for u in User.objects.all()} >= {name for name, _ in demo.DEMO_USERS}
     records = stats()
     assert records and all(r["calls_total"] > 0 for r in records)
-    assert Client().login(username="annotator", password=demo.DEMO_PASSWORD)
+    assert Client().login(request=HttpRequest(), username="annotator", password=demo.DEMO_PASSWORD)
 
 
 def test_seed_demo_twice_is_safe(db: None) -> None:

@@ -8,6 +8,7 @@ import re
 import orjson
 import pytest
 from django.core.management import CommandError, call_command
+from django.http import HttpRequest
 from django.test import Client
 from rest_framework.test import APIClient
 
@@ -148,8 +149,8 @@ def test_adduser_creates_a_person_with_a_role_who_can_log_in(db: None, role: str
     assert user.is_superuser is (role == "admin")
     assert user.effective_role.value == role
     client = Client()
-    assert client.login(username="erin", password="long-enough-1")
-    assert not Client().login(username="erin", password="wrong-password")
+    assert client.login(request=HttpRequest(), username="erin", password="long-enough-1")
+    assert not Client().login(request=HttpRequest(), username="erin", password="wrong-password")
     assert client.get("/api/learn/").status_code == 200
 
 
