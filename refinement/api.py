@@ -231,6 +231,15 @@ class HistoryQuery(QueryModel):
 STEP_ID_PARAM = OpenApiParameter(
     "step_id", str, OpenApiParameter.PATH, required=True, pattern=STEP_ID, description="a step id"
 )
+# The URL's path converter matches no newline: such a path reaches no view.
+SKILL_PATH_PARAM = OpenApiParameter(
+    "path",
+    str,
+    OpenApiParameter.PATH,
+    required=True,
+    pattern=r"^[^\n]+$",
+    description="a learnings file, e.g. _global/SKILL.md (learnings/ may be left out)",
+)
 NOT_A_STEP_ID = OpenApiResponse(description="not a step id")
 ADMINS_ONLY = OpenApiResponse(description="only admins change the steps")
 DECIDERS_ONLY = OpenApiResponse(description="only reviewers and admins decide")
@@ -263,7 +272,7 @@ class SkillsView(APIView):
 class SkillView(APIView):
     @extend_schema(
         summary="Read one learnings file",
-        parameters=query_parameters(SkillsQuery),
+        parameters=[SKILL_PATH_PARAM, *query_parameters(SkillsQuery)],
         responses={
             200: SkillFile,
             403: STEP_READS_NOTHING,
