@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from django.conf import settings
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
+from pydantic import Field
 from rest_framework import serializers
+from rest_framework.exceptions import NotFound
 from rest_framework.pagination import CursorPagination
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -14,6 +16,14 @@ from feedback.models import Turn
 from feedback.selectors import turn_queue
 from feedback.services import TurnInput, turns_submit
 from learnportal.accounts.roles import Action
+from learnportal.inputs import (
+    QueryBool,
+    QueryInt,
+    QueryModel,
+    QueryText,
+    parse_query,
+    query_parameters,
+)
 from learnportal.protocol import RatedTurn
 from learnportal.protocol.errors import ErrorCode, LearnError, detail
 from learnportal.protocol.models import Name, RequiredName, StrictModel
@@ -52,11 +62,42 @@ class TurnSerializer(serializers.ModelSerializer):
         ]
 
 
+class TurnsQuery(QueryModel):
+    session_id: QueryText = ""
+    component_name: QueryText = ""
+    correlation_id: QueryText = ""
+    unrated: QueryBool = Field(default=False, description="only turns nobody has rated yet")
+    cursor: QueryText = Field(default="", description="opaque: from a page's next or previous")
+    limit: QueryInt = Field(default=50, ge=1, le=500, description="turns a page")
+
+
 class TurnCursor(CursorPagination):
+    """Pages of `-id`; the page size is the validated `limit` (links keep it)."""
+
     ordering = "-id"
-    page_size = 50
-    page_size_query_param = "limit"
-    max_page_size = 500
+
+    def __init__(self, page_size: int) -> None:
+        self.page_size = page_size
+
+    def decode_cursor(self, request: Request) -> object:
+        try:
+            return super().decode_cursor(request)
+        except NotFound:
+            raise LearnError(
+                ErrorCode.NOT_FOUND,
+                "The cursor names no page of this list.",
+                [detail(["cursor"], "not a cursor of this list")],
+            ) from None
+
+
+TURN_PAGE = inline_serializer(
+    "TurnPage",
+    {
+        "next": serializers.URLField(allow_null=True, help_text="the next page, or null"),
+        "previous": serializers.URLField(allow_null=True, help_text="the page before, or null"),
+        "results": TurnSerializer(many=True),
+    },
+)
 
 
 class TurnsView(APIView):
@@ -64,34 +105,29 @@ class TurnsView(APIView):
 
     @extend_schema(
         summary="List queued agent turns",
-        parameters=[
-            OpenApiParameter("session_id", str),
-            OpenApiParameter("component_name", str),
-            OpenApiParameter("correlation_id", str),
-            OpenApiParameter("unrated", bool, description="only turns nobody has rated yet"),
-            OpenApiParameter("cursor", str),
-            OpenApiParameter("limit", int),
-        ],
-        responses=TurnSerializer(many=True),
+        parameters=query_parameters(TurnsQuery),
+        responses={200: TURN_PAGE, 404: OpenApiResponse(description="a cursor of no page")},
     )
     def get(self, request: Request) -> Response:
         request.user.require(Action.READ_TURNS)
-        turns = turn_queue(
-            component_name=request.query_params.get("component_name", ""),
-            session_id=request.query_params.get("session_id", ""),
-        )
-        if correlation_id := request.query_params.get("correlation_id"):
-            turns = turns.filter(correlation_id=correlation_id)
-        if request.query_params.get("unrated") in {"1", "true"}:
+        query = parse_query(TurnsQuery, request.query_params)
+        turns = turn_queue(component_name=query.component_name, session_id=query.session_id)
+        if query.correlation_id:
+            turns = turns.filter(correlation_id=query.correlation_id)
+        if query.unrated:
             turns = turns.filter(rated=False)
-        paginator = TurnCursor()
+        paginator = TurnCursor(query.limit)
         page = paginator.paginate_queryset(turns, request, view=self)
         return paginator.get_paginated_response(TurnSerializer(page, many=True).data)
 
     @extend_schema(
         summary="Queue agent turns for annotators",
-        request=TurnsRequest,
-        responses={201: TurnsCreated},
+        request={"application/json": TurnsRequest},
+        responses={
+            201: TurnsCreated,
+            403: OpenApiResponse(description="only agents, environments and admins queue turns"),
+            413: OpenApiResponse(description="more turns than LEARNPORTAL_MAX_BATCH"),
+        },
     )
     def post(self, request: Request) -> Response:
         request.user.require(Action.SUBMIT_TURNS)

@@ -231,6 +231,10 @@ REST_FRAMEWORK = {
         "learnportal.accounts.authentication.PrincipalSessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    # The API is JSON: no browsable HTML renderer (it cannot render the views that read their
+    # body raw), and a client asking for another type still gets JSON.
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_CONTENT_NEGOTIATION_CLASS": "learnportal.api.negotiation.JSONForEveryClient",
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "learnportal.api.errors.exception_handler",
     "DEFAULT_THROTTLE_CLASSES": ["learnportal.ratelimit.RateThrottle"],
@@ -247,6 +251,9 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # Every error answer is the learn/error envelope, written once (learnportal.api.schema).
+    # (drf-spectacular's enum hook is left out: the pydantic models name their own enums.)
+    "POSTPROCESSING_HOOKS": ["learnportal.api.schema.document_errors"],
 }
 
 # --- learn/* host limits and policy -------------------------------------------------------

@@ -1,9 +1,10 @@
 from __future__ import annotations
 
 from django.contrib import admin
-from django.urls import include, path
+from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
+from learnportal.api.errors import api_not_found
 from learnportal.api.learn import LearnView
 
 urlpatterns = [
@@ -18,6 +19,8 @@ urlpatterns = [
         SpectacularSwaggerSplitView.as_view(url_name="schema", template_name="api/swagger_ui.html"),
         name="docs",
     ),
+    # Last of the api/ routes: any other api/ URL (even one with a newline) is a JSON 404.
+    re_path(r"^api/", api_not_found, name="api-not-found"),
     path("admin/", admin.site.urls),
     path("", include("learnportal.portal.urls")),
 ]

@@ -9,18 +9,27 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import Any, Literal, TypeVar
 
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from pydantic import BaseModel, Field, RootModel
+from pydantic.json_schema import SkipJsonSchema
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from learnportal.accounts.roles import Action
-from learnportal.protocol.errors import invalid
+from learnportal.inputs import (
+    NOT_BLANK,
+    QueryInt,
+    QueryModel,
+    QueryText,
+    parse_query,
+    query_parameters,
+)
 from learnportal.protocol.models import StrictModel, Text
 from learnportal.protocol.wire import parse_body as parse_json_body
 from refinement import learning_store, store
-from refinement.history import history_entries
+from refinement.history import HISTORY_LIMIT, history_entries
+from refinement.paths import STEP
 from refinement.proposals import ProposalInput
 from refinement.services import (
     proposal_apply_stored,
@@ -30,20 +39,11 @@ from refinement.services import (
 )
 
 Body = TypeVar("Body", bound=BaseModel)
-MAX_LIMIT = 200
+STEP_ID = f"^{STEP}$"
 
 
 def parse_body(model: type[Body], request: Request) -> Body:
     return parse_json_body(model, request.body or b"{}")
-
-
-def limit_param(request: Request, default: int) -> int:
-    raw = request.query_params.get("limit", "")
-    if not raw:
-        return default
-    if not raw.isdigit() or not 1 <= int(raw) <= MAX_LIMIT:
-        raise invalid(f"limit is a whole number from 1 to {MAX_LIMIT}.")
-    return int(raw)
 
 
 # Bodies and answers, for validation and the schema ----------------------------------------
@@ -90,22 +90,32 @@ class WorkflowUpdate(StrictModel):
 
 
 class StepUpdate(StrictModel):
-    """The settings an admin may send; metadata is accepted only to be refused by name."""
+    """The settings an admin may send; metadata is accepted only to be refused by name.
 
-    learnings_access: str = ""
+    (The metadata fields are left out of the schema: a client may not send them.)
+    """
+
+    learnings_access: Literal["read", "read-write", "none"] = "read"
     learning_objective: Text = Field(default="", max_length=20_000)
     lock_learnings: bool = False
     review_notes: Text = Field(default="", max_length=20_000)
-    step_id: Any = None
-    last_description_hash: Any = None
-    description_hash_runs: Any = None
-    runs_total: Any = None
-    updated: Any = None
+    step_id: SkipJsonSchema[Any] = None
+    last_description_hash: SkipJsonSchema[Any] = None
+    description_hash_runs: SkipJsonSchema[Any] = None
+    runs_total: SkipJsonSchema[Any] = None
+    updated: SkipJsonSchema[Any] = None
 
 
 class RunReport(StrictModel):
     description: Text = Field(max_length=100_000)
-    edits: list[ProposalInput] = Field(default_factory=list, max_length=100)
+    edits: list[ProposalInput] = Field(
+        default_factory=list,
+        max_length=100,
+        description="skill_file edits only",
+        json_schema_extra=lambda schema: schema.update(
+            items={"allOf": [schema["items"], {"properties": {"target": {"const": "skill_file"}}}]}
+        ),
+    )
 
 
 class ProposalReview(StrictModel):
@@ -167,7 +177,7 @@ class Approve(StrictModel):
 
 
 class Reject(StrictModel):
-    reason: Text = Field(max_length=5_000)
+    reason: Text = Field(max_length=5_000, pattern=NOT_BLANK, description="why; not blank")
 
 
 class Decision(StrictModel):
@@ -196,9 +206,41 @@ class History(StrictModel):
     entries: list[dict[str, Any]]
 
 
-STEP_PARAM = OpenApiParameter(
-    "step", str, description="the step reading; a step with learnings_access 'none' is refused"
+class SkillsQuery(QueryModel):
+    step: str = Field(
+        default="",
+        pattern=f"^(?:{STEP})?$",
+        description="the step reading; a step with learnings_access 'none' is refused",
+    )
+
+
+class PlansQuery(QueryModel):
+    status: QueryText = Field(default="", description="only plans in this status (ready, done)")
+    limit: QueryInt = Field(default=50, ge=1, le=200)
+
+
+class HistoryQuery(QueryModel):
+    limit: QueryInt = Field(default=HISTORY_LIMIT, ge=1, le=HISTORY_LIMIT)
+
+
+STEP_ID_PARAM = OpenApiParameter(
+    "step_id", str, OpenApiParameter.PATH, required=True, pattern=STEP_ID, description="a step id"
 )
+# The URL's path converter matches no newline: such a path reaches no view.
+SKILL_PATH_PARAM = OpenApiParameter(
+    "path",
+    str,
+    OpenApiParameter.PATH,
+    required=True,
+    pattern=r"^[^\n]+$",
+    description="a learnings file, e.g. _global/SKILL.md (learnings/ may be left out)",
+)
+NOT_A_STEP_ID = OpenApiResponse(description="not a step id")
+ADMINS_ONLY = OpenApiResponse(description="only admins change the steps")
+DECIDERS_ONLY = OpenApiResponse(description="only reviewers and admins decide")
+NO_PROPOSAL = OpenApiResponse(description="no proposal with this id")
+STEP_READS_NOTHING = OpenApiResponse(description="the step has learnings_access 'none'")
+JSON = "application/json"
 
 
 # Views ------------------------------------------------------------------------------------
@@ -214,20 +256,28 @@ class SkillsView(APIView):
     @extend_schema(
         summary="List the learnings files",
         operation_id="skills_list",
-        parameters=[STEP_PARAM],
-        responses=SkillList,
+        parameters=query_parameters(SkillsQuery),
+        responses={200: SkillList, 403: STEP_READS_NOTHING},
     )
     def get(self, request: Request) -> Response:
-        step_id = request.query_params.get("step", "")
-        return Response(learning_store.skill_list(principal=request.user, step_id=step_id))
+        query = parse_query(SkillsQuery, request.query_params)
+        return Response(learning_store.skill_list(principal=request.user, step_id=query.step))
 
 
 class SkillView(APIView):
-    @extend_schema(summary="Read one learnings file", parameters=[STEP_PARAM], responses=SkillFile)
+    @extend_schema(
+        summary="Read one learnings file",
+        parameters=[SKILL_PATH_PARAM, *query_parameters(SkillsQuery)],
+        responses={
+            200: SkillFile,
+            403: STEP_READS_NOTHING,
+            404: OpenApiResponse(description="no learnings file at this path"),
+        },
+    )
     def get(self, request: Request, path: str) -> Response:
-        step_id = request.query_params.get("step", "")
+        query = parse_query(SkillsQuery, request.query_params)
         return Response(
-            learning_store.skill_get(principal=request.user, path=path, step_id=step_id)
+            learning_store.skill_get(principal=request.user, path=path, step_id=query.step)
         )
 
 
@@ -245,8 +295,8 @@ class StepsView(APIView):
     @extend_schema(
         summary="Set the global skill objective (admin)",
         operation_id="workflow_update",
-        request=WorkflowUpdate,
-        responses=StepsState,
+        request={JSON: WorkflowUpdate},
+        responses={200: StepsState, 403: ADMINS_ONLY},
     )
     def put(self, request: Request) -> Response:
         request.user.require(Action.MANAGE_STEPS)
@@ -261,12 +311,19 @@ class StepsView(APIView):
 class StepView(APIView):
     parser_classes: list = []
 
-    @extend_schema(summary="A step's learning settings and metadata", responses=StepState)
+    @extend_schema(
+        summary="A step's learning settings and metadata",
+        parameters=[STEP_ID_PARAM],
+        responses={200: StepState, 400: NOT_A_STEP_ID},
+    )
     def get(self, request: Request, step_id: str) -> Response:
         return Response(learning_store.step_get(step_id=step_id))
 
     @extend_schema(
-        summary="Change a step's learning settings (admin)", request=StepUpdate, responses=StepState
+        summary="Change a step's learning settings (admin)",
+        parameters=[STEP_ID_PARAM],
+        request={JSON: StepUpdate},
+        responses={200: StepState, 403: ADMINS_ONLY},
     )
     def put(self, request: Request, step_id: str) -> Response:
         request.user.require(Action.MANAGE_STEPS)
@@ -283,8 +340,13 @@ class StepRunsView(APIView):
 
     @extend_schema(
         summary="Report one successful run of a step",
-        request=RunReport,
-        responses={200: RunOutcome, 201: RunOutcome},
+        parameters=[STEP_ID_PARAM],
+        request={JSON: RunReport},
+        responses={
+            200: OpenApiResponse(RunOutcome, description="recorded; no edit taken (see reason)"),
+            201: OpenApiResponse(RunOutcome, description="recorded; the edits filed as a plan"),
+            403: OpenApiResponse(description="only agents, environments and admins report runs"),
+        },
     )
     def post(self, request: Request, step_id: str) -> Response:
         request.user.require(Action.REPORT_RUNS)
@@ -299,21 +361,25 @@ class PlansView(APIView):
     @extend_schema(
         summary="Plans awaiting decisions, newest first",
         operation_id="plans_list",
-        parameters=[OpenApiParameter("status", str), OpenApiParameter("limit", int)],
-        responses=PlanList,
+        parameters=query_parameters(PlansQuery),
+        responses={200: PlanList, 403: DECIDERS_ONLY},
     )
     def get(self, request: Request) -> Response:
+        query = parse_query(PlansQuery, request.query_params)
         return Response(
-            learning_store.plan_list(
-                principal=request.user,
-                status=request.query_params.get("status", ""),
-                limit=limit_param(request, 50),
-            )
+            learning_store.plan_list(principal=request.user, status=query.status, limit=query.limit)
         )
 
 
 class PlanView(APIView):
-    @extend_schema(summary="One plan and its proposals", responses=PlanState)
+    @extend_schema(
+        summary="One plan and its proposals",
+        responses={
+            200: PlanState,
+            403: DECIDERS_ONLY,
+            404: OpenApiResponse(description="no plan with this id"),
+        },
+    )
     def get(self, request: Request, plan_id: str) -> Response:
         return Response(learning_store.plan_get(principal=request.user, plan_id=plan_id))
 
@@ -331,7 +397,21 @@ def _decision(review: Any) -> dict[str, Any]:
 class ApproveView(APIView):
     parser_classes: list = []
 
-    @extend_schema(summary="Approve a proposal", request=Approve, responses=Decision)
+    @extend_schema(
+        summary="Approve a proposal",
+        request={JSON: Approve},
+        responses={
+            200: Decision,
+            403: OpenApiResponse(
+                description="only reviewers and admins decide, never on a plan they requested"
+            ),
+            404: NO_PROPOSAL,
+            409: OpenApiResponse(
+                description="applied or rolled back already, a stale old_value, or a write "
+                "into a locked step"
+            ),
+        },
+    )
     def post(self, request: Request, proposal_id: str) -> Response:
         request.user.require(Action.DECIDE)
         body = parse_body(Approve, request)
@@ -342,7 +422,16 @@ class ApproveView(APIView):
 class RejectView(APIView):
     parser_classes: list = []
 
-    @extend_schema(summary="Reject a proposal, saying why", request=Reject, responses=Decision)
+    @extend_schema(
+        summary="Reject a proposal, saying why",
+        request={JSON: Reject},
+        responses={
+            200: Decision,
+            403: DECIDERS_ONLY,
+            404: NO_PROPOSAL,
+            409: OpenApiResponse(description="applied or rolled back already"),
+        },
+    )
     def post(self, request: Request, proposal_id: str) -> Response:
         request.user.require(Action.DECIDE)
         body = parse_body(Reject, request)
@@ -355,7 +444,19 @@ class RejectView(APIView):
 class ApplyView(APIView):
     parser_classes: list = []
 
-    @extend_schema(summary="Apply a stored proposal", request=None, responses=Applied)
+    @extend_schema(
+        summary="Apply a stored proposal",
+        request=None,
+        responses={
+            200: Applied,
+            403: OpenApiResponse(
+                description="only reviewers and admins apply here, never a plan they requested, "
+                "nor into a locked step"
+            ),
+            404: NO_PROPOSAL,
+            409: OpenApiResponse(description="not approved, or a stale old_value"),
+        },
+    )
     def post(self, request: Request, proposal_id: str) -> Response:
         outcome = proposal_apply_stored(principal=request.user, proposal_id=proposal_id)
         return Response(asdict(outcome))
@@ -364,7 +465,18 @@ class ApplyView(APIView):
 class RollbackView(APIView):
     parser_classes: list = []
 
-    @extend_schema(summary="Roll back an applied refinement", request=None, responses=RolledBack)
+    @extend_schema(
+        summary="Roll back an applied refinement",
+        request=None,
+        responses={
+            200: RolledBack,
+            403: OpenApiResponse(description="an agent rolls back only what it applied"),
+            404: OpenApiResponse(description="no refinement with this id"),
+            409: OpenApiResponse(
+                description="rolled back already, never applied, or changed since"
+            ),
+        },
+    )
     def post(self, request: Request, refinement_id: str) -> Response:
         outcome = refinement_rollback(principal=request.user, refinement_id=refinement_id)
         return Response(asdict(outcome))
@@ -373,9 +485,13 @@ class RollbackView(APIView):
 class HistoryView(APIView):
     @extend_schema(
         summary="The refinement history, newest first",
-        parameters=[OpenApiParameter("limit", int)],
-        responses=History,
+        parameters=query_parameters(HistoryQuery),
+        responses={
+            200: History,
+            403: OpenApiResponse(description="annotators read no refinement history"),
+        },
     )
     def get(self, request: Request) -> Response:
         request.user.require(Action.HISTORY)
-        return Response({"entries": history_entries(limit=limit_param(request, 500))})
+        query = parse_query(HistoryQuery, request.query_params)
+        return Response({"entries": history_entries(limit=query.limit)})

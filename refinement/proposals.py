@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import re
 from typing import Any
 
 import orjson
@@ -11,7 +12,7 @@ from pydantic import ConfigDict, Field, ValidationError, model_validator
 from learnportal.protocol.fielderror import FieldError
 from learnportal.protocol.models import FreeJson, Name, ShortName, StrictModel, Text
 from learnportal.protocol.wire import invalid_from
-from refinement.paths import Location, Target, locate
+from refinement.paths import SKILL_PATHS, STEP, Location, Target, locate
 
 OPS: dict[Target, set[str]] = {
     Target.ROUTER_WEIGHT: {"update"},
@@ -21,11 +22,74 @@ OPS: dict[Target, set[str]] = {
 STEP_FIELD_TYPES = {"learnings_access": str, "learning_objective": str, "lock_learnings": bool}
 ACCESS_VALUES = {"read", "read-write", "none"}
 
+# The validator's rules as JSON Schema, one variant per target and op, so that the OpenAPI
+# document says what a proposal must be. Paths follow the grammar of refinement.paths, in the
+# regex dialect JSON Schema speaks (no named groups; the `_global` lookahead is implied there,
+# as a step id starts with a letter or digit).
+_WEIGHT = {"type": "number", "minimum": 0, "maximum": 1}
+_TEXT, _ABSENT, _ANY = {"type": "string"}, {"type": "null"}, {}
+SKILL_FILE_PATH = "|".join(
+    "(?:{})".format(re.sub(r"\(\?P<\w+>", "(", p.pattern).replace("(?!_global/)", ""))
+    for p in SKILL_PATHS
+)
+
+
+def _variant(target: Target, op: str, path: str, old: Any, new: Any) -> dict[str, Any]:
+    """One kind of edit; a value that may be null may also be left out."""
+    return {
+        "type": "object",
+        "properties": {
+            "target": {"const": target.value},
+            "op": {"const": op},
+            "path": {"type": "string", "pattern": path, "maxLength": 400},
+            "old_value": old,
+            "new_value": new,
+        },
+        "required": ["target", "op", "path"]
+        + [
+            name for name, value in (("old_value", old), ("new_value", new)) if not _nullable(value)
+        ],
+    }
+
+
+def _nullable(schema: dict[str, Any]) -> bool:
+    return schema in (_ABSENT, _ANY) or any(_nullable(s) for s in schema.get("anyOf", []))
+
+
+SKILL_FILE_VARIANTS = [
+    _variant(Target.SKILL_FILE, "create", SKILL_FILE_PATH, _ABSENT, _TEXT),
+    _variant(Target.SKILL_FILE, "update", SKILL_FILE_PATH, _TEXT, _TEXT),
+    _variant(Target.SKILL_FILE, "delete", SKILL_FILE_PATH, _TEXT, _ABSENT),
+]
+PROPOSAL_VARIANTS = [
+    _variant(
+        Target.ROUTER_WEIGHT,
+        "update",
+        r"^router\.weights\.[^\n]{1,200}$",
+        {"anyOf": [_WEIGHT, _ABSENT]},
+        _WEIGHT,
+    ),
+    *SKILL_FILE_VARIANTS,
+    *(
+        _variant(Target.STEP_CONFIG, "update", rf"^steps\.{STEP}\.{field}$", _ANY, new)
+        for field, new in (
+            ("learnings_access", {"type": "string", "enum": sorted(ACCESS_VALUES)}),
+            ("learning_objective", _TEXT),
+            ("lock_learnings", {"type": "boolean"}),
+        )
+    ),
+]
+
 
 class ProposalInput(StrictModel):
     """`{target, op, path, old_value, new_value}`; the host's own keys may ride along."""
 
-    model_config = ConfigDict(strict=True, extra="allow", allow_inf_nan=False)
+    model_config = ConfigDict(
+        strict=True,
+        extra="allow",
+        allow_inf_nan=False,
+        json_schema_extra={"oneOf": PROPOSAL_VARIANTS},
+    )
 
     target: Target
     op: str

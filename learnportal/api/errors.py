@@ -5,8 +5,17 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from django.core.exceptions import RequestDataTooBig
 from django.db import DatabaseError, IntegrityError
-from django.http import Http404
+from django.http import (
+    Http404,
+    HttpRequest,
+    HttpResponse,
+    HttpResponsePermanentRedirect,
+    JsonResponse,
+)
+from django.urls import Resolver404, resolve
+from django.views.decorators.csrf import csrf_exempt
 from rest_framework import exceptions
 from rest_framework.response import Response
 
@@ -36,6 +45,11 @@ def learn_error_response(
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     if isinstance(exc, LearnError):
         return learn_error_response(exc)
+    if isinstance(exc, RequestDataTooBig):
+        # A view read a body over DATA_UPLOAD_MAX_MEMORY_SIZE: Django would answer an HTML 400.
+        return learn_error_response(
+            LearnError(ErrorCode.TOO_LARGE, "The request body is over the size limit.")
+        )
     if isinstance(exc, Http404):
         return learn_error_response(LearnError(ErrorCode.NOT_FOUND, "Not found."))
     if isinstance(exc, DatabaseError) and not isinstance(exc, IntegrityError):
@@ -74,3 +88,27 @@ def _details(data: Any, loc: tuple[str | int, ...] = ()) -> list[dict[str, Any]]
             return [detail(loc, str(item)) for item in data]
         return [item for index, value in enumerate(data) for item in _details(value, (*loc, index))]
     return [detail(loc, str(data))]
+
+
+@csrf_exempt  # it changes nothing, and a token client's POST carries no CSRF token
+def api_not_found(request: HttpRequest) -> HttpResponse:
+    """An /api/ URL that no view serves: the envelope, as JSON, never Django's HTML 404.
+
+    A GET or HEAD that lacks only its trailing slash is redirected to it, as Django's
+    APPEND_SLASH would do had this catch-all not matched first.
+    """
+    with_slash = f"{request.path_info}/"
+    if request.method in {"GET", "HEAD"} and not request.path_info.endswith("/"):
+        try:
+            match = resolve(with_slash)
+        except Resolver404:
+            match = None
+        if match is not None and match.func is not api_not_found:
+            query = request.META.get("QUERY_STRING", "")
+            return HttpResponsePermanentRedirect(with_slash + (f"?{query}" if query else ""))
+    error = LearnError(
+        ErrorCode.NOT_FOUND,
+        f"No API endpoint at {request.path}.",
+        [detail(["path"], "no such endpoint")],
+    )
+    return JsonResponse(error.envelope(), status=404)

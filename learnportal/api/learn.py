@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from django.core.exceptions import RequestDataTooBig
-from drf_spectacular.utils import OpenApiExample, extend_schema
+from drf_spectacular.utils import OpenApiExample, OpenApiResponse, extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from learnportal import dispatch
 from learnportal.api.errors import learn_error_response
-from learnportal.api.schema import CAPABILITY_SCHEMA, ERROR_RESPONSES, LEARN_REQUEST, LEARN_RESPONSE
+from learnportal.api.schema import CAPABILITY_SCHEMA, LEARN_REQUEST, LEARN_RESPONSE
 from learnportal.protocol import ALL_MESSAGE_TYPES, CAPABILITY
 from learnportal.protocol.errors import ErrorCode, LearnError
 
@@ -30,8 +30,30 @@ class LearnView(APIView):
         summary="Send one learn/* request envelope",
         description="The body is one request envelope of the learning spec; the answer is the "
         "matching response envelope, or a learn/error envelope with the HTTP status of its code.",
-        request=LEARN_REQUEST,
-        responses={200: LEARN_RESPONSE, **ERROR_RESPONSES},
+        request={"application/json": LEARN_REQUEST},
+        responses={
+            200: LEARN_RESPONSE,
+            400: OpenApiResponse(
+                description="not JSON, a field out of the spec's rules, or a "
+                "type that is not a learn/* request"
+            ),
+            403: OpenApiResponse(
+                description="the role may not send this, or an adapt "
+                "strategy this host does not allow"
+            ),
+            404: OpenApiResponse(description="an unknown refinement_id, component or plan"),
+            409: OpenApiResponse(
+                description="a stale old_value, an id reused with other "
+                "content, or a rollback of something rolled back already"
+            ),
+            413: OpenApiResponse(
+                description="more items than LEARNPORTAL_MAX_BATCH, or a body over the size limit"
+            ),
+            429: OpenApiResponse(
+                description="the experience limit with LEARNPORTAL_EXPERIENCE_OVERFLOW=reject, "
+                "or too many requests (with Retry-After)"
+            ),
+        },
         examples=[
             OpenApiExample(
                 "Store an experience",

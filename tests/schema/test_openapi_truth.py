@@ -1,0 +1,72 @@
+"""schemathesis, every check on, against the app in-process: the schema tells the truth.
+
+Seeded and bounded: derandomized hypothesis, a few examples per operation, so that the run
+stays short and fails the same way every time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+import schemathesis
+from hypothesis import HealthCheck, settings
+from hypothesis.stateful import run_state_machine_as_test
+
+from learnportal.wsgi import application
+from tests.schema import hooks  # noqa: F401  (registers what the schema cannot say)
+
+SEED = 6
+CONFIG = {
+    "seed": SEED,
+    "generation": {"mode": "all", "max-examples": 8, "deterministic": True},
+    "phases": {"coverage": {"enabled": True}, "examples": {"enabled": True}},
+    "suppress-health-check": ["all"],
+}
+
+
+# The schema endpoint needs no login and no database, so it loads once, at collection.
+schema = schemathesis.openapi.from_wsgi(
+    "/api/schema/?format=json", application, config=schemathesis.Config.from_dict(CONFIG)
+)
+
+
+@schema.auth(refresh_interval=None)
+class AdminToken:
+    """The personal token of the admin of the test running now (see `as_admin`)."""
+
+    raw = ""
+
+    def get(self, case: schemathesis.Case, context: schemathesis.AuthContext) -> str:
+        return AdminToken.raw
+
+    def set(self, case: schemathesis.Case, data: str, context: schemathesis.AuthContext) -> None:
+        case.headers = {**(case.headers or {}), "Authorization": f"Bearer {data}"}
+
+
+@pytest.fixture
+def as_admin(admin_token: str) -> Iterator[None]:
+    AdminToken.raw = admin_token
+    yield
+    AdminToken.raw = ""
+
+
+@schema.parametrize()
+@settings(deadline=None, derandomize=True, suppress_health_check=list(HealthCheck), database=None)
+def test_every_answer_is_what_the_schema_says(case: schemathesis.Case, as_admin: None) -> None:
+    case.call_and_validate()
+
+
+def test_linked_operations_answer_what_the_schema_says(as_admin: None) -> None:
+    """The stateful phase: ids from one answer (a plan, a proposal) drive the next request."""
+    run_state_machine_as_test(
+        schema.as_state_machine(),
+        settings=settings(
+            max_examples=12,
+            stateful_step_count=6,
+            derandomize=True,
+            deadline=None,
+            database=None,
+            suppress_health_check=list(HealthCheck),
+        ),
+    )
