@@ -16,6 +16,12 @@ INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 
 Loc = tuple[str | int, ...]
 
+NUL_IN_TEXT = "text may not contain the NUL character (\\u0000)"
+NUL_IN_KEY = "a key may not contain the NUL character (\\u0000)"
+NOT_FINITE = "a number must be finite"
+TOO_WIDE = "an integer must fit in 64 bits"
+MESSAGES = frozenset({NUL_IN_TEXT, NUL_IN_KEY, NOT_FINITE, TOO_WIDE})
+
 
 def storable_json(value: Any) -> Any:
     problem = _first_problem(value, ())
@@ -27,17 +33,15 @@ def storable_json(value: Any) -> Any:
 def _first_problem(value: Any, loc: Loc) -> tuple[Loc, str] | None:
     kind = type(value)
     if kind is str:
-        return (
-            (loc, "text may not contain the NUL character (\\u0000)") if "\x00" in value else None
-        )
+        return (loc, NUL_IN_TEXT) if "\x00" in value else None
     if kind is float:
-        return None if math.isfinite(value) else (loc, "a number must be finite")
+        return None if math.isfinite(value) else (loc, NOT_FINITE)
     if kind is int:
-        return None if INT64_MIN <= value <= INT64_MAX else (loc, "an integer must fit in 64 bits")
+        return None if INT64_MIN <= value <= INT64_MAX else (loc, TOO_WIDE)
     if kind is dict:
         for key, item in value.items():
             if "\x00" in key:
-                return (loc, "a key may not contain the NUL character (\\u0000)")
+                return (loc, NUL_IN_KEY)
             if type(item) in _SCALARS_OK:
                 continue
             problem = _first_problem(item, (*loc, key))
