@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from refinement.models import Refinement
+from refinement.models import Refinement, RefinementStatus
 
 CHAIN_LIMIT = 50
 
@@ -27,4 +27,13 @@ def plan_refinements(plan_id: str) -> list[Refinement]:
         Refinement.objects.filter(
             plan__plan_id=plan_id, proposal__isnull=True, rollback_of__isnull=True
         ).order_by("ts", "id")
+    )
+
+
+def queued_rollbacks(*, limit: int = 50) -> list[Refinement]:
+    """Machines' rollbacks waiting for a reviewer, oldest first, whatever plan they belong to."""
+    return list(
+        Refinement.objects.filter(status=RefinementStatus.QUEUED, rollback_of__isnull=False)
+        .select_related("rollback_of", "plan")
+        .order_by("ts", "id")[:limit]
     )

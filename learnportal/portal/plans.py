@@ -19,7 +19,7 @@ from learnportal.portal.forms import ApproveForm, RejectForm, show_learn_error
 from learnportal.protocol.errors import ErrorCode, LearnError
 from refinement.learning_store import plan_get, plan_list
 from refinement.models import Refinement, RefinementStatus
-from refinement.selectors import plan_refinements, rollback_chain
+from refinement.selectors import plan_refinements, queued_rollbacks, rollback_chain
 from refinement.services import (
     proposal_apply_stored,
     proposal_approve,
@@ -28,6 +28,7 @@ from refinement.services import (
 )
 
 PLANS_SHOWN = 200
+NO_PLAN = "-"  # the plan part of a rollback's URL for a refinement of no plan
 OPEN = {"pending", "approved", "queued"}
 DECISIONS = {"approve", "reject", "apply"}
 
@@ -39,7 +40,8 @@ def plan_index(request: HttpRequest, principal: Principal) -> HttpResponse:
         plan["when"] = when(plan["created"])
         plan["open"] = sum(p["status"] in OPEN for p in plan["proposals"])
         plan["applied"] = sum(p["status"] == "applied" for p in plan["proposals"])
-    return page(request, "portal/plans.html", {"plans": plans})
+    context = {"plans": plans, "queued_rollbacks": queued_rollbacks(), "no_plan": NO_PLAN}
+    return page(request, "portal/plans.html", context)
 
 
 @requires(Action.DECIDE)
@@ -163,10 +165,13 @@ def refinement_undo(
     except LearnError as error:
         messages.error(request, error.message)
     else:
-        if not outcome.rolled_back:
+        if outcome.rolled_back:
+            messages.success(
+                request,
+                f"Rolled back {refinement_id} (undone by {outcome.rollback_refinement_id}).",
+            )
+        else:
             messages.error(request, f"{refinement_id} was not rolled back: {outcome.error}")
-            return redirect("portal:plan", plan_id=plan_id)
-        messages.success(
-            request, f"Rolled back {refinement_id} (undone by {outcome.rollback_refinement_id})."
-        )
+    if plan_id == NO_PLAN:
+        return redirect("portal:plans")
     return redirect("portal:plan", plan_id=plan_id)

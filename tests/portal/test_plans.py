@@ -203,3 +203,34 @@ def test_an_adapt_plan_shows_its_one_refinement_with_a_rollback_button(reviewer)
     )
     reviewer.post(f"/plans/{outcome.plan_id}/refinements/{refinement.refinement_id}/rollback/")
     assert Refinement.objects.get(pk=refinement.pk).status == "rolled_back"
+
+
+def test_a_queued_rollback_of_no_plan_waits_on_the_plans_page_for_a_reviewer(reviewer, settings):
+    settings.LEARNPORTAL_AUTO_APPLY_MAX_RISK = "medium"
+    raw = {
+        "target": "router_weight",
+        "op": "update",
+        "path": weight_path("lone"),
+        "old_value": 0.5,
+        "new_value": 0.7,
+    }
+    refinement_id = proposal_apply(principal=DEMO_AGENT, raw=raw).refinement_id
+    settings.LEARNPORTAL_AUTO_APPLY_MAX_RISK = "low"
+    queued = refinement_rollback(principal=DEMO_AGENT, refinement_id=refinement_id)
+    assert queued.rolled_back is False
+
+    page = reviewer.get("/plans/").content.decode()
+
+    assert "Rollbacks waiting for a reviewer" in page
+    assert queued.rollback_refinement_id in page
+    assert "awaits approval by a reviewer: its risk is medium" in page
+    action = f"/plans/-/refinements/{refinement_id}/rollback/"
+    assert f'action="{action}"' in page
+
+    response = reviewer.post(action)
+
+    assert response["Location"] == "/plans/"
+    assert routing_weights()["lone"] == pytest.approx(0.5)
+    page = reviewer.get("/plans/").content.decode()
+    assert f"Rolled back {refinement_id}" in page
+    assert "Rollbacks waiting for a reviewer" not in page
