@@ -55,13 +55,8 @@ def adapt_run(*, principal: Principal, component_name: str, strategy: str) -> Ad
         raise not_found(f"No component named {component_name!r} has any data yet.")
     note = "" if component_name else skipped_note(skipped)
     if not names:
-        return AdaptOutcome(
-            message=" ".join(
-                filter(
-                    None, ["No component has any calls or feedback yet; nothing to adapt.", note]
-                )
-            )
-        )
+        nothing = "No component has any calls or feedback yet; nothing to adapt."
+        return AdaptOutcome(message=f"{nothing} {note}".strip())
     targets = targets_for(strategy, names)
     chosen = [component_name] if component_name else names
     limit = settings.LEARNPORTAL_AUTO_APPLY_MAX_RISK
@@ -101,9 +96,7 @@ def adapt_run(*, principal: Principal, component_name: str, strategy: str) -> Ad
         ]
         waiting = [(r.component, r.before, r.after) for r in rests]
         plan.status = "ready" if waiting else ("done" if moves else "empty")
-        plan.summary = " ".join(
-            filter(None, [_message(strategy, moves, waiting, plan.plan_id), note])
-        )
+        plan.summary = f"{_message(strategy, moves, waiting, plan.plan_id)} {note}".strip()
         plan.save(update_fields=["status", "summary"])
         history_record(
             "adapt",

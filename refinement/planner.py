@@ -30,11 +30,15 @@ def plan_create(
     names, skipped = components()
     if component_name and component_name not in names + skipped:
         raise not_found(f"No component named {component_name!r} has any data yet.")
-    chosen = [component_name] if component_name in names else [] if component_name else names
-    left_out = [component_name] if component_name in skipped else [] if component_name else skipped
+    chosen, left_out = names, skipped
+    if component_name:
+        usable = component_name in names
+        chosen, left_out = ([component_name], []) if usable else ([], [component_name])
     references, unplaced = _reference_proposals(chosen)
     proposals = _weight_proposals(names, chosen) + references
-    summary = f"{len(proposals)} proposals for {component_name or 'all components'}."
+    summary = f"{len(proposals)} proposals for {component_name or 'all components'}"
+    if notes := " ".join(filter(None, [skipped_note(left_out), unplaced])):
+        summary += f". {notes}"
     with transaction.atomic():
         plan, records = plan_file(
             principal,
@@ -42,7 +46,7 @@ def plan_create(
             origin="plan",
             component_name=component_name,
             scope=scope,
-            summary=" ".join(filter(None, [summary, skipped_note(left_out), unplaced])),
+            summary=summary,
         )
     return plan, records
 
