@@ -17,12 +17,12 @@ from learnportal.accounts.principals import Principal
 from learnportal.accounts.roles import Action
 from learnportal.protocol.errors import not_found
 from refinement import store
-from refinement.evidence import component_names, load_evidence
+from refinement.evidence import components, load_evidence, skipped_note
 from refinement.history import history_record
 from refinement.models import Plan, Proposal, ProposalStatus
 from refinement.paths import UNWEIGHTED, weight_path
 from refinement.review import recently_rolled_back
-from refinement.services import new_id, plan_settle
+from refinement.services import locked, new_id, plan_settle
 from refinement.strategy_registry import strategy_for, strategy_params
 from refinement.trust_region import WeightStep, proposals_file, weights_apply
 
@@ -48,11 +48,15 @@ def targets_for(strategy: str, names: list[str]) -> dict[str, float]:
 def adapt_run(*, principal: Principal, component_name: str, strategy: str) -> AdaptOutcome:
     principal.require(Action.ADAPT)
     strategy_for(strategy)  # refuse a disallowed strategy before any work
-    names = component_names()
+    names, skipped = components()
+    if component_name and component_name in skipped:
+        return AdaptOutcome(message=f"Nothing to adapt. {skipped_note([component_name])}")
     if component_name and component_name not in names:
         raise not_found(f"No component named {component_name!r} has any data yet.")
+    note = "" if component_name else skipped_note(skipped)
     if not names:
-        return AdaptOutcome(message="No component has any calls or feedback yet; nothing to adapt.")
+        nothing = "No component has any calls or feedback yet; nothing to adapt."
+        return AdaptOutcome(message=f"{nothing} {note}".strip())
     targets = targets_for(strategy, names)
     chosen = [component_name] if component_name else names
     limit = settings.LEARNPORTAL_AUTO_APPLY_MAX_RISK
@@ -82,15 +86,17 @@ def adapt_run(*, principal: Principal, component_name: str, strategy: str) -> Ad
                 rests.append(
                     WeightStep(name, new, target, f"{strategy} target, beyond the auto-apply step")
                 )
-        _supersede_pending([weight_path(name) for name in chosen], plan)
+        superseded = _supersede_pending([weight_path(name) for name in chosen], plan)
         weights_apply(principal, plan, steps)
         proposals_file(principal, plan, rests, status=ProposalStatus.PENDING)
+        for older in superseded:  # plans last, in the one lock order (refinement.services)
+            plan_settle(older)
         moves = [
             (s.component, s.before, s.after, round(targets[s.component], PRECISION)) for s in steps
         ]
         waiting = [(r.component, r.before, r.after) for r in rests]
         plan.status = "ready" if waiting else ("done" if moves else "empty")
-        plan.summary = _message(strategy, moves, waiting, plan.plan_id)
+        plan.summary = f"{_message(strategy, moves, waiting, plan.plan_id)} {note}".strip()
         plan.save(update_fields=["status", "summary"])
         history_record(
             "adapt",
@@ -109,17 +115,26 @@ def adapt_run(*, principal: Principal, component_name: str, strategy: str) -> Ad
     return AdaptOutcome(updated=updated, message=plan.summary, plan_id=plan.plan_id)
 
 
-def _supersede_pending(paths: list[str], plan: Plan) -> None:
-    """Older adapts' remaining steps for these weights are stale now; only the newest counts."""
-    stale = Proposal.objects.filter(
-        path__in=paths,
-        plan__origin="adapt",
-        status__in=[ProposalStatus.PENDING, ProposalStatus.APPROVED],
-    ).exclude(plan=plan)
-    plans = {proposal.plan for proposal in stale.select_related("plan")}
-    stale.update(status=ProposalStatus.REJECTED, reason=f"superseded by {plan.plan_id}")
-    for superseded in plans:
-        plan_settle(superseded)
+def _supersede_pending(paths: list[str], plan: Plan) -> list[Plan]:
+    """Older adapts' remaining steps for these weights are stale now; only the newest counts.
+
+    Rejects them, their rows locked first and in id order; returns their plans, to settle last.
+    """
+    stale = locked(
+        Proposal.objects.filter(
+            path__in=paths,
+            plan__origin="adapt",
+            status__in=[ProposalStatus.PENDING, ProposalStatus.APPROVED],
+        )
+        .exclude(plan=plan)
+        .order_by("id")
+    )
+    ids = list(stale.values_list("id", flat=True))
+    plans = list(Plan.objects.filter(proposals__id__in=ids).distinct().order_by("id"))
+    Proposal.objects.filter(id__in=ids).update(
+        status=ProposalStatus.REJECTED, reason=f"superseded by {plan.plan_id}"
+    )
+    return plans
 
 
 def _message(strategy: str, moves: list, waiting: list, plan_id: str) -> str:

@@ -7,15 +7,43 @@ from django.conf import settings
 from django.db import connection
 
 from feedback.models import ComponentStats, Experience
-from refinement.paths import UNWEIGHTED
+from refinement.paths import UNWEIGHTED, routable
 from refinement.strategies import Evidence
+
+SHOWN_NAME = 40
+
+
+def components() -> tuple[list[str], list[str]]:
+    """Every component that has been called or rated, in a stable order, and those among them
+    whose names cannot be a routing weight's path (too long, a control character): stored by
+    older hosts, they are left out of adapt and plans rather than break them."""
+    names = ComponentStats.objects.order_by("component_name").values_list(
+        "component_name", flat=True
+    )
+    usable, skipped = [], []
+    for name in names:
+        (usable if routable(name) else skipped).append(name)
+    return usable, skipped
 
 
 def component_names() -> list[str]:
-    """Every component that has been called or rated, in a stable order."""
-    return list(
-        ComponentStats.objects.order_by("component_name").values_list("component_name", flat=True)
+    """The components adapt and plans weigh, in a stable order."""
+    return components()[0]
+
+
+def skipped_note(skipped: list[str]) -> str:
+    """A sentence for a message: which components were left out, and why."""
+    if not skipped:
+        return ""
+    shown = ", ".join(
+        repr(name[:SHOWN_NAME] + "…") + f" ({len(name)} characters)"
+        if len(name) > SHOWN_NAME
+        else repr(name)
+        for name in skipped[:3]
     )
+    more = f" and {len(skipped) - 3} more" if len(skipped) > 3 else ""
+    noun = "component" if len(skipped) == 1 else "components"
+    return f"It skipped {len(skipped)} {noun} whose name cannot be a routing path: {shown}{more}."
 
 
 def load_evidence(names: list[str], weights: dict[str, float]) -> Evidence:

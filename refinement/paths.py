@@ -15,7 +15,8 @@ SKILL_PATHS = [
     re.compile(rf"^learnings/(?!_global/)(?P<step>{STEP})/SKILL\.md$"),
     re.compile(rf"^learnings/(?!_global/)(?P<step>{STEP})/main\.py$"),
 ]
-WEIGHT_PATH = re.compile(r"^router\.weights\.(?P<component>.{1,200})$")
+# A component name: up to 200 characters, none of them a control character (a newline, say).
+WEIGHT_PATH = re.compile(r"^router\.weights\.(?P<component>[^\x00-\x1f\x7f-\x9f]{1,200})$")
 STEP_PATH = re.compile(
     rf"^steps\.(?P<step>{STEP})\.(?P<field>learnings_access|learning_objective|lock_learnings)$"
 )
@@ -48,22 +49,28 @@ class Location:
 
 def locate(target: Target, path: str) -> Location | None:
     """The location a path names for a target, or None if the path is not one it may write."""
+    # fullmatch: `$` alone would also accept the path followed by a newline.
     if target is Target.ROUTER_WEIGHT:
-        match = WEIGHT_PATH.match(path)
+        match = WEIGHT_PATH.fullmatch(path)
         return match and Location(target, path, component=match["component"])
     if target is Target.STEP_CONFIG:
-        match = STEP_PATH.match(path)
+        match = STEP_PATH.fullmatch(path)
         return match and Location(target, path, step_id=match["step"], field=match["field"])
     if ".." in path.split("/"):
         return None
     for pattern in SKILL_PATHS:
-        if match := pattern.match(path):
+        if match := pattern.fullmatch(path):
             return Location(target, path, step_id=match.groupdict().get("step") or "")
     return None
 
 
 def weight_path(component: str) -> str:
     return WEIGHT_PREFIX + component
+
+
+def routable(component: str) -> bool:
+    """Whether a component's name can be a routing weight's path (older hosts stored others)."""
+    return locate(Target.ROUTER_WEIGHT, weight_path(component)) is not None
 
 
 def step_path(step_id: str, field: str) -> str:

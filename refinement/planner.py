@@ -13,7 +13,7 @@ from learnportal.accounts.roles import Action
 from learnportal.protocol.errors import not_found
 from refinement import store
 from refinement.adapt import SETTLED, targets_for
-from refinement.evidence import component_names
+from refinement.evidence import components, skipped_note
 from refinement.models import Plan, Proposal
 from refinement.paths import UNWEIGHTED, Target, locate, weight_path
 from refinement.proposals import ProposalInput
@@ -27,11 +27,18 @@ def plan_create(
     *, principal: Principal, component_name: str, scope: str
 ) -> tuple[Plan, list[Proposal]]:
     principal.require(Action.PLAN)
-    names = component_names()
-    if component_name and component_name not in names:
+    names, skipped = components()
+    if component_name and component_name not in names + skipped:
         raise not_found(f"No component named {component_name!r} has any data yet.")
-    chosen = [component_name] if component_name else names
-    proposals = _weight_proposals(names, chosen) + _reference_proposals(chosen)
+    chosen, left_out = names, skipped
+    if component_name:
+        usable = component_name in names
+        chosen, left_out = ([component_name], []) if usable else ([], [component_name])
+    references, unplaced = _reference_proposals(chosen)
+    proposals = _weight_proposals(names, chosen) + references
+    summary = f"{len(proposals)} proposals for {component_name or 'all components'}"
+    if notes := " ".join(filter(None, [skipped_note(left_out), unplaced])):
+        summary += f". {notes}"
     with transaction.atomic():
         plan, records = plan_file(
             principal,
@@ -39,7 +46,7 @@ def plan_create(
             origin="plan",
             component_name=component_name,
             scope=scope,
-            summary=f"{len(proposals)} proposals for {component_name or 'all components'}",
+            summary=summary,
         )
     return plan, records
 
@@ -67,10 +74,16 @@ def _weight_proposals(names: list[str], chosen: list[str]) -> list[ProposalInput
     return proposals
 
 
-def _reference_proposals(chosen: list[str]) -> list[ProposalInput]:
-    proposals = []
+def reference_path(name: str) -> str:
+    """The references/ file gathering a component's corrections: its name, made a file name."""
+    return REFERENCE.format(re.sub(r"[^A-Za-z0-9_.\-]", "-", name).lstrip("._-") or "component")
+
+
+def _reference_proposals(chosen: list[str]) -> tuple[list[ProposalInput], str]:
+    """The reference files to write, and a sentence naming components that have none."""
+    proposals, unplaced, taken = [], [], set()
     for name in chosen:
-        path = REFERENCE.format(re.sub(r"[^A-Za-z0-9_.\-]", "-", name).lstrip(".-") or "component")
+        path = reference_path(name)
         location = locate(Target.SKILL_FILE, path)
         corrections = list(
             Feedback.objects.filter(component_name=name, polarity="corrective")
@@ -79,8 +92,13 @@ def _reference_proposals(chosen: list[str]) -> list[ProposalInput]:
                 :MAX_CORRECTIONS
             ]
         )
-        if location is None or not corrections:
+        if not corrections:
             continue
+        if location is None or path in taken:
+            # Two names that make one file name (`a b`, `a-b`) would overwrite each other.
+            unplaced.append(name)
+            continue
+        taken.add(path)
         text = _reference_text(name, corrections)
         current = store.read(location)
         if text == current:
@@ -95,7 +113,14 @@ def _reference_proposals(chosen: list[str]) -> list[ProposalInput]:
                 reason=f"gathers {len(corrections)} corrections people and environments gave {name}",
             )
         )
-    return proposals
+    note = (
+        f"No reference file for {', '.join(map(repr, unplaced[:3]))}"
+        + (f" and {len(unplaced) - 3} more" if len(unplaced) > 3 else "")
+        + ": the name makes no file name of its own."
+        if unplaced
+        else ""
+    )
+    return proposals, note
 
 
 def _reference_text(name: str, corrections: list[dict]) -> str:

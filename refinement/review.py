@@ -24,6 +24,7 @@ REFERENCES = "learnings/_global/references/"
 class Assessment:
     risk_level: str = "low"
     reasons: list[str] = field(default_factory=list)
+    risks: list[str] = field(default_factory=list)  # the reasons that raised the risk
     blocking: list[str] = field(default_factory=list)
     conflict: str = ""
     confidence_adjusted: bool = False
@@ -38,6 +39,7 @@ class Assessment:
         if RISK_ORDER[level] > RISK_ORDER[self.risk_level]:
             self.risk_level = level
         self.reasons.append(reason)
+        self.risks.append(reason)
 
 
 def same_value(a: Any, b: Any) -> bool:
@@ -53,17 +55,48 @@ def describe(value: Any) -> str:
 
 
 def assess(proposal: ProposalInput, *, lock: bool = False) -> Assessment:
-    location = proposal.location
-    result = Assessment(current=store.read(location, lock=lock))
-    if not same_value(proposal.old_value, result.current):
-        result.conflict = (
-            f"{proposal.path}: expected {describe(proposal.old_value)}, "
-            f"found {describe(result.current)}"
-        )
-    _risk(proposal, location, result)
-    _gates(proposal, location, result)
-    _evidence(proposal, location, result)
-    return result
+    """The automatic review of one proposal; with `lock`, its path stays locked (see store)."""
+    return assess_all([proposal], lock=lock)[0]
+
+
+@dataclass
+class Context:
+    """What the rules read besides the current values, loaded once for a whole batch."""
+
+    rolled_back: set[str]
+    steps: dict[str, Step]
+    stats: dict[str, ComponentStats]
+
+
+def assess_all(proposals: list[ProposalInput], *, lock: bool = False) -> list[Assessment]:
+    """The automatic review of each proposal, in a handful of queries however many there are."""
+    locations = [proposal.location for proposal in proposals]
+    current = store.read_many(locations, lock=lock)
+    step_ids = {loc.step_id or p.step_id for p, loc in zip(proposals, locations, strict=True)}
+    components = {_component(p, loc) for p, loc in zip(proposals, locations, strict=True)}
+    context = Context(
+        rolled_back=recently_rolled_back([proposal.path for proposal in proposals]),
+        steps={s.step_id: s for s in Step.objects.filter(step_id__in=step_ids - {""})},
+        stats={
+            s.component_name: s
+            for s in ComponentStats.objects.defer("duration_sketch").filter(
+                component_name__in=components - {""}
+            )
+        },
+    )
+    results = []
+    for proposal, location in zip(proposals, locations, strict=True):
+        result = Assessment(current=current[location.path])
+        if not same_value(proposal.old_value, result.current):
+            result.conflict = (
+                f"{proposal.path}: expected {describe(proposal.old_value)}, "
+                f"found {describe(result.current)}"
+            )
+        _risk(proposal, location, result, context)
+        _gates(proposal, location, result, context)
+        _evidence(proposal, location, result, context)
+        results.append(result)
+    return results
 
 
 def weight_step_risk(before: float, after: float) -> tuple[str, str]:
@@ -87,7 +120,9 @@ def recently_rolled_back(paths: list[str]) -> set[str]:
     )
 
 
-def _risk(proposal: ProposalInput, location: Location, result: Assessment) -> None:
+def _risk(
+    proposal: ProposalInput, location: Location, result: Assessment, context: Context
+) -> None:
     if location.target is Target.ROUTER_WEIGHT:
         level, reason = weight_step_risk(float(result.current), float(proposal.new_value))
         if reason:
@@ -108,17 +143,17 @@ def _risk(proposal: ProposalInput, location: Location, result: Assessment) -> No
                     f"SKILL.md would have {lines} lines; keep it a short index under "
                     f"{SKILL_INDEX_MAX_LINES} and move detail to references/",
                 )
-    if recently_rolled_back([proposal.path]):
+    if proposal.path in context.rolled_back:
         result.raise_risk("medium", f"{proposal.path} was rolled back in the last 7 days")
 
 
-def _gates(proposal: ProposalInput, location: Location, result: Assessment) -> None:
+def _gates(
+    proposal: ProposalInput, location: Location, result: Assessment, context: Context
+) -> None:
     if location.target is Target.STEP_CONFIG:
         if location.field == "learnings_access" and proposal.new_value == "read-write":
-            objective = store.read(
-                Location(Target.STEP_CONFIG, "", location.step_id, "learning_objective")
-            )
-            if not str(objective).strip():
+            config = context.steps.get(location.step_id)
+            if not (config and config.learning_objective.strip()):
                 result.blocking.append(
                     f"step {location.step_id} needs a learning_objective before it can be read-write"
                 )
@@ -128,7 +163,7 @@ def _gates(proposal: ProposalInput, location: Location, result: Assessment) -> N
     step_id = location.step_id or proposal.step_id
     if not step_id:
         return
-    step = Step.objects.filter(step_id=step_id).first()
+    step = context.steps.get(step_id)
     access = step.learnings_access if step else "read"
     if access != "read-write":
         result.blocking.append(
@@ -140,15 +175,22 @@ def _gates(proposal: ProposalInput, location: Location, result: Assessment) -> N
         result.blocking.append(f"step {step_id} has lock_learnings set{note}")
 
 
-def _evidence(proposal: ProposalInput, location: Location, result: Assessment) -> None:
-    component = location.component or (
-        proposal.path.removeprefix(REFERENCES).removesuffix(".md")
-        if proposal.path.startswith(REFERENCES)
-        else ""
-    )
+def _component(proposal: ProposalInput, location: Location) -> str:
+    """The component whose evidence backs a proposal: a weight's, or a reference's topic."""
+    if location.component:
+        return location.component
+    if proposal.path.startswith(REFERENCES):
+        return proposal.path.removeprefix(REFERENCES).removesuffix(".md")
+    return ""
+
+
+def _evidence(
+    proposal: ProposalInput, location: Location, result: Assessment, context: Context
+) -> None:
+    component = _component(proposal, location)
     if not component:
         return
-    stats = ComponentStats.objects.filter(component_name=component).first()
+    stats = context.stats.get(component)
     calls = stats.calls_total if stats else 0
     feedbacks = stats.feedback_count if stats else 0
     if calls < THIN_CALLS and feedbacks < THIN_FEEDBACK:

@@ -2,6 +2,15 @@
 
 Every state change happens in one transaction, with a compare-and-swap on each path
 (`select_for_update` rows on PostgreSQL; SQLite's immediate transactions serialize writers).
+
+Every path that writes (apply, approve, reject, rollback, adapt) takes its locks in one order,
+so that two writers of the same rows queue behind each other and never deadlock:
+1. proposal rows, by id: a proposal's row guards its reviews and refinements;
+2. the refinement being rolled back;
+3. store rows in path order, then step rows, in one call (`store.read_many(..., lock=True)`);
+4. plan rows, last (`plan_settle`).
+Proposal and refinement rows are locked "for no key update", so that inserting a review or a
+revision that merely points at one never waits.
 """
 
 from __future__ import annotations
@@ -13,6 +22,8 @@ from typing import Any
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import QuerySet
+from pydantic import ValidationError
 
 from learnportal.accounts.principals import Principal
 from learnportal.accounts.roles import Action, Role
@@ -27,15 +38,25 @@ from refinement.models import (
     RefinementStatus,
     Review,
 )
-from refinement.paths import Target, locate
+from refinement.paths import Target
 from refinement.proposals import ProposalInput, parse_proposal
-from refinement.review import RISK_ORDER, Assessment, assess, describe, same_value
+from refinement.review import RISK_ORDER, Assessment, assess, assess_all, describe
 
 HUMAN_APPLIERS = frozenset({Role.REVIEWER, Role.ADMIN})
 
 
 def new_id(prefix: str) -> str:
     return f"{prefix}-{uuid.uuid4().hex[:12]}"
+
+
+def locked(rows: QuerySet[Any]) -> QuerySet[Any]:
+    """Rows locked until the transaction ends (PostgreSQL; SQLite serializes writers anyway)."""
+    return rows.select_for_update(of=("self",), no_key=True)
+
+
+def by_person(principal: Principal) -> bool:
+    """A reviewer's or admin's act is itself the human approval the risk gate asks for."""
+    return principal.is_human and principal.role in HUMAN_APPLIERS
 
 
 @dataclass(frozen=True)
@@ -64,27 +85,33 @@ def proposal_wire(record: Proposal) -> dict[str, Any]:
 def proposal_register(
     principal: Principal, proposal: ProposalInput, *, plan: Plan | None = None
 ) -> Proposal:
-    """The stored proposal this input stands for; a known id with new content drops approvals."""
+    """The stored proposal this input stands for, its row locked: the first lock of a write.
+
+    A known id with new content changes the proposal: only its requester (a plan's requester
+    for its proposals) or an admin may, and the change drops earlier approvals. Adding a new
+    proposal to a plan via `plan_id` is the same kind of change.
+    """
     record = None
+    proposals = locked(Proposal.objects.select_related("plan"))
     if proposal.proposal_id:
-        record = (
-            Proposal.objects.select_related("plan").filter(proposal_id=proposal.proposal_id).first()
-        )
+        record = proposals.filter(proposal_id=proposal.proposal_id).first()
     if record is None and plan is None:
         # The same edit sent again without its ids (review, then apply; or copied out of a
         # plan) is the same open proposal, so its plan's four-eyes rule still holds.
         record = (
-            Proposal.objects.select_related("plan")
-            .filter(
-                content_hash=proposal.content_hash,
-                status__in=OPEN_STATUSES,
-            )
+            proposals.filter(content_hash=proposal.content_hash, status__in=OPEN_STATUSES)
             .order_by("-id")
             .first()
         )
     if record is None:
         if proposal.plan_id and plan is None:
             plan = Plan.objects.filter(plan_id=proposal.plan_id).first()
+            if plan is not None and not _may_change(principal, plan.requested_by):
+                raise forbidden(
+                    f"Plan {plan.plan_id} belongs to {plan.requested_by}; only they or an admin "
+                    "may add proposals to it. Send the proposal without its plan_id.",
+                    [detail(["proposal", "plan_id"], "a plan of another principal")],
+                )
         return Proposal.objects.create(
             proposal_id=proposal.proposal_id or new_id("prop"),
             plan=plan,
@@ -100,6 +127,13 @@ def proposal_register(
             created=time.time(),
         )
     if record.content_hash != proposal.content_hash:
+        owner = record.plan.requested_by if record.plan else record.requested_by
+        if not _may_change(principal, owner):
+            raise forbidden(
+                f"Proposal {record.proposal_id} belongs to {owner}; only they or an admin may "
+                "change it. Send it unchanged, or file your change as a new proposal.",
+                [detail(["proposal", "proposal_id"], "a proposal of another principal")],
+            )
         if record.status in {ProposalStatus.APPLIED, ProposalStatus.ROLLED_BACK}:
             raise conflict(
                 f"Proposal {record.proposal_id} was already applied with other content; "
@@ -121,6 +155,10 @@ def proposal_register(
             diff=[{"before": before, "after": proposal_wire(record)}],
         )
     return record
+
+
+def _may_change(principal: Principal, owner: str) -> bool:
+    return principal.key == owner or principal.role is Role.ADMIN
 
 
 def plan_file(
@@ -268,21 +306,39 @@ def proposal_apply(*, principal: Principal, raw: dict[str, Any]) -> ApplyOutcome
         return _apply_record(principal, proposal, record)
 
 
+def awaits_person(assessments: list[Assessment]) -> str:
+    """Why a machine's refinement of these edits waits for a reviewer, or "" if it need not."""
+    limit = settings.LEARNPORTAL_AUTO_APPLY_MAX_RISK
+    level = max((a.risk_level for a in assessments), key=RISK_ORDER.__getitem__, default="none")
+    if any(a.needs_human for a in assessments):
+        why = "it changes step settings, which always need a person"
+    elif RISK_ORDER[level] > RISK_ORDER[limit]:
+        why = f"its risk is {level}, above the auto-apply limit '{limit}'"
+        risks = list(dict.fromkeys(reason for a in assessments for reason in a.risks))
+        if risks:
+            more = f"; and {len(risks) - 3} more" if len(risks) > 3 else ""
+            why += f" ({'; '.join(risks[:3])}{more})"
+    else:
+        return ""
+    return f"awaits approval by a reviewer: {why}"
+
+
 def _apply_record(principal: Principal, proposal: ProposalInput, record: Proposal) -> ApplyOutcome:
-    """Apply under compare-and-swap; a machine's apply above the auto-apply risk is queued."""
-    by_person = principal.is_human and principal.role in HUMAN_APPLIERS
+    """Apply under compare-and-swap; a machine's apply above the auto-apply risk is queued.
+
+    The caller holds the proposal's row lock (`proposal_register` or `_stored`).
+    """
     assessment = assess(proposal, lock=True)
     _refuse_unsafe(proposal, assessment)
     plan_id = record.plan.plan_id if record.plan else ""
-    if by_person:
+    if by_person(principal):
         _check_four_eyes(principal, record, applying=True)
         review_record(record, assessment, principal.key, "approve", note="approved by applying")
     else:
         review_record(record, assessment, principal.key, "auto")
-        limit = settings.LEARNPORTAL_AUTO_APPLY_MAX_RISK
-        over = assessment.needs_human or RISK_ORDER[assessment.risk_level] > RISK_ORDER[limit]
-        if over and _human_approval(record) is None:
-            return _queue(principal, record, assessment, limit)
+        waiting = awaits_person([assessment])
+        if waiting and _human_approval(record) is None:
+            return _queue(principal, record, waiting)
     refinement = record.refinements.filter(status=RefinementStatus.QUEUED).first() or Refinement(
         refinement_id=new_id("ref"), proposal=record, plan=record.plan
     )
@@ -315,9 +371,7 @@ def _apply_record(principal: Principal, proposal: ProposalInput, record: Proposa
     return ApplyOutcome(refinement.refinement_id, applied_edits=1, rollback_available=True)
 
 
-def _queue(
-    principal: Principal, record: Proposal, assessment: Assessment, limit: str
-) -> ApplyOutcome:
+def _queue(principal: Principal, record: Proposal, error: str) -> ApplyOutcome:
     refinement = record.refinements.filter(status=RefinementStatus.QUEUED).first()
     if refinement is None:
         refinement = Refinement.objects.create(
@@ -328,12 +382,6 @@ def _queue(
             actor=principal.key,
             ts=time.time(),
         )
-    why = (
-        "it changes step settings, which always need a person"
-        if assessment.needs_human
-        else f"its risk is {assessment.risk_level}, above the auto-apply limit '{limit}'"
-    )
-    error = f"awaits approval by a reviewer: {why}"
     refinement.error = error
     refinement.save(update_fields=["error"])
     record.status = ProposalStatus.QUEUED
@@ -358,12 +406,7 @@ def proposal_apply_stored(*, principal: Principal, proposal_id: str) -> ApplyOut
 
 
 def _stored(proposal_id: str) -> Proposal:
-    record = (
-        Proposal.objects.select_for_update(of=("self",))
-        .select_related("plan")
-        .filter(proposal_id=proposal_id)
-        .first()
-    )
+    record = locked(Proposal.objects.select_related("plan")).filter(proposal_id=proposal_id).first()
     if record is None:
         raise not_found(f"No proposal {proposal_id!r}.")
     return record
@@ -408,10 +451,10 @@ def proposal_reject(*, principal: Principal, proposal_id: str, reason: str) -> R
         review = review_record(record, assess(proposal), principal.key, "reject", note=reason)
         record.status = ProposalStatus.REJECTED
         record.save(update_fields=["status"])
-        plan_settle(record.plan)
         record.refinements.filter(status=RefinementStatus.QUEUED).update(
             status=RefinementStatus.REJECTED, error=f"rejected: {reason}"
         )
+        plan_settle(record.plan)
         history_record(
             "reject",
             principal.key,
@@ -431,18 +474,20 @@ class RollbackOutcome:
 
 
 def refinement_rollback(*, principal: Principal, refinement_id: str) -> RollbackOutcome:
-    """Undo an applied refinement with a new refinement built from its before values."""
+    """Undo an applied refinement with a new refinement built from its before values.
+
+    The undo is a refinement like any other: its edits pass the same review as an apply (stale
+    values, the steps' gates, the risk rules), and a machine's undo above the auto-apply risk
+    waits for a person, queued. A reviewer's or admin's rollback is that person's approval: it
+    applies the queued undo.
+    """
     principal.require(Action.ROLLBACK)
     with transaction.atomic():
-        original = (
-            Refinement.objects.select_for_update().filter(refinement_id=refinement_id).first()
-        )
-        if original is None:
-            raise not_found(f"No refinement {refinement_id!r}.")
-        if principal.role not in HUMAN_APPLIERS and original.actor != principal.key:
+        original = _rollback_target(refinement_id)
+        if not by_person(principal) and original.actor != principal.key:
             raise forbidden("An agent may roll back only what it applied itself.")
+        undo = Refinement.objects.filter(rollback_of=original).first()  # a queued one, if any
         if original.status == RefinementStatus.ROLLED_BACK:
-            undo = Refinement.objects.filter(rollback_of=original).first()
             raise conflict(
                 f"{refinement_id} was rolled back already"
                 + (f" by {undo.refinement_id}" if undo else "")
@@ -450,39 +495,28 @@ def refinement_rollback(*, principal: Principal, refinement_id: str) -> Rollback
             )
         if original.status != RefinementStatus.APPLIED:
             raise conflict(f"{refinement_id} is {original.status}; it was never applied.")
-        changed = {}
-        for edit in original.edits:
-            current = store.read(locate(Target(edit["target"]), edit["path"]), lock=True)
-            if not same_value(current, edit["after"]):
-                changed[edit["path"]] = (
-                    f"expected {describe(edit['after'])}, found {describe(current)}"
-                )
-        if changed:
-            raise conflict(
-                f"Changed since {refinement_id} was applied: {', '.join(changed)}; "
-                "roll back the later change first.",
-                [detail(["refinement_id"], f"{path}: {why}") for path, why in changed.items()],
-            )
         reverse = [
             {"path": e["path"], "target": e["target"], "before": e["after"], "after": e["before"]}
             for e in reversed(original.edits)
         ]
-        undo = Refinement.objects.create(
-            refinement_id=new_id("ref"),
-            plan=original.plan,
-            rollback_of=original,
-            status=RefinementStatus.APPLIED,
-            actor=principal.key,
-            edits=reverse,
-            ts=time.time(),
+        proposals = _reverse_proposals(original, reverse)
+        assessments = assess_all(proposals, lock=True)
+        _refuse_unsafe_rollback(refinement_id, proposals, assessments)
+        waiting = "" if by_person(principal) else awaits_person(assessments)
+        if waiting:
+            return _queue_rollback(principal, original, undo, reverse, waiting)
+        queued_by = undo.actor if undo else ""
+        undo = undo or Refinement(refinement_id=new_id("ref"), plan=original.plan)
+        undo.rollback_of, undo.status, undo.actor = (
+            original,
+            RefinementStatus.APPLIED,
+            principal.key,
         )
-        for edit in reverse:
-            store.write(
-                locate(Target(edit["target"]), edit["path"]),
-                edit["after"],
-                actor=principal.key,
-                refinement=undo,
-            )
+        undo.edits, undo.error, undo.ts = reverse, "", time.time()
+        undo.save()
+        store.write_many(
+            [(p.location, p.new_value) for p in proposals], actor=principal.key, refinement=undo
+        )
         original.status = RefinementStatus.ROLLED_BACK
         original.save(update_fields=["status"])
         if original.proposal_id:
@@ -494,7 +528,114 @@ def refinement_rollback(*, principal: Principal, refinement_id: str) -> Rollback
             principal.key,
             plan_id=original.plan.plan_id if original.plan else "",
             refinement_id=undo.refinement_id,
-            message=f"rolled back {refinement_id}",
+            message=f"rolled back {refinement_id}"
+            + (f" (queued by {queued_by}, approved by rolling back)" if queued_by else ""),
             diff=reverse,
         )
     return RollbackOutcome(refinement_id, True, rollback_refinement_id=undo.refinement_id)
+
+
+def _rollback_target(refinement_id: str) -> Refinement:
+    """The refinement to roll back, locked after its proposal's row (the one lock order)."""
+    found = Refinement.objects.filter(refinement_id=refinement_id).values("proposal_id").first()
+    if found is None:
+        raise not_found(f"No refinement {refinement_id!r}.")
+    if found["proposal_id"]:
+        locked(Proposal.objects.filter(pk=found["proposal_id"])).first()
+    return locked(Refinement.objects.select_related("plan", "proposal")).get(
+        refinement_id=refinement_id
+    )
+
+
+def _reverse_proposals(original: Refinement, reverse: list[dict[str, Any]]) -> list[ProposalInput]:
+    """The undo's edits as proposals, so that they meet the rules every proposal meets."""
+    step_id = _step_of(original)
+    proposals = []
+    for edit in reverse:
+        old, new = edit["before"], edit["after"]
+        op = "update"
+        if edit["target"] == Target.SKILL_FILE.value and (old is None) != (new is None):
+            op = "create" if old is None else "delete"
+        try:
+            proposals.append(
+                ProposalInput(
+                    target=Target(edit["target"]),
+                    op=op,
+                    path=edit["path"],
+                    old_value=old,
+                    new_value=new,
+                    step_id=step_id,
+                )
+            )
+        except (ValueError, ValidationError):
+            raise conflict(
+                f"{original.refinement_id} cannot be rolled back: its edit of {edit['path']!r} "
+                "is not one a proposal may make any more.",
+                [detail(["refinement_id"], f"{edit['path']}: not a writable edit")],
+            ) from None
+    return proposals
+
+
+def _step_of(refinement: Refinement) -> str:
+    """The step a refinement's proposal wrote for (a run's global edit is gated by its step)."""
+    seen = 0
+    while refinement.proposal_id is None and refinement.rollback_of_id and seen < 100:
+        refinement, seen = refinement.rollback_of, seen + 1
+    return refinement.proposal.step_id if refinement.proposal_id else ""
+
+
+def _refuse_unsafe_rollback(
+    refinement_id: str, proposals: list[ProposalInput], assessments: list[Assessment]
+) -> None:
+    changed = {
+        p.path: a.conflict for p, a in zip(proposals, assessments, strict=True) if a.conflict
+    }
+    if changed:
+        paths = ", ".join(list(changed)[:5]) + (
+            f" and {len(changed) - 5} more" if len(changed) > 5 else ""
+        )
+        raise conflict(
+            f"Changed since {refinement_id} was applied: {paths}; roll back the later change first.",
+            [detail(["refinement_id"], why) for why in changed.values()],
+        )
+    blocking = list(dict.fromkeys(reason for a in assessments for reason in a.blocking))
+    if blocking:
+        raise forbidden(
+            f"{refinement_id} may not be rolled back: " + "; ".join(blocking) + ".",
+            [detail(["refinement_id"], reason) for reason in blocking],
+        )
+
+
+def _queue_rollback(
+    principal: Principal,
+    original: Refinement,
+    undo: Refinement | None,
+    reverse: list[dict[str, Any]],
+    error: str,
+) -> RollbackOutcome:
+    """A machine's undo above the auto-apply risk: one queued refinement, until a person acts."""
+    if undo is None:
+        undo = Refinement.objects.create(
+            refinement_id=new_id("ref"),
+            plan=original.plan,
+            rollback_of=original,
+            status=RefinementStatus.QUEUED,
+            actor=principal.key,
+            edits=reverse,
+            error=error,
+            ts=time.time(),
+        )
+        history_record(
+            "queue",
+            principal.key,
+            plan_id=original.plan.plan_id if original.plan else "",
+            refinement_id=undo.refinement_id,
+            message=f"rollback of {original.refinement_id} {error}",
+            diff=reverse,
+        )
+    else:
+        undo.edits, undo.error = reverse, error
+        undo.save(update_fields=["edits", "error"])
+    return RollbackOutcome(
+        original.refinement_id, False, error=error, rollback_refinement_id=undo.refinement_id
+    )

@@ -5,8 +5,6 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from django.db.models import F
-
 from refinement.models import Refinement, Revision, Step, StoreValue
 from refinement.paths import UNWEIGHTED, WEIGHT_PREFIX, Location, Target
 
@@ -19,47 +17,98 @@ STEP_DEFAULTS: dict[str, Any] = {
 
 def read(location: Location, *, lock: bool = False) -> Any:
     """The current value at a location (a weight never set reads as 0.5, a missing file as null)."""
-    if location.target is Target.STEP_CONFIG:
-        if lock:
-            # Make the row exist so that there is something to lock, even for a first write.
-            Step.objects.get_or_create(step_id=location.step_id)
-        steps = Step.objects.select_for_update() if lock else Step.objects
-        step = steps.filter(step_id=location.step_id).first()
-        return getattr(step, location.field) if step else STEP_DEFAULTS[location.field]
+    return read_many([location], lock=lock)[location.path]
+
+
+def read_many(locations: list[Location], *, lock: bool = False) -> dict[str, Any]:
+    """The current value at each location, by path, in two queries at most.
+
+    With `lock`, each row is locked for the rest of the transaction, created first where
+    missing so that even a first write has something to lock. Every writer locks its paths in
+    this one call and in one order (store rows by path, then step rows by step id), so two
+    writers of the same paths queue behind each other and never wait in a cycle.
+    """
+    rows = _rows(sorted({loc.path for loc in locations if loc.target is not STEP}), lock=lock)
+    steps = _steps(sorted({loc.step_id for loc in locations if loc.target is STEP}), lock=lock)
+    return {loc.path: _value(loc, rows, steps) for loc in locations}
+
+
+def write(location: Location, value: Any, *, actor: str, refinement: Refinement) -> None:
+    """Write a value the caller has compared under lock; keep the revision."""
+    write_many([(location, value)], actor=actor, refinement=refinement)
+
+
+def write_many(changes: list[tuple[Location, Any]], *, actor: str, refinement: Refinement) -> None:
+    """Write values the caller has compared under lock, a revision each, in a few statements."""
+    now = time.time()
+    paths = sorted({loc.path for loc, _ in changes if loc.target is not STEP})
+    rows = _rows(paths, lock=False)  # the caller's lock made and holds them
+    if missing := [path for path in paths if path not in rows]:
+        rows |= _rows(missing, lock=True)
+    revisions = []
+    for location, value in changes:
+        if location.target is STEP:
+            before, version = _write_step(location, value, now)
+        else:
+            row = rows[location.path]
+            before = _value(location, rows, {})
+            row.value, row.version, row.updated, row.updated_by = value, row.version + 1, now, actor
+            version = row.version
+        revisions.append(
+            Revision(
+                path=location.path,
+                version=version,
+                before=before,
+                after=value,
+                actor=actor,
+                refinement=refinement,
+                ts=now,
+            )
+        )
+    StoreValue.objects.bulk_update(rows.values(), ["value", "version", "updated", "updated_by"])
+    Revision.objects.bulk_create(revisions)
+
+
+STEP = Target.STEP_CONFIG
+
+
+def _rows(paths: list[str], *, lock: bool) -> dict[str, StoreValue]:
+    if not paths:
+        return {}
+    rows = StoreValue.objects.filter(path__in=paths)
     if lock:
-        StoreValue.objects.get_or_create(path=location.path)
-    values = StoreValue.objects.select_for_update() if lock else StoreValue.objects
-    row = values.filter(path=location.path).first()
+        StoreValue.objects.bulk_create([StoreValue(path=p) for p in paths], ignore_conflicts=True)
+        rows = rows.select_for_update().order_by("path")
+    return {row.path: row for row in rows}
+
+
+def _steps(step_ids: list[str], *, lock: bool) -> dict[str, Step]:
+    if not step_ids:
+        return {}
+    steps = Step.objects.filter(step_id__in=step_ids)
+    if lock:
+        Step.objects.bulk_create([Step(step_id=s) for s in step_ids], ignore_conflicts=True)
+        steps = steps.select_for_update().order_by("step_id")
+    return {step.step_id: step for step in steps}
+
+
+def _value(location: Location, rows: dict[str, StoreValue], steps: dict[str, Step]) -> Any:
+    if location.target is STEP:
+        step = steps.get(location.step_id)
+        return getattr(step, location.field) if step else STEP_DEFAULTS[location.field]
+    row = rows.get(location.path)
     if row is None or row.value is None:
         return UNWEIGHTED if location.target is Target.ROUTER_WEIGHT else None
     return row.value
 
 
-def write(location: Location, value: Any, *, actor: str, refinement: Refinement) -> None:
-    """Write a value the caller has compared under lock; keep the revision."""
-    now = time.time()
-    before = read(location)
-    if location.target is Target.STEP_CONFIG:
-        step, _ = Step.objects.get_or_create(step_id=location.step_id)
-        setattr(step, location.field, value)
-        step.updated = now
-        step.save(update_fields=[location.field, "updated"])
-        version = Revision.objects.filter(path=location.path).count() + 1
-    else:
-        row, _ = StoreValue.objects.get_or_create(path=location.path)
-        StoreValue.objects.filter(pk=row.pk).update(
-            value=value, version=F("version") + 1, updated=now, updated_by=actor
-        )
-        version = row.version + 1
-    Revision.objects.create(
-        path=location.path,
-        version=version,
-        before=before,
-        after=value,
-        actor=actor,
-        refinement=refinement,
-        ts=now,
-    )
+def _write_step(location: Location, value: Any, now: float) -> tuple[Any, int]:
+    step, _ = Step.objects.get_or_create(step_id=location.step_id)
+    before = getattr(step, location.field)
+    setattr(step, location.field, value)
+    step.updated = now
+    step.save(update_fields=[location.field, "updated"])
+    return before, Revision.objects.filter(path=location.path).count() + 1
 
 
 def routing_weights() -> dict[str, float]:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from learnportal.accounts.principals import Principal
 from learnportal.protocol.errors import conflict, detail
+from refinement import store
 from refinement.history import history_record
 from refinement.models import (
     Plan,
@@ -22,10 +23,8 @@ from refinement.models import (
     Refinement,
     RefinementStatus,
     Review,
-    Revision,
-    StoreValue,
 )
-from refinement.paths import UNWEIGHTED, Target, weight_path
+from refinement.paths import Location, Target, weight_path
 from refinement.proposals import ProposalInput
 from refinement.review import describe, same_value, weight_step_risk
 from refinement.services import new_id
@@ -55,27 +54,30 @@ def weights_apply(principal: Principal, plan: Plan, steps: list[WeightStep]) -> 
     if not steps:
         return None
     now = time.time()
-    paths = [weight_path(step.component) for step in steps]
-    StoreValue.objects.bulk_create([StoreValue(path=path) for path in paths], ignore_conflicts=True)
-    rows = {row.path: row for row in StoreValue.objects.select_for_update().filter(path__in=paths)}
+    locations = [
+        Location(Target.ROUTER_WEIGHT, weight_path(s.component), component=s.component)
+        for s in steps
+    ]
+    current = store.read_many(locations, lock=True)  # in path order, as every writer locks
     stale = [
         detail(
             ["component_name"],
-            f"{path}: expected {describe(step.before)}, found {describe(current)}",
+            f"{location.path}: expected {describe(step.before)}, "
+            f"found {describe(current[location.path])}",
         )
-        for path, step in zip(paths, steps, strict=True)
-        if not same_value(current := _weight(rows[path]), step.before)
+        for location, step in zip(locations, steps, strict=True)
+        if not same_value(current[location.path], step.before)
     ]
     if stale:
         raise conflict("Routing weights changed while adapting; adapt again.", stale)
     edits = [
         {
-            "path": path,
+            "path": location.path,
             "target": Target.ROUTER_WEIGHT.value,
             "before": step.before,
             "after": step.after,
         }
-        for path, step in zip(paths, steps, strict=True)
+        for location, step in zip(locations, steps, strict=True)
     ]
     refinement = Refinement.objects.create(
         refinement_id=new_id("ref"),
@@ -86,21 +88,10 @@ def weights_apply(principal: Principal, plan: Plan, steps: list[WeightStep]) -> 
         ts=now,
     )
     proposals_file(principal, plan, steps, status=ProposalStatus.APPLIED)
-    for row, step in zip((rows[path] for path in paths), steps, strict=True):
-        row.value, row.version = step.after, row.version + 1
-        row.updated, row.updated_by = now, principal.key
-    StoreValue.objects.bulk_update(rows.values(), ["value", "version", "updated", "updated_by"])
-    Revision.objects.bulk_create(
-        Revision(
-            path=edit["path"],
-            version=rows[edit["path"]].version,
-            before=edit["before"],
-            after=edit["after"],
-            actor=principal.key,
-            refinement=refinement,
-            ts=now,
-        )
-        for edit in edits
+    store.write_many(
+        [(location, step.after) for location, step in zip(locations, steps, strict=True)],
+        actor=principal.key,
+        refinement=refinement,
     )
     history_record(
         "apply",
@@ -154,7 +145,3 @@ def proposals_file(
         for record, step in zip(records, steps, strict=True)
     )
     return records
-
-
-def _weight(row: StoreValue) -> float:
-    return UNWEIGHTED if row.value is None else float(row.value)

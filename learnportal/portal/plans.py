@@ -18,7 +18,8 @@ from learnportal.portal.diffs import skill_file_diff, weight_change
 from learnportal.portal.forms import ApproveForm, RejectForm, show_learn_error
 from learnportal.protocol.errors import ErrorCode, LearnError
 from refinement.learning_store import plan_get, plan_list
-from refinement.models import Refinement
+from refinement.models import Refinement, RefinementStatus
+from refinement.selectors import plan_refinements, queued_rollbacks, rollback_chain
 from refinement.services import (
     proposal_apply_stored,
     proposal_approve,
@@ -27,6 +28,7 @@ from refinement.services import (
 )
 
 PLANS_SHOWN = 200
+NO_PLAN = "-"  # the plan part of a rollback's URL for a refinement of no plan
 OPEN = {"pending", "approved", "queued"}
 DECISIONS = {"approve", "reject", "apply"}
 
@@ -38,7 +40,8 @@ def plan_index(request: HttpRequest, principal: Principal) -> HttpResponse:
         plan["when"] = when(plan["created"])
         plan["open"] = sum(p["status"] in OPEN for p in plan["proposals"])
         plan["applied"] = sum(p["status"] == "applied" for p in plan["proposals"])
-    return page(request, "portal/plans.html", {"plans": plans})
+    context = {"plans": plans, "queued_rollbacks": queued_rollbacks(), "no_plan": NO_PLAN}
+    return page(request, "portal/plans.html", context)
 
 
 @requires(Action.DECIDE)
@@ -67,6 +70,7 @@ def _plan_page(
         proposal["approve_form"] = forms.get(("approve", proposal["proposal_id"]), ApproveForm())
         proposal["reject_form"] = forms.get(("reject", proposal["proposal_id"]), RejectForm())
     plan["when"] = when(plan["created"])
+    plan["refinements"] = [_chain(r) for r in plan_refinements(plan_id)]
     context = {"plan": plan, "own_plan": plan["requested_by"] == principal.key}
     return page(request, "portal/plan.html", context, status=status)
 
@@ -85,9 +89,35 @@ def _decorate(proposal: dict[str, Any], refinement: Refinement | None) -> None:
         )
     elif proposal["target"] == "router_weight":
         proposal["weight"] = weight_change(proposal["old_value"], proposal["new_value"])
-    proposal["refinement"] = refinement
+    proposal["chain"] = _chain(refinement) if refinement else []
     proposal["may_decide"] = proposal["status"] in OPEN
-    proposal["may_rollback"] = refinement is not None and refinement.status == "applied"
+
+
+def _chain(refinement: Refinement) -> list[dict[str, Any]]:
+    """A refinement and the rollbacks that followed it, with the one action the last allows.
+
+    An applied one may be rolled back; a rollback queued for a reviewer is applied by rolling
+    back what it undoes, which is the reviewer's approval.
+    """
+    chain = rollback_chain(refinement)
+    links: list[dict[str, Any]] = []
+    for index, link in enumerate(chain):
+        last = index == len(chain) - 1
+        action, target = "", ""
+        if last and link.status == RefinementStatus.APPLIED:
+            action, target = "rollback", link.refinement_id
+        elif last and link.status == RefinementStatus.QUEUED and index > 0:
+            action, target = "apply_rollback", chain[index - 1].refinement_id
+        links.append(
+            {
+                "refinement": link,
+                "is_rollback": index > 0,
+                "queued": link.status == RefinementStatus.QUEUED,
+                "action": action,
+                "target": target,
+            }
+        )
+    return links
 
 
 @require_POST
@@ -135,7 +165,13 @@ def refinement_undo(
     except LearnError as error:
         messages.error(request, error.message)
     else:
-        messages.success(
-            request, f"Rolled back {refinement_id} (undone by {outcome.rollback_refinement_id})."
-        )
+        if outcome.rolled_back:
+            messages.success(
+                request,
+                f"Rolled back {refinement_id} (undone by {outcome.rollback_refinement_id}).",
+            )
+        else:
+            messages.error(request, f"{refinement_id} was not rolled back: {outcome.error}")
+    if plan_id == NO_PLAN:
+        return redirect("portal:plans")
     return redirect("portal:plan", plan_id=plan_id)

@@ -5,8 +5,13 @@ from django.test import Client
 
 from learnportal.accounts.models import User
 from learnportal.accounts.principals import principal_for_user
+from learnportal.demo import DEMO_AGENT
+from refinement.adapt import adapt_run
 from refinement.models import Plan, Proposal, Refinement
+from refinement.paths import Target, weight_path
 from refinement.planner import plan_create
+from refinement.proposals import ProposalInput
+from refinement.services import plan_file, proposal_apply, proposal_wire, refinement_rollback
 from refinement.store import routing_weights
 
 pytestmark = pytest.mark.django_db
@@ -144,3 +149,88 @@ def test_decisions_are_posts_only(reviewer):
         == 405
     )
     assert _decide(reviewer, proposal, "obliterate").status_code == 404
+
+
+def _agent_applied_weight(settings, component: str, new: float) -> tuple[Plan, str]:
+    """The demo agent files and applies a weight change of its own plan at a medium limit."""
+    settings.LEARNPORTAL_AUTO_APPLY_MAX_RISK = "medium"
+    proposal = ProposalInput(
+        target=Target.ROUTER_WEIGHT,
+        op="update",
+        path=weight_path(component),
+        old_value=0.5,
+        new_value=new,
+    )
+    plan, (record,) = plan_file(DEMO_AGENT, [proposal], origin="plan", summary="a probe")
+    outcome = proposal_apply(principal=DEMO_AGENT, raw=proposal_wire(record))
+    assert outcome.applied_edits == 1, outcome
+    settings.LEARNPORTAL_AUTO_APPLY_MAX_RISK = "low"
+    return plan, outcome.refinement_id
+
+
+def test_a_queued_rollback_shows_its_reason_and_a_reviewer_applies_it(reviewer, settings):
+    plan, refinement_id = _agent_applied_weight(settings, "probe", 0.7)
+    queued = refinement_rollback(principal=DEMO_AGENT, refinement_id=refinement_id)
+    assert queued.rolled_back is False
+
+    page = reviewer.get(f"/plans/{plan.plan_id}/").content.decode()
+
+    assert f"Rollback <code>{queued.rollback_refinement_id}</code> queued" in page
+    assert "awaits approval by a reviewer: its risk is medium" in page
+    action = f'action="/plans/{plan.plan_id}/refinements/{refinement_id}/rollback/"'
+    assert action in page and "Apply rollback" in page
+
+    response = reviewer.post(f"/plans/{plan.plan_id}/refinements/{refinement_id}/rollback/")
+
+    assert routing_weights()["probe"] == pytest.approx(0.5)
+    assert Refinement.objects.get(refinement_id=queued.rollback_refinement_id).status == "applied"
+    page = reviewer.get(response["Location"]).content.decode()
+    assert f"Rolled back {refinement_id}" in page
+    assert "Apply rollback" not in page
+
+
+def test_an_adapt_plan_shows_its_one_refinement_with_a_rollback_button(reviewer):
+    outcome = adapt_run(principal=DEMO_AGENT, component_name="", strategy="epsilon_greedy")
+    assert outcome.updated
+    refinement = Refinement.objects.get(plan__plan_id=outcome.plan_id)
+
+    page = reviewer.get(f"/plans/{outcome.plan_id}/").content.decode()
+
+    assert refinement.refinement_id in page
+    assert (
+        f'action="/plans/{outcome.plan_id}/refinements/{refinement.refinement_id}/rollback/"'
+        in page
+    )
+    reviewer.post(f"/plans/{outcome.plan_id}/refinements/{refinement.refinement_id}/rollback/")
+    assert Refinement.objects.get(pk=refinement.pk).status == "rolled_back"
+
+
+def test_a_queued_rollback_of_no_plan_waits_on_the_plans_page_for_a_reviewer(reviewer, settings):
+    settings.LEARNPORTAL_AUTO_APPLY_MAX_RISK = "medium"
+    raw = {
+        "target": "router_weight",
+        "op": "update",
+        "path": weight_path("lone"),
+        "old_value": 0.5,
+        "new_value": 0.7,
+    }
+    refinement_id = proposal_apply(principal=DEMO_AGENT, raw=raw).refinement_id
+    settings.LEARNPORTAL_AUTO_APPLY_MAX_RISK = "low"
+    queued = refinement_rollback(principal=DEMO_AGENT, refinement_id=refinement_id)
+    assert queued.rolled_back is False
+
+    page = reviewer.get("/plans/").content.decode()
+
+    assert "Rollbacks waiting for a reviewer" in page
+    assert queued.rollback_refinement_id in page
+    assert "awaits approval by a reviewer: its risk is medium" in page
+    action = f"/plans/-/refinements/{refinement_id}/rollback/"
+    assert f'action="{action}"' in page
+
+    response = reviewer.post(action)
+
+    assert response["Location"] == "/plans/"
+    assert routing_weights()["lone"] == pytest.approx(0.5)
+    page = reviewer.get("/plans/").content.decode()
+    assert f"Rolled back {refinement_id}" in page
+    assert "Rollbacks waiting for a reviewer" not in page

@@ -1,0 +1,39 @@
+"""Read-only queries over refinements that pages may use; the services own every write."""
+
+from __future__ import annotations
+
+from refinement.models import Refinement, RefinementStatus
+
+CHAIN_LIMIT = 50
+
+
+def rollback_chain(refinement: Refinement) -> list[Refinement]:
+    """The refinement, its rollback, the rollback of that and so on, oldest first.
+
+    The last one may be a rollback queued for a reviewer.
+    """
+    chain = [refinement]
+    while len(chain) < CHAIN_LIMIT:
+        undo = Refinement.objects.filter(rollback_of=chain[-1]).first()
+        if undo is None:
+            break
+        chain.append(undo)
+    return chain
+
+
+def plan_refinements(plan_id: str) -> list[Refinement]:
+    """A plan's refinements that no one proposal stands for (an adapt's bulk step), oldest first."""
+    return list(
+        Refinement.objects.filter(
+            plan__plan_id=plan_id, proposal__isnull=True, rollback_of__isnull=True
+        ).order_by("ts", "id")
+    )
+
+
+def queued_rollbacks(*, limit: int = 50) -> list[Refinement]:
+    """Machines' rollbacks waiting for a reviewer, oldest first, whatever plan they belong to."""
+    return list(
+        Refinement.objects.filter(status=RefinementStatus.QUEUED, rollback_of__isnull=False)
+        .select_related("rollback_of", "plan")
+        .order_by("ts", "id")[:limit]
+    )
