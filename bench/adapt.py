@@ -495,7 +495,7 @@ class PhaseTimer:
 # (module, attribute, label): the steps of one adapt_run, timed exclusively. The app changes
 # under the bench: an attribute that is not there is reported as not timed, not an error.
 ADAPT_PHASES = [
-    ("refinement.adapt", "component_names", "read: `component_names`"),
+    ("refinement.adapt", "components", "read: `components`"),
     ("refinement.adapt", "load_evidence", "read: `load_evidence`"),
     ("refinement.adapt", "proposal_register", "apply: `proposal_register` (step and rest)"),
     ("refinement.adapt", "_apply_record", "apply: `_apply_record`, own queries"),
