@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from playwright.sync_api import expect
 
 from feedback.models import Feedback, Turn
 from refinement.models import Plan, Proposal
@@ -31,15 +32,16 @@ def test_an_annotator_rates_a_turn_with_a_correction_span_and_sees_the_next(
     assert page.locator("a[href='/plans/']").count() == 0  # not a reviewer's page
 
     page.locator(".turn:not(.is-rated) a.button").first.click()
+    page.wait_for_load_state("domcontentloaded")  # rate.js (deferred) listens from then on
     turn = Turn.objects.get(pk=int(page.url.rstrip("/").rsplit("/", 1)[1]))
     assert page.locator("#response-text").inner_text() == turn.response
 
     page.check("input[value=corrective]", force=True)
     page.locator("input[name=score]").fill("-0.6")
-    assert page.locator("#score-value").inner_text() == "-0.6"
+    expect(page.locator("#score-value")).to_have_text("-0.6")  # rate.js updates it on input
     page.click("#rating-form button[type=submit]")
     error = page.locator("[data-field=correction]")
-    assert error.inner_text() == "corrective feedback must include a correction"
+    expect(error).to_have_text("corrective feedback must include a correction")
     screenshot(page, "rate-error")
 
     page.evaluate(SELECT_IN_RESPONSE, [0, 4])
