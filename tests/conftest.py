@@ -19,8 +19,10 @@ from django.conf import settings
 from django.db import connection
 from rest_framework.test import APIClient
 
+from learnportal import events
 from learnportal.accounts.credentials import principals
 from learnportal.accounts.models import ApiToken, User
+from learnportal.accounts.roles import Action
 
 REQUIRE_SERVICES = os.environ.get("LEARNPORTAL_REQUIRE_SERVICES") == "1"
 IN_CI = os.environ.get("CI") == "true"
@@ -71,6 +73,34 @@ def _fresh_rate_limits(settings: Any) -> None:
 @pytest.fixture(autouse=True)
 def _fresh_principal_cache() -> None:
     principals.clear()
+
+
+@dataclass(frozen=True)
+class Broadcast:
+    event: str
+    payload: dict[str, Any]
+    audience: Action
+
+
+@dataclass
+class Broadcasts:
+    """What the services broadcast (after commit), captured instead of sent."""
+
+    sent: list[Broadcast]
+
+    def events(self) -> list[str]:
+        return [b.event for b in self.sent]
+
+
+@pytest.fixture
+def broadcasts(monkeypatch: pytest.MonkeyPatch) -> Broadcasts:
+    captured = Broadcasts([])
+
+    def capture(event: str, payload: dict[str, Any], *, audience: Action) -> None:
+        captured.sent.append(Broadcast(event, payload, audience))
+
+    monkeypatch.setattr(events, "broadcast_now", capture)
+    return captured
 
 
 @dataclass
