@@ -209,7 +209,7 @@ SECURE_PROXY_SSL_HEADER = env_proxy_ssl_header("DJANGO_SECURE_PROXY_SSL_HEADER")
 # Other origins that may post forms and open WebSockets here (e.g. the public https name).
 CSRF_TRUSTED_ORIGINS = env_origins("DJANGO_CSRF_TRUSTED_ORIGINS")
 
-# No inline script or style anywhere: each page loads its own file from static/portal/.
+# No inline script or style anywhere: each page loads its own file from static/<app>/.
 # learnportal.csp adds the page's own ws:// or wss:// origin to connect-src.
 CONTENT_SECURITY_POLICY = {
     "DIRECTIVES": {
