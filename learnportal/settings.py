@@ -59,6 +59,7 @@ INSTALLED_APPS = [
     "learnportal.accounts",
     "feedback",
     "refinement",
+    "learnportal",  # the wiring, on top of both apps: seed_demo, the OpenAPI extensions
 ]
 
 MIDDLEWARE = [
