@@ -1,7 +1,17 @@
+from __future__ import annotations
+
 from django.urls import path
 
+from feedback import pages
 from feedback.api import TurnsView
 
+# Under /api/ (learnportal.urls).
 urlpatterns = [
     path("turns/", TurnsView.as_view(), name="turns"),
+]
+
+# The annotators' pages, under / in the `portal` namespace (learnportal.urls).
+page_urlpatterns = [
+    path("turns/", pages.turn_list, name="turns"),
+    path("turns/<int:pk>/", pages.turn_rate, name="rate"),
 ]

@@ -12,9 +12,16 @@ django_asgi_app = get_asgi_application()
 
 from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
+from django.core.checks import run_checks  # noqa: E402
+from django.core.exceptions import ImproperlyConfigured  # noqa: E402
 
 from learnportal.routing import websocket_urlpatterns  # noqa: E402
 from learnportal.ws.origin import BrowserOriginValidator  # noqa: E402
+
+# uvicorn runs no system checks (manage.py and runserver do): refuse to serve on settings that
+# they call wrong, such as a strategy parameter out of its range (refinement/checks.py).
+if serious := [str(issue) for issue in run_checks() if issue.is_serious()]:
+    raise ImproperlyConfigured("System checks failed:\n" + "\n".join(serious))
 
 # Ingest allocates many short-lived containers per batch. Freeze what start-up made, so that
 # collections never rescan it, and collect the young generation less often (measured in

@@ -2,7 +2,8 @@
 
 parse → check rate → look up the handler → run it → wrap the result in the response envelope.
 Handlers are services that take the principal and the parsed request and return the response
-fields; they raise LearnError to refuse, which rolls back whatever they wrote.
+fields; they raise LearnError to refuse, which rolls back whatever they wrote. `HANDLERS` holds
+the functions themselves, so that a reader (or an editor) goes from a message type to its code.
 """
 
 from __future__ import annotations
@@ -14,38 +15,31 @@ from typing import Any
 import orjson
 from django.conf import settings
 from django.db import DatabaseError, IntegrityError, InterfaceError, OperationalError
-from django.utils.module_loading import import_string
 
+from feedback import handlers as feedback
 from learnportal.accounts.principals import Principal
 from learnportal.protocol import RESPONSE_MODELS, parse_request, response_type_for
 from learnportal.protocol.errors import ErrorCode, LearnError
 from learnportal.protocol.messages import Envelope
 from learnportal.protocol.wire import request_id_of
 from learnportal.ratelimit import rate_limit_check
+from refinement import handlers as refinement
 
 logger = logging.getLogger(__name__)
 
 Handler = Callable[[Principal, Any], dict[str, Any]]
 
-HANDLER_PATHS: dict[str, str] = {
-    "learn/feedback/req": "feedback.handlers.handle_feedback",
-    "learn/experience/req": "feedback.handlers.handle_experience",
-    "learn/stats/req": "feedback.handlers.handle_stats",
-    "learn/adapt/req": "refinement.handlers.handle_adapt",
-    "learn/refinement/plan/req": "refinement.handlers.handle_plan",
-    "learn/refinement/review/req": "refinement.handlers.handle_review",
-    "learn/refinement/apply/req": "refinement.handlers.handle_apply",
-    "learn/refinement/rollback/req": "refinement.handlers.handle_rollback",
-    "learn/refinement/history/req": "refinement.handlers.handle_history",
+HANDLERS: dict[str, Handler] = {
+    "learn/feedback/req": feedback.handle_feedback,
+    "learn/experience/req": feedback.handle_experience,
+    "learn/stats/req": feedback.handle_stats,
+    "learn/adapt/req": refinement.handle_adapt,
+    "learn/refinement/plan/req": refinement.handle_plan,
+    "learn/refinement/review/req": refinement.handle_review,
+    "learn/refinement/apply/req": refinement.handle_apply,
+    "learn/refinement/rollback/req": refinement.handle_rollback,
+    "learn/refinement/history/req": refinement.handle_history,
 }
-
-_handlers: dict[str, Handler] = {}
-
-
-def handler_for(message_type: str) -> Handler:
-    if message_type not in _handlers:
-        _handlers[message_type] = import_string(HANDLER_PATHS[message_type])
-    return _handlers[message_type]
 
 
 class Reply:
@@ -72,7 +66,7 @@ def dispatch(principal: Principal, body: bytes | str) -> Reply:
 
 def run(principal: Principal, request: Envelope) -> dict[str, Any]:
     """Run one parsed request; raise LearnError for any refusal."""
-    handler = handler_for(request.type)
+    handler = HANDLERS[request.type]
     try:
         try:
             fields = handler(principal, request)

@@ -11,7 +11,6 @@ import dj_database_url
 from csp.constants import NONE, SELF
 
 from learnportal.env import (
-    ConfigError,
     env_bool,
     env_choice,
     env_float,
@@ -23,7 +22,6 @@ from learnportal.env import (
     env_str,
     load_env_file,
 )
-from refinement.strategies import check_params as check_strategy_params
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 # The dev env file `make` writes (DJANGO_DEBUG=1 and a generated key), so that manage.py typed
@@ -59,6 +57,7 @@ INSTALLED_APPS = [
     "learnportal.accounts",
     "feedback",
     "refinement",
+    "learnportal",  # the wiring, on top of both apps: seed_demo, the OpenAPI extensions
 ]
 
 MIDDLEWARE = [
@@ -209,7 +208,7 @@ SECURE_PROXY_SSL_HEADER = env_proxy_ssl_header("DJANGO_SECURE_PROXY_SSL_HEADER")
 # Other origins that may post forms and open WebSockets here (e.g. the public https name).
 CSRF_TRUSTED_ORIGINS = env_origins("DJANGO_CSRF_TRUSTED_ORIGINS")
 
-# No inline script or style anywhere: each page loads its own file from static/portal/.
+# No inline script or style anywhere: each page loads its own file from static/<app>/.
 # learnportal.csp adds the page's own ws:// or wss:// origin to connect-src.
 CONTENT_SECURITY_POLICY = {
     "DIRECTIVES": {
@@ -291,20 +290,25 @@ AXES_CLIENT_IP_CALLABLE = "learnportal.ratelimit.client_address"
 AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
 AXES_HTTP_RESPONSE_CODE = 429
 
-LEARNPORTAL_STRATEGY_PARAMS = {
-    "epsilon": env_float("LEARNPORTAL_EPSILON", 0.1, minimum=0.0, maximum=1.0),
-    "temperature": env_float("LEARNPORTAL_SOFTMAX_TEMPERATURE", 1.0, minimum=1e-6),
-    "ucb_c": env_float("LEARNPORTAL_UCB_C", 2**0.5, minimum=0.0),
-    "ppo_clip": env_float("LEARNPORTAL_PPO_CLIP", 0.2, minimum=0.0, maximum=1.0),
-    "ppo_epochs": env_int("LEARNPORTAL_PPO_EPOCHS", 10, minimum=1),
-    "ppo_lr": env_float("LEARNPORTAL_PPO_LR", 1.0, minimum=1e-9),
-    "ppo_entropy": env_float("LEARNPORTAL_PPO_ENTROPY", 0.01, minimum=0.0),
-    "seed": env_int("LEARNPORTAL_STRATEGY_SEED", 0, minimum=0),
+# Strategy parameters: read here, judged by refinement's system check (refinement/checks.py)
+# against their ranges, at `manage.py check` and at every start-up (learnportal/asgi.py).
+_STRATEGY_PARAMS = {  # parameter: (environment variable, reader, default)
+    "epsilon": ("LEARNPORTAL_EPSILON", env_float, 0.1),
+    "temperature": ("LEARNPORTAL_SOFTMAX_TEMPERATURE", env_float, 1.0),
+    "ucb_c": ("LEARNPORTAL_UCB_C", env_float, 2**0.5),
+    "ppo_clip": ("LEARNPORTAL_PPO_CLIP", env_float, 0.2),
+    "ppo_epochs": ("LEARNPORTAL_PPO_EPOCHS", env_int, 10),
+    "ppo_lr": ("LEARNPORTAL_PPO_LR", env_float, 1.0),
+    "ppo_entropy": ("LEARNPORTAL_PPO_ENTROPY", env_float, 0.01),
+    "seed": ("LEARNPORTAL_STRATEGY_SEED", env_int, 0),
 }
-try:
-    check_strategy_params(LEARNPORTAL_STRATEGY_PARAMS)
-except ValueError as exc:
-    raise ConfigError(f"strategy parameters: {exc}") from None
+LEARNPORTAL_STRATEGY_PARAMS = {
+    name: read(variable, default) for name, (variable, read, default) in _STRATEGY_PARAMS.items()
+}
+# So that the check's error names the variable to fix.
+LEARNPORTAL_STRATEGY_VARIABLES = {
+    name: variable for name, (variable, *_) in _STRATEGY_PARAMS.items()
+}
 
 DATA_UPLOAD_MAX_MEMORY_SIZE = LEARNPORTAL_MAX_BODY_BYTES
 WHITENOISE_USE_FINDERS = True

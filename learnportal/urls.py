@@ -1,16 +1,29 @@
 from __future__ import annotations
 
 from django.contrib import admin
+from django.contrib.auth import views as auth_views
 from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
+from feedback import urls as feedback_urls
+from learnportal import pages
 from learnportal.api.errors import api_not_found
 from learnportal.api.learn import LearnView
+from refinement import urls as refinement_urls
+
+# The people's pages, whichever app serves them, in one namespace: `portal:turns`, `portal:plans`.
+portal_urlpatterns = [
+    path("", pages.home, name="home"),
+    path("login/", auth_views.LoginView.as_view(), name="login"),
+    path("logout/", auth_views.LogoutView.as_view(next_page="portal:login"), name="logout"),
+    *feedback_urls.page_urlpatterns,
+    *refinement_urls.page_urlpatterns,
+]
 
 urlpatterns = [
     path("api/learn/", LearnView.as_view(), name="learn"),
-    path("api/", include("feedback.urls")),
-    path("api/", include("refinement.urls")),
+    path("api/", include(feedback_urls.urlpatterns)),
+    path("api/", include(refinement_urls.urlpatterns)),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     # The split view serves Swagger UI's start-up script as a file of its own (?script=), and
     # our template its style: the Content-Security-Policy allows neither inline.
@@ -22,5 +35,5 @@ urlpatterns = [
     # Last of the api/ routes: any other api/ URL (even one with a newline) is a JSON 404.
     re_path(r"^api/", api_not_found, name="api-not-found"),
     path("admin/", admin.site.urls),
-    path("", include("learnportal.portal.urls")),
+    path("", include((portal_urlpatterns, "portal"))),
 ]

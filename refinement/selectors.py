@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
-from refinement.models import Refinement, RefinementStatus
+from django.db.models import QuerySet
+
+from refinement.models import (
+    HistoryEntry,
+    Proposal,
+    ProposalStatus,
+    Refinement,
+    RefinementStatus,
+)
 
 CHAIN_LIMIT = 50
 
@@ -37,3 +45,30 @@ def queued_rollbacks(*, limit: int = 50) -> list[Refinement]:
         .select_related("rollback_of", "plan")
         .order_by("ts", "id")[:limit]
     )
+
+
+def proposal_refinements(proposal_ids: list[str]) -> dict[str, Refinement]:
+    """Each proposal's latest applied or rolled-back refinement, by proposal id."""
+    found: dict[str, Refinement] = {}
+    rows = (
+        Refinement.objects.filter(
+            proposal__proposal_id__in=proposal_ids, status__in=["applied", "rolled_back"]
+        )
+        .select_related("proposal")
+        .order_by("ts", "id")
+    )
+    for refinement in rows:
+        found[refinement.proposal.proposal_id] = refinement
+    return found
+
+
+def history_page_entries() -> QuerySet[HistoryEntry]:
+    """The whole history, newest first, for a paginator (`history_entries` stops at a limit)."""
+    return HistoryEntry.objects.order_by("-ts", "-id")
+
+
+def open_proposal_count() -> int:
+    """Proposals waiting for a decision: pending, or queued for a reviewer."""
+    return Proposal.objects.filter(
+        status__in=[ProposalStatus.PENDING, ProposalStatus.QUEUED]
+    ).count()

@@ -2,8 +2,9 @@ from __future__ import annotations
 
 from django.urls import path
 
-from refinement import api
+from refinement import api, pages
 
+# Under /api/ (learnportal.urls).
 urlpatterns = [
     path("routing/", api.RoutingView.as_view(), name="routing"),
     path("skills/", api.SkillsView.as_view(), name="skills"),
@@ -24,4 +25,21 @@ urlpatterns = [
         name="refinement-rollback",
     ),
     path("history/", api.HistoryView.as_view(), name="history"),
+]
+
+# The reviewers' pages, under / in the `portal` namespace (learnportal.urls).
+page_urlpatterns = [
+    path("plans/", pages.plan_index, name="plans"),
+    path("plans/<str:plan_id>/", pages.plan_show, name="plan"),
+    path(
+        "plans/<str:plan_id>/proposals/<str:proposal_id>/<str:decision>/",
+        pages.proposal_decide,
+        name="decide",
+    ),
+    path(
+        "plans/<str:plan_id>/refinements/<str:refinement_id>/rollback/",
+        pages.refinement_undo,
+        name="rollback",
+    ),
+    path("history/", pages.history_index, name="history"),
 ]

@@ -8,4 +8,3 @@ class AccountsConfig(AppConfig):
 
     def ready(self) -> None:
         from learnportal.accounts import signals  # noqa: F401  (drops cached principals on change)
-        from learnportal.api import openapi  # noqa: F401  (registers the OpenAPI auth schemes)

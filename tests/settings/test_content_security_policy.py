@@ -89,7 +89,7 @@ def test_a_request_for_a_host_the_portal_does_not_serve_is_refused_without_a_web
 
 
 def test_no_page_template_has_inline_script_or_style(settings: Any) -> None:
-    """The policy would block them; a page must load its script from static/portal/."""
+    """The policy would block them; a page must load its script from static/<app>/."""
     import re
     from pathlib import Path
 

@@ -1,8 +1,9 @@
-"""The portal's forms. They parse what a browser sends; the protocol models and services judge it.
+"""The annotators' rating form. It parses what a browser sends; the protocol models and services
+judge it.
 
 Ranges, the correction rule and the span check live in `learnportal.protocol` and the services,
-so a refusal reads the same here as over the API: `show_learn_error` puts each of a LearnError's
-details next to the field it names.
+so a refusal reads the same here as over the API: `learnportal.web.show_learn_error` puts each of
+a LearnError's details next to the field it names (`RATING_LOCS`).
 """
 
 from __future__ import annotations
@@ -10,7 +11,6 @@ from __future__ import annotations
 from django import forms
 
 from learnportal.protocol import FeedbackDimension, FeedbackPolarity
-from learnportal.protocol.errors import LearnError
 
 POLARITY_HELP = {
     FeedbackPolarity.POSITIVE: "Good as it is",
@@ -54,30 +54,3 @@ class RatingForm(forms.Form):
             return None
         # Half a span is still a span the model will refuse, with its own message.
         return (start if start is not None else -1, end if end is not None else -1)
-
-
-class ApproveForm(forms.Form):
-    note = forms.CharField(required=False, max_length=2000)
-
-
-class RejectForm(forms.Form):
-    # Required in the browser; the service refuses an empty reason with its own message.
-    reason = forms.CharField(required=False, max_length=2000)
-
-
-def show_learn_error(
-    form: forms.Form, error: LearnError, locs: dict[str, str] | None = None
-) -> None:
-    """Attach each detail to the form field its `loc` names; the rest to the whole form."""
-    locs = locs or {}
-    placed = False
-    for item in error.details:
-        names = [part for part in item.get("loc", []) if isinstance(part, str)]
-        field = next(
-            (locs.get(n, n) for n in reversed(names) if locs.get(n, n) in form.fields), None
-        )
-        if field is not None:
-            form.add_error(field, item["msg"])
-            placed = True
-    if not placed:
-        form.add_error(None, error.message)

@@ -1,4 +1,7 @@
-"""Who may see which page: the principal of the logged-in person, its role, and the 403 page."""
+"""What every page shares, whichever app serves it: who may see it, the 403 page, form errors.
+
+The base of the pages: it imports no app, so that feedback's and refinement's pages build on it.
+"""
 
 from __future__ import annotations
 
@@ -7,12 +10,14 @@ from datetime import UTC, datetime
 from functools import wraps
 from typing import Any, Concatenate
 
+from django import forms
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from learnportal.accounts.principals import Principal, principal_for_user
 from learnportal.accounts.roles import Action
+from learnportal.protocol.errors import LearnError
 
 PortalView = Callable[Concatenate[HttpRequest, Principal, ...], HttpResponse]
 
@@ -58,3 +63,21 @@ def requires(action: Action) -> Callable[[PortalView], Callable[..., HttpRespons
 def when(ts: float) -> datetime:
     """Epoch seconds, as the services store them, for the `date` and `timesince` filters."""
     return datetime.fromtimestamp(ts, tz=UTC)
+
+
+def show_learn_error(
+    form: forms.Form, error: LearnError, locs: dict[str, str] | None = None
+) -> None:
+    """Attach each detail to the form field its `loc` names; the rest to the whole form."""
+    locs = locs or {}
+    placed = False
+    for item in error.details:
+        names = [part for part in item.get("loc", []) if isinstance(part, str)]
+        field = next(
+            (locs.get(n, n) for n in reversed(names) if locs.get(n, n) in form.fields), None
+        )
+        if field is not None:
+            form.add_error(field, item["msg"])
+            placed = True
+    if not placed:
+        form.add_error(None, error.message)

@@ -1,10 +1,11 @@
-"""Reviewers: refinement plans, each proposal's risk and diff, and the decisions on them."""
+"""Reviewers: refinement plans, each proposal's risk and diff, the decisions on them, the history."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from django.contrib import messages
+from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect
 from django.urls import reverse
@@ -12,14 +13,19 @@ from django.views.decorators.http import require_POST
 
 from learnportal.accounts.principals import Principal
 from learnportal.accounts.roles import Action
-from learnportal.portal import selectors
-from learnportal.portal.access import page, requires, when
-from learnportal.portal.diffs import skill_file_diff, weight_change
-from learnportal.portal.forms import ApproveForm, RejectForm, show_learn_error
 from learnportal.protocol.errors import ErrorCode, LearnError
+from learnportal.web import page, requires, show_learn_error, when
+from refinement.diffs import edits_summary, skill_file_diff, weight_change
+from refinement.forms import ApproveForm, RejectForm
 from refinement.learning_store import plan_get, plan_list
 from refinement.models import Refinement, RefinementStatus
-from refinement.selectors import plan_refinements, queued_rollbacks, rollback_chain
+from refinement.selectors import (
+    history_page_entries,
+    plan_refinements,
+    proposal_refinements,
+    queued_rollbacks,
+    rollback_chain,
+)
 from refinement.services import (
     proposal_apply_stored,
     proposal_approve,
@@ -28,6 +34,8 @@ from refinement.services import (
 )
 
 PLANS_SHOWN = 200
+HISTORY_PAGE_SIZE = 25
+HISTORY_LIST_PARTIAL = "refinement/partials/history_list.html"
 NO_PLAN = "-"  # the plan part of a rollback's URL for a refinement of no plan
 OPEN = {"pending", "approved", "queued"}
 DECISIONS = {"approve", "reject", "apply"}
@@ -41,7 +49,7 @@ def plan_index(request: HttpRequest, principal: Principal) -> HttpResponse:
         plan["open"] = sum(p["status"] in OPEN for p in plan["proposals"])
         plan["applied"] = sum(p["status"] == "applied" for p in plan["proposals"])
     context = {"plans": plans, "queued_rollbacks": queued_rollbacks(), "no_plan": NO_PLAN}
-    return page(request, "portal/plans.html", context)
+    return page(request, "refinement/plans.html", context)
 
 
 @requires(Action.DECIDE)
@@ -63,7 +71,7 @@ def _plan_page(
         if error.code == ErrorCode.NOT_FOUND:
             raise Http404(error.message) from None
         raise
-    refinements = selectors.proposal_refinements([p["proposal_id"] for p in plan["proposals"]])
+    refinements = proposal_refinements([p["proposal_id"] for p in plan["proposals"]])
     forms = forms or {}
     for proposal in plan["proposals"]:
         _decorate(proposal, refinements.get(proposal["proposal_id"]))
@@ -72,7 +80,7 @@ def _plan_page(
     plan["when"] = when(plan["created"])
     plan["refinements"] = [_chain(r) for r in plan_refinements(plan_id)]
     context = {"plan": plan, "own_plan": plan["requested_by"] == principal.key}
-    return page(request, "portal/plan.html", context, status=status)
+    return page(request, "refinement/plan.html", context, status=status)
 
 
 def _decorate(proposal: dict[str, Any], refinement: Refinement | None) -> None:
@@ -175,3 +183,19 @@ def refinement_undo(
     if plan_id == NO_PLAN:
         return redirect("portal:plans")
     return redirect("portal:plan", plan_id=plan_id)
+
+
+@requires(Action.HISTORY)
+def history_index(request: HttpRequest, principal: Principal) -> HttpResponse:
+    paginator = Paginator(history_page_entries(), HISTORY_PAGE_SIZE)
+    page_obj = paginator.get_page(request.GET.get("page"))
+    entries = []
+    for record in page_obj:
+        entry = record.as_entry()
+        entry["when"] = when(entry["ts"])
+        entry["changes"] = edits_summary(entry["diff"])
+        entries.append(entry)
+    context = {"page_obj": page_obj, "entries": entries}
+    # `?partial=1` is what history.js fetches when the server pushes an event.
+    template = HISTORY_LIST_PARTIAL if request.GET.get("partial") else "refinement/history.html"
+    return page(request, template, context)

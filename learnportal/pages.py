@@ -5,15 +5,14 @@ from __future__ import annotations
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 
-from feedback.models import Feedback
-from feedback.selectors import unrated_turn_count
+from feedback.selectors import feedback_count, unrated_turn_count
 from feedback.stats import component_records
 from learnportal.accounts.principals import principal_for_user
 from learnportal.accounts.roles import Action
-from learnportal.portal.access import page
+from learnportal.web import page
 from refinement.history import history_entries
-from refinement.models import Proposal, ProposalStatus
 from refinement.paths import UNWEIGHTED
+from refinement.selectors import open_proposal_count
 from refinement.store import routing_weights
 
 
@@ -34,10 +33,8 @@ def home(request: HttpRequest) -> HttpResponse:
     context = {
         "components": components,
         "turns_unrated": unrated_turn_count(),
-        "feedback_count": Feedback.objects.count(),
-        "pending_proposals": Proposal.objects.filter(
-            status__in=[ProposalStatus.PENDING, ProposalStatus.QUEUED]
-        ).count(),
+        "feedback_count": feedback_count(),
+        "pending_proposals": open_proposal_count(),
         "history": history_entries(limit=12) if principal.may(Action.HISTORY) else None,
     }
-    return page(request, "portal/home.html", context)
+    return page(request, "learnportal/home.html", context)

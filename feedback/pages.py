@@ -9,17 +9,17 @@ from django.shortcuts import get_object_or_404, redirect
 from django.urls import reverse
 from pydantic import ValidationError
 
+from feedback import selectors
+from feedback.forms import POLARITY_HELP, RATING_LOCS, RatingForm
 from feedback.models import Turn
 from feedback.services import feedback_record
 from learnportal.accounts.principals import Principal
 from learnportal.accounts.roles import Action
-from learnportal.portal import selectors
-from learnportal.portal.access import page, requires
-from learnportal.portal.forms import POLARITY_HELP, RATING_LOCS, RatingForm, show_learn_error
 from learnportal.protocol import Feedback, FeedbackDimension, FeedbackPolarity, RatedTurn
 from learnportal.protocol.errors import LearnError
 from learnportal.protocol.ids import new_feedback_id
 from learnportal.protocol.wire import invalid_from
+from learnportal.web import page, requires, show_learn_error
 
 QUEUE_PAGE_SIZE = 20
 
@@ -37,7 +37,7 @@ def turn_list(request: HttpRequest, principal: Principal) -> HttpResponse:
         "can_rate": principal.may(Action.FEEDBACK),
         **selectors.queue_filters(),
     }
-    return page(request, "portal/turns.html", context)
+    return page(request, "feedback/turns.html", context)
 
 
 @requires(Action.FEEDBACK)
@@ -98,4 +98,4 @@ def _rate_page(
         "polarity_help": {p.value: text for p, text in POLARITY_HELP.items()},
         "queue_url": reverse("portal:turns"),
     }
-    return page(request, "portal/rate.html", context, status=status)
+    return page(request, "feedback/rate.html", context, status=status)

@@ -1,4 +1,7 @@
-"""The demo cast, logged in: `annotator`, `reviewer` and `admin` clients on the seeded demo."""
+"""The demo cast, logged in: `annotator`, `reviewer` and `admin` clients on the seeded demo.
+
+Fixtures for the page tests of every app: each pages folder's conftest.py imports them.
+"""
 
 from __future__ import annotations
 

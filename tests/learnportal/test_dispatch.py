@@ -1,0 +1,15 @@
+"""Dispatch holds the handler functions themselves: a reader follows a message type to its code."""
+
+from __future__ import annotations
+
+import inspect
+
+from learnportal.dispatch import HANDLERS
+from learnportal.protocol import REQUEST_MODELS
+
+
+def test_every_request_type_has_an_imported_handler_function() -> None:
+    assert set(HANDLERS) == set(REQUEST_MODELS)
+    for message_type, handler in HANDLERS.items():
+        assert inspect.isfunction(handler), message_type
+        assert handler.__module__ in {"feedback.handlers", "refinement.handlers"}, message_type
