@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import orjson
@@ -39,12 +40,22 @@ HANDLER_PATHS: dict[str, str] = {
     "learn/refinement/history/req": "refinement.handlers.handle_history",
 }
 
+# What one app's handler needs from the other, passed in here, as feedback never imports
+# refinement: the routing policy the experiences were chosen under.
+HANDLER_ARGUMENTS: dict[str, dict[str, str]] = {
+    "learn/experience/req": {"policy": "refinement.store.behaviour_policy"},
+}
+
 _handlers: dict[str, Handler] = {}
 
 
 def handler_for(message_type: str) -> Handler:
     if message_type not in _handlers:
-        _handlers[message_type] = import_string(HANDLER_PATHS[message_type])
+        handler = import_string(HANDLER_PATHS[message_type])
+        arguments = HANDLER_ARGUMENTS.get(message_type, {})
+        if arguments:
+            handler = partial(handler, **{k: import_string(v) for k, v in arguments.items()})
+        _handlers[message_type] = handler
     return _handlers[message_type]
 
 

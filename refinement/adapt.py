@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from django.conf import settings
 from django.db import transaction
 
-from feedback.stats import component_records
+from feedback.selectors import component_records
 from learnportal.accounts.principals import Principal
 from learnportal.accounts.roles import Action
 from learnportal.protocol.errors import not_found

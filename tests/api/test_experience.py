@@ -116,7 +116,6 @@ def test_the_same_experience_id_twice_in_one_batch_with_other_content_is_a_confl
     assert stored()["experience"] == 0
 
 
-
 def test_an_experience_records_the_probability_the_routing_in_force_gave_its_component(
     transport: Send, agent: Actor
 ) -> None:
@@ -144,6 +143,7 @@ def test_an_experience_records_the_probability_the_routing_in_force_gave_its_com
     assert probabilities["e-off"] is None
     assert probabilities["e-sent"] == pytest.approx(0.9)
     assert probabilities["e-none"] is None
+
 
 # --- limits -----------------------------------------------------------------------------------
 
