@@ -34,13 +34,11 @@ def read_many(locations: list[Location], *, lock: bool = False) -> dict[str, Any
     return {loc.path: _value(loc, rows, steps) for loc in locations}
 
 
-def write(location: Location, value: Any, *, actor: str, refinement: Refinement) -> None:
-    """Write a value the caller has compared under lock; keep the revision."""
-    write_many([(location, value)], actor=actor, refinement=refinement)
-
-
 def write_many(changes: list[tuple[Location, Any]], *, actor: str, refinement: Refinement) -> None:
-    """Write values the caller has compared under lock, a revision each, in a few statements."""
+    """Write values the caller has compared under lock, a revision each, in a few statements.
+
+    Only `refinement.services.edits_apply` calls this: every change is a refinement's.
+    """
     now = time.time()
     paths = sorted({loc.path for loc, _ in changes if loc.target is not STEP})
     rows = _rows(paths, lock=False)  # the caller's lock made and holds them
