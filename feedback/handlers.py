@@ -27,7 +27,7 @@ def handle_experience(
     principal: Principal, request: LearnExperienceRequest, *, policy: RoutingPolicy
 ) -> dict[str, Any]:
     """`policy` is the routing the experiences were chosen under: the wiring passes refinement's
-    (`refinement.selectors.behaviour_policy`), as feedback never imports refinement."""
+    (`refinement.store.behaviour_policy`), as feedback never imports refinement."""
     stored = experience_store(
         principal=principal,
         experiences=request.experiences,

@@ -9,7 +9,7 @@ from django.db import connection
 
 from feedback.bulk import insert_rows
 from feedback.models import ComponentStats
-from feedback.selectors import component_records  # noqa: F401  the pages' import, until they use selectors
+from feedback.selectors import component_records  # noqa: F401  (the overview page imports it here)
 from feedback.sketch import DurationSketch
 
 ZERO_ROW_COLUMNS = (
