@@ -497,17 +497,16 @@ class PhaseTimer:
 ADAPT_PHASES = [
     ("refinement.adapt", "components", "read: `components`"),
     ("refinement.adapt", "load_evidence", "read: `load_evidence`"),
-    ("refinement.adapt", "proposal_register", "apply: `proposal_register` (step and rest)"),
-    ("refinement.adapt", "_apply_record", "apply: `_apply_record`, own queries"),
-    ("refinement.services", "assess", "apply: `assess(lock=True)` in `_apply_record`"),
-    ("refinement.services", "review_record", "apply: `review_record` in `_apply_record`"),
-    ("refinement.store", "write", "apply: `store.write` (value + revision)"),
-    ("refinement.services", "history_record", "apply: `history_record` per applied step"),
-    ("refinement.adapt", "assess", "apply: `assess` of the rest"),
-    ("refinement.adapt", "review_record", "apply: `review_record` of the rest"),
+    ("feedback.selectors", "experience_window", "read: `experience_window` (SQL + fetch)"),
+    ("refinement.adapt", "recently_rolled_back", "apply: `recently_rolled_back`"),
+    ("refinement.adapt", "_supersede_pending", "apply: `_supersede_pending`"),
+    ("refinement.adapt", "edits_apply", "apply: `edits_apply`, own statements"),
+    ("refinement.store", "read_many", "apply: `store.read_many(lock=True)` in `edits_apply`"),
+    ("refinement.store", "write_many", "apply: `store.write_many` (values + revisions)"),
+    ("refinement.services", "history_record", "apply: `history_record` of the refinement"),
+    ("refinement.adapt", "proposals_file", "apply: `proposals_file` (proposals + reviews)"),
     ("refinement.adapt", "plan_settle", "apply: `plan_settle`"),
-    ("refinement.adapt", "_supersede_pending", "apply: `_supersede_pending` (UPDATE per weight)"),
-    ("refinement.adapt", "history_record", "apply: `history_record` of the plan"),
+    ("refinement.adapt", "history_record", "apply: `history_record` of the adapt"),
     ("refinement.adapt", "component_records", "apply: `component_records`"),
     ("learnportal.events", "broadcast_now", "apply: broadcasts after COMMIT"),
 ]
@@ -679,7 +678,7 @@ def worker(task_path: Path) -> dict[str, Any]:
 
     from learnportal.accounts.principals import Principal
     from learnportal.accounts.roles import Role
-    from refinement.adapt import STEP_LIMIT
+    from refinement.trust_region import STEP_LIMIT
 
     task = orjson.loads(task_path.read_bytes())
     var_dir = Path(task["var_dir"])

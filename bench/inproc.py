@@ -60,6 +60,7 @@ def seed_calls(*, token: str, target: int, batch: int = 1000) -> dict[str, Any]:
     from feedback.services import experience_store
     from learnportal.accounts.principals import principal_for_token
     from learnportal.protocol import parse_request
+    from refinement.store import behaviour_policy
 
     principal = principal_for_token(token)
     if principal is None:
@@ -74,7 +75,9 @@ def seed_calls(*, token: str, target: int, batch: int = 1000) -> dict[str, Any]:
         size = min(batch, remaining)
         body = envelope("experience", [experience_item(rng) for _ in range(size)], f"seed-{n}")
         request = parse_request(body, max_batch=settings.LEARNPORTAL_MAX_BATCH)
-        experience_store(principal=principal, experiences=request.experiences)
+        experience_store(
+            principal=principal, experiences=request.experiences, policy=behaviour_policy
+        )
         remaining -= size
         n += 1
     elapsed = time.perf_counter() - start

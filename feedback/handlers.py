@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from feedback.services import experience_store, feedback_record
-from feedback.stats import component_records
+from feedback.selectors import component_records
+from feedback.services import RoutingPolicy, experience_store, feedback_record
 from learnportal.accounts.principals import Principal
 from learnportal.accounts.roles import Action
 from learnportal.protocol.errors import not_found
@@ -23,10 +23,15 @@ def handle_feedback(principal: Principal, request: LearnFeedbackRequest) -> dict
     return {"recorded": outcome.recorded, "new_score": outcome.new_score}
 
 
-def handle_experience(principal: Principal, request: LearnExperienceRequest) -> dict[str, Any]:
+def handle_experience(
+    principal: Principal, request: LearnExperienceRequest, *, policy: RoutingPolicy
+) -> dict[str, Any]:
+    """`policy` is the routing the experiences were chosen under: the wiring passes refinement's
+    (`refinement.store.behaviour_policy`), as feedback never imports refinement."""
     stored = experience_store(
         principal=principal,
         experiences=request.experiences,
+        policy=policy,
         sent=request.sent_items("experiences"),
     )
     return {"stored": stored}

@@ -1,10 +1,77 @@
-"""Read-only queries over turns and feedback, shared by the API and the portal."""
+"""Read-only queries over turns, feedback, experiences and stats: the API's, the pages', and
+all that other apps (refinement) read of feedback. What crosses over is plain values, never a
+model, so that feedback's tables stay its own.
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Any
+
+from django.db import connection
 from django.db.models import Exists, OuterRef, QuerySet
 
-from feedback.models import Feedback, Turn
+from feedback.models import ComponentStats, Experience, Feedback, Turn
+
+# (component_name, reward, behaviour_prob) of one stored experience.
+ExperienceRow = tuple[str, float, float | None]
+CORRECTION_FIELDS = ("dimension", "comment", "correction", "annotator_id", "source")
+
+
+def component_names() -> list[str]:
+    """Every component that has been called or rated, by name."""
+    return list(
+        ComponentStats.objects.order_by("component_name").values_list("component_name", flat=True)
+    )
+
+
+def component_records(component_name: str = "") -> list[dict[str, Any]]:
+    """ComponentPerformanceRecords: one indexed row a component, never the calls themselves."""
+    stats = ComponentStats.objects.defer("duration_sketch").order_by("component_name")
+    if component_name:
+        stats = stats.filter(component_name=component_name)
+    return [row.as_record() for row in stats]
+
+
+@dataclass(frozen=True)
+class ComponentEvidence:
+    """How much a component's record rests on: its calls and its feedbacks."""
+
+    calls: int = 0
+    feedbacks: int = 0
+
+
+def component_evidence(names: set[str]) -> dict[str, ComponentEvidence]:
+    """The evidence of each named component that has any, in one query."""
+    rows = ComponentStats.objects.filter(component_name__in=names).values_list(
+        "component_name", "calls_total", "feedback_count"
+    )
+    return {name: ComponentEvidence(calls, feedbacks) for name, calls, feedbacks in rows}
+
+
+def experience_window(limit: int) -> list[ExperienceRow]:
+    """The newest `limit` experiences that name a component, oldest first: a replay window.
+
+    Raw SQL and one `fetchall`: adapt reads up to a million of these (bench/adapt.py), and
+    building no model instance is what keeps that read fast.
+    """
+    table = connection.ops.quote_name(Experience._meta.db_table)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT component_name, reward, behaviour_prob FROM {table} "
+            "WHERE component_name <> '' ORDER BY id DESC LIMIT %s",
+            [limit],
+        )
+        return cursor.fetchall()[::-1]
+
+
+def corrections(component_name: str, limit: int) -> list[dict[str, str]]:
+    """A component's newest corrective feedbacks: what to do instead, and who said so."""
+    return list(
+        Feedback.objects.filter(component_name=component_name, polarity="corrective")
+        .order_by("-ts")
+        .values(*CORRECTION_FIELDS)[:limit]
+    )
 
 
 def turn_queue(*, component_name: str = "", session_id: str = "") -> QuerySet[Turn]:

@@ -14,8 +14,9 @@ from pydantic import BaseModel
 
 from feedback.bulk import existing_values, insert_rows
 from feedback.idempotency import content_hash, new_items
-from feedback.models import ComponentStats, Experience, ExperienceQuota, Feedback, Turn
+from feedback.models import Experience, ExperienceQuota, Feedback, Turn
 from feedback.provenance import provenance_of
+from feedback.selectors import component_names
 from feedback.stats import (
     CallDelta,
     ScoreDelta,
@@ -30,8 +31,6 @@ from learnportal.protocol import Experience as ExperienceItem
 from learnportal.protocol import Feedback as FeedbackItem
 from learnportal.protocol import FeedbackDimension, FeedbackPolarity, FeedbackSource, RatedTurn
 from learnportal.protocol.errors import ErrorCode, LearnError, forbidden
-from refinement.paths import UNWEIGHTED
-from refinement.store import routing_weights
 
 FEEDBACK_COLUMNS = (
     "feedback_id",
@@ -84,6 +83,12 @@ TURN_COLUMNS = (
     "created",
 )
 IGNORE_DUPLICATE_TURNS = "ON CONFLICT (correlation_id) DO NOTHING"
+
+
+RoutingPolicy = Callable[[set[str]], Callable[[str], float | None]]
+"""Given the components that compete for a call, the probability with which the routing in
+force chooses each (None when it never would): the behaviour policy an experience was chosen
+under, which PPO's ratio divides by. The routing is refinement's; the wiring passes it in."""
 
 
 @dataclass(frozen=True)
@@ -213,9 +218,14 @@ def experience_store(
     *,
     principal: Principal,
     experiences: list[ExperienceItem],
+    policy: RoutingPolicy,
     sent: list[dict[str, Any]] | None = None,
 ) -> int:
-    """Store a batch of experience tuples, all or nothing, within the owner's quota."""
+    """Store a batch of experience tuples, all or nothing, within the owner's quota.
+
+    An experience whose action carries no `action_prob` was chosen under `policy`, with every
+    component known so far competing, and this batch's new ones.
+    """
     principal.require(Action.EXPERIENCE)
     owner = principal.key
     hashes = _hashes(experiences, owner, sent)
@@ -231,13 +241,17 @@ def experience_store(
         if not fresh:
             return len(experiences)
         _reserve_quota(owner, len(fresh))
-        policy = _routing_policy({experiences[i].action.component_name for i in fresh})
+        batch = {experiences[i].action.component_name for i in fresh}
+        probability = policy((set(component_names()) | batch) - {""})
         rows, calls = [], {}
         for index in fresh:
             item = experiences[index]
             action = item.action
             component = action.component_name
             succeeded = action.success if action.success is not None else item.reward >= 0
+            chosen_with = action.action_prob
+            if chosen_with is None:
+                chosen_with = probability(component)
             rows.append(
                 (
                     item.experience_id,
@@ -249,7 +263,7 @@ def experience_store(
                     item.done,
                     action.duration_ms,
                     action.success,
-                    action.action_prob if action.action_prob is not None else policy(component),
+                    chosen_with,
                     _json(item.state),
                     _json(action.model_dump(mode="json", exclude_none=True)),
                     _json(item.next_state),
@@ -272,26 +286,6 @@ def experience_store(
             audience=Action.STATS,
         )
     return len(experiences)
-
-
-def _routing_policy(batch_components: set[str]) -> Callable[[str], float | None]:
-    """The probability the routing weights in force gave each component: PPO's behaviour policy.
-
-    Every component known so far competes, each at its weight (0.5 if never weighted).
-    """
-    weights = routing_weights()
-    known = set(ComponentStats.objects.values_list("component_name", flat=True))
-    known |= batch_components | set(weights)
-    known.discard("")
-    total = sum(weights.get(name, UNWEIGHTED) for name in known)
-
-    def probability(component: str) -> float | None:
-        weight = weights.get(component, UNWEIGHTED)
-        if not component or weight <= 0 or total <= 0:
-            return None
-        return weight / total
-
-    return probability
 
 
 def _reserve_quota(owner: str, count: int) -> None:

@@ -1,4 +1,4 @@
-"""Per-component aggregates, kept up to date as data arrives, and the stats selector."""
+"""Per-component aggregates, kept up to date as data arrives (read by feedback.selectors)."""
 
 from __future__ import annotations
 
@@ -137,14 +137,6 @@ def stats_add_calls(deltas: dict[str, CallDelta]) -> None:
             "WHERE id = %s",
             [(*row[:7], row[7], row[7], row[8]) for row in updates],
         )
-
-
-def component_records(component_name: str = "") -> list[dict]:
-    """ComponentPerformanceRecords: one indexed row a component, never the calls themselves."""
-    stats = ComponentStats.objects.defer("duration_sketch").order_by("component_name")
-    if component_name:
-        stats = stats.filter(component_name=component_name)
-    return [row.as_record() for row in stats]
 
 
 def component_avg_score(component_name: str) -> float | None:

@@ -79,6 +79,7 @@ def demo_turns() -> None:
 
 def demo_experiences() -> None:
     from feedback.services import experience_store
+    from refinement.store import behaviour_policy
 
     rng = random.Random(7)
     quality = {"code_review": 0.8, "web_search": 0.6, "summarize": 0.4, "sql_tool": 0.2}
@@ -101,7 +102,7 @@ def demo_experiences() -> None:
                 ts=1_700_000_000.0 + step,
             )
         )
-    experience_store(principal=DEMO_ENV, experiences=experiences)
+    experience_store(principal=DEMO_ENV, experiences=experiences, policy=behaviour_policy)
 
 
 CORRECTIONS = [

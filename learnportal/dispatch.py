@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import orjson
@@ -24,6 +25,7 @@ from learnportal.protocol.messages import Envelope
 from learnportal.protocol.wire import request_id_of
 from learnportal.ratelimit import rate_limit_check
 from refinement import handlers as refinement
+from refinement.store import behaviour_policy
 
 logger = logging.getLogger(__name__)
 
@@ -31,7 +33,9 @@ Handler = Callable[[Principal, Any], dict[str, Any]]
 
 HANDLERS: dict[str, Handler] = {
     "learn/feedback/req": feedback.handle_feedback,
-    "learn/experience/req": feedback.handle_experience,
+    # feedback never imports refinement: the routing policy experiences were chosen under is
+    # passed in here.
+    "learn/experience/req": partial(feedback.handle_experience, policy=behaviour_policy),
     "learn/stats/req": feedback.handle_stats,
     "learn/adapt/req": refinement.handle_adapt,
     "learn/refinement/plan/req": refinement.handle_plan,

@@ -5,8 +5,7 @@ from __future__ import annotations
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 
-from feedback.selectors import feedback_count, unrated_turn_count
-from feedback.stats import component_records
+from feedback.selectors import component_records, feedback_count, unrated_turn_count
 from learnportal.accounts.principals import principal_for_user
 from learnportal.accounts.roles import Action
 from learnportal.web import page

@@ -12,23 +12,48 @@ from dataclasses import dataclass, field
 from django.conf import settings
 from django.db import transaction
 
-from feedback.stats import component_records
+from feedback.selectors import component_records
 from learnportal.accounts.principals import Principal
 from learnportal.accounts.roles import Action
 from learnportal.protocol.errors import not_found
 from refinement import store
 from refinement.evidence import components, load_evidence, skipped_note
 from refinement.history import history_record
-from refinement.models import Plan, Proposal, ProposalStatus
-from refinement.paths import UNWEIGHTED, weight_path
-from refinement.review import recently_rolled_back
-from refinement.services import locked, new_id, plan_settle
+from refinement.models import Plan, Proposal, ProposalStatus, Refinement, Review
+from refinement.paths import UNWEIGHTED, Location, Target, weight_path
+from refinement.proposals import ProposalInput
+from refinement.review import recently_rolled_back, weight_step_risk
+from refinement.services import Edit, edits_apply, locked, new_id, plan_settle
 from refinement.strategy_registry import strategy_for, strategy_params
-from refinement.trust_region import WeightStep, proposals_file, weights_apply
+from refinement.trust_region import MOVED, PRECISION, max_step, step_toward
 
-STEP_LIMIT = {"none": 0.0, "low": 0.1, "medium": 0.3, "high": 1.0}
-PRECISION = 6
-SETTLED = 1e-3
+SETTLED = 1e-3  # a weight this close to its target needs no plan for the rest of the way
+
+
+@dataclass(frozen=True)
+class WeightStep:
+    component: str
+    before: float
+    after: float
+    reason: str
+
+    @property
+    def proposal(self) -> ProposalInput:
+        return ProposalInput(
+            target=Target.ROUTER_WEIGHT,
+            op="update",
+            path=weight_path(self.component),
+            old_value=self.before,
+            new_value=self.after,
+            reason=self.reason,
+        )
+
+    @property
+    def edit(self) -> Edit:
+        location = Location(
+            Target.ROUTER_WEIGHT, weight_path(self.component), component=self.component
+        )
+        return Edit(location, self.before, self.after)
 
 
 @dataclass
@@ -76,18 +101,17 @@ def adapt_run(*, principal: Principal, component_name: str, strategy: str) -> Ad
         steps, rests = [], []
         for name in chosen:
             current, target = weights.get(name, UNWEIGHTED), round(targets[name], PRECISION)
-            max_step = (
-                0.0 if weight_path(name) in held and limit in {"none", "low"} else STEP_LIMIT[limit]
-            )
-            new = round(current + max(-max_step, min(max_step, target - current)), PRECISION)
-            if abs(new - current) > 10**-PRECISION:
+            step = max_step(limit, rolled_back_lately=weight_path(name) in held)
+            new = step_toward(current, target, step)
+            if abs(new - current) > MOVED:
                 steps.append(WeightStep(name, current, new, f"{strategy} step toward {target}"))
             if abs(target - new) > SETTLED:
                 rests.append(
                     WeightStep(name, new, target, f"{strategy} target, beyond the auto-apply step")
                 )
         superseded = _supersede_pending([weight_path(name) for name in chosen], plan)
-        weights_apply(principal, plan, steps)
+        if steps:
+            weights_apply(principal, plan, steps)
         proposals_file(principal, plan, rests, status=ProposalStatus.PENDING)
         for older in superseded:  # plans last, in the one lock order (refinement.services)
             plan_settle(older)
@@ -149,3 +173,66 @@ def _message(strategy: str, moves: list, waiting: list, plan_id: str) -> str:
             f" {len(waiting)} weights wait for a reviewer in {plan_id} to go the rest of the way."
         )
     return text
+
+
+def weights_apply(principal: Principal, plan: Plan, steps: list[WeightStep]) -> Refinement:
+    """Apply the steps as one refinement of `plan`, each filed as an applied proposal with its
+    automatic review; `conflict` if a weight moved since adapt read it.
+
+    Going through the one-proposal apply for each cost about 26 queries a weight
+    (BENCHMARKS.md); `edits_apply` does all of them in a handful of statements, and the whole
+    adapt rolls back as one refinement.
+    """
+    refinement = edits_apply(
+        principal,
+        plan,
+        [step.edit for step in steps],
+        message=f"{len(steps)} routing weights moved within the trust region",
+        stale="Routing weights changed while adapting; adapt again.",
+        stale_loc=("component_name",),
+    )
+    proposals_file(principal, plan, steps, status=ProposalStatus.APPLIED)
+    return refinement
+
+
+def proposals_file(
+    principal: Principal, plan: Plan, steps: list[WeightStep], *, status: ProposalStatus
+) -> list[Proposal]:
+    """Store weight proposals of `plan` with their automatic reviews, in two statements."""
+    now = time.time()
+    records = []
+    for step in steps:
+        proposal = step.proposal
+        level, _ = weight_step_risk(step.before, step.after)
+        records.append(
+            Proposal(
+                proposal_id=new_id("prop"),
+                plan=plan,
+                target=proposal.target.value,
+                op="update",
+                path=proposal.path,
+                old_value=step.before,
+                new_value=step.after,
+                reason=step.reason,
+                content_hash=proposal.content_hash,
+                risk_level=level,
+                status=status,
+                requested_by=principal.key,
+                created=now,
+            )
+        )
+    Proposal.objects.bulk_create(records)
+    Review.objects.bulk_create(
+        Review(
+            proposal=record,
+            kind="auto",
+            approved=True,
+            risk_level=record.risk_level,
+            reasons=[reason] if (reason := weight_step_risk(step.before, step.after)[1]) else [],
+            reviewer=principal.key,
+            proposal_hash=record.content_hash,
+            ts=now,
+        )
+        for record, step in zip(records, steps, strict=True)
+    )
+    return records

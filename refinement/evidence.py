@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 from django.conf import settings
-from django.db import connection
 
-from feedback.models import ComponentStats, Experience
+from feedback import selectors
 from refinement.paths import UNWEIGHTED, routable
 from refinement.strategies import Evidence
 
@@ -17,11 +16,8 @@ def components() -> tuple[list[str], list[str]]:
     """Every component that has been called or rated, in a stable order, and those among them
     whose names cannot be a routing weight's path (too long, a control character): stored by
     older hosts, they are left out of adapt and plans rather than break them."""
-    names = ComponentStats.objects.order_by("component_name").values_list(
-        "component_name", flat=True
-    )
     usable, skipped = [], []
-    for name in names:
+    for name in selectors.component_names():
         (usable if routable(name) else skipped).append(name)
     return usable, skipped
 
@@ -48,16 +44,8 @@ def skipped_note(skipped: list[str]) -> str:
 
 def load_evidence(names: list[str], weights: dict[str, float]) -> Evidence:
     index = {name: i for i, name in enumerate(names)}
-    table = connection.ops.quote_name(Experience._meta.db_table)
-    with connection.cursor() as cursor:
-        # The newest `LEARNPORTAL_ADAPT_WINDOW` experiences, oldest first: a replay window, so
-        # that one adapt's cost is bounded whatever the table holds.
-        cursor.execute(
-            f"SELECT component_name, reward, behaviour_prob FROM {table} "
-            "WHERE component_name <> '' ORDER BY id DESC LIMIT %s",
-            [settings.LEARNPORTAL_ADAPT_WINDOW],
-        )
-        rows = cursor.fetchall()[::-1]
+    # A replay window, so that one adapt's cost is bounded whatever the table holds.
+    rows = selectors.experience_window(settings.LEARNPORTAL_ADAPT_WINDOW)
     rows = [row for row in rows if row[0] in index]
     arm = np.fromiter((index[row[0]] for row in rows), dtype=np.int64, count=len(rows))
     reward = np.clip(

@@ -7,7 +7,7 @@ import re
 from django.conf import settings
 from django.db import transaction
 
-from feedback.models import Feedback
+from feedback import selectors
 from learnportal.accounts.principals import Principal
 from learnportal.accounts.roles import Action
 from learnportal.protocol.errors import not_found
@@ -85,13 +85,7 @@ def _reference_proposals(chosen: list[str]) -> tuple[list[ProposalInput], str]:
     for name in chosen:
         path = reference_path(name)
         location = locate(Target.SKILL_FILE, path)
-        corrections = list(
-            Feedback.objects.filter(component_name=name, polarity="corrective")
-            .order_by("-ts")
-            .values("dimension", "comment", "correction", "annotator_id", "source")[
-                :MAX_CORRECTIONS
-            ]
-        )
+        corrections = selectors.corrections(name, MAX_CORRECTIONS)
         if not corrections:
             continue
         if location is None or path in taken:

@@ -6,7 +6,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from feedback.models import ComponentStats
+from feedback.selectors import ComponentEvidence, component_evidence
 from refinement import store
 from refinement.models import Revision, Step
 from refinement.paths import Location, Target
@@ -65,7 +65,7 @@ class Context:
 
     rolled_back: set[str]
     steps: dict[str, Step]
-    stats: dict[str, ComponentStats]
+    evidence: dict[str, ComponentEvidence]
 
 
 def assess_all(proposals: list[ProposalInput], *, lock: bool = False) -> list[Assessment]:
@@ -77,12 +77,7 @@ def assess_all(proposals: list[ProposalInput], *, lock: bool = False) -> list[As
     context = Context(
         rolled_back=recently_rolled_back([proposal.path for proposal in proposals]),
         steps={s.step_id: s for s in Step.objects.filter(step_id__in=step_ids - {""})},
-        stats={
-            s.component_name: s
-            for s in ComponentStats.objects.defer("duration_sketch").filter(
-                component_name__in=components - {""}
-            )
-        },
+        evidence=component_evidence(components - {""}),
     )
     results = []
     for proposal, location in zip(proposals, locations, strict=True):
@@ -190,9 +185,8 @@ def _evidence(
     component = _component(proposal, location)
     if not component:
         return
-    stats = context.stats.get(component)
-    calls = stats.calls_total if stats else 0
-    feedbacks = stats.feedback_count if stats else 0
+    evidence = context.evidence.get(component, ComponentEvidence())
+    calls, feedbacks = evidence.calls, evidence.feedbacks
     if calls < THIN_CALLS and feedbacks < THIN_FEEDBACK:
         result.confidence_adjusted = True
         result.reasons.append(

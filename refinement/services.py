@@ -2,6 +2,7 @@
 
 Every state change happens in one transaction, with a compare-and-swap on each path
 (`select_for_update` rows on PostgreSQL; SQLite's immediate transactions serialize writers).
+Every change of a path, by one apply, by adapt or by a rollback, goes through `edits_apply`.
 
 Every path that writes (apply, approve, reject, rollback, adapt) takes its locks in one order,
 so that two writers of the same rows queue behind each other and never deadlock:
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import time
 import uuid
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,9 +40,9 @@ from refinement.models import (
     RefinementStatus,
     Review,
 )
-from refinement.paths import Target
+from refinement.paths import Location, Target
 from refinement.proposals import ProposalInput, parse_proposal
-from refinement.review import RISK_ORDER, Assessment, assess, assess_all, describe
+from refinement.review import RISK_ORDER, Assessment, assess, assess_all, describe, same_value
 
 HUMAN_APPLIERS = frozenset({Role.REVIEWER, Role.ADMIN})
 
@@ -57,6 +59,89 @@ def locked(rows: QuerySet[Any]) -> QuerySet[Any]:
 def by_person(principal: Principal) -> bool:
     """A reviewer's or admin's act is itself the human approval the risk gate asks for."""
     return principal.is_human and principal.role in HUMAN_APPLIERS
+
+
+@dataclass(frozen=True)
+class Edit:
+    """One change of one path: from the value it expects to find there (`before`) to `after`."""
+
+    location: Location
+    before: Any
+    after: Any
+
+    @property
+    def path(self) -> str:
+        return self.location.path
+
+
+STALE = "Changed since it was read; nothing was applied."
+
+
+def edits_apply(
+    principal: Principal,
+    plan: Plan | None,
+    edits: Sequence[Edit],
+    *,
+    message: str,
+    refinement: Refinement | None = None,
+    proposal: Proposal | None = None,
+    rollback_of: Refinement | None = None,
+    current: Mapping[str, Any] | None = None,
+    stale: str = STALE,
+    stale_loc: tuple[str, ...] = ("proposal", "old_value"),
+) -> Refinement:
+    """Apply edits as one refinement: the one write path of apply (1 edit), adapt (up to a
+    thousand) and rollback, in a handful of statements however many edits there are.
+
+    Compare-and-swap: every path must still hold its edit's `before`, else `conflict` (`stale`)
+    and nothing is written. `current` is what the caller's review read of these paths under
+    lock in this transaction (`assess_all(..., lock=True)`); without it, they are locked and read
+    here. Then, once each: the refinement (`refinement`, a queued one this completes, or a new
+    one) with the before-snapshot as its edits, a revision per path, and one history entry,
+    broadcast after commit (`rollback` when it undoes `rollback_of`, else `apply`).
+
+    The caller holds the locks that come earlier in the one order (the proposal row, the
+    refinement rolled back) and settles plans after (`plan_settle`).
+    """
+    if current is None:
+        current = store.read_many([edit.location for edit in edits], lock=True)
+    changed = [
+        detail(
+            list(stale_loc),
+            f"{edit.path}: expected {describe(edit.before)}, found {describe(current[edit.path])}",
+        )
+        for edit in edits
+        if not same_value(current[edit.path], edit.before)
+    ]
+    if changed:
+        raise conflict(stale, changed)
+    snapshot = [
+        {
+            "path": edit.path,
+            "target": edit.location.target.value,
+            "before": current[edit.path],
+            "after": edit.after,
+        }
+        for edit in edits
+    ]
+    refinement = refinement or Refinement(refinement_id=new_id("ref"))
+    refinement.plan, refinement.proposal, refinement.rollback_of = plan, proposal, rollback_of
+    refinement.status, refinement.actor = RefinementStatus.APPLIED, principal.key
+    refinement.edits, refinement.error, refinement.ts = snapshot, "", time.time()
+    refinement.save()
+    store.write_many(
+        [(edit.location, edit.after) for edit in edits], actor=principal.key, refinement=refinement
+    )
+    history_record(
+        "rollback" if rollback_of else "apply",
+        principal.key,
+        plan_id=plan.plan_id if plan else "",
+        proposal_id=proposal.proposal_id if proposal else "",
+        refinement_id=refinement.refinement_id,
+        message=message,
+        diff=snapshot,
+    )
+    return refinement
 
 
 @dataclass(frozen=True)
@@ -324,13 +409,12 @@ def awaits_person(assessments: list[Assessment]) -> str:
 
 
 def _apply_record(principal: Principal, proposal: ProposalInput, record: Proposal) -> ApplyOutcome:
-    """Apply under compare-and-swap; a machine's apply above the auto-apply risk is queued.
+    """Apply one proposal (`edits_apply`); a machine's apply above the auto-apply risk is queued.
 
     The caller holds the proposal's row lock (`proposal_register` or `_stored`).
     """
     assessment = assess(proposal, lock=True)
     _refuse_unsafe(proposal, assessment)
-    plan_id = record.plan.plan_id if record.plan else ""
     if by_person(principal):
         _check_four_eyes(principal, record, applying=True)
         review_record(record, assessment, principal.key, "approve", note="approved by applying")
@@ -339,35 +423,18 @@ def _apply_record(principal: Principal, proposal: ProposalInput, record: Proposa
         waiting = awaits_person([assessment])
         if waiting and _human_approval(record) is None:
             return _queue(principal, record, waiting)
-    refinement = record.refinements.filter(status=RefinementStatus.QUEUED).first() or Refinement(
-        refinement_id=new_id("ref"), proposal=record, plan=record.plan
+    refinement = edits_apply(
+        principal,
+        record.plan,
+        [Edit(proposal.location, proposal.old_value, proposal.new_value)],
+        message=f"{proposal.path}: {describe(assessment.current)} → {describe(proposal.new_value)}",
+        refinement=record.refinements.filter(status=RefinementStatus.QUEUED).first(),
+        proposal=record,
+        current={proposal.path: assessment.current},
     )
-    edit = {
-        "path": proposal.path,
-        "target": proposal.target.value,
-        "before": assessment.current,
-        "after": proposal.new_value,
-    }
-    refinement.status, refinement.actor, refinement.edits = (
-        RefinementStatus.APPLIED,
-        principal.key,
-        [edit],
-    )
-    refinement.error, refinement.ts = "", time.time()
-    refinement.save()
-    store.write(proposal.location, proposal.new_value, actor=principal.key, refinement=refinement)
     record.status = ProposalStatus.APPLIED
     record.save(update_fields=["status"])
     plan_settle(record.plan)
-    history_record(
-        "apply",
-        principal.key,
-        plan_id=plan_id,
-        proposal_id=record.proposal_id,
-        refinement_id=refinement.refinement_id,
-        message=f"{proposal.path}: {describe(assessment.current)} → {describe(proposal.new_value)}",
-        diff=[edit],
-    )
     return ApplyOutcome(refinement.refinement_id, applied_edits=1, rollback_available=True)
 
 
@@ -506,16 +573,16 @@ def refinement_rollback(*, principal: Principal, refinement_id: str) -> Rollback
         if waiting:
             return _queue_rollback(principal, original, undo, reverse, waiting)
         queued_by = undo.actor if undo else ""
-        undo = undo or Refinement(refinement_id=new_id("ref"), plan=original.plan)
-        undo.rollback_of, undo.status, undo.actor = (
-            original,
-            RefinementStatus.APPLIED,
-            principal.key,
-        )
-        undo.edits, undo.error, undo.ts = reverse, "", time.time()
-        undo.save()
-        store.write_many(
-            [(p.location, p.new_value) for p in proposals], actor=principal.key, refinement=undo
+        undo = edits_apply(
+            principal,
+            original.plan,
+            [Edit(p.location, p.old_value, p.new_value) for p in proposals],
+            message=f"rolled back {refinement_id}"
+            + (f" (queued by {queued_by}, approved by rolling back)" if queued_by else ""),
+            refinement=undo,
+            rollback_of=original,
+            current={p.path: a.current for p, a in zip(proposals, assessments, strict=True)},
+            stale_loc=("refinement_id",),
         )
         original.status = RefinementStatus.ROLLED_BACK
         original.save(update_fields=["status"])
@@ -523,15 +590,6 @@ def refinement_rollback(*, principal: Principal, refinement_id: str) -> Rollback
             Proposal.objects.filter(pk=original.proposal_id).update(
                 status=ProposalStatus.ROLLED_BACK
             )
-        history_record(
-            "rollback",
-            principal.key,
-            plan_id=original.plan.plan_id if original.plan else "",
-            refinement_id=undo.refinement_id,
-            message=f"rolled back {refinement_id}"
-            + (f" (queued by {queued_by}, approved by rolling back)" if queued_by else ""),
-            diff=reverse,
-        )
     return RollbackOutcome(refinement_id, True, rollback_refinement_id=undo.refinement_id)
 
 

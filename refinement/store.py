@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Any
 
 from refinement.models import Refinement, Revision, Step, StoreValue
@@ -33,13 +34,11 @@ def read_many(locations: list[Location], *, lock: bool = False) -> dict[str, Any
     return {loc.path: _value(loc, rows, steps) for loc in locations}
 
 
-def write(location: Location, value: Any, *, actor: str, refinement: Refinement) -> None:
-    """Write a value the caller has compared under lock; keep the revision."""
-    write_many([(location, value)], actor=actor, refinement=refinement)
-
-
 def write_many(changes: list[tuple[Location, Any]], *, actor: str, refinement: Refinement) -> None:
-    """Write values the caller has compared under lock, a revision each, in a few statements."""
+    """Write values the caller has compared under lock, a revision each, in a few statements.
+
+    Only `refinement.services.edits_apply` calls this: every change is a refinement's.
+    """
     now = time.time()
     paths = sorted({loc.path for loc, _ in changes if loc.target is not STEP})
     rows = _rows(paths, lock=False)  # the caller's lock made and holds them
@@ -114,6 +113,25 @@ def _write_step(location: Location, value: Any, now: float) -> tuple[Any, int]:
 def routing_weights() -> dict[str, float]:
     rows = StoreValue.objects.filter(path__startswith=WEIGHT_PREFIX).filter(value__isnull=False)
     return {row.path.removeprefix(WEIGHT_PREFIX): float(row.value) for row in rows}
+
+
+def behaviour_policy(competing: set[str]) -> Callable[[str], float | None]:
+    """The probability the routing weights in force give each component: PPO's behaviour policy.
+
+    Every competing component, and every one weighted so far, competes at its weight (0.5 if
+    never weighted). feedback's `RoutingPolicy`, which the wiring passes to learn/experience.
+    """
+    weights = routing_weights()
+    known = (competing | set(weights)) - {""}
+    total = sum(weights.get(name, UNWEIGHTED) for name in known)
+
+    def probability(component: str) -> float | None:
+        weight = weights.get(component, UNWEIGHTED)
+        if not component or weight <= 0 or total <= 0:
+            return None
+        return weight / total
+
+    return probability
 
 
 def routing_updated() -> float:

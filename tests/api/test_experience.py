@@ -5,7 +5,7 @@ from __future__ import annotations
 import orjson
 import pytest
 
-from feedback.models import Experience, Feedback
+from feedback.models import ComponentStats, Experience, Feedback
 from tests.api.builders import experience, experience_req, stats_req, stored
 from tests.api.conftest import Send
 from tests.conftest import Actor
@@ -114,6 +114,35 @@ def test_the_same_experience_id_twice_in_one_batch_with_other_content_is_a_confl
     status, reply = transport(agent, experience_req(item, {**item, "done": True}))
     assert (status, reply["code"]) == (409, "conflict")
     assert stored()["experience"] == 0
+
+
+def test_an_experience_records_the_probability_the_routing_in_force_gave_its_component(
+    transport: Send, agent: Actor
+) -> None:
+    """PPO's behaviour policy: each known component competes at its weight (0.5 never weighted)."""
+    from refinement.models import StoreValue
+    from refinement.paths import weight_path
+
+    StoreValue.objects.create(path=weight_path("alpha"), value=0.6, version=1)
+    StoreValue.objects.create(path=weight_path("off"), value=0.0, version=1)
+    ComponentStats.objects.create(component_name="beta")
+    items = {
+        "e-alpha": experience("alpha"),
+        "e-new": experience("gamma"),
+        "e-off": experience("off"),
+        "e-sent": experience("alpha", action={"action_prob": 0.9}),
+        "e-none": experience(),
+    }
+    request = experience_req(*[{**item, "experience_id": key} for key, item in items.items()])
+    status, reply = transport(agent, request)
+    assert (status, reply["stored"]) == (200, 5), reply
+    probabilities = dict(Experience.objects.values_list("experience_id", "behaviour_prob"))
+    # alpha 0.6, beta 0.5 (known, unweighted), gamma 0.5 (new in this batch), off 0.0.
+    assert probabilities["e-alpha"] == pytest.approx(0.6 / 1.6)
+    assert probabilities["e-new"] == pytest.approx(0.5 / 1.6)
+    assert probabilities["e-off"] is None
+    assert probabilities["e-sent"] == pytest.approx(0.9)
+    assert probabilities["e-none"] is None
 
 
 # --- limits -----------------------------------------------------------------------------------

@@ -1,13 +1,22 @@
-"""The house has layers: base → apps → wiring, and no import points back up.
+"""The house has layers: base → apps → wiring, no import points back up, and the apps point one way.
 
-The base (the protocol, accounts, events, env, the shared page helpers) imports neither app nor
-the wiring; the apps (feedback, refinement) import the base and never the wiring (dispatch, the
-transports, the pages of the project, demo, urls). Every import counts, even one inside a function.
+- The base (the protocol, accounts, events, env, the shared page helpers) imports neither app
+  nor the wiring; the apps (feedback, refinement) import the base and never the wiring
+  (dispatch, the transports, the project's pages, demo, urls).
+- `refinement` reads `feedback`, never the reverse: no module of `feedback` imports
+  `refinement` (nor names a `refinement.` path for a dynamic import); what feedback needs from
+  refinement (the routing policy an experience was chosen under) is passed in by the wiring.
+- `refinement` imports from `feedback` only `feedback.selectors`, never its models or tables:
+  the selectors return plain values, so that feedback may change its tables.
+
+Read from the source with `ast`, so that an import inside a function counts too.
 """
 
 from __future__ import annotations
 
 import ast
+import re
+from collections.abc import Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -24,6 +33,7 @@ BASE = (
     "learnportal.ratelimit",
     "learnportal.csp",
 )
+RANK = {"base": 0, "app": 1, "wiring": 2}
 
 
 def module_name(path: Path, root: Path) -> str:
@@ -31,62 +41,141 @@ def module_name(path: Path, root: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-def within(name: str, packages: tuple[str, ...]) -> bool:
+def within(name: str, *packages: str) -> bool:
     return any(name == p or name.startswith(p + ".") for p in packages)
 
 
 def layer(name: str) -> str:
-    if name in BASE or within(name, BASE[1:]):
+    if name in BASE or within(name, *BASE[1:]):
         return "base"
-    if within(name, APPS):
+    if within(name, *APPS):
         return "app"
-    if within(name, ("learnportal",)):
+    if within(name, "learnportal"):
         return "wiring"
     return "outside"
 
 
-def imports(path: Path) -> set[str]:
-    found: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+def modules(top: str, root: Path) -> Iterator[tuple[str, ast.Module]]:
+    for path in sorted((root / top).rglob("*.py")):
+        yield module_name(path, root), ast.parse(path.read_text(), str(path))
+
+
+def imported(tree: ast.Module) -> Iterator[tuple[int, str]]:
+    """What each import names, with its line: `from a import b` names `a` and `a.b`."""
+    for node in ast.walk(tree):
         if isinstance(node, ast.Import):
-            found.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            found.add(node.module)
-            found.update(f"{node.module}.{alias.name}" for alias in node.names)
-    return found
+            for alias in node.names:
+                yield node.lineno, alias.name
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            yield node.lineno, node.module
+            for alias in node.names:
+                yield node.lineno, f"{node.module}.{alias.name}"
 
 
-def arrows_up(root: Path) -> list[str]:
-    rank = {"base": 0, "app": 1, "wiring": 2}
-    wrong = []
+def dotted_paths(tree: ast.Module) -> Iterator[tuple[int, str]]:
+    """String constants that read as a dotted path, as `import_string` takes them."""
+    for node in ast.walk(tree):
+        is_text = isinstance(node, ast.Constant) and isinstance(node.value, str)
+        if is_text and re.fullmatch(r"\w+(\.\w+)+", node.value):
+            yield node.lineno, node.value
+
+
+def arrows_up(root: Path = ROOT) -> list[str]:
+    wrong = set()
     for top in ("learnportal", *APPS):
-        for path in sorted((root / top).rglob("*.py")):
-            importer = module_name(path, root)
-            for imported in sorted(imports(path)):
+        for importer, tree in modules(top, root):
+            for _, name in imported(tree):
                 # `from learnportal import demo` names the module learnportal.demo.
-                target = layer(imported)
-                if target == "outside" or imported == "learnportal":
+                target = layer(name)
+                if target == "outside" or name == "learnportal":
                     continue
-                if rank[target] > rank[layer(importer)]:
-                    wrong.append(f"{importer} ({layer(importer)}) imports {imported} ({target})")
-    return wrong
+                if RANK[target] > RANK[layer(importer)]:
+                    wrong.add(f"{importer} ({layer(importer)}) imports {name} ({target})")
+    return sorted(wrong)
+
+
+def feedback_to_refinement(root: Path = ROOT) -> list[str]:
+    return sorted(
+        {
+            f"{module}:{line} {name}"
+            for module, tree in modules("feedback", root)
+            for line, name in [*imported(tree), *dotted_paths(tree)]
+            if within(name, "refinement")
+        }
+    )
+
+
+def refinement_to_feedback(root: Path = ROOT) -> list[str]:
+    return sorted(
+        {
+            f"{module}:{line} {name}"
+            for module, tree in modules("refinement", root)
+            for line, name in imported(tree)
+            if within(name, "feedback")
+            and name != "feedback"
+            and not within(name, "feedback.selectors")
+        }
+    )
 
 
 def test_no_module_imports_a_layer_above_its_own() -> None:
-    assert arrows_up(ROOT) == []
+    assert arrows_up() == []
+
+
+def test_feedback_never_imports_refinement() -> None:
+    assert feedback_to_refinement() == []
+
+
+def test_refinement_reads_feedback_only_through_its_selectors() -> None:
+    assert refinement_to_feedback() == []
+
+
+def plant(root: Path, files: dict[str, str]) -> Path:
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    return root
 
 
 def test_an_import_from_a_layer_above_is_found(tmp_path: Path) -> None:
-    planted = {
-        "learnportal/accounts/apps.py": "def ready():\n    from learnportal.api import openapi\n",
-        "feedback/pages.py": "from learnportal.web import page\nfrom learnportal import dispatch\n",
-        "refinement/handlers.py": "import feedback.selectors\n",
-    }
-    for name, text in planted.items():
-        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / name).write_text(text)
-    assert arrows_up(tmp_path) == [
+    root = plant(
+        tmp_path,
+        {
+            "learnportal/accounts/apps.py": "def ready():\n    from learnportal.api import openapi\n",
+            "feedback/pages.py": "from learnportal.web import page\nfrom learnportal import dispatch\n",
+            "refinement/handlers.py": "import feedback.selectors\n",
+        },
+    )
+    assert arrows_up(root) == [
+        "feedback.pages (app) imports learnportal.dispatch (wiring)",
         "learnportal.accounts.apps (base) imports learnportal.api (wiring)",
         "learnportal.accounts.apps (base) imports learnportal.api.openapi (wiring)",
-        "feedback.pages (app) imports learnportal.dispatch (wiring)",
+    ]
+
+
+def test_a_lazy_import_a_dotted_path_and_a_model_across_the_apps_are_found(
+    tmp_path: Path,
+) -> None:
+    root = plant(
+        tmp_path,
+        {
+            "feedback/services.py": (
+                "def store():\n    from refinement.store import routing_weights\n"
+                "POLICY = 'refinement.store.behaviour_policy'\n"
+            ),
+            "refinement/review.py": (
+                "from feedback import selectors\nfrom feedback.selectors import corrections\n"
+                "from feedback.models import ComponentStats\nimport feedback.stats\n"
+            ),
+        },
+    )
+    assert feedback_to_refinement(root) == [
+        "feedback.services:2 refinement.store",
+        "feedback.services:2 refinement.store.routing_weights",
+        "feedback.services:3 refinement.store.behaviour_policy",
+    ]
+    assert refinement_to_feedback(root) == [
+        "refinement.review:3 feedback.models",
+        "refinement.review:3 feedback.models.ComponentStats",
+        "refinement.review:4 feedback.stats",
     ]

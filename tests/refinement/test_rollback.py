@@ -8,9 +8,9 @@ from django.test.utils import CaptureQueriesContext
 
 from learnportal.accounts.principals import principal_for_token
 from refinement import services, store
+from refinement.adapt import WeightStep, weights_apply
 from refinement.models import HistoryEntry, Plan, Refinement, RefinementStatus, Step
 from refinement.paths import Target, locate, weight_path
-from refinement.trust_region import WeightStep, weights_apply
 from tests.conftest import Actor
 from tests.refinement.conftest import (
     Send,

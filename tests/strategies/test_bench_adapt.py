@@ -109,6 +109,18 @@ def test_phase_timer_times_each_phase_without_its_timed_children() -> None:
     assert timer.calls == {"inner": 1, "outer": 1}
 
 
+def test_every_phase_the_bench_times_is_a_function_the_app_has() -> None:
+    import importlib
+
+    missing = [
+        f"{module}.{attr}"
+        for module, attr, _ in adapt.ADAPT_PHASES
+        if not callable(getattr(importlib.import_module(module), attr, None))
+    ]
+
+    assert not missing, missing
+
+
 def test_the_report_replaces_only_its_own_block(tmp_path: Path) -> None:
     path = tmp_path / "BENCHMARKS.md"
     path.write_text("# B\n\n<!-- bench:sqlite:start -->\nkeep\n<!-- bench:sqlite:end -->\n")

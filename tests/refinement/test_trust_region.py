@@ -1,0 +1,35 @@
+"""The trust region's arithmetic: how far a weight may move by itself at each risk (no database)."""
+
+from __future__ import annotations
+
+import pytest
+
+from refinement.trust_region import max_step, step_toward
+
+
+@pytest.mark.parametrize(
+    ("risk", "step"), [("none", 0.0), ("low", 0.1), ("medium", 0.3), ("high", 1.0)]
+)
+def test_each_auto_apply_risk_allows_a_step_as_large_as_its_weight_rule(
+    risk: str, step: float
+) -> None:
+    assert max_step(risk) == step
+
+
+@pytest.mark.parametrize(("risk", "step"), [("none", 0.0), ("low", 0.0), ("medium", 0.3)])
+def test_a_weight_rolled_back_lately_takes_no_step_under_a_low_limit(
+    risk: str, step: float
+) -> None:
+    assert max_step(risk, rolled_back_lately=True) == step
+
+
+def test_a_step_goes_toward_the_target_no_further_than_the_limit_and_never_past_it() -> None:
+    assert step_toward(0.5, 0.9, 0.1) == 0.6
+    assert step_toward(0.5, 0.1, 0.1) == 0.4
+    assert step_toward(0.5, 0.55, 0.1) == 0.55
+    assert step_toward(0.5, 0.9, 0.0) == 0.5
+
+
+def test_a_step_is_rounded_as_weights_are_stored() -> None:
+    assert step_toward(0.1, 0.9, 0.2) == 0.3  # not 0.30000000000000004
+    assert step_toward(0.5, 0.123456789, 1.0) == 0.123457
