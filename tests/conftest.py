@@ -198,3 +198,7 @@ def _release_stray_connections(django_db_setup: None, django_db_blocker: Any) ->
                     "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
                     "WHERE datname = current_database() AND pid <> pg_backend_pid()"
                 )
+
+
+# The HTTP/WebSocket `transport` fixture, for every folder (it lived in tests/api/conftest.py).
+from tests.harness import transport  # noqa: E402, F401

@@ -6,9 +6,9 @@ import orjson
 import pytest
 
 from feedback.models import ComponentStats, Experience, Feedback
-from tests.api.builders import experience, experience_req, stats_req, stored
-from tests.api.conftest import Send
+from tests.builders import experience, experience_req, stats_req, stored
 from tests.conftest import Actor
+from tests.harness import Send
 
 
 def test_an_experience_is_stored_with_every_field(transport: Send, agent: Actor) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from feedback.models import Feedback, Turn
-from tests.api.builders import (
+from tests.builders import (
     experience,
     experience_req,
     feedback,
@@ -14,8 +14,8 @@ from tests.api.builders import (
     stored,
     turn,
 )
-from tests.api.conftest import Send
 from tests.conftest import Actor
+from tests.harness import Send
 
 
 def stats_of(transport: Send, actor: Actor, component: str) -> dict:

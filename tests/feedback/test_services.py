@@ -16,7 +16,7 @@ from rest_framework.test import APIClient
 from feedback.models import ComponentStats, Feedback
 from learnportal.accounts.roles import Action
 from learnportal.events import DASHBOARD_GROUP, broadcast_now
-from tests.api.builders import feedback, feedback_req
+from tests.builders import feedback, feedback_req
 from tests.conftest import Actor
 
 THREADS = 4

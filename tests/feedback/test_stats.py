@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tests.api.builders import experience, experience_req, feedback, feedback_req, stats_req
-from tests.api.conftest import Send
+from tests.builders import experience, experience_req, feedback, feedback_req, stats_req
 from tests.conftest import Actor
+from tests.harness import Send
 
 RECORD_FIELDS = {
     "component_name",

@@ -9,7 +9,7 @@ import pytest
 from rest_framework.test import APIClient
 
 from feedback.models import Turn
-from tests.api.builders import feedback, feedback_req, turn
+from tests.builders import feedback, feedback_req, turn
 from tests.conftest import Actor
 
 

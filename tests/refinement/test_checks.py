@@ -9,7 +9,7 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from tests.settings.processes import PYTHON, REPO, clean_env, manage
+from tests.processes import PYTHON, REPO, clean_env, manage
 
 BAD_EPSILON = (
     "(refinement.E001) LEARNPORTAL_EPSILON: epsilon must be a finite number in [0, 1], got 1.5"

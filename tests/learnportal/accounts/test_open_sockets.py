@@ -21,9 +21,9 @@ from feedback.models import Experience, Feedback
 from learnportal.accounts import credentials
 from learnportal.accounts.credentials import principals
 from learnportal.accounts.models import ApiToken, User
-from tests.api.builders import experience, experience_req, feedback, feedback_req, stats_req
-from tests.api.conftest import WS_TIMEOUT, ws_communicator
+from tests.builders import experience, experience_req, feedback, feedback_req, stats_req
 from tests.conftest import Actor
+from tests.harness import WS_TIMEOUT, ws_communicator
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

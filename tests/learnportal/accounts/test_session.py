@@ -8,7 +8,7 @@ from django.middleware.csrf import get_token
 from django.test import Client, RequestFactory
 
 from feedback.models import Feedback
-from tests.api.builders import experience, experience_req, feedback_req, stats_req
+from tests.builders import experience, experience_req, feedback_req, stats_req
 from tests.conftest import Actor
 
 PASSWORD = "correct-horse-9"

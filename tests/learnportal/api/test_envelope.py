@@ -8,9 +8,9 @@ import uuid
 import pytest
 
 from learnportal.protocol import ALL_MESSAGE_TYPES
-from tests.api.builders import experience, experience_req, feedback, feedback_req, stats_req
-from tests.api.conftest import Send, http_send, ws_send
+from tests.builders import experience, experience_req, feedback, feedback_req, stats_req
 from tests.conftest import Actor
+from tests.harness import Send, http_send, ws_send
 
 ERROR_KEYS = {"type", "id", "version", "ts", "req_id", "code", "message", "details"}
 

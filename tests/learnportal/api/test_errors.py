@@ -11,7 +11,7 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from learnportal.accounts.models import ApiToken
-from tests.api.builders import (
+from tests.builders import (
     experience,
     experience_req,
     feedback,
@@ -19,8 +19,8 @@ from tests.api.builders import (
     stats_req,
     stored,
 )
-from tests.api.conftest import Send
 from tests.conftest import Actor
+from tests.harness import Send
 
 # --- invalid and unknown_type -----------------------------------------------------------------
 

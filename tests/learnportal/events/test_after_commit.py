@@ -11,7 +11,7 @@ from django.db import transaction
 
 from learnportal.accounts.roles import Action
 from learnportal.events import broadcast_on_commit
-from tests.api.builders import feedback, feedback_req
+from tests.builders import feedback, feedback_req
 from tests.conftest import Actor, Broadcasts
 
 

@@ -19,9 +19,9 @@ from channels.testing import WebsocketCommunicator
 from learnportal.accounts.roles import Action
 from learnportal.asgi import application
 from learnportal.events import broadcast_now
-from tests.api.builders import stats_req
-from tests.api.conftest import WS_TIMEOUT, ws_communicator
+from tests.builders import stats_req
 from tests.conftest import Actor
+from tests.harness import WS_TIMEOUT, ws_communicator
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

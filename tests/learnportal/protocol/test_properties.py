@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 from learnportal.protocol import REQUEST_MODELS, RESPONSE_MODELS, parse_request
 from learnportal.protocol.errors import ErrorCode, LearnError
 from learnportal.protocol.models import ComponentPerformanceRecord, Experience, Feedback
-from tests.protocol.strategies import instances, json_values, wire_dicts
-from tests.protocol.wire_examples import REQUEST_EXAMPLES
+from tests.learnportal.protocol.strategies import instances, json_values, wire_dicts
+from tests.learnportal.protocol.wire_examples import REQUEST_EXAMPLES
 
 MAX_BATCH = 4
 PARSE_CODES = {ErrorCode.INVALID, ErrorCode.UNKNOWN_TYPE, ErrorCode.TOO_LARGE}

@@ -15,7 +15,7 @@ from learnportal.protocol import (
     parse_request,
     response_type_for,
 )
-from tests.protocol.wire_examples import REQUEST_EXAMPLES, RESPONSE_EXAMPLES
+from tests.learnportal.protocol.wire_examples import REQUEST_EXAMPLES, RESPONSE_EXAMPLES
 
 # Fields a response model needs that have no default in the spec.
 REQUIRED_RESPONSE_FIELDS: dict[str, dict[str, Any]] = {

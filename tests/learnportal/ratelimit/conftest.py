@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from tests.api.conftest import transport  # noqa: F401  (one test over HTTP and WebSocket)
+from tests.harness import transport  # noqa: F401  (one test over HTTP and WebSocket)
 
 START = datetime(2026, 3, 2, 9, 0, 0, tzinfo=UTC)
 

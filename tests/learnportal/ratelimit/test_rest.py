@@ -10,7 +10,7 @@ import pytest
 from rest_framework.test import APIClient
 
 from feedback.models import Turn
-from tests.api.builders import stats_req
+from tests.builders import stats_req
 from tests.conftest import Actor
 
 ONE_PER_TEN_SECONDS = 0.1

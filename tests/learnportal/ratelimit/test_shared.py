@@ -15,10 +15,10 @@ from django.conf import settings as django_settings
 
 from learnportal.protocol.errors import LearnError
 from learnportal.ratelimit import rate_limit_check
-from tests.api.builders import stats_req
+from tests.builders import stats_req
 from tests.conftest import Actor
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 # One a day: no window ends while the test runs, whatever the wall clock.
 ONE_A_DAY = "0.00001"
 

@@ -5,12 +5,20 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from tests.settings.processes import PYTHON, REPO, clean_env
+from tests.processes import PYTHON, REPO, clean_env
 
 
 def test_a_bare_pytest_runs_with_nothing_set(tmp_path: Path) -> None:
     result = subprocess.run(
-        [PYTHON, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/protocol/test_defaults.py"],
+        [
+            PYTHON,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "tests/learnportal/protocol/test_defaults.py",
+        ],
         cwd=REPO,
         env=clean_env(tmp_path),
         capture_output=True,

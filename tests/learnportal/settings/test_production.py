@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.settings.processes import clean_env, manage, python_json
+from tests.processes import clean_env, manage, python_json
 
 GOOD_KEY = secrets.token_urlsafe(50)  # 67 characters
 

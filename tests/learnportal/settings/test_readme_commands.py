@@ -11,7 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.settings.processes import PYTHON, REPO, clean_env, manage
+from tests.processes import PYTHON, REPO, clean_env, manage
 
 
 def readme_manage_lines() -> list[str]:

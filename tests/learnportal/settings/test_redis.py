@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.settings.processes import clean_env, python_json
+from tests.processes import clean_env, python_json
 
 LAYER_PREFIX = (
     "from django.conf import settings\n"

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.settings.processes import clean_env, python_json
+from tests.processes import clean_env, python_json
 
 READ_TUNING = """
 from django.db import connection

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from tests.api.conftest import WS_TIMEOUT, ws_communicator
 from tests.conftest import Actor
+from tests.harness import WS_TIMEOUT, ws_communicator
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -1,4 +1,4 @@
-"""`/ws/learn/`: the handshake, bad frames, pipelining and session cookies (origins: tests/ws/)."""
+"""`/ws/learn/`: the handshake, bad frames, pipelining and session cookies (origins: test_origin)."""
 
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ from django.utils import timezone
 
 from feedback.models import Experience, Feedback
 from learnportal.accounts.models import ApiToken
-from tests.api.builders import experience, experience_req, feedback, feedback_req, stats_req
-from tests.api.conftest import WS_TIMEOUT, ws_communicator
+from tests.builders import experience, experience_req, feedback, feedback_req, stats_req
 from tests.conftest import Actor
+from tests.harness import WS_TIMEOUT, ws_communicator
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

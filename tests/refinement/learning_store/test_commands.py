@@ -10,7 +10,7 @@ from django.core.management.base import CommandError
 
 from refinement.models import Plan, Proposal, Step, StoreValue
 from tests.conftest import Actor
-from tests.learning_store.helpers import GLOBAL_SKILL, learn, skill_edit
+from tests.refinement.learning_store.helpers import GLOBAL_SKILL, learn, skill_edit
 
 REFERENCE = "learnings/_global/references/auth.md"
 

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from refinement.models import ProposalStatus, StoreValue
 from tests.conftest import Actor
-from tests.learning_store.helpers import filed_run, learn, send
+from tests.refinement.learning_store.helpers import filed_run, learn, send
 
 JUMP = {
     "target": "router_weight",

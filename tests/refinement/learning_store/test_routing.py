@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from tests.conftest import Actor
-from tests.learning_store.helpers import learn
+from tests.refinement.learning_store.helpers import learn
 
 
 def test_it_shows_a_weight_once_an_applied_proposal_set_it(agent: Actor, ann: Actor) -> None:

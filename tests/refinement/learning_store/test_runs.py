@@ -4,7 +4,7 @@ import hashlib
 
 from refinement.models import HistoryEntry, Plan, Step
 from tests.conftest import Actor
-from tests.learning_store.helpers import (
+from tests.refinement.learning_store.helpers import (
     GLOBAL_SKILL,
     filed_run,
     learn,

@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from tests.conftest import Actor
-from tests.learning_store.helpers import GLOBAL_SKILL, learn, make_step, skill_edit
+from tests.refinement.learning_store.helpers import GLOBAL_SKILL, learn, make_step, skill_edit
 
 
 def _store_skill(agent: Actor, text: str) -> None:

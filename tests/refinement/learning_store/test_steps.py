@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from refinement.models import HistoryEntry
 from tests.conftest import Actor
-from tests.learning_store.helpers import make_step, send
+from tests.refinement.learning_store.helpers import make_step, send
 
 
 def test_it_shows_the_defaults_for_a_step_never_configured(ann: Actor) -> None:

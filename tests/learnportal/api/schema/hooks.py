@@ -1,7 +1,7 @@
 """What schemathesis cannot learn from the OpenAPI document, said once for pytest and the CLI.
 
 The in-process run (test_openapi_truth.py) imports this module; a run from outside loads it with
-    SCHEMATHESIS_HOOKS=tests.schema.hooks schemathesis run http://HOST:PORT/api/schema/ \\
+    SCHEMATHESIS_HOOKS=tests.learnportal.api.schema.hooks schemathesis run http://HOST:PORT/api/schema/ \\
         --checks all -H "Authorization: Bearer <an admin's token>"
 
 One kind of failure is dropped, only where its own trigger is in the request: a schema-valid

@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, settings
 from hypothesis.stateful import run_state_machine_as_test
 
 from learnportal.wsgi import application
-from tests.schema import hooks  # noqa: F401  (registers what the schema cannot say)
+from tests.learnportal.api.schema import hooks  # noqa: F401  (registers what the schema cannot say)
 
 SEED = 6
 CONFIG = {
