@@ -1,4 +1,4 @@
-"""Small builders for request envelopes and a snapshot of what is stored."""
+"""Builders of learn/* requests (one unique id sequence for all), and a snapshot of what is stored."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import itertools
 from typing import Any
 
 from feedback.models import ComponentStats, Experience, Feedback, Turn
+from refinement.paths import weight_path
 
 _ids = itertools.count(1)
 
@@ -49,6 +50,61 @@ def stats_req(component_name: str = "", **envelope: Any) -> dict[str, Any]:
         "component_name": component_name,
         **envelope,
     }
+
+
+def adapt_req(strategy: str = "ppo", component_name: str = "") -> dict[str, Any]:
+    return {
+        "type": "learn/adapt/req",
+        "id": next_id("la"),
+        "strategy": strategy,
+        "component_name": component_name,
+    }
+
+
+def plan_req(component_name: str = "", scope: str = "local") -> dict[str, Any]:
+    return {
+        "type": "learn/refinement/plan/req",
+        "id": next_id("lp"),
+        "component_name": component_name,
+        "scope": scope,
+    }
+
+
+def review_req(proposal: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "learn/refinement/review/req", "id": next_id("lr"), "proposal": proposal}
+
+
+def apply_req(proposal: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "learn/refinement/apply/req", "id": next_id("lx"), "proposal": proposal}
+
+
+def rollback_req(refinement_id: str) -> dict[str, Any]:
+    return {
+        "type": "learn/refinement/rollback/req",
+        "id": next_id("lb"),
+        "refinement_id": refinement_id,
+    }
+
+
+def history_req() -> dict[str, Any]:
+    return {"type": "learn/refinement/history/req", "id": next_id("lh")}
+
+
+def weight_proposal(component: str, old: Any, new: Any, **extra: Any) -> dict[str, Any]:
+    return {
+        "target": "router_weight",
+        "op": "update",
+        "path": weight_path(component),
+        "old_value": old,
+        "new_value": new,
+        **extra,
+    }
+
+
+def file_proposal(path: str, old: Any, new: Any, op: str | None = None) -> dict[str, Any]:
+    if op is None:
+        op = "create" if old is None else ("delete" if new is None else "update")
+    return {"target": "skill_file", "op": op, "path": path, "old_value": old, "new_value": new}
 
 
 def stored() -> dict[str, int]:

@@ -1,8 +1,19 @@
-"""Shared fixtures: a small cast of principals and clients that speak as them.
+"""The suite's one harness and its casts; the helpers they use are in tests/harness.py.
 
-Cast: `agent` and `env` (machine tokens), `ann` the annotator, `rev` and `rev2` the reviewers,
-`boss` the admin. Services marked `postgres`, `redis` or `browser` are skipped where absent,
-except on CI's service run (LEARNPORTAL_REQUIRE_SERVICES=1), where a skip is a failure.
+The cast (each an `Actor`: a principal and an APIClient sending with its token):
+`agent` and `env` (machine tokens), `ann` the annotator, `rev` and `rev2` the reviewers, `boss`
+the admin, and `anonymous` (no credentials). `transport` runs a test once over HTTP and once over
+WebSocket (that case on a transactional database: the consumer reaches the database from another
+thread); `broadcasts` captures what the services broadcast after commit instead of sending it.
+
+The demo cast, for page and browser tests: `seeded` loads learnportal.demo, whose people
+`annotator`, `reviewer` (and `admin`) log in with demo.DEMO_PASSWORD; the `annotator`,
+`reviewer` and `second_reviewer` fixtures are Django test clients logged in by session as them,
+as a browser is, since pages authenticate by session, not by token.
+
+The test settings (tests/django_settings.py) set a fast password hasher once for every test.
+Services marked `postgres`, `redis` or `browser` are skipped where absent, except on CI's
+service run (LEARNPORTAL_REQUIRE_SERVICES=1), where a skip is a failure.
 """
 
 from __future__ import annotations
@@ -10,19 +21,28 @@ from __future__ import annotations
 import os
 import shutil
 import uuid
-from dataclasses import dataclass
 from typing import Any
 
-import orjson
 import pytest
 from django.conf import settings
 from django.db import connection
+from django.test import Client
 from rest_framework.test import APIClient
 
-from learnportal import events
+from learnportal import demo, events
 from learnportal.accounts.credentials import principals
-from learnportal.accounts.models import ApiToken, User
+from learnportal.accounts.models import User
 from learnportal.accounts.roles import Action
+from tests.harness import (
+    Actor,
+    Broadcast,
+    Broadcasts,
+    Send,
+    http_send,
+    human_actor,
+    token_actor,
+    ws_send,
+)
 
 REQUIRE_SERVICES = os.environ.get("LEARNPORTAL_REQUIRE_SERVICES") == "1"
 IN_CI = os.environ.get("CI") == "true"
@@ -75,23 +95,6 @@ def _fresh_principal_cache() -> None:
     principals.clear()
 
 
-@dataclass(frozen=True)
-class Broadcast:
-    event: str
-    payload: dict[str, Any]
-    audience: Action
-
-
-@dataclass
-class Broadcasts:
-    """What the services broadcast (after commit), captured instead of sent."""
-
-    sent: list[Broadcast]
-
-    def events(self) -> list[str]:
-        return [b.event for b in self.sent]
-
-
 @pytest.fixture
 def broadcasts(monkeypatch: pytest.MonkeyPatch) -> Broadcasts:
     captured = Broadcasts([])
@@ -103,74 +106,80 @@ def broadcasts(monkeypatch: pytest.MonkeyPatch) -> Broadcasts:
     return captured
 
 
-@dataclass
-class Actor:
-    """A principal and a client that sends as it."""
-
-    name: str
-    client: APIClient
-    raw_token: str | None = None
-
-    def learn(self, body: dict[str, Any] | bytes, **extra: Any) -> Any:
-        data = body if isinstance(body, bytes) else orjson.dumps(body)
-        return self.client.post("/api/learn/", data=data, content_type="application/json", **extra)
-
-
-def _token_actor(name: str, role: str) -> Actor:
-    _, raw = ApiToken.issue(name=name, role=role)
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Bearer {raw}")
-    return Actor(name, client, raw)
-
-
-def _human_actor(name: str, role: str) -> Actor:
-    User.objects.create_user(
-        username=name,
-        password="correct-horse-9",
-        role=role,
-        is_superuser=role == "admin",
-        is_staff=role == "admin",
-    )
-    user = User.objects.get(username=name)
-    _, raw = ApiToken.issue(name=f"{name}-personal", user=user)
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Bearer {raw}")
-    return Actor(name, client, raw)
-
-
 @pytest.fixture
 def agent(db: None) -> Actor:
-    return _token_actor("agent-1", "agent")
+    return token_actor("agent-1", "agent")
 
 
 @pytest.fixture
 def env(db: None) -> Actor:
-    return _token_actor("gym-1", "environment")
+    return token_actor("gym-1", "environment")
 
 
 @pytest.fixture
 def ann(db: None) -> Actor:
-    return _human_actor("ann", "annotator")
+    return human_actor("ann", "annotator")
 
 
 @pytest.fixture
 def rev(db: None) -> Actor:
-    return _human_actor("rev", "reviewer")
+    return human_actor("rev", "reviewer")
 
 
 @pytest.fixture
 def rev2(db: None) -> Actor:
-    return _human_actor("rev2", "reviewer")
+    return human_actor("rev2", "reviewer")
 
 
 @pytest.fixture
 def boss(db: None) -> Actor:
-    return _human_actor("boss", "admin")
+    return human_actor("boss", "admin")
 
 
 @pytest.fixture
 def anonymous(db: None) -> Actor:
     return Actor("anonymous", APIClient())
+
+
+@pytest.fixture(params=["http", pytest.param("ws", marks=pytest.mark.django_db(transaction=True))])
+def transport(request: pytest.FixtureRequest) -> Send:
+    """`send(actor, body) -> (status, reply)` over HTTP, then over WebSocket.
+
+    A test taking `transport` must not carry a non-transactional `django_db` mark of its own
+    (a module's `pytestmark` is fine): the closest mark wins, and the WebSocket case needs the
+    transactional one.
+    """
+    return http_send if request.param == "http" else ws_send
+
+
+# --- the demo cast, for pages ------------------------------------------------------------------
+
+
+@pytest.fixture
+def seeded(db: None) -> None:
+    demo.seed_demo()
+
+
+def _logged_in(username: str) -> Client:
+    client = Client()
+    client.force_login(User.objects.get(username=username))
+    return client
+
+
+@pytest.fixture
+def annotator(seeded: None) -> Client:
+    return _logged_in("annotator")
+
+
+@pytest.fixture
+def reviewer(seeded: None) -> Client:
+    return _logged_in("reviewer")
+
+
+@pytest.fixture
+def second_reviewer(seeded: None) -> Client:
+    User.objects.create_user(username="rev2", password="x-correct-horse", role="reviewer")
+    return _logged_in("rev2")
 
 
 @pytest.fixture
@@ -198,7 +207,3 @@ def _release_stray_connections(django_db_setup: None, django_db_blocker: Any) ->
                     "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
                     "WHERE datname = current_database() AND pid <> pg_backend_pid()"
                 )
-
-
-# The HTTP/WebSocket `transport` fixture, for every folder (it lived in tests/api/conftest.py).
-from tests.harness import transport  # noqa: E402, F401

@@ -1,27 +1,80 @@
-"""One `send(actor, body)` for both transports, so that each behaviour is proved on the shared path.
+"""The one harness: who sends (an `Actor`), and how (`http_send`, `ws_send`, `ws_communicator`).
 
-Over WebSocket the status is the HTTP status of the error code (200 for a response), so that one
-assertion reads the same on both. WebSocket tests use a transactional database: the consumer
-reaches the database from another thread, outside the test's transaction.
+An `Actor` is a principal and a client that sends as it; tests/conftest.py casts them (`agent`,
+`env`, `ann`, `rev`, `rev2`, `boss`, `anonymous`) and gives the `transport` fixture, which runs
+one test over HTTP and over WebSocket with one `send(actor, body) -> (status, reply)`. Over
+WebSocket the status is the HTTP status of the error code (200 for a response), so that one
+assertion reads the same on both.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import orjson
-import pytest
 from asgiref.sync import async_to_sync
 from channels.testing import WebsocketCommunicator
+from rest_framework.test import APIClient
 
+from learnportal.accounts.models import ApiToken, User
+from learnportal.accounts.roles import Action
 from learnportal.protocol.errors import HTTP_STATUS, ErrorCode
-from tests.conftest import Actor
 
 Body = dict[str, Any] | bytes | str
-Send = Callable[[Actor, Body], tuple[int, dict[str, Any]]]
-
 WS_TIMEOUT = 30
+PASSWORD = "correct-horse-9"  # every person of the cast's
+
+
+@dataclass
+class Actor:
+    """A principal and a client that sends as it."""
+
+    name: str
+    client: APIClient
+    raw_token: str | None = None
+
+    def learn(self, body: dict[str, Any] | bytes, **extra: Any) -> Any:
+        """POST one learn/* message to /api/learn/."""
+        data = body if isinstance(body, bytes) else orjson.dumps(body)
+        return self.client.post("/api/learn/", data=data, content_type="application/json", **extra)
+
+    def rest(self, method: str, url: str, body: dict[str, Any] | None = None) -> Any:
+        """Call a REST endpoint, with `body` as JSON."""
+        call = getattr(self.client, method)
+        if body is None:
+            return call(url)
+        return call(url, data=orjson.dumps(body), content_type="application/json")
+
+
+def token_actor(name: str, role: str) -> Actor:
+    """A machine principal (an agent, an environment): a token with a role and no person."""
+    _, raw = ApiToken.issue(name=name, role=role)
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {raw}")
+    return Actor(name, client, raw)
+
+
+def human_actor(name: str, role: str) -> Actor:
+    """A person with `role` (password PASSWORD) who sends with a personal token."""
+    User.objects.create_user(
+        username=name,
+        password=PASSWORD,
+        role=role,
+        is_superuser=role == "admin",
+        is_staff=role == "admin",
+    )
+    user = User.objects.get(username=name)
+    _, raw = ApiToken.issue(name=f"{name}-personal", user=user)
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {raw}")
+    return Actor(name, client, raw)
+
+
+# --- sending over either transport -------------------------------------------------------------
+
+Send = Callable[[Actor, Body], tuple[int, dict[str, Any]]]
 
 
 def _frame(body: Body) -> str:
@@ -37,15 +90,21 @@ def ws_status(reply: dict[str, Any]) -> int:
 
 
 def ws_communicator(
-    *, token: str | None = None, query: str = "", headers: list[tuple[bytes, bytes]] | None = None
+    *,
+    token: str | None = None,
+    query: str = "",
+    headers: list[tuple[bytes, bytes]] | None = None,
+    path: str = "/ws/learn/",
 ) -> WebsocketCommunicator:
+    """A WebSocket client of the real ASGI application (`path` /ws/events/ for the dashboards)."""
     from learnportal.asgi import application
 
     headers = list(headers or [])
     if token is not None:
         headers.append((b"authorization", f"Bearer {token}".encode()))
-    path = "/ws/learn/" + (f"?{query}" if query else "")
-    return WebsocketCommunicator(application, path, headers=headers)
+    return WebsocketCommunicator(
+        application, path + (f"?{query}" if query else ""), headers=headers
+    )
 
 
 async def ws_exchange(token: str, frames: list[Body]) -> list[dict[str, Any]]:
@@ -73,12 +132,36 @@ def ws_send(actor: Actor, body: Body) -> tuple[int, dict[str, Any]]:
     return ws_status(reply), reply
 
 
-@pytest.fixture(params=["http", pytest.param("ws", marks=pytest.mark.django_db(transaction=True))])
-def transport(request: pytest.FixtureRequest) -> Send:
-    return http_send if request.param == "http" else ws_send
+def ok(result: tuple[int, dict[str, Any]]) -> dict[str, Any]:
+    """The reply of a send that must succeed."""
+    status, body = result
+    assert status == 200, body
+    return body
 
 
-@pytest.fixture(autouse=True)
-def _fast_password_hashing(settings: Any) -> None:
-    # The cast logs in with passwords; a slow hasher would dominate the suite's run time.
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+def refused(result: tuple[int, dict[str, Any]], status: int, code: str) -> dict[str, Any]:
+    """The `learn/error` of a send that must be refused with `status` and `code`."""
+    got, body = result
+    assert (got, body.get("code")) == (status, code), body
+    assert body["type"] == "learn/error"
+    return body
+
+
+# --- broadcasts ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Broadcast:
+    event: str
+    payload: dict[str, Any]
+    audience: Action
+
+
+@dataclass
+class Broadcasts:
+    """What the services broadcast (after commit), captured instead of sent."""
+
+    sent: list[Broadcast]
+
+    def events(self) -> list[str]:
+        return [b.event for b in self.sent]

@@ -1,4 +1,9 @@
-"""Headless Chromium against a live server, and the demo data to drive it.
+"""Headless Chromium against a live server; the demo data to drive it is tests/conftest.py's
+`seeded`.
+
+These tests stay in a folder of their own, not under one app's, because they cross the apps:
+one Chromium session logs in (learnportal), rates turns (feedback) and decides plans
+(refinement), and the policy test opens every page of every app.
 
 `live_server` is pytest-django's (WSGI: pages only); `asgi_server` serves the real ASGI
 application with uvicorn, so that pages reach their WebSockets too.
@@ -9,11 +14,9 @@ from __future__ import annotations
 import socket
 import threading
 from collections.abc import Iterator
-from typing import Any
 
 import pytest
 
-from learnportal import demo
 from tests.browser.helpers import CHROMIUM_ARGS
 
 
@@ -32,13 +35,6 @@ def browser_page(monkeypatch: pytest.MonkeyPatch):
         page.set_default_timeout(10_000)
         yield page
         browser.close()
-
-
-@pytest.fixture
-def seeded(settings: Any) -> None:
-    # The real password hasher would dominate these tests; the demo users need no strength here.
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-    demo.seed_demo()
 
 
 @pytest.fixture

@@ -7,8 +7,7 @@ import pytest
 
 from feedback.models import ComponentStats, Experience, Feedback
 from tests.builders import experience, experience_req, stats_req, stored
-from tests.conftest import Actor
-from tests.harness import Send
+from tests.harness import Actor, Send
 
 
 def test_an_experience_is_stored_with_every_field(transport: Send, agent: Actor) -> None:

@@ -8,7 +8,7 @@ import orjson
 import pytest
 from django.core.management import call_command
 
-from tests.conftest import Actor
+from tests.harness import Actor
 
 TURN = {"prompt": "Summarize this article", "response": "The article discusses...", "model": "m-1"}
 

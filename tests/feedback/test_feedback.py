@@ -14,8 +14,7 @@ from tests.builders import (
     stored,
     turn,
 )
-from tests.conftest import Actor
-from tests.harness import Send
+from tests.harness import Actor, Send
 
 
 def stats_of(transport: Send, actor: Actor, component: str) -> dict:

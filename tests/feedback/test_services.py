@@ -17,7 +17,7 @@ from feedback.models import ComponentStats, Feedback
 from learnportal.accounts.roles import Action
 from learnportal.events import DASHBOARD_GROUP, broadcast_now
 from tests.builders import feedback, feedback_req
-from tests.conftest import Actor
+from tests.harness import Actor
 
 THREADS = 4
 

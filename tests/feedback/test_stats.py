@@ -6,8 +6,7 @@ import numpy as np
 import pytest
 
 from tests.builders import experience, experience_req, feedback, feedback_req, stats_req
-from tests.conftest import Actor
-from tests.harness import Send
+from tests.harness import Actor, Send
 
 RECORD_FIELDS = {
     "component_name",

@@ -10,7 +10,7 @@ from rest_framework.test import APIClient
 
 from feedback.models import Turn
 from tests.builders import feedback, feedback_req, turn
-from tests.conftest import Actor
+from tests.harness import Actor
 
 
 def item(correlation_id: str, **fields: Any) -> dict[str, Any]:

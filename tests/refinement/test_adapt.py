@@ -7,17 +7,9 @@ import pytest
 from refinement.models import HistoryEntry, Plan, ProposalStatus, StoreValue
 from refinement.paths import weight_path
 from refinement.services import proposal_wire
-from tests.conftest import Actor
-from tests.refinement.conftest import (
-    Send,
-    adapt_req,
-    apply_req,
-    calls,
-    ok,
-    refused,
-    two_arms,
-    weight,
-)
+from tests.builders import adapt_req, apply_req, rollback_req
+from tests.harness import Actor, Send, http_send, ok, refused
+from tests.refinement.helpers import calls, two_arms, weight
 
 THOMPSON = "refinement.strategies.thompson.thompson"
 
@@ -90,8 +82,6 @@ def test_a_strategy_the_host_does_not_list_is_not_allowed(
 def test_no_weight_moves_further_than_the_auto_apply_risk_allows(
     agent: Actor, settings, risk: str, limit: float
 ) -> None:
-    from tests.refinement.conftest import http_send
-
     settings.LEARNPORTAL_AUTO_APPLY_MAX_RISK = risk
     two_arms(agent)
     before = {"alpha": 0.5, "beta": 0.5}
@@ -129,8 +119,6 @@ def test_a_new_component_starts_at_one_half(transport: Send, agent: Actor) -> No
 
 
 def test_repeated_adapts_converge_to_the_target_without_a_person(agent: Actor) -> None:
-    from tests.refinement.conftest import http_send
-
     two_arms(agent)
     targets = []
     for _ in range(8):
@@ -206,8 +194,6 @@ def test_an_annotator_may_not_adapt(transport: Send, agent: Actor, ann: Actor) -
 def test_one_adapt_is_one_refinement_that_rolls_back_every_weight_it_moved(
     transport: Send, agent: Actor
 ) -> None:
-    from tests.refinement.conftest import rollback_req
-
     two_arms(agent)
     ok(transport(agent, adapt_req("ucb1")))
     moved = {"alpha": weight("alpha"), "beta": weight("beta")}
@@ -222,8 +208,6 @@ def test_one_adapt_is_one_refinement_that_rolls_back_every_weight_it_moved(
 def test_a_weight_rolled_back_lately_waits_for_a_reviewer_instead_of_stepping(
     transport: Send, agent: Actor
 ) -> None:
-    from tests.refinement.conftest import rollback_req
-
     two_arms(agent)
     ok(transport(agent, adapt_req("ucb1", "alpha")))
     first = HistoryEntry.objects.get(kind="apply")

@@ -11,18 +11,9 @@ from learnportal.protocol.errors import ErrorCode, LearnError
 from refinement import services
 from refinement.models import Proposal, ProposalStatus, Refinement, RefinementStatus
 from refinement.paths import weight_path
-from tests.conftest import Actor
-from tests.refinement.conftest import (
-    Send,
-    apply_req,
-    ok,
-    plan_req,
-    refused,
-    review_req,
-    two_arms,
-    weight,
-    weight_proposal,
-)
+from tests.builders import apply_req, plan_req, review_req, weight_proposal
+from tests.harness import Actor, Send, http_send, ok, refused
+from tests.refinement.helpers import two_arms, weight
 
 ON_POSTGRES = settings.DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql"
 
@@ -69,8 +60,6 @@ def test_a_high_risk_apply_by_an_agent_is_queued_then_a_reviewer_applies_it(
 
 
 def test_medium_risk_is_queued_at_low_and_applied_at_medium(agent: Actor, settings) -> None:
-    from tests.refinement.conftest import http_send
-
     body = ok(http_send(agent, apply_req(weight_proposal("alpha", 0.5, 0.7))))
     assert body["applied_edits"] == 0
     settings.LEARNPORTAL_AUTO_APPLY_MAX_RISK = "medium"
@@ -80,8 +69,6 @@ def test_medium_risk_is_queued_at_low_and_applied_at_medium(agent: Actor, settin
 
 
 def test_at_risk_none_even_a_low_risk_apply_waits(agent: Actor, settings) -> None:
-    from tests.refinement.conftest import http_send
-
     settings.LEARNPORTAL_AUTO_APPLY_MAX_RISK = "none"
     body = ok(http_send(agent, apply_req(weight_proposal("alpha", 0.5, 0.55))))
     assert body["applied_edits"] == 0
@@ -90,8 +77,6 @@ def test_at_risk_none_even_a_low_risk_apply_waits(agent: Actor, settings) -> Non
 
 
 def test_a_step_config_change_always_waits_for_a_person(agent: Actor, settings) -> None:
-    from tests.refinement.conftest import http_send
-
     settings.LEARNPORTAL_AUTO_APPLY_MAX_RISK = "high"
     proposal = {
         "target": "step_config",
@@ -140,8 +125,6 @@ def test_a_reviewer_never_applies_a_plan_they_requested(
 def test_a_reviewer_may_not_approve_their_own_plan(
     agent: Actor, rev: Actor, rev2: Actor, weighted: None
 ) -> None:
-    from tests.refinement.conftest import http_send
-
     two_arms(agent)
     plan = ok(http_send(rev, plan_req()))
     proposal_id = plan["proposals"][0]["proposal_id"]
@@ -210,16 +193,12 @@ def test_a_write_into_a_read_step_is_refused_even_for_a_reviewer(
 
 
 def test_a_reviewer_applies_a_proposal_of_no_plan_with_a_personal_token(rev: Actor) -> None:
-    from tests.refinement.conftest import http_send
-
     body = ok(http_send(rev, apply_req(weight_proposal("alpha", 0.5, 0.95))))
     assert body["applied_edits"] == 1
     assert weight("alpha") == pytest.approx(0.95)
 
 
 def test_a_reviewer_rejects_a_queued_proposal(agent: Actor, rev: Actor) -> None:
-    from tests.refinement.conftest import http_send
-
     proposal = weight_proposal("alpha", 0.5, 0.95, proposal_id="prop-reject-1")
     queued = ok(http_send(agent, apply_req(proposal)))
     services.proposal_reject(

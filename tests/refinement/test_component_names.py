@@ -7,16 +7,9 @@ from django.conf import settings
 
 from feedback.models import ComponentStats
 from refinement.models import Plan
-from tests.conftest import Actor
-from tests.refinement.conftest import (
-    Send,
-    adapt_req,
-    corrections,
-    ok,
-    plan_req,
-    two_arms,
-    weight,
-)
+from tests.builders import adapt_req, plan_req
+from tests.harness import Actor, Send, ok
+from tests.refinement.helpers import corrections, two_arms, weight
 
 ON_POSTGRES = settings.DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql"
 BAD_NAMES = [

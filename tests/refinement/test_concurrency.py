@@ -16,14 +16,9 @@ from rest_framework.test import APIClient
 
 from refinement.models import Refinement, Revision, StoreValue
 from refinement.paths import weight_path
-from tests.conftest import Actor
-from tests.refinement.conftest import (
-    apply_req,
-    review_req,
-    rollback_req,
-    weight,
-    weight_proposal,
-)
+from tests.builders import apply_req, review_req, rollback_req, weight_proposal
+from tests.harness import Actor
+from tests.refinement.helpers import weight
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 

@@ -12,15 +12,15 @@ from asgiref.sync import sync_to_async
 from channels.layers import get_channel_layer
 
 from learnportal.events import DASHBOARD_GROUP
-from tests.conftest import Actor
-from tests.refinement.conftest import apply_req, weight_proposal, ws_roundtrip, ws_status
+from tests.builders import apply_req, weight_proposal
+from tests.harness import Actor, ws_exchange, ws_status
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
 async def send(transport: str, actor: Actor, body: dict[str, Any]) -> tuple[int, dict]:
     if transport == "ws":
-        reply = await ws_roundtrip(actor.raw_token, body)
+        (reply,) = await ws_exchange(actor.raw_token, [body])
         return ws_status(reply), reply
     response = await sync_to_async(actor.learn)(orjson.dumps(body))
     return response.status_code, response.json()

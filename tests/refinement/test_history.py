@@ -4,21 +4,17 @@ from __future__ import annotations
 
 import time
 
-from tests.conftest import Actor
-from tests.refinement.conftest import (
-    Send,
+from tests.builders import (
     adapt_req,
     apply_req,
-    corrections,
     history_req,
-    ok,
     plan_req,
-    refused,
     review_req,
     rollback_req,
-    two_arms,
     weight_proposal,
 )
+from tests.harness import Actor, Send, ok, refused
+from tests.refinement.helpers import corrections, two_arms
 
 
 def test_history_lists_every_kind_with_actor_ts_and_diff(

@@ -17,8 +17,9 @@ from refinement import services, store
 from refinement.adapt import adapt_run
 from refinement.models import HistoryEntry, Plan, Refinement, Revision, StoreValue
 from refinement.paths import Target, locate, weight_path
-from tests.conftest import Actor
-from tests.refinement.conftest import weight, weight_proposal
+from tests.builders import weight_proposal
+from tests.harness import Actor
+from tests.refinement.helpers import weight
 
 # What these take today (SQLite batches bulk statements more than PostgreSQL): pinned, so that
 # a change that adds a statement per apply, or per edit, shows here.

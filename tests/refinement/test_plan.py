@@ -6,17 +6,9 @@ import pytest
 
 from refinement.models import Plan, StoreValue
 from refinement.paths import weight_path
-from tests.conftest import Actor
-from tests.refinement.conftest import (
-    Send,
-    apply_req,
-    calls,
-    corrections,
-    ok,
-    plan_req,
-    refused,
-    two_arms,
-)
+from tests.builders import apply_req, plan_req
+from tests.harness import Actor, Send, http_send, ok, refused
+from tests.refinement.helpers import calls, corrections, two_arms
 
 REF = "learnings/_global/references/alpha.md"
 
@@ -71,8 +63,6 @@ def test_weight_proposals_carry_the_real_current_weight(transport: Send, agent: 
 
 
 def test_unweighted_components_are_proposed_from_one_half(agent: Actor, settings) -> None:
-    from tests.refinement.conftest import http_send
-
     settings.LEARNPORTAL_ADAPT_STRATEGIES = ["epsilon_greedy"]
     two_arms(agent)
     proposals = by_path(ok(http_send(agent, plan_req())))
@@ -98,16 +88,12 @@ def test_an_annotator_may_not_plan(transport: Send, ann: Actor) -> None:
 def test_a_plan_for_fresh_components_proposes_weights_with_the_default_strategy(
     agent: Actor,
 ) -> None:
-    from tests.refinement.conftest import http_send
-
     two_arms(agent)
     proposals = by_path(ok(http_send(agent, plan_req())))
     assert weight_path("alpha") in proposals
 
 
 def test_a_plan_is_done_once_every_proposal_is_decided(agent: Actor, rev: Actor) -> None:
-    from tests.refinement.conftest import http_send
-
     two_arms(agent)
     corrections(agent, "alpha", ["Quote the source line."])
     body = ok(http_send(agent, plan_req()))
@@ -126,7 +112,6 @@ def test_a_plan_is_done_once_every_proposal_is_decided(agent: Actor, rev: Actor)
 
 def test_every_planned_proposal_comes_with_its_automatic_review(agent: Actor) -> None:
     from refinement.models import Review
-    from tests.refinement.conftest import http_send
 
     two_arms(agent)
     body = ok(http_send(agent, plan_req()))

@@ -7,18 +7,9 @@ from typing import Any
 import pytest
 
 from refinement.models import Step
-from tests.conftest import Actor
-from tests.refinement.conftest import (
-    Send,
-    apply_req,
-    calls,
-    file_proposal,
-    ok,
-    refused,
-    review_req,
-    rollback_req,
-    weight_proposal,
-)
+from tests.builders import apply_req, file_proposal, review_req, rollback_req, weight_proposal
+from tests.harness import Actor, Send, http_send, ok, refused
+from tests.refinement.helpers import calls
 
 REF = "learnings/_global/references/alpha.md"
 
@@ -50,7 +41,6 @@ def test_a_change_of_exactly_the_limit_is_not_over_it(
 ) -> None:
     from refinement.models import StoreValue
     from refinement.paths import weight_path
-    from tests.refinement.conftest import http_send
 
     StoreValue.objects.create(path=weight_path("alpha"), value=old, version=1)
     body = review(http_send, agent, weight_proposal("alpha", old, new))

@@ -11,17 +11,9 @@ from refinement import services, store
 from refinement.adapt import WeightStep, weights_apply
 from refinement.models import HistoryEntry, Plan, Refinement, RefinementStatus, Step
 from refinement.paths import Target, locate, weight_path
-from tests.conftest import Actor
-from tests.refinement.conftest import (
-    Send,
-    apply_req,
-    file_proposal,
-    ok,
-    refused,
-    rollback_req,
-    weight,
-    weight_proposal,
-)
+from tests.builders import apply_req, file_proposal, rollback_req, weight_proposal
+from tests.harness import Actor, Send, http_send, ok, refused
+from tests.refinement.helpers import weight
 
 REF = "learnings/_global/references/alpha.md"
 
@@ -166,8 +158,6 @@ def test_asking_again_for_a_queued_rollback_returns_the_same_one(
 
 
 def test_a_reviewers_rollback_applies_the_queued_rollback(agent: Actor, rev: Actor) -> None:
-    from tests.refinement.conftest import http_send
-
     undo = rolled_back_once(http_send, agent)
     ok(http_send(agent, rollback_req(undo.refinement_id)))
     queued = Refinement.objects.get(rollback_of=undo)

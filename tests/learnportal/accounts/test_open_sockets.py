@@ -22,8 +22,7 @@ from learnportal.accounts import credentials
 from learnportal.accounts.credentials import principals
 from learnportal.accounts.models import ApiToken, User
 from tests.builders import experience, experience_req, feedback, feedback_req, stats_req
-from tests.conftest import Actor
-from tests.harness import WS_TIMEOUT, ws_communicator
+from tests.harness import WS_TIMEOUT, Actor, ws_communicator
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -9,7 +9,7 @@ from django.test import Client, RequestFactory
 
 from feedback.models import Feedback
 from tests.builders import experience, experience_req, feedback_req, stats_req
-from tests.conftest import Actor
+from tests.harness import Actor
 
 PASSWORD = "correct-horse-9"
 

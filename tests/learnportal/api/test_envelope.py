@@ -9,8 +9,7 @@ import pytest
 
 from learnportal.protocol import ALL_MESSAGE_TYPES
 from tests.builders import experience, experience_req, feedback, feedback_req, stats_req
-from tests.conftest import Actor
-from tests.harness import Send, http_send, ws_send
+from tests.harness import Actor, Send, http_send, ws_send
 
 ERROR_KEYS = {"type", "id", "version", "ts", "req_id", "code", "message", "details"}
 

@@ -19,8 +19,7 @@ from tests.builders import (
     stats_req,
     stored,
 )
-from tests.conftest import Actor
-from tests.harness import Send
+from tests.harness import Actor, Send
 
 # --- invalid and unknown_type -----------------------------------------------------------------
 

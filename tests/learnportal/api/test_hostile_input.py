@@ -13,8 +13,7 @@ import orjson
 import pytest
 
 from tests.builders import experience, experience_req, feedback, feedback_req, stored, turn
-from tests.conftest import Actor
-from tests.harness import WS_TIMEOUT, Send, ws_communicator
+from tests.harness import WS_TIMEOUT, Actor, Send, ws_communicator
 
 HUGE = 2**64 + 1  # wider than any 64-bit integer
 

@@ -12,7 +12,7 @@ from django.db import transaction
 from learnportal.accounts.roles import Action
 from learnportal.events import broadcast_on_commit
 from tests.builders import feedback, feedback_req
-from tests.conftest import Actor, Broadcasts
+from tests.harness import Actor, Broadcasts
 
 
 @pytest.mark.django_db(transaction=True)

@@ -4,14 +4,13 @@ import orjson
 import pytest
 from channels.testing import WebsocketCommunicator
 
-from learnportal.asgi import application
+from tests.harness import ws_communicator
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
 async def _events(raw_token: str | None) -> WebsocketCommunicator:
-    headers = [(b"authorization", f"Bearer {raw_token}".encode())] if raw_token else []
-    communicator = WebsocketCommunicator(application, "/ws/events/", headers=headers)
+    communicator = ws_communicator(token=raw_token or None, path="/ws/events/")
     await communicator.connect()
     return communicator
 
@@ -47,7 +46,7 @@ async def test_refused_batch_broadcasts_nothing(ann, agent):
 
 
 async def test_events_socket_without_credentials_is_closed_4401(db):
-    communicator = WebsocketCommunicator(application, "/ws/events/")
+    communicator = ws_communicator(path="/ws/events/")
     await communicator.connect()
     closed = await communicator.receive_output(timeout=2)
     assert closed == {"type": "websocket.close", "code": 4401}
@@ -66,7 +65,7 @@ async def _session_events(username: str) -> WebsocketCommunicator:
 
     cookie = await sync_to_async(log_in)()
     headers = [(b"cookie", f"sessionid={cookie}".encode())]
-    communicator = WebsocketCommunicator(application, "/ws/events/", headers=headers)
+    communicator = ws_communicator(headers=headers, path="/ws/events/")
     connected, _ = await communicator.connect()
     assert connected
     return communicator

@@ -14,14 +14,11 @@ from typing import Any
 import orjson
 import pytest
 from asgiref.sync import sync_to_async
-from channels.testing import WebsocketCommunicator
 
 from learnportal.accounts.roles import Action
-from learnportal.asgi import application
 from learnportal.events import broadcast_now
 from tests.builders import stats_req
-from tests.conftest import Actor
-from tests.harness import WS_TIMEOUT, ws_communicator
+from tests.harness import WS_TIMEOUT, Actor, ws_communicator
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -89,8 +86,7 @@ async def test_http_writes_succeed_while_the_channel_layer_is_down(
 async def test_an_events_socket_pauses_while_the_layer_is_down_and_resumes(
     rev: Actor, start_redis: Callable[[], None]
 ) -> None:
-    headers = [(b"authorization", f"Bearer {rev.raw_token}".encode())]
-    listener = WebsocketCommunicator(application, "/ws/events/", headers=headers)
+    listener = ws_communicator(token=rev.raw_token, path="/ws/events/")
     connected, _ = await listener.connect(timeout=WS_TIMEOUT)
     assert connected
     paused = orjson.loads(await listener.receive_from(timeout=WS_TIMEOUT))

@@ -8,8 +8,6 @@ from typing import Any
 
 import pytest
 
-from tests.harness import transport  # noqa: F401  (one test over HTTP and WebSocket)
-
 START = datetime(2026, 3, 2, 9, 0, 0, tzinfo=UTC)
 
 

@@ -10,8 +10,7 @@ from asgiref.sync import async_to_sync
 from django.db import OperationalError
 
 from tests.builders import feedback, feedback_req, stats_req, stored
-from tests.conftest import Actor
-from tests.harness import WS_TIMEOUT, Send, ws_communicator
+from tests.harness import WS_TIMEOUT, Actor, Send, ws_communicator
 
 ONE_PER_TEN_SECONDS = 0.1
 # The consumer reaches the database from another thread, outside a test's transaction.

@@ -20,8 +20,7 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture(autouse=True)
-def _people(settings: Any) -> None:
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+def _people() -> None:
     User.objects.create_user(username="ann", password=PASSWORD, role="annotator")
     User.objects.create_user(username="bob", password=PASSWORD, role="annotator")
     User.objects.create_superuser(username="boss", password=PASSWORD)

@@ -11,7 +11,7 @@ from rest_framework.test import APIClient
 
 from feedback.models import Turn
 from tests.builders import stats_req
-from tests.conftest import Actor
+from tests.harness import Actor
 
 ONE_PER_TEN_SECONDS = 0.1
 

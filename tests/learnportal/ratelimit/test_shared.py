@@ -16,7 +16,7 @@ from django.conf import settings as django_settings
 from learnportal.protocol.errors import LearnError
 from learnportal.ratelimit import rate_limit_check
 from tests.builders import stats_req
-from tests.conftest import Actor
+from tests.harness import Actor
 
 ROOT = Path(__file__).resolve().parents[3]
 # One a day: no window ends while the test runs, whatever the wall clock.

@@ -4,11 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
 from django.test import Client
 
 from feedback.models import Turn
-from learnportal import demo
 from learnportal.accounts.models import User
 from refinement.models import Plan
 
@@ -28,12 +26,6 @@ POLICY = {
 def directives(header: str) -> dict[str, list[str]]:
     parts = [part.split() for part in header.split(";") if part.strip()]
     return {name: values for name, *values in parts}
-
-
-@pytest.fixture
-def seeded(settings: Any, db: None) -> None:
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-    demo.seed_demo()
 
 
 def pages() -> list[tuple[str | None, str, int]]:

@@ -10,8 +10,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import Actor
-from tests.harness import WS_TIMEOUT, ws_communicator
+from tests.harness import WS_TIMEOUT, Actor, ws_communicator
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -12,8 +12,7 @@ from django.utils import timezone
 from feedback.models import Experience, Feedback
 from learnportal.accounts.models import ApiToken
 from tests.builders import experience, experience_req, feedback, feedback_req, stats_req
-from tests.conftest import Actor
-from tests.harness import WS_TIMEOUT, ws_communicator
+from tests.harness import WS_TIMEOUT, Actor, ws_communicator
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -2,28 +2,16 @@
 
 from __future__ import annotations
 
-import itertools
 from typing import Any
 
-import orjson
+from tests.builders import next_id
+from tests.harness import Actor
 
-from tests.conftest import Actor
-
-_ids = itertools.count(1)
 GLOBAL_SKILL = "learnings/_global/SKILL.md"
 
 
-def send(actor: Actor, method: str, url: str, body: dict[str, Any] | None = None) -> Any:
-    call = getattr(actor.client, method)
-    if body is None:
-        return call(url)
-    return call(url, data=orjson.dumps(body), content_type="application/json")
-
-
 def learn(actor: Actor, kind: str, **fields: Any) -> dict[str, Any]:
-    response = actor.learn(
-        {"type": f"learn/refinement/{kind}/req", "id": f"lr-{next(_ids)}", **fields}
-    )
+    response = actor.learn({"type": f"learn/refinement/{kind}/req", "id": next_id("lr"), **fields})
     return response.json()
 
 
@@ -38,14 +26,14 @@ def skill_edit(text: str, *, path: str = GLOBAL_SKILL, old: str | None = None) -
 
 
 def make_step(boss: Actor, step_id: str, **fields: Any) -> dict[str, Any]:
-    response = send(boss, "put", f"/api/steps/{step_id}/", fields)
+    response = boss.rest("put", f"/api/steps/{step_id}/", fields)
     assert response.status_code == 200, response.json()
     return response.json()
 
 
 def report_run(actor: Actor, step_id: str, description: str, edits: list | None = None) -> Any:
     body = {"description": description, "edits": edits or []}
-    return send(actor, "post", f"/api/steps/{step_id}/runs/", body)
+    return actor.rest("post", f"/api/steps/{step_id}/runs/", body)
 
 
 def learning_step(boss: Actor, step_id: str = "login") -> None:

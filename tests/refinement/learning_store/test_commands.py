@@ -9,7 +9,7 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from refinement.models import Plan, Proposal, Step, StoreValue
-from tests.conftest import Actor
+from tests.harness import Actor
 from tests.refinement.learning_store.helpers import GLOBAL_SKILL, learn, skill_edit
 
 REFERENCE = "learnings/_global/references/auth.md"

@@ -1,8 +1,8 @@
 from __future__ import annotations
 
 from refinement.models import ProposalStatus, StoreValue
-from tests.conftest import Actor
-from tests.refinement.learning_store.helpers import filed_run, learn, send
+from tests.harness import Actor
+from tests.refinement.learning_store.helpers import filed_run, learn
 
 JUMP = {
     "target": "router_weight",
@@ -15,7 +15,7 @@ JUMP = {
 
 
 def _approve(actor: Actor, proposal_id: str) -> object:
-    return send(actor, "post", f"/api/proposals/{proposal_id}/approve/", {"note": ""})
+    return actor.rest("post", f"/api/proposals/{proposal_id}/approve/", {"note": ""})
 
 
 def test_a_reviewer_cannot_approve_what_they_requested(rev: Actor, rev2: Actor) -> None:
@@ -40,9 +40,9 @@ def test_an_agent_or_annotator_cannot_decide(agent: Actor, ann: Actor, boss: Act
 def test_a_rejection_needs_a_reason(agent: Actor, boss: Actor, rev: Actor) -> None:
     pid = filed_run(agent, boss)["proposals"][0]["proposal_id"]
 
-    assert send(rev, "post", f"/api/proposals/{pid}/reject/", {"reason": " "}).status_code == 400
-    assert send(rev, "post", f"/api/proposals/{pid}/reject/", {}).status_code == 400
-    rejected = send(rev, "post", f"/api/proposals/{pid}/reject/", {"reason": "too vague"})
+    assert rev.rest("post", f"/api/proposals/{pid}/reject/", {"reason": " "}).status_code == 400
+    assert rev.rest("post", f"/api/proposals/{pid}/reject/", {}).status_code == 400
+    rejected = rev.rest("post", f"/api/proposals/{pid}/reject/", {"reason": "too vague"})
     assert rejected.json()["status"] == ProposalStatus.REJECTED
 
 
@@ -70,9 +70,9 @@ def test_an_approval_lets_the_same_proposal_apply(agent: Actor, rev: Actor) -> N
 
 def test_an_applied_refinement_rolls_back_over_rest(agent: Actor, boss: Actor, rev: Actor) -> None:
     pid = filed_run(agent, boss)["proposals"][0]["proposal_id"]
-    refinement_id = send(rev, "post", f"/api/proposals/{pid}/apply/").json()["refinement_id"]
+    refinement_id = rev.rest("post", f"/api/proposals/{pid}/apply/").json()["refinement_id"]
 
-    undone = send(rev, "post", f"/api/refinements/{refinement_id}/rollback/").json()
+    undone = rev.rest("post", f"/api/refinements/{refinement_id}/rollback/").json()
 
     assert undone["rolled_back"] is True
     assert rev.client.get("/api/skills/").json() == []

@@ -3,7 +3,7 @@ from __future__ import annotations
 import hashlib
 
 from refinement.models import HistoryEntry, Plan, Step
-from tests.conftest import Actor
+from tests.harness import Actor
 from tests.refinement.learning_store.helpers import (
     GLOBAL_SKILL,
     filed_run,
@@ -11,7 +11,6 @@ from tests.refinement.learning_store.helpers import (
     learning_step,
     make_step,
     report_run,
-    send,
     skill_edit,
 )
 
@@ -102,8 +101,8 @@ def test_a_filed_edit_is_reviewable_approvable_and_readable_once_applied(
     assert plans[0]["proposals"][0]["reviews"][0]["kind"] == "auto"
 
     pid = proposal["proposal_id"]
-    assert send(rev, "post", f"/api/proposals/{pid}/approve/", {"note": "good"}).status_code == 200
-    applied = send(rev, "post", f"/api/proposals/{pid}/apply/").json()
+    assert rev.rest("post", f"/api/proposals/{pid}/approve/", {"note": "good"}).status_code == 200
+    applied = rev.rest("post", f"/api/proposals/{pid}/apply/").json()
     assert applied["applied_edits"] == 1, applied
 
     text = rev.client.get(f"/api/skills/{GLOBAL_SKILL}?step=login").json()["text"]

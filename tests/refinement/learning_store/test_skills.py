@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from tests.conftest import Actor
+from tests.harness import Actor
 from tests.refinement.learning_store.helpers import GLOBAL_SKILL, learn, make_step, skill_edit
 
 

@@ -1,8 +1,8 @@
 from __future__ import annotations
 
 from refinement.models import HistoryEntry
-from tests.conftest import Actor
-from tests.refinement.learning_store.helpers import make_step, send
+from tests.harness import Actor
+from tests.refinement.learning_store.helpers import make_step
 
 
 def test_it_shows_the_defaults_for_a_step_never_configured(ann: Actor) -> None:
@@ -16,27 +16,27 @@ def test_it_shows_the_defaults_for_a_step_never_configured(ann: Actor) -> None:
 
 def test_it_lets_only_an_admin_change_a_step(rev: Actor, agent: Actor) -> None:
     for actor in (rev, agent):
-        response = send(actor, "put", "/api/steps/checkout/", {"learnings_access": "none"})
+        response = actor.rest("put", "/api/steps/checkout/", {"learnings_access": "none"})
         assert response.status_code == 403
         assert response.json()["code"] == "forbidden"
 
 
 def test_it_refuses_read_write_without_a_learning_objective(boss: Actor) -> None:
-    response = send(boss, "put", "/api/steps/checkout/", {"learnings_access": "read-write"})
+    response = boss.rest("put", "/api/steps/checkout/", {"learnings_access": "read-write"})
 
     assert response.status_code == 400
     assert response.json()["details"][0]["loc"] == ["learning_objective"]
 
 
 def test_it_refuses_an_unknown_learnings_access(boss: Actor) -> None:
-    response = send(boss, "put", "/api/steps/checkout/", {"learnings_access": "write"})
+    response = boss.rest("put", "/api/steps/checkout/", {"learnings_access": "write"})
 
     assert response.status_code == 400
     assert response.json()["details"][0]["loc"] == ["learnings_access"]
 
 
 def test_it_refuses_a_lock_without_review_notes(boss: Actor) -> None:
-    response = send(boss, "put", "/api/steps/checkout/", {"lock_learnings": True})
+    response = boss.rest("put", "/api/steps/checkout/", {"lock_learnings": True})
 
     assert response.status_code == 400
     assert response.json()["details"][0]["loc"] == ["review_notes"]
@@ -52,7 +52,7 @@ def test_it_locks_a_step_with_review_notes_and_records_the_change(boss: Actor) -
 
 
 def test_it_refuses_to_set_the_runs_metadata(boss: Actor) -> None:
-    response = send(boss, "put", "/api/steps/checkout/", {"description_hash_runs": 9})
+    response = boss.rest("put", "/api/steps/checkout/", {"description_hash_runs": 9})
 
     assert response.status_code == 400
     assert response.json()["details"][0]["loc"] == ["description_hash_runs"]
@@ -62,8 +62,8 @@ def test_it_refuses_to_set_the_runs_metadata(boss: Actor) -> None:
 def test_it_keeps_the_global_skill_objective_for_admins_to_set(boss: Actor, rev: Actor) -> None:
     body = {"global_skill_objective": "selectors and auth flows of the CRM"}
 
-    assert send(rev, "put", "/api/steps/", body).status_code == 403
-    assert send(boss, "put", "/api/steps/", body).status_code == 200
+    assert rev.rest("put", "/api/steps/", body).status_code == 403
+    assert boss.rest("put", "/api/steps/", body).status_code == 200
     assert (
         rev.client.get("/api/steps/").json()["global_skill_objective"]
         == body["global_skill_objective"]

@@ -4,20 +4,17 @@ from __future__ import annotations
 
 from typing import Any
 
-import orjson
 import pytest
 from django.core import signals
 from django.db import close_old_connections
 
 from learnportal.demo import DEMO_AGENT, seed_demo
 from refinement.models import Plan, Proposal
-from tests.conftest import Actor
+from tests.harness import Actor
 
 
 def _send(actor: Actor, method: str, url: str, body: dict[str, Any]) -> Any:
-    response = getattr(actor.client, method)(
-        url, data=orjson.dumps(body), content_type="application/json"
-    )
+    response = actor.rest(method, url, body)
     assert response.status_code < 300, response.json()
     return response.json()
 

@@ -9,7 +9,7 @@ import pytest
 from rest_framework.test import APIClient
 
 from learnportal.accounts.models import User
-from tests.conftest import Actor
+from tests.harness import Actor
 
 
 def _login(username: str) -> APIClient:

@@ -1,0 +1,56 @@
+"""What the refinement tests build their data from: calls and corrections sent as an agent."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from refinement import store
+from tests.builders import next_id
+from tests.harness import Actor
+
+
+def calls(
+    actor: Actor, component: str, n: int, *, reward: float, success: bool | None = None
+) -> None:
+    """Store `n` calls of a component through learn/experience/req (over HTTP)."""
+    experiences = []
+    for i in range(n):
+        action: dict[str, Any] = {"component_name": component, "duration_ms": 100.0 + i}
+        if success is not None:
+            action["success"] = success
+        experiences.append({"experience_id": next_id("exp"), "action": action, "reward": reward})
+    response = actor.learn(
+        {"type": "learn/experience/req", "id": next_id("le"), "experiences": experiences}
+    )
+    assert response.status_code == 200, response.json()
+    assert response.json()["stored"] == n
+
+
+def corrections(actor: Actor, component: str, texts: list[str]) -> None:
+    """Corrective feedback for a component through learn/feedback/req (source self)."""
+    feedbacks = [
+        {
+            "feedback_id": next_id("fb"),
+            "polarity": "corrective",
+            "score": -0.5,
+            "correction": text,
+            "source": "self",
+            "component_name": component,
+        }
+        for text in texts
+    ]
+    response = actor.learn(
+        {"type": "learn/feedback/req", "id": next_id("lf"), "feedbacks": feedbacks}
+    )
+    assert response.status_code == 200, response.json()
+    assert response.json()["recorded"] == len(texts)
+
+
+def two_arms(actor: Actor) -> None:
+    """`alpha` does well and `beta` badly: every strategy prefers alpha."""
+    calls(actor, "alpha", 30, reward=0.9, success=True)
+    calls(actor, "beta", 30, reward=-0.8, success=False)
+
+
+def weight(component: str) -> float | None:
+    return store.routing_weights().get(component)
