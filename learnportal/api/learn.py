@@ -10,8 +10,8 @@ from rest_framework.views import APIView
 
 from learnportal import dispatch
 from learnportal.api.errors import envelope_response, learn_error_response
-from learnportal.api.schema import CAPABILITY_SCHEMA, LEARN_REQUEST, LEARN_RESPONSE
-from learnportal.protocol import ALL_MESSAGE_TYPES, CAPABILITY
+from learnportal.api.schema import LEARN_REQUEST, LEARN_RESPONSE
+from learnportal.protocol import Capability
 from learnportal.protocol.errors import ErrorCode, LearnError
 
 
@@ -21,10 +21,10 @@ class LearnView(APIView):
 
     @extend_schema(
         summary="Describe the learning capability",
-        responses={200: CAPABILITY_SCHEMA},
+        responses={200: Capability},
     )
     def get(self, request: Request) -> Response:
-        return Response({**CAPABILITY, "messages": ALL_MESSAGE_TYPES})
+        return Response(Capability().model_dump(mode="json"))
 
     @extend_schema(
         summary="Send one learn/* request envelope",
