@@ -16,7 +16,7 @@ from learnportal.accounts.roles import Action
 from learnportal.protocol.errors import ErrorCode, LearnError
 from learnportal.web import page, requires, show_learn_error, when
 from refinement.diffs import edits_summary, skill_file_diff, weight_change
-from refinement.forms import ApproveForm, RejectForm
+from refinement.forms import DECISION_FORMS, ApproveForm, RejectForm
 from refinement.learning_store import plan_get, plan_list
 from refinement.models import ProposalStatus, Refinement, RefinementStatus
 from refinement.selectors import (
@@ -39,7 +39,6 @@ HISTORY_PAGE_SIZE = 25
 HISTORY_LIST_PARTIAL = "refinement/partials/history_list.html"
 NO_PLAN = "-"  # the plan part of a rollback's URL for a refinement of no plan
 OPEN = {ProposalStatus.PENDING, ProposalStatus.APPROVED, ProposalStatus.QUEUED}
-DECISIONS = {"approve", "reject", "apply"}
 
 
 @requires(Action.DECIDE)
@@ -137,16 +136,17 @@ def _chain(refinement: Refinement) -> list[dict[str, Any]]:
 def proposal_decide(
     request: HttpRequest, principal: Principal, plan_id: str, proposal_id: str, decision: str
 ) -> HttpResponse:
-    if decision not in DECISIONS:
+    if decision not in DECISION_FORMS:
         raise Http404(f"No decision {decision!r}.")
-    form = (RejectForm if decision == "reject" else ApproveForm)(request.POST)
-    form.is_valid()
+    form = DECISION_FORMS[decision](request.POST)
+    forms = {(decision, proposal_id): form}
+    if not form.is_valid():
+        return _plan_page(request, principal, plan_id, forms=forms, status=400)
     try:
         done = _decide(principal, proposal_id, decision, form.cleaned_data)
     except LearnError as error:
-        if any("reason" in d.get("loc", []) for d in error.details):
+        if any(set(d.get("loc", [])) & form.fields.keys() for d in error.details):
             show_learn_error(form, error)
-            forms = {(decision, proposal_id): form}
             return _plan_page(request, principal, plan_id, forms=forms, status=400)
         messages.error(request, error.message)
     else:
@@ -156,10 +156,10 @@ def proposal_decide(
 
 def _decide(principal: Principal, proposal_id: str, decision: str, data: dict[str, Any]) -> str:
     if decision == "approve":
-        proposal_approve(principal=principal, proposal_id=proposal_id, note=data.get("note", ""))
+        proposal_approve(principal=principal, proposal_id=proposal_id, note=data["note"])
         return f"Approved {proposal_id}."
     if decision == "reject":
-        proposal_reject(principal=principal, proposal_id=proposal_id, reason=data.get("reason", ""))
+        proposal_reject(principal=principal, proposal_id=proposal_id, reason=data["reason"])
         return f"Rejected {proposal_id}."
     outcome = proposal_apply_stored(principal=principal, proposal_id=proposal_id)
     if outcome.error:
