@@ -6,13 +6,22 @@ REST refuses is refused here with REST's message; the services judge the rest.
 
 from __future__ import annotations
 
+from typing import Any
+
 from django import forms
 
 from learnportal.web import BodyForm
 from refinement.decisions import NOTE_MAX_LENGTH, Approve, Reject
 
 
-class ApproveForm(BodyForm):
+class DecisionForm(BodyForm):
+    """A plan's page holds one of these per proposal: no element ids, which would repeat."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **{"auto_id": False, **kwargs})
+
+
+class ApproveForm(DecisionForm):
     body_model = Approve
 
     note = forms.CharField(
@@ -28,7 +37,7 @@ class ApproveForm(BodyForm):
     )
 
 
-class RejectForm(BodyForm):
+class RejectForm(DecisionForm):
     body_model = Reject
 
     # Required in the browser; the service refuses a blank reason with its own message.
