@@ -3,16 +3,15 @@
 from __future__ import annotations
 
 from django.conf import settings
-from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from pydantic import Field
-from rest_framework import serializers
 from rest_framework.exceptions import NotFound
 from rest_framework.pagination import CursorPagination
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from feedback.models import Turn
+from feedback.answers import Turn, TurnPage, TurnsCreated
 from feedback.selectors import turn_queue
 from feedback.services import TurnInput, turns_submit
 from learnportal.accounts.roles import Action
@@ -39,27 +38,6 @@ class TurnItem(StrictModel):
 
 class TurnsRequest(StrictModel):
     turns: list[TurnItem]
-
-
-class TurnsCreated(StrictModel):
-    received: int
-    created: int
-
-
-class TurnSerializer(serializers.ModelSerializer):
-    class Meta:
-        model = Turn
-        fields = [
-            "id",
-            "correlation_id",
-            "session_id",
-            "component_name",
-            "prompt",
-            "response",
-            "model",
-            "version",
-            "created",
-        ]
 
 
 class TurnsQuery(QueryModel):
@@ -90,23 +68,13 @@ class TurnCursor(CursorPagination):
             ) from None
 
 
-TURN_PAGE = inline_serializer(
-    "TurnPage",
-    {
-        "next": serializers.URLField(allow_null=True, help_text="the next page, or null"),
-        "previous": serializers.URLField(allow_null=True, help_text="the page before, or null"),
-        "results": TurnSerializer(many=True),
-    },
-)
-
-
 class TurnsView(APIView):
     parser_classes: list = []
 
     @extend_schema(
         summary="List queued agent turns",
         parameters=query_parameters(TurnsQuery),
-        responses={200: TURN_PAGE, 404: OpenApiResponse(description="a cursor of no page")},
+        responses={200: TurnPage, 404: OpenApiResponse(description="a cursor of no page")},
     )
     def get(self, request: Request) -> Response:
         request.user.require(Action.READ_TURNS)
@@ -117,8 +85,13 @@ class TurnsView(APIView):
         if query.unrated:
             turns = turns.filter(rated=False)
         paginator = TurnCursor(query.limit)
-        page = paginator.paginate_queryset(turns, request, view=self)
-        return paginator.get_paginated_response(TurnSerializer(page, many=True).data)
+        page = paginator.paginate_queryset(turns, request, view=self) or []
+        answer = TurnPage(
+            next=paginator.get_next_link(),
+            previous=paginator.get_previous_link(),
+            results=[Turn.model_validate(turn) for turn in page],
+        )
+        return Response(answer.model_dump(mode="json"))
 
     @extend_schema(
         summary="Queue agent turns for annotators",
@@ -139,11 +112,11 @@ class TurnsView(APIView):
                 f"{settings.LEARNPORTAL_MAX_BATCH} are allowed.",
                 [detail(["turns"], "too many items")],
             )
-        created = turns_submit(
+        answer = turns_submit(
             principal=request.user,
             turns=[
                 TurnInput(t.correlation_id, t.session_id, t.component_name, t.rated_turn)
                 for t in body.turns
             ],
         )
-        return Response({"received": len(body.turns), "created": created}, status=201)
+        return Response(answer.model_dump(mode="json"), status=201)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from django import forms
 
 from learnportal.protocol import FeedbackDimension, FeedbackPolarity
+from learnportal.protocol.models import NAME_LENGTH
 
 POLARITY_HELP = {
     FeedbackPolarity.POSITIVE: "Good as it is",
@@ -23,7 +24,7 @@ RATING_LOCS = {"correction_span": "span_start", "polarity": "polarity", "score":
 
 
 class RatingForm(forms.Form):
-    feedback_id = forms.CharField(widget=forms.HiddenInput, max_length=200)
+    feedback_id = forms.CharField(widget=forms.HiddenInput, max_length=NAME_LENGTH)
     polarity = forms.ChoiceField(
         choices=[(p.value, p.value.capitalize()) for p in FeedbackPolarity],
         widget=forms.RadioSelect,

@@ -12,6 +12,7 @@ from django.conf import settings
 from django.db import transaction
 from pydantic import BaseModel
 
+from feedback.answers import TurnsCreated
 from feedback.bulk import existing_values, insert_rows
 from feedback.idempotency import content_hash, new_items
 from feedback.models import Experience, ExperienceQuota, Feedback, Turn
@@ -372,8 +373,8 @@ class TurnInput:
     rated_turn: RatedTurn
 
 
-def turns_submit(*, principal: Principal, turns: list[TurnInput]) -> int:
-    """Queue agent turns for annotators; a correlation_id already queued is skipped. Returns new."""
+def turns_submit(*, principal: Principal, turns: list[TurnInput]) -> TurnsCreated:
+    """Queue agent turns for annotators; a correlation_id already queued is skipped."""
     principal.require(Action.SUBMIT_TURNS)
     now = time.time()
     rows = [
@@ -392,4 +393,4 @@ def turns_submit(*, principal: Principal, turns: list[TurnInput]) -> int:
                 {"count": created, "by": principal.name},
                 audience=Action.READ_TURNS,
             )
-    return created
+    return TurnsCreated(received=len(turns), created=created)

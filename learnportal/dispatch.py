@@ -8,26 +8,24 @@ the functions themselves, so that a reader (or an editor) goes from a message ty
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable
 from functools import partial
 from typing import Any
 
 import orjson
 from django.conf import settings
-from django.db import DatabaseError, IntegrityError, InterfaceError, OperationalError
+from django.db import DatabaseError, IntegrityError
 
 from feedback import handlers as feedback
 from learnportal.accounts.principals import Principal
+from learnportal.dberrors import database_error
 from learnportal.protocol import RESPONSE_MODELS, parse_request, response_type_for
-from learnportal.protocol.errors import ErrorCode, LearnError
+from learnportal.protocol.errors import LearnError
 from learnportal.protocol.messages import Envelope
 from learnportal.protocol.wire import request_id_of
 from learnportal.ratelimit import rate_limit_check
 from refinement import handlers as refinement
 from refinement.store import behaviour_policy
-
-logger = logging.getLogger(__name__)
 
 Handler = Callable[[Principal, Any], dict[str, Any]]
 
@@ -79,23 +77,8 @@ def run(principal: Principal, request: Envelope) -> dict[str, Any]:
             # rolled back: run it once more, so that it meets those rows as a retry (same content
             # counts, other content is a `conflict` with details) instead of failing.
             fields = handler(principal, request)
-    except LearnError:
-        raise
-    except IntegrityError as exc:
-        logger.info("integrity error on %s: %s", request.type, exc)
-        raise LearnError(
-            ErrorCode.CONFLICT, "Another request wrote the same ids at the same time; retry."
-        ) from exc
-    except (OperationalError, InterfaceError) as exc:
-        logger.warning("database unavailable on %s: %s", request.type, exc)
-        raise LearnError(
-            ErrorCode.UNAVAILABLE, "The database is busy or down; retry shortly.", retry_after=1
-        ) from exc
     except DatabaseError as exc:
-        logger.exception("database error on %s", request.type)
-        raise LearnError(
-            ErrorCode.UNAVAILABLE, "The database refused the request; retry shortly.", retry_after=1
-        ) from exc
+        raise database_error(exc, during=request.type) from exc
     response_type = response_type_for(request.type)
     response = RESPONSE_MODELS[response_type](req_id=request.id, **fields)
     return response.model_dump(mode="json")

@@ -15,8 +15,7 @@ from typing import Annotated, Any, TypeVar
 from drf_spectacular.utils import OpenApiParameter
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
 
-from learnportal.protocol.errors import invalid
-from learnportal.protocol.wire import summarize, validation_details
+from learnportal.protocol.wire import invalid_from
 
 WHOLE_NUMBER = re.compile(r"-?[0-9]{1,18}")
 TRUE, FALSE = frozenset({"true", "1"}), frozenset({"false", "0"})
@@ -63,8 +62,7 @@ def parse_query(model: type[Query], params: Mapping[str, str]) -> Query:
     try:
         return model.model_validate(values)
     except ValidationError as exc:
-        details = validation_details(exc)
-        raise invalid(summarize(details), details) from None
+        raise invalid_from(exc) from None
 
 
 def query_parameters(model: type[QueryModel]) -> list[OpenApiParameter]:

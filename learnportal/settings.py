@@ -22,6 +22,7 @@ from learnportal.env import (
     env_str,
     load_env_file,
 )
+from learnportal.protocol.models import RiskLevel
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 # The dev env file `make` writes (DJANGO_DEBUG=1 and a generated key), so that manage.py typed
@@ -257,7 +258,6 @@ SPECTACULAR_SETTINGS = {
 
 # --- learn/* host limits and policy -------------------------------------------------------
 ADAPT_STRATEGY_NAMES = ("ppo", "ucb1", "epsilon_greedy", "softmax", "custom")
-RISK_LEVELS = ("none", "low", "medium", "high")
 
 LEARNPORTAL_MAX_BATCH = env_int("LEARNPORTAL_MAX_BATCH", 1000, minimum=1)
 LEARNPORTAL_MAX_BODY_BYTES = env_int("LEARNPORTAL_MAX_BODY_BYTES", 64 * 1024 * 1024, minimum=1024)
@@ -269,7 +269,9 @@ LEARNPORTAL_ADAPT_STRATEGIES = env_list(
     "LEARNPORTAL_ADAPT_STRATEGIES", ",".join(ADAPT_STRATEGY_NAMES), ADAPT_STRATEGY_NAMES
 )
 LEARNPORTAL_CUSTOM_STRATEGY = env_str("LEARNPORTAL_CUSTOM_STRATEGY")
-LEARNPORTAL_AUTO_APPLY_MAX_RISK = env_choice("LEARNPORTAL_AUTO_APPLY_MAX_RISK", "low", RISK_LEVELS)
+LEARNPORTAL_AUTO_APPLY_MAX_RISK = RiskLevel(
+    env_choice("LEARNPORTAL_AUTO_APPLY_MAX_RISK", RiskLevel.LOW, RiskLevel)
+)
 LEARNPORTAL_FORWARD_ENV_REWARDS = env_bool("LEARNPORTAL_FORWARD_ENV_REWARDS", True)
 # How many of the newest experiences an adapt or a plan learns from (a replay window).
 LEARNPORTAL_ADAPT_WINDOW = env_int("LEARNPORTAL_ADAPT_WINDOW", 1_000_000, minimum=1)

@@ -1,4 +1,5 @@
-"""What every page shares, whichever app serves it: who may see it, the 403 page, form errors.
+"""What every page shares, whichever app serves it: who may see it, the 403 page, forms and
+their errors.
 
 The base of the pages: it imports no app, so that feedback's and refinement's pages build on it.
 """
@@ -8,16 +9,18 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import UTC, datetime
 from functools import wraps
-from typing import Any, Concatenate
+from typing import Any, ClassVar, Concatenate
 
 from django import forms
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
+from pydantic import BaseModel, ValidationError
 
 from learnportal.accounts.principals import Principal, principal_for_user
 from learnportal.accounts.roles import Action
 from learnportal.protocol.errors import LearnError
+from learnportal.protocol.wire import invalid_from
 
 PortalView = Callable[Concatenate[HttpRequest, Principal, ...], HttpResponse]
 
@@ -81,3 +84,28 @@ def show_learn_error(
             placed = True
     if not placed:
         form.add_error(None, error.message)
+
+
+class BodyForm(forms.Form):
+    """A form for one REST body (`body_model`): the model alone judges what is sent.
+
+    Its fields only read text out of the POST (no validators of their own, so no limit or
+    message of Django's); then the body model validates it, and each of its refusals is put next
+    to the field it names with the message REST gives. A field's limit for the browser (a
+    widget's `maxlength`) is the model's constant.
+    """
+
+    body_model: ClassVar[type[BaseModel]]
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        for field in self.fields.values():
+            field.validators = []
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        try:
+            self.body_model.model_validate(data)
+        except ValidationError as exc:
+            show_learn_error(self, invalid_from(exc))
+        return data

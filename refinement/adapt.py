@@ -26,6 +26,7 @@ from refinement.review import recently_rolled_back, weight_step_risk
 from refinement.services import Edit, edits_apply, locked, new_id, plan_settle
 from refinement.strategy_registry import strategy_for, strategy_params
 from refinement.trust_region import MOVED, PRECISION, max_step, step_toward
+from refinement.vocabulary import PlanStatus, ReviewKind
 
 SETTLED = 1e-3  # a weight this close to its target needs no plan for the rest of the way
 
@@ -92,7 +93,7 @@ def adapt_run(*, principal: Principal, component_name: str, strategy: str) -> Ad
             component_name=component_name,
             scope=strategy,
             requested_by=principal.key,
-            status="ready",
+            status=PlanStatus.READY,
             created=time.time(),
         )
         weights = store.routing_weights()
@@ -119,7 +120,9 @@ def adapt_run(*, principal: Principal, component_name: str, strategy: str) -> Ad
             (s.component, s.before, s.after, round(targets[s.component], PRECISION)) for s in steps
         ]
         waiting = [(r.component, r.before, r.after) for r in rests]
-        plan.status = "ready" if waiting else ("done" if moves else "empty")
+        plan.status = (
+            PlanStatus.READY if waiting else (PlanStatus.DONE if moves else PlanStatus.EMPTY)
+        )
         plan.summary = f"{_message(strategy, moves, waiting, plan.plan_id)} {note}".strip()
         plan.save(update_fields=["status", "summary"])
         history_record(
@@ -225,7 +228,7 @@ def proposals_file(
     Review.objects.bulk_create(
         Review(
             proposal=record,
-            kind="auto",
+            kind=ReviewKind.AUTO,
             approved=True,
             risk_level=record.risk_level,
             reasons=[reason] if (reason := weight_step_risk(step.before, step.after)[1]) else [],

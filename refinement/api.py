@@ -6,11 +6,10 @@ Views parse, call one service and serialize; the rules live in `refinement.learn
 
 from __future__ import annotations
 
-from dataclasses import asdict
-from typing import Any, Literal, TypeVar
+from typing import Any, TypeVar
 
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
-from pydantic import BaseModel, Field, RootModel
+from pydantic import BaseModel, Field
 from pydantic.json_schema import SkipJsonSchema
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -18,25 +17,40 @@ from rest_framework.views import APIView
 
 from learnportal.accounts.roles import Action
 from learnportal.inputs import (
-    NOT_BLANK,
     QueryInt,
     QueryModel,
     QueryText,
     parse_query,
     query_parameters,
 )
+from learnportal.protocol.messages import Applied, History
 from learnportal.protocol.models import StrictModel, Text
 from learnportal.protocol.wire import parse_body as parse_json_body
-from refinement import learning_store, store
-from refinement.history import HISTORY_LIMIT, history_entries
+from refinement import learning_store
+from refinement.answers import (
+    Decision,
+    PlanList,
+    PlanState,
+    RolledBack,
+    Routing,
+    RunOutcome,
+    SkillFile,
+    SkillList,
+    StepsState,
+    StepState,
+)
+from refinement.decisions import Approve, Reject
+from refinement.history import HISTORY_LIMIT, history_read
 from refinement.paths import STEP
 from refinement.proposals import ProposalInput
+from refinement.selectors import routing_read
 from refinement.services import (
     proposal_apply_stored,
     proposal_approve,
     proposal_reject,
     refinement_rollback,
 )
+from refinement.vocabulary import LearningsAccess, PlanStatus
 
 Body = TypeVar("Body", bound=BaseModel)
 STEP_ID = f"^{STEP}$"
@@ -46,43 +60,7 @@ def parse_body(model: type[Body], request: Request) -> Body:
     return parse_json_body(model, request.body or b"{}")
 
 
-# Bodies and answers, for validation and the schema ----------------------------------------
-
-
-class Routing(StrictModel):
-    weights: dict[str, float]
-    updated: float
-
-
-class SkillEntry(StrictModel):
-    path: str
-    version: int
-    updated: float
-    updated_by: str
-    size: int
-
-
-class SkillFile(StrictModel):
-    path: str
-    version: int
-    text: str
-
-
-class StepState(StrictModel):
-    step_id: str
-    learnings_access: Literal["read", "read-write", "none"]
-    learning_objective: str
-    lock_learnings: bool
-    review_notes: str
-    last_description_hash: str
-    description_hash_runs: int
-    runs_total: int
-    updated: float
-
-
-class StepsState(StrictModel):
-    global_skill_objective: str
-    steps: list[StepState]
+# Bodies, for validation and the schema (the answers are refinement.answers') ---------------
 
 
 class WorkflowUpdate(StrictModel):
@@ -95,7 +73,7 @@ class StepUpdate(StrictModel):
     (The metadata fields are left out of the schema: a client may not send them.)
     """
 
-    learnings_access: Literal["read", "read-write", "none"] = "read"
+    learnings_access: LearningsAccess = LearningsAccess.READ
     learning_objective: Text = Field(default="", max_length=20_000)
     lock_learnings: bool = False
     review_notes: Text = Field(default="", max_length=20_000)
@@ -118,94 +96,6 @@ class RunReport(StrictModel):
     )
 
 
-class ProposalReview(StrictModel):
-    kind: str
-    approved: bool
-    risk_level: str
-    reasons: list[str]
-    reviewer: str
-    note: str
-    ts: float
-    current: bool
-
-
-class ProposalState(StrictModel):
-    target: str
-    op: str
-    path: str
-    old_value: Any
-    new_value: Any
-    proposal_id: str
-    plan_id: str
-    reason: str
-    step_id: str
-    status: str
-    risk_level: str
-    requested_by: str
-    reviews: list[ProposalReview]
-
-
-class RunOutcome(StrictModel):
-    step: StepState
-    plan_id: str
-    proposals: list[ProposalState]
-    reason: str
-
-
-class PlanState(StrictModel):
-    plan_id: str
-    origin: str
-    status: str
-    component_name: str
-    scope: str
-    requested_by: str
-    summary: str
-    created: float
-    proposals: list[ProposalState]
-
-
-class SkillList(RootModel[list[SkillEntry]]):
-    pass
-
-
-class PlanList(RootModel[list[PlanState]]):
-    pass
-
-
-class Approve(StrictModel):
-    note: Text = Field(default="", max_length=5_000)
-
-
-class Reject(StrictModel):
-    reason: Text = Field(max_length=5_000, pattern=NOT_BLANK, description="why; not blank")
-
-
-class Decision(StrictModel):
-    proposal_id: str
-    status: str
-    risk_level: str
-    reasons: list[str]
-
-
-class Applied(StrictModel):
-    refinement_id: str
-    applied_edits: int
-    failed_edits: int
-    rollback_available: bool
-    error: str
-
-
-class RolledBack(StrictModel):
-    refinement_id: str
-    rolled_back: bool
-    error: str
-    rollback_refinement_id: str
-
-
-class History(StrictModel):
-    entries: list[dict[str, Any]]
-
-
 class SkillsQuery(QueryModel):
     step: str = Field(
         default="",
@@ -215,7 +105,9 @@ class SkillsQuery(QueryModel):
 
 
 class PlansQuery(QueryModel):
-    status: QueryText = Field(default="", description="only plans in this status (ready, done)")
+    status: QueryText = Field(
+        default="", description=f"only plans in this status ({', '.join(PlanStatus)})"
+    )
     limit: QueryInt = Field(default=50, ge=1, le=200)
 
 
@@ -249,7 +141,7 @@ JSON = "application/json"
 class RoutingView(APIView):
     @extend_schema(summary="Current routing weights", responses=Routing)
     def get(self, request: Request) -> Response:
-        return Response({"weights": store.routing_weights(), "updated": store.routing_updated()})
+        return Response(routing_read().model_dump(mode="json"))
 
 
 class SkillsView(APIView):
@@ -261,7 +153,8 @@ class SkillsView(APIView):
     )
     def get(self, request: Request) -> Response:
         query = parse_query(SkillsQuery, request.query_params)
-        return Response(learning_store.skill_list(principal=request.user, step_id=query.step))
+        answer = learning_store.skill_list(principal=request.user, step_id=query.step)
+        return Response(answer.model_dump(mode="json"))
 
 
 class SkillView(APIView):
@@ -276,9 +169,8 @@ class SkillView(APIView):
     )
     def get(self, request: Request, path: str) -> Response:
         query = parse_query(SkillsQuery, request.query_params)
-        return Response(
-            learning_store.skill_get(principal=request.user, path=path, step_id=query.step)
-        )
+        answer = learning_store.skill_get(principal=request.user, path=path, step_id=query.step)
+        return Response(answer.model_dump(mode="json"))
 
 
 class StepsView(APIView):
@@ -290,7 +182,7 @@ class StepsView(APIView):
         responses=StepsState,
     )
     def get(self, request: Request) -> Response:
-        return Response(learning_store.steps_list())
+        return Response(learning_store.steps_list().model_dump(mode="json"))
 
     @extend_schema(
         summary="Set the global skill objective (admin)",
@@ -301,11 +193,10 @@ class StepsView(APIView):
     def put(self, request: Request) -> Response:
         request.user.require(Action.MANAGE_STEPS)
         body = parse_body(WorkflowUpdate, request)
-        return Response(
-            learning_store.workflow_update(
-                principal=request.user, global_skill_objective=body.global_skill_objective
-            )
+        answer = learning_store.workflow_update(
+            principal=request.user, global_skill_objective=body.global_skill_objective
         )
+        return Response(answer.model_dump(mode="json"))
 
 
 class StepView(APIView):
@@ -317,7 +208,7 @@ class StepView(APIView):
         responses={200: StepState, 400: NOT_A_STEP_ID},
     )
     def get(self, request: Request, step_id: str) -> Response:
-        return Response(learning_store.step_get(step_id=step_id))
+        return Response(learning_store.step_get(step_id=step_id).model_dump(mode="json"))
 
     @extend_schema(
         summary="Change a step's learning settings (admin)",
@@ -328,11 +219,12 @@ class StepView(APIView):
     def put(self, request: Request, step_id: str) -> Response:
         request.user.require(Action.MANAGE_STEPS)
         body = parse_body(StepUpdate, request)
-        return Response(
-            learning_store.step_update(
-                principal=request.user, step_id=step_id, changes=body.model_dump(exclude_unset=True)
-            )
+        answer = learning_store.step_update(
+            principal=request.user,
+            step_id=step_id,
+            changes=body.model_dump(mode="json", exclude_unset=True),
         )
+        return Response(answer.model_dump(mode="json"))
 
 
 class StepRunsView(APIView):
@@ -354,7 +246,7 @@ class StepRunsView(APIView):
         outcome = learning_store.run_report(
             principal=request.user, step_id=step_id, description=body.description, edits=body.edits
         )
-        return Response(asdict(outcome), status=201 if outcome.plan_id else 200)
+        return Response(outcome.model_dump(mode="json"), status=201 if outcome.plan_id else 200)
 
 
 class PlansView(APIView):
@@ -366,9 +258,10 @@ class PlansView(APIView):
     )
     def get(self, request: Request) -> Response:
         query = parse_query(PlansQuery, request.query_params)
-        return Response(
-            learning_store.plan_list(principal=request.user, status=query.status, limit=query.limit)
+        answer = learning_store.plan_list(
+            principal=request.user, status=query.status, limit=query.limit
         )
+        return Response(answer.model_dump(mode="json"))
 
 
 class PlanView(APIView):
@@ -381,17 +274,8 @@ class PlanView(APIView):
         },
     )
     def get(self, request: Request, plan_id: str) -> Response:
-        return Response(learning_store.plan_get(principal=request.user, plan_id=plan_id))
-
-
-def _decision(review: Any) -> dict[str, Any]:
-    record = review.proposal
-    return {
-        "proposal_id": record.proposal_id,
-        "status": record.status,
-        "risk_level": review.risk_level,
-        "reasons": review.reasons,
-    }
+        answer = learning_store.plan_get(principal=request.user, plan_id=plan_id)
+        return Response(answer.model_dump(mode="json"))
 
 
 class ApproveView(APIView):
@@ -416,7 +300,7 @@ class ApproveView(APIView):
         request.user.require(Action.DECIDE)
         body = parse_body(Approve, request)
         review = proposal_approve(principal=request.user, proposal_id=proposal_id, note=body.note)
-        return Response(_decision(review))
+        return Response(Decision.of(review).model_dump(mode="json"))
 
 
 class RejectView(APIView):
@@ -438,7 +322,7 @@ class RejectView(APIView):
         review = proposal_reject(
             principal=request.user, proposal_id=proposal_id, reason=body.reason
         )
-        return Response(_decision(review))
+        return Response(Decision.of(review).model_dump(mode="json"))
 
 
 class ApplyView(APIView):
@@ -459,7 +343,7 @@ class ApplyView(APIView):
     )
     def post(self, request: Request, proposal_id: str) -> Response:
         outcome = proposal_apply_stored(principal=request.user, proposal_id=proposal_id)
-        return Response(asdict(outcome))
+        return Response(outcome.model_dump(mode="json"))
 
 
 class RollbackView(APIView):
@@ -479,7 +363,7 @@ class RollbackView(APIView):
     )
     def post(self, request: Request, refinement_id: str) -> Response:
         outcome = refinement_rollback(principal=request.user, refinement_id=refinement_id)
-        return Response(asdict(outcome))
+        return Response(outcome.model_dump(mode="json"))
 
 
 class HistoryView(APIView):
@@ -494,4 +378,4 @@ class HistoryView(APIView):
     def get(self, request: Request) -> Response:
         request.user.require(Action.HISTORY)
         query = parse_query(HistoryQuery, request.query_params)
-        return Response({"entries": history_entries(limit=query.limit)})
+        return Response(history_read(limit=query.limit).model_dump(mode="json"))

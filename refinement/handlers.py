@@ -13,9 +13,10 @@ from learnportal.protocol.messages import (
     LearnRefinementPlanRequest,
     LearnRefinementReviewRequest,
     LearnRefinementRollbackRequest,
+    Rollback,
 )
 from refinement.adapt import adapt_run
-from refinement.history import history_entries
+from refinement.history import history_read
 from refinement.planner import plan_create
 from refinement.services import (
     proposal_apply,
@@ -24,6 +25,8 @@ from refinement.services import (
     refinement_rollback,
     review_reasons,
 )
+
+ROLLBACK_FIELDS = set(Rollback.model_fields)  # the REST answer carries one field more
 
 
 def handle_adapt(principal: Principal, request: LearnAdaptRequest) -> dict[str, Any]:
@@ -55,27 +58,16 @@ def handle_review(principal: Principal, request: LearnRefinementReviewRequest) -
 
 
 def handle_apply(principal: Principal, request: LearnRefinementApplyRequest) -> dict[str, Any]:
-    outcome = proposal_apply(principal=principal, raw=request.proposal)
-    return {
-        "refinement_id": outcome.refinement_id,
-        "applied_edits": outcome.applied_edits,
-        "failed_edits": outcome.failed_edits,
-        "rollback_available": outcome.rollback_available,
-        "error": outcome.error,
-    }
+    return proposal_apply(principal=principal, raw=request.proposal).model_dump()
 
 
 def handle_rollback(
     principal: Principal, request: LearnRefinementRollbackRequest
 ) -> dict[str, Any]:
     outcome = refinement_rollback(principal=principal, refinement_id=request.refinement_id)
-    return {
-        "refinement_id": outcome.refinement_id,
-        "rolled_back": outcome.rolled_back,
-        "error": outcome.error,
-    }
+    return outcome.model_dump(include=ROLLBACK_FIELDS)
 
 
 def handle_history(principal: Principal, request: LearnRefinementHistoryRequest) -> dict[str, Any]:
     principal.require(Action.HISTORY)
-    return {"entries": history_entries()}
+    return history_read().model_dump()

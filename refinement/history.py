@@ -7,6 +7,7 @@ from typing import Any
 
 from learnportal.accounts.roles import Action
 from learnportal.events import broadcast_on_commit
+from learnportal.protocol.messages import History
 from refinement.models import HistoryEntry
 
 HISTORY_LIMIT = 500
@@ -40,3 +41,8 @@ def history_entries(*, limit: int = HISTORY_LIMIT, offset: int = 0) -> list[dict
     """Newest first; `offset` pages further back."""
     entries = HistoryEntry.objects.order_by("-ts", "-id")[offset : offset + limit]
     return [entry.as_entry() for entry in entries]
+
+
+def history_read(*, limit: int = HISTORY_LIMIT) -> History:
+    """The history's newest entries: what learn/refinement/history and REST answer."""
+    return History(entries=history_entries(limit=limit))

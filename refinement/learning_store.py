@@ -20,21 +20,30 @@ from learnportal.accounts.principals import Principal
 from learnportal.accounts.roles import Action, Role
 from learnportal.protocol.errors import detail, forbidden, invalid, not_found
 from refinement import store
+from refinement.answers import (
+    PlanList,
+    PlanState,
+    ProposalState,
+    RunOutcome,
+    SkillEntry,
+    SkillFile,
+    SkillList,
+    StepsState,
+    StepState,
+)
 from refinement.history import history_record
-from refinement.models import LearningsAccess, Plan, Proposal, Step, StoreValue, Workflow
+from refinement.models import Plan, Proposal, Step, StoreValue, Workflow
 from refinement.paths import STEP, Location, Target, locate
 from refinement.proposals import ProposalInput
-from refinement.services import plan_file, proposal_wire
+from refinement.services import plan_file
+from refinement.vocabulary import NEEDS_OBJECTIVE, LearningsAccess, lacks_objective
 
 LEARNINGS = "learnings/"
 STEP_ID = re.compile(rf"^{STEP}$")
-ACCESS_VALUES = [choice.value for choice in LearningsAccess]
 READ_ONLY_STEP_FIELDS = frozenset(
     {"step_id", "last_description_hash", "description_hash_runs", "runs_total", "updated"}
 )
-LATEST_REVIEWS = 3
 
-NEEDS_OBJECTIVE = "a read-write step needs a non-empty learning_objective"
 NEEDS_REVIEW_NOTES = "say in review_notes why the step's learnings are locked"
 READ_ONLY = "is metadata the runs keep; it cannot be set"
 
@@ -58,40 +67,24 @@ def _check_step_id(step_id: str) -> None:
         raise invalid(f"{step_id!r} is not a step id.", [detail(["step_id"], "not a step id")])
 
 
-def step_wire(step: Step | None, step_id: str) -> dict[str, Any]:
-    """A step's settings and metadata; a step never configured has the defaults."""
-    step = step or Step(step_id=step_id)
-    return {
-        "step_id": step_id,
-        "learnings_access": step.learnings_access,
-        "learning_objective": step.learning_objective,
-        "lock_learnings": step.lock_learnings,
-        "review_notes": step.review_notes,
-        "last_description_hash": step.last_description_hash,
-        "description_hash_runs": step.description_hash_runs,
-        "runs_total": step.runs_total,
-        "updated": step.updated,
-    }
-
-
-def step_get(*, step_id: str) -> dict[str, Any]:
+def step_get(*, step_id: str) -> StepState:
     _check_step_id(step_id)
-    return step_wire(Step.objects.filter(step_id=step_id).first(), step_id)
+    return StepState.of(Step.objects.filter(step_id=step_id).first(), step_id)
 
 
 def _workflow() -> Workflow:
     return Workflow.objects.order_by("pk").first() or Workflow.objects.create()
 
 
-def steps_list() -> dict[str, Any]:
+def steps_list() -> StepsState:
     workflow = Workflow.objects.order_by("pk").first()
-    return {
-        "global_skill_objective": workflow.global_skill_objective if workflow else "",
-        "steps": [step_wire(step, step.step_id) for step in Step.objects.order_by("step_id")],
-    }
+    return StepsState(
+        global_skill_objective=workflow.global_skill_objective if workflow else "",
+        steps=[StepState.of(step, step.step_id) for step in Step.objects.order_by("step_id")],
+    )
 
 
-def workflow_update(*, principal: Principal, global_skill_objective: str) -> dict[str, Any]:
+def workflow_update(*, principal: Principal, global_skill_objective: str) -> StepsState:
     principal.require(Action.MANAGE_STEPS)
     with transaction.atomic():
         workflow = _workflow()
@@ -115,7 +108,7 @@ def workflow_update(*, principal: Principal, global_skill_objective: str) -> dic
     return steps_list()
 
 
-def step_update(*, principal: Principal, step_id: str, changes: dict[str, Any]) -> dict[str, Any]:
+def step_update(*, principal: Principal, step_id: str, changes: dict[str, Any]) -> StepState:
     """An admin sets a step's gates; `changes` holds only the fields sent."""
     principal.require(Action.MANAGE_STEPS)
     _check_step_id(step_id)
@@ -127,14 +120,15 @@ def step_update(*, principal: Principal, step_id: str, changes: dict[str, Any]) 
         )
     with transaction.atomic():
         step, _ = Step.objects.select_for_update().get_or_create(step_id=step_id)
-        before = step_wire(step, step_id)
+        before = StepState.of(step, step_id).model_dump()
         after = {**before, **changes}
-        if after["learnings_access"] not in ACCESS_VALUES:
+        if after["learnings_access"] not in set(LearningsAccess):
+            words = ", ".join(LearningsAccess)
             raise invalid(
-                "learnings_access is read, read-write or none.",
-                [detail(["learnings_access"], "must be read, read-write or none")],
+                f"learnings_access is one of {words}.",
+                [detail(["learnings_access"], f"must be one of {words}")],
             )
-        if after["learnings_access"] == "read-write" and not after["learning_objective"].strip():
+        if lacks_objective(after["learnings_access"], after["learning_objective"]):
             raise invalid(
                 f"Step {step_id}: {NEEDS_OBJECTIVE}.", [detail(["learning_objective"], "required")]
             )
@@ -159,7 +153,7 @@ def step_update(*, principal: Principal, step_id: str, changes: dict[str, Any]) 
                 message=f"step {step_id}: " + ", ".join(d["path"].split(".")[-1] for d in diff),
                 diff=diff,
             )
-    return step_wire(step, step_id)
+    return StepState.of(step, step_id)
 
 
 # Runs -------------------------------------------------------------------------------------
@@ -169,18 +163,10 @@ def description_hash(description: str) -> str:
     return hashlib.sha256(description.strip().encode()).hexdigest()
 
 
-@dataclass
-class RunOutcome:
-    step: dict[str, Any]
-    plan_id: str = ""
-    proposals: list[dict[str, Any]] = field(default_factory=list)
-    reason: str = ""
-
-
 def _why_no_edit(step: Step, edits: list[ProposalInput]) -> str:
-    if step.learnings_access != "read-write":
+    if step.learnings_access != LearningsAccess.READ_WRITE:
         return f"step {step.step_id} has learnings_access '{step.learnings_access}'"
-    if not step.learning_objective.strip():
+    if lacks_objective(step.learnings_access, step.learning_objective):
         return f"step {step.step_id} has no learning_objective"
     if step.lock_learnings:
         return f"step {step.step_id} is locked: {step.review_notes}"
@@ -232,11 +218,11 @@ def run_report(
                 "updated",
             ]
         )
-        outcome = RunOutcome(step=step_wire(step, step_id), reason=_why_no_edit(step, edits))
+        outcome = RunOutcome(step=StepState.of(step, step_id), reason=_why_no_edit(step, edits))
         if not outcome.reason:
             plan, records = _file_run_plan(principal, step, edits)
             outcome.plan_id = plan.plan_id
-            outcome.proposals = [proposal_detail(r) for r in records]
+            outcome.proposals = [ProposalState.of(r) for r in records]
         history_record(
             "run",
             principal.key,
@@ -272,57 +258,20 @@ def _file_run_plan(
 # Plans, for reviewers ---------------------------------------------------------------------
 
 
-def proposal_detail(record: Proposal) -> dict[str, Any]:
-    reviews = record.reviews.order_by("-ts", "-id")[:LATEST_REVIEWS]
-    return {
-        **proposal_wire(record),
-        "status": record.status,
-        "risk_level": record.risk_level,
-        "requested_by": record.requested_by,
-        "reviews": [
-            {
-                "kind": review.kind,
-                "approved": review.approved,
-                "risk_level": review.risk_level,
-                "reasons": review.reasons,
-                "reviewer": review.reviewer,
-                "note": review.note,
-                "ts": review.ts,
-                "current": review.proposal_hash == record.content_hash,
-            }
-            for review in reviews
-        ],
-    }
-
-
-def plan_detail(plan: Plan) -> dict[str, Any]:
-    return {
-        "plan_id": plan.plan_id,
-        "origin": plan.origin,
-        "status": plan.status,
-        "component_name": plan.component_name,
-        "scope": plan.scope,
-        "requested_by": plan.requested_by,
-        "summary": plan.summary,
-        "created": plan.created,
-        "proposals": [proposal_detail(p) for p in plan.proposals.order_by("id")],
-    }
-
-
-def plan_list(*, principal: Principal, status: str = "", limit: int = 50) -> list[dict[str, Any]]:
+def plan_list(*, principal: Principal, status: str = "", limit: int = 50) -> PlanList:
     principal.require(Action.DECIDE)
     plans = Plan.objects.order_by("-created", "-id")
     if status:
         plans = plans.filter(status=status)
-    return [plan_detail(plan) for plan in plans[:limit]]
+    return PlanList([PlanState.of(plan) for plan in plans[:limit]])
 
 
-def plan_get(*, principal: Principal, plan_id: str) -> dict[str, Any]:
+def plan_get(*, principal: Principal, plan_id: str) -> PlanState:
     principal.require(Action.DECIDE)
     plan = Plan.objects.filter(plan_id=plan_id).first()
     if plan is None:
         raise not_found(f"No plan {plan_id!r}.")
-    return plan_detail(plan)
+    return PlanState.of(plan)
 
 
 # Skill files ------------------------------------------------------------------------------
@@ -338,33 +287,24 @@ def _check_step_reads(step_id: str) -> None:
         return
     _check_step_id(step_id)
     step = Step.objects.filter(step_id=step_id).first()
-    if step and step.learnings_access == "none":
+    if step and step.learnings_access == LearningsAccess.NONE:
         raise forbidden(f"Step {step_id} has learnings_access 'none'; it reads no learnings.")
 
 
-def skill_list(*, principal: Principal, step_id: str = "") -> list[dict[str, Any]]:
+def skill_list(*, principal: Principal, step_id: str = "") -> SkillList:
     principal.require(Action.READ_SKILLS)
     _check_step_reads(step_id)
-    return [
-        {
-            "path": row.path,
-            "version": row.version,
-            "updated": row.updated,
-            "updated_by": row.updated_by,
-            "size": len(str(row.value).encode()),
-        }
-        for row in store.skill_files()
-    ]
+    return SkillList([SkillEntry.of(row) for row in store.skill_files()])
 
 
-def skill_get(*, principal: Principal, path: str, step_id: str = "") -> dict[str, Any]:
+def skill_get(*, principal: Principal, path: str, step_id: str = "") -> SkillFile:
     principal.require(Action.READ_SKILLS)
     _check_step_reads(step_id)
     path = skill_path(path)
     row = StoreValue.objects.filter(path=path, value__isnull=False).first()
     if row is None:
         raise not_found(f"No learnings file {path!r}.")
-    return {"path": row.path, "version": row.version, "text": row.value}
+    return SkillFile(path=row.path, version=row.version, text=row.value)
 
 
 METADATA_FILE = ".learning_metadata.json"
@@ -385,7 +325,7 @@ def skills_export(*, directory: Path) -> list[Path]:
         targets.append((target, row.value))
     for step in Step.objects.order_by("step_id"):
         # The runtime's per-step metadata file (seed 004): settings and description-hash evidence.
-        metadata = {k: v for k, v in step_wire(step, step.step_id).items() if k != "updated"}
+        metadata = StepState.of(step, step.step_id).model_dump(mode="json", exclude={"updated"})
         target = root / "learnings" / step.step_id / METADATA_FILE
         targets.append((target, json.dumps(metadata, indent=2, sort_keys=True) + "\n"))
     for target, text in targets:

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from django.db import models
 
+from refinement.vocabulary import LearningsAccess, PlanStatus, ReviewKind, RiskLevel, choices
+
 
 class StoreValue(models.Model):
     """The current value at a path (a routing weight or a learnings file); JSON, null = absent."""
@@ -40,18 +42,12 @@ class Revision(models.Model):
         return f"{self.path}@{self.version}"
 
 
-class LearningsAccess(models.TextChoices):
-    READ = "read"
-    READ_WRITE = "read-write"
-    NONE = "none"
-
-
 class Step(models.Model):
     """A workflow step's learning gates and its description-hash evidence (seed 004)."""
 
     step_id = models.CharField(max_length=200, unique=True)
     learnings_access = models.CharField(
-        max_length=16, choices=LearningsAccess.choices, default=LearningsAccess.READ
+        max_length=16, choices=choices(LearningsAccess), default=LearningsAccess.READ.value
     )
     learning_objective = models.TextField(blank=True)
     lock_learnings = models.BooleanField(default=False)
@@ -80,7 +76,9 @@ class Plan(models.Model):
     origin = models.CharField(max_length=16, default="plan")  # plan, adapt, run, import, direct
     component_name = models.CharField(max_length=200, blank=True)
     scope = models.CharField(max_length=64, default="local")
-    status = models.CharField(max_length=16, default="ready")
+    status = models.CharField(
+        max_length=16, choices=choices(PlanStatus), default=PlanStatus.READY.value
+    )
     requested_by = models.CharField(max_length=160)
     summary = models.TextField(blank=True)
     created = models.FloatField(db_index=True)
@@ -109,7 +107,9 @@ class Proposal(models.Model):
     reason = models.TextField(blank=True)
     step_id = models.CharField(max_length=200, blank=True)
     content_hash = models.CharField(max_length=64, db_index=True)
-    risk_level = models.CharField(max_length=8, default="low")
+    risk_level = models.CharField(
+        max_length=8, choices=choices(RiskLevel), default=RiskLevel.LOW.value
+    )
     status = models.CharField(
         max_length=16, choices=ProposalStatus.choices, default=ProposalStatus.PENDING
     )
@@ -124,9 +124,9 @@ class Review(models.Model):
     """An automatic review, or a person's approval or rejection, of one proposal's content."""
 
     proposal = models.ForeignKey(Proposal, on_delete=models.CASCADE, related_name="reviews")
-    kind = models.CharField(max_length=8)  # auto, approve, reject
+    kind = models.CharField(max_length=8, choices=choices(ReviewKind))
     approved = models.BooleanField()
-    risk_level = models.CharField(max_length=8)
+    risk_level = models.CharField(max_length=8, choices=choices(RiskLevel))
     reasons = models.JSONField(default=list)
     confidence_adjusted = models.BooleanField(default=False)
     reviewer = models.CharField(max_length=160)

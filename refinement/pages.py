@@ -16,9 +16,9 @@ from learnportal.accounts.roles import Action
 from learnportal.protocol.errors import ErrorCode, LearnError
 from learnportal.web import page, requires, show_learn_error, when
 from refinement.diffs import edits_summary, skill_file_diff, weight_change
-from refinement.forms import ApproveForm, RejectForm
+from refinement.forms import DECISION_FORMS, ApproveForm, RejectForm
 from refinement.learning_store import plan_get, plan_list
-from refinement.models import Refinement, RefinementStatus
+from refinement.models import ProposalStatus, Refinement, RefinementStatus
 from refinement.selectors import (
     history_page_entries,
     plan_refinements,
@@ -32,22 +32,22 @@ from refinement.services import (
     proposal_reject,
     refinement_rollback,
 )
+from refinement.vocabulary import ReviewKind
 
 PLANS_SHOWN = 200
 HISTORY_PAGE_SIZE = 25
 HISTORY_LIST_PARTIAL = "refinement/partials/history_list.html"
 NO_PLAN = "-"  # the plan part of a rollback's URL for a refinement of no plan
-OPEN = {"pending", "approved", "queued"}
-DECISIONS = {"approve", "reject", "apply"}
+OPEN = {ProposalStatus.PENDING, ProposalStatus.APPROVED, ProposalStatus.QUEUED}
 
 
 @requires(Action.DECIDE)
 def plan_index(request: HttpRequest, principal: Principal) -> HttpResponse:
-    plans = plan_list(principal=principal, limit=PLANS_SHOWN)
+    plans = plan_list(principal=principal, limit=PLANS_SHOWN).model_dump(mode="json")
     for plan in plans:
         plan["when"] = when(plan["created"])
         plan["open"] = sum(p["status"] in OPEN for p in plan["proposals"])
-        plan["applied"] = sum(p["status"] == "applied" for p in plan["proposals"])
+        plan["applied"] = sum(p["status"] == ProposalStatus.APPLIED for p in plan["proposals"])
     context = {"plans": plans, "queued_rollbacks": queued_rollbacks(), "no_plan": NO_PLAN}
     return page(request, "refinement/plans.html", context)
 
@@ -66,7 +66,7 @@ def _plan_page(
     status: int = 200,
 ) -> HttpResponse:
     try:
-        plan = plan_get(principal=principal, plan_id=plan_id)
+        plan = plan_get(principal=principal, plan_id=plan_id).model_dump(mode="json")
     except LearnError as error:
         if error.code == ErrorCode.NOT_FOUND:
             raise Http404(error.message) from None
@@ -87,9 +87,12 @@ def _decorate(proposal: dict[str, Any], refinement: Refinement | None) -> None:
     # Plans are filed without an automatic review; until one exists, a decision's review
     # carries the same assessment, so its reasons explain the risk as well.
     reviewed = [r for r in proposal["reviews"] if r["reasons"]]
-    latest = next((r for r in reviewed if r["kind"] == "auto"), reviewed[0] if reviewed else None)
+    latest = next(
+        (r for r in reviewed if r["kind"] == ReviewKind.AUTO), reviewed[0] if reviewed else None
+    )
     proposal["auto_reasons"] = latest["reasons"] if latest else []
-    decisions = [r for r in proposal["reviews"] if r["kind"] in {"approve", "reject"}]
+    people = {ReviewKind.APPROVE, ReviewKind.REJECT}
+    decisions = [r for r in proposal["reviews"] if r["kind"] in people]
     proposal["decision"] = decisions[0] if decisions else None
     if proposal["target"] == "skill_file":
         proposal["diff_lines"] = skill_file_diff(
@@ -133,16 +136,17 @@ def _chain(refinement: Refinement) -> list[dict[str, Any]]:
 def proposal_decide(
     request: HttpRequest, principal: Principal, plan_id: str, proposal_id: str, decision: str
 ) -> HttpResponse:
-    if decision not in DECISIONS:
+    if decision not in DECISION_FORMS:
         raise Http404(f"No decision {decision!r}.")
-    form = (RejectForm if decision == "reject" else ApproveForm)(request.POST)
-    form.is_valid()
+    form = DECISION_FORMS[decision](request.POST)
+    forms = {(decision, proposal_id): form}
+    if not form.is_valid():
+        return _plan_page(request, principal, plan_id, forms=forms, status=400)
     try:
         done = _decide(principal, proposal_id, decision, form.cleaned_data)
     except LearnError as error:
-        if any("reason" in d.get("loc", []) for d in error.details):
+        if any(set(d.get("loc", [])) & form.fields.keys() for d in error.details):
             show_learn_error(form, error)
-            forms = {(decision, proposal_id): form}
             return _plan_page(request, principal, plan_id, forms=forms, status=400)
         messages.error(request, error.message)
     else:
@@ -152,10 +156,10 @@ def proposal_decide(
 
 def _decide(principal: Principal, proposal_id: str, decision: str, data: dict[str, Any]) -> str:
     if decision == "approve":
-        proposal_approve(principal=principal, proposal_id=proposal_id, note=data.get("note", ""))
+        proposal_approve(principal=principal, proposal_id=proposal_id, note=data["note"])
         return f"Approved {proposal_id}."
     if decision == "reject":
-        proposal_reject(principal=principal, proposal_id=proposal_id, reason=data.get("reason", ""))
+        proposal_reject(principal=principal, proposal_id=proposal_id, reason=data["reason"])
         return f"Rejected {proposal_id}."
     outcome = proposal_apply_stored(principal=principal, proposal_id=proposal_id)
     if outcome.error:

@@ -13,6 +13,7 @@ from learnportal.protocol.fielderror import FieldError
 from learnportal.protocol.models import FreeJson, Name, ShortName, StrictModel, Text
 from learnportal.protocol.wire import invalid_from
 from refinement.paths import SKILL_PATHS, STEP, Location, Target, locate
+from refinement.vocabulary import LearningsAccess
 
 OPS: dict[Target, set[str]] = {
     Target.ROUTER_WEIGHT: {"update"},
@@ -20,7 +21,6 @@ OPS: dict[Target, set[str]] = {
     Target.STEP_CONFIG: {"update"},
 }
 STEP_FIELD_TYPES = {"learnings_access": str, "learning_objective": str, "lock_learnings": bool}
-ACCESS_VALUES = {"read", "read-write", "none"}
 
 # The validator's rules as JSON Schema, one variant per target and op, so that the OpenAPI
 # document says what a proposal must be. Paths follow the grammar of refinement.paths, in the
@@ -73,7 +73,7 @@ PROPOSAL_VARIANTS = [
     *(
         _variant(Target.STEP_CONFIG, "update", rf"^steps\.{STEP}\.{field}$", _ANY, new)
         for field, new in (
-            ("learnings_access", {"type": "string", "enum": sorted(ACCESS_VALUES)}),
+            ("learnings_access", {"type": "string", "enum": sorted(LearningsAccess)}),
             ("learning_objective", _TEXT),
             ("lock_learnings", {"type": "boolean"}),
         )
@@ -136,8 +136,9 @@ class ProposalInput(StrictModel):
             expected = STEP_FIELD_TYPES[location.field]
             if not isinstance(self.new_value, expected):
                 raise FieldError("new_value", f"{location.field} is a {expected.__name__}")
-            if location.field == "learnings_access" and self.new_value not in ACCESS_VALUES:
-                raise FieldError("new_value", "learnings_access is read, read-write or none")
+            if location.field == "learnings_access" and self.new_value not in set(LearningsAccess):
+                words = ", ".join(LearningsAccess)
+                raise FieldError("new_value", f"learnings_access is one of {words}")
         return self
 
     @property

@@ -11,8 +11,8 @@ from refinement import store
 from refinement.models import Revision, Step
 from refinement.paths import Location, Target
 from refinement.proposals import ProposalInput
+from refinement.vocabulary import NEEDS_OBJECTIVE, LearningsAccess, RiskLevel, lacks_objective
 
-RISK_ORDER = {"none": 0, "low": 1, "medium": 2, "high": 3}
 WEIGHT_HIGH, WEIGHT_MEDIUM = 0.3, 0.1
 SKILL_INDEX_MAX_LINES = 100
 RECENT_ROLLBACK_SECONDS = 7 * 24 * 3600
@@ -22,7 +22,7 @@ REFERENCES = "learnings/_global/references/"
 
 @dataclass
 class Assessment:
-    risk_level: str = "low"
+    risk_level: RiskLevel = RiskLevel.LOW
     reasons: list[str] = field(default_factory=list)
     risks: list[str] = field(default_factory=list)  # the reasons that raised the risk
     blocking: list[str] = field(default_factory=list)
@@ -35,9 +35,8 @@ class Assessment:
     def approved(self) -> bool:
         return not self.blocking and not self.conflict
 
-    def raise_risk(self, level: str, reason: str) -> None:
-        if RISK_ORDER[level] > RISK_ORDER[self.risk_level]:
-            self.risk_level = level
+    def raise_risk(self, level: RiskLevel, reason: str) -> None:
+        self.risk_level = max(self.risk_level, level)
         self.reasons.append(reason)
         self.risks.append(reason)
 
@@ -94,15 +93,15 @@ def assess_all(proposals: list[ProposalInput], *, lock: bool = False) -> list[As
     return results
 
 
-def weight_step_risk(before: float, after: float) -> tuple[str, str]:
+def weight_step_risk(before: float, after: float) -> tuple[RiskLevel, str]:
     """The risk of moving a routing weight, and why when it is above low."""
     # Rounded so that 0.5 → 0.8 is a step of 0.3, not 0.30000000000000004.
     step = round(abs(after - before), 9)
     if step > WEIGHT_HIGH:
-        return "high", f"moves the weight by {step:.3f} (over {WEIGHT_HIGH})"
+        return RiskLevel.HIGH, f"moves the weight by {step:.3f} (over {WEIGHT_HIGH})"
     if step > WEIGHT_MEDIUM:
-        return "medium", f"moves the weight by {step:.3f} (over {WEIGHT_MEDIUM})"
-    return "low", ""
+        return RiskLevel.MEDIUM, f"moves the weight by {step:.3f} (over {WEIGHT_MEDIUM})"
+    return RiskLevel.LOW, ""
 
 
 def recently_rolled_back(paths: list[str]) -> set[str]:
@@ -124,34 +123,38 @@ def _risk(
             result.raise_risk(level, reason)
     elif location.target is Target.STEP_CONFIG:
         result.needs_human = True
-        result.raise_risk("high", "changes a step's learning settings: a person must approve it")
+        result.raise_risk(
+            RiskLevel.HIGH, "changes a step's learning settings: a person must approve it"
+        )
     else:
         if proposal.op == "delete":
-            result.raise_risk("high", f"deletes {proposal.path}")
+            result.raise_risk(RiskLevel.HIGH, f"deletes {proposal.path}")
         if location.is_code:
-            result.raise_risk("high", f"edits code that runs ({proposal.path})")
+            result.raise_risk(RiskLevel.HIGH, f"edits code that runs ({proposal.path})")
         if location.is_skill_index and isinstance(proposal.new_value, str):
             lines = proposal.new_value.count("\n") + 1
             if lines > SKILL_INDEX_MAX_LINES:
                 result.raise_risk(
-                    "medium",
+                    RiskLevel.MEDIUM,
                     f"SKILL.md would have {lines} lines; keep it a short index under "
                     f"{SKILL_INDEX_MAX_LINES} and move detail to references/",
                 )
     if proposal.path in context.rolled_back:
-        result.raise_risk("medium", f"{proposal.path} was rolled back in the last 7 days")
+        result.raise_risk(RiskLevel.MEDIUM, f"{proposal.path} was rolled back in the last 7 days")
 
 
 def _gates(
     proposal: ProposalInput, location: Location, result: Assessment, context: Context
 ) -> None:
     if location.target is Target.STEP_CONFIG:
-        if location.field == "learnings_access" and proposal.new_value == "read-write":
-            config = context.steps.get(location.step_id)
-            if not (config and config.learning_objective.strip()):
-                result.blocking.append(
-                    f"step {location.step_id} needs a learning_objective before it can be read-write"
-                )
+        step = context.steps.get(location.step_id) or Step(step_id=location.step_id)
+        after = {
+            "learnings_access": step.learnings_access,
+            "learning_objective": step.learning_objective,
+            location.field: proposal.new_value,
+        }
+        if lacks_objective(after["learnings_access"], after["learning_objective"]):
+            result.blocking.append(f"step {location.step_id}: {NEEDS_OBJECTIVE}")
         return
     if location.target is not Target.SKILL_FILE:
         return
@@ -159,8 +162,8 @@ def _gates(
     if not step_id:
         return
     step = context.steps.get(step_id)
-    access = step.learnings_access if step else "read"
-    if access != "read-write":
+    access = step.learnings_access if step else LearningsAccess.READ
+    if access != LearningsAccess.READ_WRITE:
         result.blocking.append(
             f"step {step_id} has learnings_access '{access}'; only a read-write step may write "
             "learnings"

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from django.db.models import QuerySet
 
+from refinement import store
+from refinement.answers import Routing
 from refinement.models import (
     HistoryEntry,
     Proposal,
@@ -13,6 +15,11 @@ from refinement.models import (
 )
 
 CHAIN_LIMIT = 50
+
+
+def routing_read() -> Routing:
+    """The current routing weights, as a runtime's component selection reads them."""
+    return Routing(weights=store.routing_weights(), updated=store.routing_updated())
 
 
 def rollback_chain(refinement: Refinement) -> list[Refinement]:

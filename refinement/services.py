@@ -30,7 +30,9 @@ from pydantic import ValidationError
 from learnportal.accounts.principals import Principal
 from learnportal.accounts.roles import Action, Role
 from learnportal.protocol.errors import conflict, detail, forbidden, invalid, not_found
+from learnportal.protocol.messages import Applied
 from refinement import store
+from refinement.answers import ProposalWire, RolledBack
 from refinement.history import history_record
 from refinement.models import (
     Plan,
@@ -42,7 +44,8 @@ from refinement.models import (
 )
 from refinement.paths import Location, Target
 from refinement.proposals import ProposalInput, parse_proposal
-from refinement.review import RISK_ORDER, Assessment, assess, assess_all, describe, same_value
+from refinement.review import Assessment, assess, assess_all, describe, same_value
+from refinement.vocabulary import PlanStatus, ReviewKind, RiskLevel
 
 HUMAN_APPLIERS = frozenset({Role.REVIEWER, Role.ADMIN})
 
@@ -144,27 +147,9 @@ def edits_apply(
     return refinement
 
 
-@dataclass(frozen=True)
-class ApplyOutcome:
-    refinement_id: str
-    applied_edits: int = 0
-    failed_edits: int = 0
-    rollback_available: bool = False
-    error: str = ""
-
-
 def proposal_wire(record: Proposal) -> dict[str, Any]:
-    return {
-        "target": record.target,
-        "op": record.op,
-        "path": record.path,
-        "old_value": record.old_value,
-        "new_value": record.new_value,
-        "proposal_id": record.proposal_id,
-        "plan_id": record.plan.plan_id if record.plan else "",
-        "reason": record.reason,
-        "step_id": record.step_id,
-    }
+    """A stored proposal as the JSON the wire carries (`ProposalWire`)."""
+    return ProposalWire.of(record).model_dump(mode="json")
 
 
 def proposal_register(
@@ -265,14 +250,14 @@ def plan_file(
         component_name=component_name,
         scope=scope,
         requested_by=principal.key,
-        status="ready" if proposals else "empty",
+        status=PlanStatus.READY if proposals else PlanStatus.EMPTY,
         summary=summary,
         created=time.time(),
     )
     records = []
     for proposal in proposals:
         record = proposal_register(principal, proposal, plan=plan)
-        review_record(record, assess(proposal), principal.key, "auto")
+        review_record(record, assess(proposal), principal.key, ReviewKind.AUTO)
         records.append(record)
     history_record(
         "plan",
@@ -289,22 +274,22 @@ OPEN_STATUSES = (ProposalStatus.PENDING, ProposalStatus.APPROVED, ProposalStatus
 
 def plan_settle(plan: Plan | None) -> None:
     """A ready plan whose every proposal is decided (applied, rejected, rolled back) is done."""
-    if plan is None or plan.status != "ready":
+    if plan is None or plan.status != PlanStatus.READY:
         return
     if not plan.proposals.filter(status__in=OPEN_STATUSES).exists():
-        plan.status = "done"
+        plan.status = PlanStatus.DONE
         plan.save(update_fields=["status"])
 
 
 def review_record(
-    record: Proposal, assessment: Assessment, reviewer: str, kind: str, note: str = ""
+    record: Proposal, assessment: Assessment, reviewer: str, kind: ReviewKind, note: str = ""
 ) -> Review:
     record.risk_level = assessment.risk_level
     record.save(update_fields=["risk_level"])
     return Review.objects.create(
         proposal=record,
         kind=kind,
-        approved=assessment.approved if kind != "reject" else False,
+        approved=assessment.approved if kind != ReviewKind.REJECT else False,
         risk_level=assessment.risk_level,
         reasons=assessment.reasons
         + assessment.blocking
@@ -333,7 +318,7 @@ def proposal_review(*, principal: Principal, raw: dict[str, Any]) -> tuple[Propo
     with transaction.atomic():
         record = proposal_register(principal, proposal)
         assessment = assess(proposal)
-        review_record(record, assessment, principal.key, "auto")
+        review_record(record, assessment, principal.key, ReviewKind.AUTO)
         history_record(
             "review",
             principal.key,
@@ -347,8 +332,9 @@ def proposal_review(*, principal: Principal, raw: dict[str, Any]) -> tuple[Propo
 
 
 def _human_approval(record: Proposal) -> Review | None:
-    latest = record.reviews.filter(kind__in=["approve", "reject"]).order_by("-ts", "-id").first()
-    if latest and latest.kind == "approve" and latest.proposal_hash == record.content_hash:
+    people = [ReviewKind.APPROVE, ReviewKind.REJECT]
+    latest = record.reviews.filter(kind__in=people).order_by("-ts", "-id").first()
+    if latest and latest.kind == ReviewKind.APPROVE and latest.proposal_hash == record.content_hash:
         return latest
     return None
 
@@ -382,7 +368,7 @@ def _refuse_unsafe(proposal: ProposalInput, assessment: Assessment) -> None:
         )
 
 
-def proposal_apply(*, principal: Principal, raw: dict[str, Any]) -> ApplyOutcome:
+def proposal_apply(*, principal: Principal, raw: dict[str, Any]) -> Applied:
     """Apply one proposal; a machine's apply above the auto-apply risk waits for a person."""
     principal.require(Action.APPLY)
     proposal = parse_proposal(raw)
@@ -393,11 +379,11 @@ def proposal_apply(*, principal: Principal, raw: dict[str, Any]) -> ApplyOutcome
 
 def awaits_person(assessments: list[Assessment]) -> str:
     """Why a machine's refinement of these edits waits for a reviewer, or "" if it need not."""
-    limit = settings.LEARNPORTAL_AUTO_APPLY_MAX_RISK
-    level = max((a.risk_level for a in assessments), key=RISK_ORDER.__getitem__, default="none")
+    limit = RiskLevel(settings.LEARNPORTAL_AUTO_APPLY_MAX_RISK)
+    level = max((a.risk_level for a in assessments), default=RiskLevel.NONE)
     if any(a.needs_human for a in assessments):
         why = "it changes step settings, which always need a person"
-    elif RISK_ORDER[level] > RISK_ORDER[limit]:
+    elif level > limit:
         why = f"its risk is {level}, above the auto-apply limit '{limit}'"
         risks = list(dict.fromkeys(reason for a in assessments for reason in a.risks))
         if risks:
@@ -408,7 +394,7 @@ def awaits_person(assessments: list[Assessment]) -> str:
     return f"awaits approval by a reviewer: {why}"
 
 
-def _apply_record(principal: Principal, proposal: ProposalInput, record: Proposal) -> ApplyOutcome:
+def _apply_record(principal: Principal, proposal: ProposalInput, record: Proposal) -> Applied:
     """Apply one proposal (`edits_apply`); a machine's apply above the auto-apply risk is queued.
 
     The caller holds the proposal's row lock (`proposal_register` or `_stored`).
@@ -417,9 +403,11 @@ def _apply_record(principal: Principal, proposal: ProposalInput, record: Proposa
     _refuse_unsafe(proposal, assessment)
     if by_person(principal):
         _check_four_eyes(principal, record, applying=True)
-        review_record(record, assessment, principal.key, "approve", note="approved by applying")
+        review_record(
+            record, assessment, principal.key, ReviewKind.APPROVE, note="approved by applying"
+        )
     else:
-        review_record(record, assessment, principal.key, "auto")
+        review_record(record, assessment, principal.key, ReviewKind.AUTO)
         waiting = awaits_person([assessment])
         if waiting and _human_approval(record) is None:
             return _queue(principal, record, waiting)
@@ -435,10 +423,10 @@ def _apply_record(principal: Principal, proposal: ProposalInput, record: Proposa
     record.status = ProposalStatus.APPLIED
     record.save(update_fields=["status"])
     plan_settle(record.plan)
-    return ApplyOutcome(refinement.refinement_id, applied_edits=1, rollback_available=True)
+    return Applied(refinement_id=refinement.refinement_id, applied_edits=1, rollback_available=True)
 
 
-def _queue(principal: Principal, record: Proposal, error: str) -> ApplyOutcome:
+def _queue(principal: Principal, record: Proposal, error: str) -> Applied:
     refinement = record.refinements.filter(status=RefinementStatus.QUEUED).first()
     if refinement is None:
         refinement = Refinement.objects.create(
@@ -461,10 +449,10 @@ def _queue(principal: Principal, record: Proposal, error: str) -> ApplyOutcome:
         refinement_id=refinement.refinement_id,
         message=error,
     )
-    return ApplyOutcome(refinement.refinement_id, error=error)
+    return Applied(refinement_id=refinement.refinement_id, error=error)
 
 
-def proposal_apply_stored(*, principal: Principal, proposal_id: str) -> ApplyOutcome:
+def proposal_apply_stored(*, principal: Principal, proposal_id: str) -> Applied:
     """A person applies a stored proposal (from the dashboard or the REST API)."""
     principal.require(Action.DECIDE)
     with transaction.atomic():
@@ -489,7 +477,7 @@ def proposal_approve(*, principal: Principal, proposal_id: str, note: str = "") 
         proposal = parse_proposal(proposal_wire(record))
         assessment = assess(proposal)
         _refuse_unsafe(proposal, assessment)
-        review = review_record(record, assessment, principal.key, "approve", note=note)
+        review = review_record(record, assessment, principal.key, ReviewKind.APPROVE, note=note)
         record.status = (
             ProposalStatus.APPROVED if record.status != ProposalStatus.QUEUED else record.status
         )
@@ -515,7 +503,9 @@ def proposal_reject(*, principal: Principal, proposal_id: str, reason: str) -> R
                 f"Proposal {proposal_id} is {record.status} already; roll it back instead."
             )
         proposal = parse_proposal(proposal_wire(record))
-        review = review_record(record, assess(proposal), principal.key, "reject", note=reason)
+        review = review_record(
+            record, assess(proposal), principal.key, ReviewKind.REJECT, note=reason
+        )
         record.status = ProposalStatus.REJECTED
         record.save(update_fields=["status"])
         record.refinements.filter(status=RefinementStatus.QUEUED).update(
@@ -532,15 +522,7 @@ def proposal_reject(*, principal: Principal, proposal_id: str, reason: str) -> R
     return review
 
 
-@dataclass(frozen=True)
-class RollbackOutcome:
-    refinement_id: str
-    rolled_back: bool
-    error: str = ""
-    rollback_refinement_id: str = ""
-
-
-def refinement_rollback(*, principal: Principal, refinement_id: str) -> RollbackOutcome:
+def refinement_rollback(*, principal: Principal, refinement_id: str) -> RolledBack:
     """Undo an applied refinement with a new refinement built from its before values.
 
     The undo is a refinement like any other: its edits pass the same review as an apply (stale
@@ -590,7 +572,9 @@ def refinement_rollback(*, principal: Principal, refinement_id: str) -> Rollback
             Proposal.objects.filter(pk=original.proposal_id).update(
                 status=ProposalStatus.ROLLED_BACK
             )
-    return RollbackOutcome(refinement_id, True, rollback_refinement_id=undo.refinement_id)
+    return RolledBack(
+        refinement_id=refinement_id, rolled_back=True, rollback_refinement_id=undo.refinement_id
+    )
 
 
 def _rollback_target(refinement_id: str) -> Refinement:
@@ -670,7 +654,7 @@ def _queue_rollback(
     undo: Refinement | None,
     reverse: list[dict[str, Any]],
     error: str,
-) -> RollbackOutcome:
+) -> RolledBack:
     """A machine's undo above the auto-apply risk: one queued refinement, until a person acts."""
     if undo is None:
         undo = Refinement.objects.create(
@@ -694,6 +678,9 @@ def _queue_rollback(
     else:
         undo.edits, undo.error = reverse, error
         undo.save(update_fields=["edits", "error"])
-    return RollbackOutcome(
-        original.refinement_id, False, error=error, rollback_refinement_id=undo.refinement_id
+    return RolledBack(
+        refinement_id=original.refinement_id,
+        rolled_back=False,
+        error=error,
+        rollback_refinement_id=undo.refinement_id,
     )

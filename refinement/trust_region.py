@@ -8,17 +8,20 @@ arithmetic, no database.
 
 from __future__ import annotations
 
-STEP_LIMIT = {"none": 0.0, "low": 0.1, "medium": 0.3, "high": 1.0}
+from refinement.vocabulary import RiskLevel
+
+STEP_LIMIT = {RiskLevel.NONE: 0.0, RiskLevel.LOW: 0.1, RiskLevel.MEDIUM: 0.3, RiskLevel.HIGH: 1.0}
 PRECISION = 6  # weights are stored rounded to this many decimals
 MOVED = 10**-PRECISION
 
 
-def max_step(risk: str, *, rolled_back_lately: bool = False) -> float:
+def max_step(risk: RiskLevel | str, *, rolled_back_lately: bool = False) -> float:
     """The largest step a weight may take when machines may apply up to `risk`.
 
     A weight rolled back lately is medium risk at least, so under a limit of low it stays put.
     """
-    if rolled_back_lately and risk in {"none", "low"}:
+    risk = RiskLevel(risk)
+    if rolled_back_lately and risk < RiskLevel.MEDIUM:
         return 0.0
     return STEP_LIMIT[risk]
 

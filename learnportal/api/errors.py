@@ -6,7 +6,7 @@ import math
 from typing import Any
 
 from django.core.exceptions import RequestDataTooBig
-from django.db import DatabaseError, IntegrityError
+from django.db import DatabaseError
 from django.http import (
     Http404,
     HttpRequest,
@@ -19,6 +19,7 @@ from django.views.decorators.csrf import csrf_exempt
 from rest_framework import exceptions
 from rest_framework.response import Response
 
+from learnportal.dberrors import database_error
 from learnportal.protocol.errors import ErrorCode, LearnError, detail
 from learnportal.ratelimit import rate_limited
 
@@ -33,13 +34,20 @@ DRF_CODES: list[tuple[type[exceptions.APIException], ErrorCode]] = [
 ]
 
 
+def envelope_response(
+    body: dict[str, Any], status: int, retry_after: int | None = None
+) -> Response:
+    """A learn/* envelope over HTTP: the one place that says Retry-After."""
+    response = Response(body, status=status)
+    if retry_after is not None:
+        response["Retry-After"] = str(retry_after)
+    return response
+
+
 def learn_error_response(
     error: LearnError, req_id: str = "", status: int | None = None
 ) -> Response:
-    response = Response(error.envelope(req_id), status=status or error.http_status)
-    if error.retry_after is not None:
-        response["Retry-After"] = str(error.retry_after)
-    return response
+    return envelope_response(error.envelope(req_id), status or error.http_status, error.retry_after)
 
 
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
@@ -52,13 +60,10 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
         )
     if isinstance(exc, Http404):
         return learn_error_response(LearnError(ErrorCode.NOT_FOUND, "Not found."))
-    if isinstance(exc, DatabaseError) and not isinstance(exc, IntegrityError):
-        # The database is busy or down (also while authenticating): retry, never a 500.
-        return learn_error_response(
-            LearnError(
-                ErrorCode.UNAVAILABLE, "The database is busy or down; retry shortly.", retry_after=1
-            )
-        )
+    if isinstance(exc, DatabaseError):
+        # Also while authenticating, before any view runs: never a 500.
+        request = context.get("request")
+        return learn_error_response(database_error(exc, during=getattr(request, "path", "")))
     if isinstance(exc, exceptions.Throttled):
         return learn_error_response(rate_limited(max(1, math.ceil(exc.wait or 1))))
     if not isinstance(exc, exceptions.APIException):

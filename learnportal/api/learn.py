@@ -9,9 +9,9 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from learnportal import dispatch
-from learnportal.api.errors import learn_error_response
-from learnportal.api.schema import CAPABILITY_SCHEMA, LEARN_REQUEST, LEARN_RESPONSE
-from learnportal.protocol import ALL_MESSAGE_TYPES, CAPABILITY
+from learnportal.api.errors import envelope_response, learn_error_response
+from learnportal.api.schema import LEARN_REQUEST, LEARN_RESPONSE
+from learnportal.protocol import Capability
 from learnportal.protocol.errors import ErrorCode, LearnError
 
 
@@ -21,10 +21,10 @@ class LearnView(APIView):
 
     @extend_schema(
         summary="Describe the learning capability",
-        responses={200: CAPABILITY_SCHEMA},
+        responses={200: Capability},
     )
     def get(self, request: Request) -> Response:
-        return Response({**CAPABILITY, "messages": ALL_MESSAGE_TYPES})
+        return Response(Capability().model_dump(mode="json"))
 
     @extend_schema(
         summary="Send one learn/* request envelope",
@@ -80,7 +80,4 @@ class LearnView(APIView):
                 LearnError(ErrorCode.TOO_LARGE, "The request body is over the size limit.")
             )
         reply = dispatch.dispatch(request.user, body)
-        response = Response(reply.body, status=reply.status)
-        if reply.retry_after is not None:
-            response["Retry-After"] = str(reply.retry_after)
-        return response
+        return envelope_response(reply.body, reply.status, reply.retry_after)

@@ -65,17 +65,8 @@ class LearnErrorEnvelope(BaseModel):
     )
 
 
-class Capability(BaseModel):
-    capability: str = "learning"
-    namespace: str = "learn/*"
-    plugin: str = "LearnPlugin"
-    version: str = "1.0"
-    messages: list[str]
-
-
 LEARN_REQUEST: Any = LearnRequest
 LEARN_RESPONSE: Any = LearnResponse
-CAPABILITY_SCHEMA: Any = Capability
 
 # What each status means, whichever endpoint answers it.
 GENERAL: dict[int, str] = {

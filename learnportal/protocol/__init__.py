@@ -9,6 +9,7 @@ from learnportal.protocol.messages import (
     PROTOCOL_VERSION,
     REQUEST_MODELS,
     RESPONSE_MODELS,
+    Capability,
     response_type_for,
 )
 from learnportal.protocol.models import (
@@ -20,23 +21,17 @@ from learnportal.protocol.models import (
     FeedbackPolarity,
     FeedbackSource,
     RatedTurn,
+    RiskLevel,
 )
 from learnportal.protocol.wire import parse_request
 
-CAPABILITY = {
-    "capability": "learning",
-    "namespace": "learn/*",
-    "plugin": "LearnPlugin",
-    "version": PROTOCOL_VERSION,
-}
-
 __all__ = [
     "ALL_MESSAGE_TYPES",
-    "CAPABILITY",
     "PROTOCOL_VERSION",
     "REQUEST_MODELS",
     "RESPONSE_MODELS",
     "Action",
+    "Capability",
     "ComponentPerformanceRecord",
     "ErrorCode",
     "Experience",
@@ -46,6 +41,7 @@ __all__ = [
     "FeedbackSource",
     "LearnError",
     "RatedTurn",
+    "RiskLevel",
     "error_envelope",
     "parse_request",
     "response_type_for",

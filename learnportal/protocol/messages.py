@@ -14,6 +14,7 @@ from learnportal.protocol.models import (
     Name,
     RequiredName,
     RequiredShortName,
+    RiskLevel,
     ShortName,
     StrictModel,
 )
@@ -117,8 +118,13 @@ class LearnRefinementPlanResponse(Response):
     status: str
 
 
-class LearnRefinementApplyResponse(Response):
-    type: Literal["learn/refinement/apply/resp"] = "learn/refinement/apply/resp"
+# What an apply, a rollback and the history answer, whatever the transport: the fields of their
+# response envelopes, and the host's REST answers (refinement.answers) as they are.
+
+
+class Applied(StrictModel):
+    """What an apply did."""
+
     refinement_id: str
     applied_edits: int = 0
     failed_edits: int = 0
@@ -126,11 +132,26 @@ class LearnRefinementApplyResponse(Response):
     error: str = ""
 
 
-class LearnRefinementRollbackResponse(Response):
-    type: Literal["learn/refinement/rollback/resp"] = "learn/refinement/rollback/resp"
+class Rollback(StrictModel):
+    """What a rollback did."""
+
     refinement_id: str
     rolled_back: bool = False
     error: str = ""
+
+
+class History(StrictModel):
+    """The refinement history, newest first."""
+
+    entries: list[dict[str, Any]] = Field(default_factory=list)
+
+
+class LearnRefinementApplyResponse(Applied, Response):
+    type: Literal["learn/refinement/apply/resp"] = "learn/refinement/apply/resp"
+
+
+class LearnRefinementRollbackResponse(Rollback, Response):
+    type: Literal["learn/refinement/rollback/resp"] = "learn/refinement/rollback/resp"
 
 
 class LearnRefinementReviewResponse(Response):
@@ -138,12 +159,12 @@ class LearnRefinementReviewResponse(Response):
     approved: bool = False
     confidence_adjusted: bool = False
     reasons: list[str] = Field(default_factory=list)
-    risk_level: Literal["low", "medium", "high"] = "low"
+    # A review's risk is never none (RiskLevel.NONE is a limit: a machine applies nothing).
+    risk_level: Literal[RiskLevel.LOW, RiskLevel.MEDIUM, RiskLevel.HIGH] = RiskLevel.LOW
 
 
-class LearnRefinementHistoryResponse(Response):
+class LearnRefinementHistoryResponse(History, Response):
     type: Literal["learn/refinement/history/resp"] = "learn/refinement/history/resp"
-    entries: list[dict[str, Any]] = Field(default_factory=list)
 
 
 REQUEST_MODELS: dict[str, type[Envelope]] = {
@@ -186,3 +207,13 @@ ALL_MESSAGE_TYPES: list[str] = [
     for request_type in REQUEST_MODELS
     for name in (request_type, response_type_for(request_type))
 ]
+
+
+class Capability(StrictModel):
+    """What `GET /api/learn/` answers, for discovery: the learning capability and its messages."""
+
+    capability: str = "learning"
+    namespace: str = "learn/*"
+    plugin: str = "LearnPlugin"
+    version: str = PROTOCOL_VERSION
+    messages: list[str] = Field(default_factory=lambda: list(ALL_MESSAGE_TYPES))

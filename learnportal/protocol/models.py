@@ -52,6 +52,40 @@ class StrictModel(BaseModel):
     )
 
 
+class Answer(BaseModel):
+    """What the host answers beside the envelopes (the REST answers): the host builds it from
+    its own stored values, so it reads them laxly (a stored "low" is a RiskLevel), and it has
+    no field beyond its model's, as its schema says."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class RiskLevel(StrEnum):
+    """How much a change could hurt, in this order: a review's risk (low, medium, high), and the
+    most a machine may apply by itself (`none`: nothing). Compared by that order."""
+
+    NONE = "none"
+    LOW = "low"
+    MEDIUM = "medium"
+    HIGH = "high"
+
+    @property
+    def rank(self) -> int:
+        return list(RiskLevel).index(self)
+
+    def __lt__(self, other: object) -> bool:
+        return self.rank < RiskLevel(other).rank
+
+    def __le__(self, other: object) -> bool:
+        return self.rank <= RiskLevel(other).rank
+
+    def __gt__(self, other: object) -> bool:
+        return self.rank > RiskLevel(other).rank
+
+    def __ge__(self, other: object) -> bool:
+        return self.rank >= RiskLevel(other).rank
+
+
 class FeedbackPolarity(StrEnum):
     POSITIVE = "positive"
     NEGATIVE = "negative"

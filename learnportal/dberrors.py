@@ -1,0 +1,33 @@
+"""What a database error means to a client, said once for dispatch and for every REST view.
+
+A race on the same ids is a `conflict` the client may retry; anything else the database
+refuses is `unavailable` with a Retry-After: never a 500.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from django.db import DatabaseError, IntegrityError, InterfaceError, OperationalError
+
+from learnportal.protocol.errors import ErrorCode, LearnError
+
+logger = logging.getLogger(__name__)
+
+RETRY_AFTER = 1  # seconds
+SAME_IDS = "Another request wrote the same ids at the same time; retry."
+BUSY = "The database is busy or down; retry shortly."
+REFUSED = "The database refused the request; retry shortly."
+
+
+def database_error(exc: DatabaseError, *, during: str) -> LearnError:
+    """The learn/error for a database error met while serving `during` (a message type or
+    a URL path), logged at the level it deserves."""
+    if isinstance(exc, IntegrityError):
+        logger.info("integrity error on %s: %s", during, exc)
+        return LearnError(ErrorCode.CONFLICT, SAME_IDS)
+    if isinstance(exc, OperationalError | InterfaceError):
+        logger.warning("database unavailable on %s: %s", during, exc)
+        return LearnError(ErrorCode.UNAVAILABLE, BUSY, retry_after=RETRY_AFTER)
+    logger.error("database error on %s", during, exc_info=exc)
+    return LearnError(ErrorCode.UNAVAILABLE, REFUSED, retry_after=RETRY_AFTER)

@@ -1,0 +1,124 @@
+"""Each REST answer is one pydantic model: the OpenAPI document's schema of an operation's
+success is that model's JSON schema, so the two cannot drift (schemathesis, in
+test_openapi_truth.py, checks that every answer is what the schema says)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from pydantic import BaseModel
+from rest_framework.test import APIClient
+
+from feedback.answers import TurnPage, TurnsCreated
+from learnportal.api.openapi import ResponseJsonSchema
+from learnportal.api.schema import LearnResponse
+from learnportal.protocol.messages import (
+    Applied,
+    Capability,
+    History,
+    LearnRefinementApplyResponse,
+    LearnRefinementHistoryResponse,
+    LearnRefinementRollbackResponse,
+    Rollback,
+)
+from refinement.answers import (
+    Decision,
+    PlanList,
+    PlanState,
+    RolledBack,
+    Routing,
+    RunOutcome,
+    SkillFile,
+    SkillList,
+    StepsState,
+    StepState,
+)
+
+REF = "#/components/schemas/{model}"
+
+# Every operation's success, and the model its view answers with.
+ANSWERS: dict[tuple[str, str, str], type[BaseModel]] = {
+    ("get", "/api/learn/", "200"): Capability,
+    ("post", "/api/learn/", "200"): LearnResponse,
+    ("get", "/api/turns/", "200"): TurnPage,
+    ("post", "/api/turns/", "201"): TurnsCreated,
+    ("get", "/api/routing/", "200"): Routing,
+    ("get", "/api/skills/", "200"): SkillList,
+    ("get", "/api/skills/{path}", "200"): SkillFile,
+    ("get", "/api/steps/", "200"): StepsState,
+    ("put", "/api/steps/", "200"): StepsState,
+    ("get", "/api/steps/{step_id}/", "200"): StepState,
+    ("put", "/api/steps/{step_id}/", "200"): StepState,
+    ("post", "/api/steps/{step_id}/runs/", "200"): RunOutcome,
+    ("post", "/api/steps/{step_id}/runs/", "201"): RunOutcome,
+    ("get", "/api/plans/", "200"): PlanList,
+    ("get", "/api/plans/{plan_id}/", "200"): PlanState,
+    ("post", "/api/proposals/{proposal_id}/approve/", "200"): Decision,
+    ("post", "/api/proposals/{proposal_id}/reject/", "200"): Decision,
+    ("post", "/api/proposals/{proposal_id}/apply/", "200"): Applied,
+    ("post", "/api/refinements/{refinement_id}/rollback/", "200"): RolledBack,
+    ("get", "/api/history/", "200"): History,
+}
+
+
+@pytest.fixture(scope="module")
+def document(django_db_blocker: Any) -> dict[str, Any]:
+    with django_db_blocker.unblock():
+        return APIClient().get("/api/schema/", {"format": "json"}).json()
+
+
+def successes(document: dict[str, Any]) -> set[tuple[str, str, str]]:
+    return {
+        (method, path, status)
+        for path, methods in document["paths"].items()
+        for method, operation in methods.items()
+        for status in operation["responses"]
+        if status.startswith("2")
+    }
+
+
+def test_every_success_of_every_operation_has_its_answer_model(document: dict[str, Any]) -> None:
+    assert successes(document) == set(ANSWERS)
+
+
+@pytest.mark.parametrize(
+    ("operation", "model"), ANSWERS.items(), ids=[" ".join(op) for op in ANSWERS]
+)
+def test_the_schema_of_an_answer_is_its_models_json_schema(
+    document: dict[str, Any], operation: tuple[str, str, str], model: type[BaseModel]
+) -> None:
+    method, path, status = operation
+    components = document["components"]["schemas"]
+    expected = model.model_json_schema(
+        ref_template=REF, mode="serialization", schema_generator=ResponseJsonSchema
+    )
+    defs = expected.pop("$defs", {})
+
+    answer = document["paths"][path][method]["responses"][status]
+    assert answer["content"]["application/json"]["schema"] == {
+        "$ref": REF.format(model=model.__name__)
+    }
+    assert components[model.__name__] == expected
+    assert {name: components.get(name) for name in defs} == defs
+
+
+@pytest.mark.parametrize(
+    ("envelope", "answer"),
+    [
+        (LearnRefinementApplyResponse, Applied),
+        (LearnRefinementRollbackResponse, Rollback),
+        (LearnRefinementHistoryResponse, History),
+    ],
+)
+def test_a_learn_envelope_carries_the_answer_rest_gives(
+    envelope: type[BaseModel], answer: type[BaseModel]
+) -> None:
+    assert issubclass(envelope, answer)
+    fields = set(envelope.model_fields) - {"type", "id", "version", "ts", "req_id"}
+    assert fields == set(answer.model_fields)
+
+
+def test_a_rest_rollback_says_what_the_learn_rollback_says_and_its_undo() -> None:
+    assert issubclass(RolledBack, Rollback)
+    assert set(RolledBack.model_fields) - set(Rollback.model_fields) == {"rollback_refinement_id"}

@@ -1,0 +1,99 @@
+"""An approval's note and a rejection's reason: the portal takes what REST takes and refuses
+what REST refuses, with REST's message, and never saves a value it did not keep whole."""
+
+from __future__ import annotations
+
+import orjson
+import pytest
+from django.test import Client
+
+from refinement.models import Plan, Proposal, ProposalStatus, Review
+
+pytestmark = pytest.mark.django_db
+
+TOO_LONG = "String should have at most 5000 characters"
+
+
+def _pending() -> Proposal:
+    plan = Plan.objects.get(requested_by="token:demo-agent")
+    return plan.proposals.filter(status=ProposalStatus.PENDING).order_by("id").first()
+
+
+def _in_the_portal(client: Client, proposal: Proposal, decision: str, **data: str):
+    url = f"/plans/{proposal.plan.plan_id}/proposals/{proposal.proposal_id}/{decision}/"
+    return client.post(url, data)
+
+
+def _over_rest(client: Client, proposal: Proposal, decision: str, **body: str):
+    url = f"/api/proposals/{proposal.proposal_id}/{decision}/"
+    return client.post(url, orjson.dumps(body), content_type="application/json")
+
+
+def _decisions(proposal: Proposal) -> list[Review]:
+    return list(proposal.reviews.filter(kind__in=["approve", "reject"]))
+
+
+@pytest.mark.parametrize("send", [_in_the_portal, _over_rest], ids=["portal", "rest"])
+def test_an_approval_note_of_2500_characters_is_saved_whole(reviewer: Client, send) -> None:
+    proposal = _pending()
+    note = "Looks right. " * 192 + "Ship"  # 2,500 characters
+
+    response = send(reviewer, proposal, "approve", note=note)
+
+    assert response.status_code in {200, 302}
+    assert Proposal.objects.get(pk=proposal.pk).status == ProposalStatus.APPROVED
+    assert [review.note for review in _decisions(proposal)] == [note]
+
+
+def test_an_approval_note_of_5001_characters_is_refused_in_the_portal_with_rests_message(
+    reviewer: Client,
+) -> None:
+    proposal = _pending()
+
+    response = _in_the_portal(reviewer, proposal, "approve", note="n" * 5_001)
+
+    assert response.status_code == 400
+    assert f'data-field="note">{TOO_LONG}' in response.content.decode()
+    assert Proposal.objects.get(pk=proposal.pk).status == ProposalStatus.PENDING
+    assert _decisions(proposal) == []
+
+
+def test_an_approval_note_of_5001_characters_is_refused_over_rest(reviewer: Client) -> None:
+    proposal = _pending()
+
+    response = _over_rest(reviewer, proposal, "approve", note="n" * 5_001)
+
+    assert response.status_code == 400
+    assert response.json()["details"] == [{"loc": ["note"], "msg": TOO_LONG}]
+    assert Proposal.objects.get(pk=proposal.pk).status == ProposalStatus.PENDING
+    assert _decisions(proposal) == []
+
+
+@pytest.mark.parametrize("send", [_in_the_portal, _over_rest], ids=["portal", "rest"])
+def test_a_rejection_reason_over_5000_characters_is_refused_and_nothing_changes(
+    reviewer: Client, send
+) -> None:
+    proposal = _pending()
+
+    response = send(reviewer, proposal, "reject", reason="r" * 5_001)
+
+    assert response.status_code == 400
+    assert TOO_LONG in response.content.decode()
+    assert Proposal.objects.get(pk=proposal.pk).status == ProposalStatus.PENDING
+    assert _decisions(proposal) == []
+
+
+def test_the_portal_keeps_a_note_exactly_as_rest_does(reviewer: Client) -> None:
+    proposal = _pending()
+
+    _in_the_portal(reviewer, proposal, "approve", note="  spaced  ")
+
+    assert [review.note for review in _decisions(proposal)] == ["  spaced  "]
+
+
+def test_the_note_field_tells_the_browser_its_limit(reviewer: Client) -> None:
+    proposal = _pending()
+
+    page = reviewer.get(f"/plans/{proposal.plan.plan_id}/").content.decode()
+
+    assert 'name="note"' in page and 'maxlength="5000"' in page
