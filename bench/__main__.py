@@ -1,3 +1,5 @@
+from __future__ import annotations
+
 from bench.cli import main
 
 raise SystemExit(main())

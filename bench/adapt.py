@@ -37,16 +37,18 @@ import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import orjson
 
 from refinement.strategies import BUILTIN_STRATEGIES, PARAMS, Evidence, check_params
 from refinement.strategies.simulate import run_bandit, ucb1_regret_bound, uniform_regret
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping, Sequence
 
 ROOT = Path(__file__).resolve().parent.parent
 MARK_START = "<!-- bench:adapt:start -->"

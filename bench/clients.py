@@ -7,12 +7,15 @@ import http.client
 import statistics
 import threading
 import time
-from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import httpx
 import orjson
 import websockets
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 
 @dataclass

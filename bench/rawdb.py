@@ -9,8 +9,10 @@ the same bytes into the same tables and indexes.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 
 class RawTable:

@@ -6,9 +6,10 @@ import os
 import platform
 import re
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from bench.environment import Database
+if TYPE_CHECKING:
+    from bench.environment import Database
 
 INGEST_TARGET = {"sqlite": 0.5, "postgresql": 0.3}
 STATS_TARGET = 2.0

@@ -13,6 +13,8 @@
 It is never used to serve.
 """
 
+from __future__ import annotations
+
 import gc
 import os
 

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from django.conf import settings
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from pydantic import Field
 from rest_framework.exceptions import NotFound
 from rest_framework.pagination import CursorPagination
-from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -27,6 +28,9 @@ from learnportal.protocol import RatedTurn
 from learnportal.protocol.errors import ErrorCode, LearnError, detail
 from learnportal.protocol.models import Name, RequiredName, StrictModel
 from learnportal.protocol.wire import parse_body
+
+if TYPE_CHECKING:
+    from rest_framework.request import Request
 
 
 class TurnItem(StrictModel):

@@ -7,10 +7,12 @@ PostgreSQL understand `ON CONFLICT ... DO NOTHING / DO UPDATE`.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.db import connection, models
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Sequence
 
 IN_CHUNK = 900
 

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
 from feedback.models import Feedback, Turn
 from learnportal.protocol import Feedback as FeedbackItem
 from learnportal.protocol import FeedbackDimension, FeedbackPolarity, FeedbackSource, RatedTurn
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
 
 
 def _turn_for(row: Feedback, turns: dict[str, RatedTurn]) -> RatedTurn | None:

@@ -2,18 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from feedback.selectors import component_records
 from feedback.services import RoutingPolicy, experience_store, feedback_record
-from learnportal.accounts.principals import Principal
 from learnportal.accounts.roles import Action
 from learnportal.protocol.errors import not_found
-from learnportal.protocol.messages import (
-    LearnExperienceRequest,
-    LearnFeedbackRequest,
-    LearnStatsRequest,
-)
+
+if TYPE_CHECKING:
+    from learnportal.accounts.principals import Principal
+    from learnportal.protocol.messages import (
+        LearnExperienceRequest,
+        LearnFeedbackRequest,
+        LearnStatsRequest,
+    )
 
 
 def handle_feedback(principal: Principal, request: LearnFeedbackRequest) -> dict[str, Any]:

@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
-from django.db import models
-from pydantic import BaseModel
 
 from feedback.bulk import existing_values
 from learnportal.protocol.errors import conflict, detail
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from django.db import models
+    from pydantic import BaseModel
 
 
 def content_hash(item: BaseModel, owner: str, sent: dict[str, Any] | None = None) -> str:

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from django.contrib import messages
 from django.core.paginator import Paginator
-from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect
 from django.urls import reverse
 from pydantic import ValidationError
@@ -13,13 +14,17 @@ from feedback import selectors
 from feedback.forms import POLARITY_HELP, RATING_LOCS, RatingForm
 from feedback.models import Turn
 from feedback.services import feedback_record
-from learnportal.accounts.principals import Principal
 from learnportal.accounts.roles import Action
 from learnportal.protocol import Feedback, FeedbackDimension, FeedbackPolarity, RatedTurn
 from learnportal.protocol.errors import LearnError
 from learnportal.protocol.ids import new_feedback_id
 from learnportal.protocol.wire import invalid_from
 from learnportal.web import page, requires, show_learn_error
+
+if TYPE_CHECKING:
+    from django.http import HttpRequest, HttpResponse
+
+    from learnportal.accounts.principals import Principal
 
 QUEUE_PAGE_SIZE = 20
 

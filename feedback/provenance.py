@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
-from learnportal.accounts.principals import Principal
+from typing import TYPE_CHECKING
+
 from learnportal.accounts.roles import Role
 from learnportal.protocol import Feedback, FeedbackSource
 from learnportal.protocol.errors import detail
+
+if TYPE_CHECKING:
+    from learnportal.accounts.principals import Principal
 
 DEFAULT_SOURCE: dict[Role, FeedbackSource] = {
     Role.AGENT: FeedbackSource.SELF,

@@ -5,12 +5,11 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 from django.conf import settings
 from django.db import transaction
-from pydantic import BaseModel
 
 from feedback.answers import TurnsCreated
 from feedback.bulk import existing_values, insert_rows
@@ -25,13 +24,17 @@ from feedback.stats import (
     stats_add_calls,
     stats_add_scores,
 )
-from learnportal.accounts.principals import Principal
 from learnportal.accounts.roles import Action, Role
 from learnportal.events import broadcast_on_commit
 from learnportal.protocol import Experience as ExperienceItem
 from learnportal.protocol import Feedback as FeedbackItem
 from learnportal.protocol import FeedbackDimension, FeedbackPolarity, FeedbackSource, RatedTurn
 from learnportal.protocol.errors import ErrorCode, LearnError, forbidden
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
+
+    from learnportal.accounts.principals import Principal
 
 FEEDBACK_COLUMNS = (
     "feedback_id",

@@ -7,9 +7,13 @@ everywhere, and allows no other host.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from csp.middleware import CSPMiddleware, PolicyParts
 from django.core.exceptions import DisallowedHost
-from django.http import HttpRequest, HttpResponseBase
+
+if TYPE_CHECKING:
+    from django.http import HttpRequest, HttpResponseBase
 
 
 class PortalCSPMiddleware(CSPMiddleware):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 from django.conf import settings
@@ -21,11 +21,13 @@ from learnportal.accounts.principals import Principal
 from learnportal.dberrors import database_error
 from learnportal.protocol import RESPONSE_MODELS, parse_request, response_type_for
 from learnportal.protocol.errors import LearnError
-from learnportal.protocol.messages import Envelope
 from learnportal.protocol.wire import request_id_of
 from learnportal.ratelimit import rate_limit_check
 from refinement import handlers as refinement
 from refinement.store import behaviour_policy
+
+if TYPE_CHECKING:
+    from learnportal.protocol.messages import Envelope
 
 Handler = Callable[[Principal, Any], dict[str, Any]]
 

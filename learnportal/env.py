@@ -5,9 +5,12 @@ from __future__ import annotations
 import os
 import re
 import secrets
-from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
 
 
 class ConfigError(ValueError):

@@ -9,13 +9,14 @@ its principal may do that action (ws.events).
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.db import transaction
 
-from learnportal.accounts.roles import Action
+if TYPE_CHECKING:
+    from learnportal.accounts.roles import Action
 
 logger = logging.getLogger(__name__)
 

@@ -9,13 +9,15 @@ naming the parameter. Parameters the model does not name are ignored (DRF's `for
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
-from typing import Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 from drf_spectacular.utils import OpenApiParameter
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
 
 from learnportal.protocol.wire import invalid_from
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
 
 WHOLE_NUMBER = re.compile(r"-?[0-9]{1,18}")
 TRUE, FALSE = frozenset({"true", "1"}), frozenset({"false", "0"})

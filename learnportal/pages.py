@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse
 
 from feedback.selectors import component_records, feedback_count, unrated_turn_count
 from learnportal.accounts.principals import principal_for_user
@@ -13,6 +14,9 @@ from refinement.history import history_entries
 from refinement.paths import UNWEIGHTED
 from refinement.selectors import open_proposal_count
 from refinement.store import routing_weights
+
+if TYPE_CHECKING:
+    from django.http import HttpRequest, HttpResponse
 
 
 @login_required

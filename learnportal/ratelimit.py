@@ -11,14 +11,16 @@ from __future__ import annotations
 
 import logging
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
-from django.http import HttpRequest
 from django_ratelimit.core import get_usage
 from rest_framework.throttling import BaseThrottle
 
 from learnportal.protocol.errors import ErrorCode, LearnError
+
+if TYPE_CHECKING:
+    from django.http import HttpRequest
 
 logger = logging.getLogger(__name__)
 

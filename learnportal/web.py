@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import UTC, datetime
 from functools import wraps
-from typing import Any, ClassVar, Concatenate
+from typing import TYPE_CHECKING, Any, ClassVar, Concatenate
 
 from django import forms
 from django.contrib.auth.decorators import login_required
@@ -19,8 +19,10 @@ from pydantic import BaseModel, ValidationError
 
 from learnportal.accounts.principals import Principal, principal_for_user
 from learnportal.accounts.roles import Action
-from learnportal.protocol.errors import LearnError
 from learnportal.protocol.wire import invalid_from
+
+if TYPE_CHECKING:
+    from learnportal.protocol.errors import LearnError
 
 PortalView = Callable[Concatenate[HttpRequest, Principal, ...], HttpResponse]
 

@@ -6,12 +6,11 @@ Views parse, call one service and serialize; the rules live in `refinement.learn
 
 from __future__ import annotations
 
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from pydantic import BaseModel, Field
 from pydantic.json_schema import SkipJsonSchema
-from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -51,6 +50,9 @@ from refinement.services import (
     refinement_rollback,
 )
 from refinement.vocabulary import LearningsAccess, PlanStatus
+
+if TYPE_CHECKING:
+    from rest_framework.request import Request
 
 Body = TypeVar("Body", bound=BaseModel)
 STEP_ID = f"^{STEP}$"

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from learnportal.accounts.principals import Principal
 from learnportal.accounts.roles import Action
 from learnportal.protocol.messages import (
     LearnAdaptRequest,
@@ -25,6 +24,9 @@ from refinement.services import (
     refinement_rollback,
     review_reasons,
 )
+
+if TYPE_CHECKING:
+    from learnportal.accounts.principals import Principal
 
 ROLLBACK_FIELDS = set(Rollback.model_fields)  # the REST answer carries one field more
 

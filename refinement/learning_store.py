@@ -11,8 +11,7 @@ import json
 import re
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.db import transaction
 
@@ -37,6 +36,9 @@ from refinement.paths import STEP, Location, Target, locate
 from refinement.proposals import ProposalInput
 from refinement.services import plan_file
 from refinement.vocabulary import NEEDS_OBJECTIVE, LearningsAccess, lacks_objective
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 LEARNINGS = "learnings/"
 STEP_ID = re.compile(rf"^{STEP}$")

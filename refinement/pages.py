@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.contrib import messages
 from django.core.paginator import Paginator
@@ -11,7 +11,6 @@ from django.shortcuts import redirect
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from learnportal.accounts.principals import Principal
 from learnportal.accounts.roles import Action
 from learnportal.protocol.errors import ErrorCode, LearnError
 from learnportal.web import page, requires, show_learn_error, when
@@ -33,6 +32,9 @@ from refinement.services import (
     refinement_rollback,
 )
 from refinement.vocabulary import ReviewKind
+
+if TYPE_CHECKING:
+    from learnportal.accounts.principals import Principal
 
 PLANS_SHOWN = 200
 HISTORY_PAGE_SIZE = 25

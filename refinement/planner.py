@@ -3,21 +3,24 @@
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from django.conf import settings
 from django.db import transaction
 
 from feedback import selectors
-from learnportal.accounts.principals import Principal
 from learnportal.accounts.roles import Action
 from learnportal.protocol.errors import not_found
 from refinement import store
 from refinement.adapt import SETTLED, targets_for
 from refinement.evidence import components, skipped_note
-from refinement.models import Plan, Proposal
 from refinement.paths import UNWEIGHTED, Target, locate, weight_path
 from refinement.proposals import ProposalInput
 from refinement.services import plan_file
+
+if TYPE_CHECKING:
+    from learnportal.accounts.principals import Principal
+    from refinement.models import Plan, Proposal
 
 REFERENCE = "learnings/_global/references/{}.md"
 MAX_CORRECTIONS = 50

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from feedback.selectors import ComponentEvidence, component_evidence
 from refinement import store
 from refinement.models import Revision, Step
 from refinement.paths import Location, Target
-from refinement.proposals import ProposalInput
 from refinement.vocabulary import NEEDS_OBJECTIVE, LearningsAccess, RiskLevel, lacks_objective
+
+if TYPE_CHECKING:
+    from refinement.proposals import ProposalInput
 
 WEIGHT_HIGH, WEIGHT_MEDIUM = 0.3, 0.1
 SKILL_INDEX_MAX_LINES = 100

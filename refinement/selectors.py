@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from django.db.models import QuerySet
+from typing import TYPE_CHECKING
 
 from refinement import store
 from refinement.answers import Routing
@@ -13,6 +13,9 @@ from refinement.models import (
     Refinement,
     RefinementStatus,
 )
+
+if TYPE_CHECKING:
+    from django.db.models import QuerySet
 
 CHAIN_LIMIT = 50
 

@@ -18,16 +18,13 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import QuerySet
 from pydantic import ValidationError
 
-from learnportal.accounts.principals import Principal
 from learnportal.accounts.roles import Action, Role
 from learnportal.protocol.errors import conflict, detail, forbidden, invalid, not_found
 from learnportal.protocol.messages import Applied
@@ -46,6 +43,13 @@ from refinement.paths import Location, Target
 from refinement.proposals import ProposalInput, parse_proposal
 from refinement.review import Assessment, assess, assess_all, describe, same_value
 from refinement.vocabulary import PlanStatus, ReviewKind, RiskLevel
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
+    from django.db.models import QuerySet
+
+    from learnportal.accounts.principals import Principal
 
 HUMAN_APPLIERS = frozenset({Role.REVIEWER, Role.ADMIN})
 

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from refinement.models import Refinement, Revision, Step, StoreValue
 from refinement.paths import UNWEIGHTED, WEIGHT_PREFIX, Location, Target
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 STEP_DEFAULTS: dict[str, Any] = {
     "learnings_access": "read",

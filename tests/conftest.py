@@ -21,7 +21,7 @@ from __future__ import annotations
 import os
 import shutil
 import uuid
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from django.conf import settings
@@ -32,7 +32,6 @@ from rest_framework.test import APIClient
 from learnportal import demo, events
 from learnportal.accounts.credentials import principals
 from learnportal.accounts.models import User
-from learnportal.accounts.roles import Action
 from tests.harness import (
     Actor,
     Broadcast,
@@ -43,6 +42,9 @@ from tests.harness import (
     token_actor,
     ws_send,
 )
+
+if TYPE_CHECKING:
+    from learnportal.accounts.roles import Action
 
 REQUIRE_SERVICES = os.environ.get("LEARNPORTAL_REQUIRE_SERVICES") == "1"
 IN_CI = os.environ.get("CI") == "true"

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 from asgiref.sync import async_to_sync
@@ -19,8 +19,20 @@ from channels.testing import WebsocketCommunicator
 from rest_framework.test import APIClient
 
 from learnportal.accounts.models import ApiToken, User
-from learnportal.accounts.roles import Action
 from learnportal.protocol.errors import HTTP_STATUS, ErrorCode
+
+if TYPE_CHECKING:
+    # What Django's and DRF's test clients answer: classes of the stubs only (`json()`,
+    # `context`, `templates`), so they are imported for the type checker alone.
+    from typing import TypeAlias
+
+    from django.test.client import _MonkeyPatchedWSGIResponse
+    from rest_framework.response import _MonkeyPatchedResponse
+
+    from learnportal.accounts.roles import Action
+
+    ClientResponse: TypeAlias = _MonkeyPatchedWSGIResponse
+    APIClientResponse: TypeAlias = _MonkeyPatchedResponse
 
 Body = dict[str, Any] | bytes | str
 WS_TIMEOUT = 30

@@ -1,10 +1,17 @@
+from __future__ import annotations
+
 import json
+from typing import TYPE_CHECKING
 
 import numpy as np
 from django.db import migrations, models
 
+if TYPE_CHECKING:
+    from django.db.backends.base.schema import BaseDatabaseSchemaEditor
+    from django.db.migrations.state import StateApps
 
-def json_sketches_to_bytes(apps, schema_editor):
+
+def json_sketches_to_bytes(apps: StateApps, schema_editor: BaseDatabaseSchemaEditor) -> None:
     """Sketches were JSON `{"zeros": n, "bins": {index: count}}`; keep their counts."""
     from feedback.sketch import DurationSketch
 

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rest_framework import authentication, exceptions
-from rest_framework.request import Request
 
 from learnportal.accounts.principals import (
     Principal,
@@ -11,6 +12,9 @@ from learnportal.accounts.principals import (
     principal_for_token,
     principal_for_user,
 )
+
+if TYPE_CHECKING:
+    from rest_framework.request import Request
 
 
 class BearerTokenAuthentication(authentication.BaseAuthentication):

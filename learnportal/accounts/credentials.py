@@ -12,10 +12,9 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from types import SimpleNamespace
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import parse_qs
 
 from django.conf import settings
@@ -29,6 +28,9 @@ from learnportal.accounts.principals import (
     principal_for_token_hash,
     principal_for_user,
 )
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 PRINCIPAL_TTL = 1.0
 MAX_ENTRIES = 10_000  # past this, expired entries are swept out

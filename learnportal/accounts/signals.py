@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.contrib.auth.signals import user_logged_out
 from django.db import transaction
 from django.db.models.signals import post_delete, post_save
 from django.dispatch import receiver
-from django.http import HttpRequest
 
 from learnportal.accounts.credentials import principals
 from learnportal.accounts.models import ApiToken, User
+
+if TYPE_CHECKING:
+    from django.http import HttpRequest
 
 
 @receiver([post_save, post_delete], sender=User)

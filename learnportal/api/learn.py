@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from django.core.exceptions import RequestDataTooBig
 from drf_spectacular.utils import OpenApiExample, OpenApiResponse, extend_schema
-from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -13,6 +14,9 @@ from learnportal.api.errors import envelope_response, learn_error_response
 from learnportal.api.schema import LEARN_REQUEST, LEARN_RESPONSE
 from learnportal.protocol import Capability
 from learnportal.protocol.errors import ErrorCode, LearnError
+
+if TYPE_CHECKING:
+    from rest_framework.request import Request
 
 
 class LearnView(APIView):

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rest_framework.exceptions import NotAcceptable
 from rest_framework.negotiation import DefaultContentNegotiation
-from rest_framework.renderers import BaseRenderer
-from rest_framework.request import Request
+
+if TYPE_CHECKING:
+    from rest_framework.renderers import BaseRenderer
+    from rest_framework.request import Request
 
 
 class JSONForEveryClient(DefaultContentNegotiation):

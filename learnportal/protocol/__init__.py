@@ -3,6 +3,8 @@
 Views, consumers, tests and Python clients all import from here.
 """
 
+from __future__ import annotations
+
 from learnportal.protocol.errors import ErrorCode, LearnError, error_envelope
 from learnportal.protocol.messages import (
     ALL_MESSAGE_TYPES,

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 from asgiref.sync import sync_to_async
@@ -25,10 +25,12 @@ from learnportal.accounts.credentials import (
     credential_of_scope,
     principals,
 )
-from learnportal.accounts.principals import Principal
 from learnportal.accounts.roles import Action
 from learnportal.events import DASHBOARD_GROUP
 from learnportal.ws.learn import CLOSE_UNAUTHENTICATED, principal_of
+
+if TYPE_CHECKING:
+    from learnportal.accounts.principals import Principal
 
 logger = logging.getLogger(__name__)
 

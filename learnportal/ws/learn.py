@@ -10,6 +10,8 @@ The consumer uses no channel layer: serving requests must not depend on Redis.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import orjson
 from asgiref.sync import sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
@@ -18,8 +20,10 @@ from django.db import connection
 
 from learnportal import dispatch
 from learnportal.accounts.credentials import Credential, credential_of_scope, principals
-from learnportal.accounts.principals import Principal
 from learnportal.protocol.errors import ErrorCode, LearnError
+
+if TYPE_CHECKING:
+    from learnportal.accounts.principals import Principal
 
 CLOSE_UNAUTHENTICATED = 4401
 CREDENTIAL_ENDED = "This connection's credential was revoked, deactivated or logged out."

@@ -13,15 +13,20 @@ from __future__ import annotations
 
 import socket
 import threading
-from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 import pytest
 
 from tests.browser.helpers import CHROMIUM_ARGS
 
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    from playwright.sync_api import Page
+
 
 @pytest.fixture
-def browser_page(monkeypatch: pytest.MonkeyPatch):
+def browser_page(monkeypatch: pytest.MonkeyPatch) -> Iterator[Page]:
     from playwright.sync_api import sync_playwright
 
     # Playwright's sync API keeps an event loop in this thread; the test's own ORM reads are

@@ -7,7 +7,7 @@ Screenshots land in var/screenshots/csp-<role>-<width>-<page>.png.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -15,6 +15,9 @@ from feedback.models import Turn
 from learnportal.accounts.models import User
 from refinement.models import Plan
 from tests.browser.helpers import log_in, screenshot
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Page
 
 pytestmark = [
     pytest.mark.browser,
@@ -92,7 +95,7 @@ def portal_pages(role: str) -> list[tuple[str, str, str]]:
 @pytest.mark.parametrize("width", WIDTHS)
 @pytest.mark.parametrize("role", ["annotator", "reviewer", "admin"])
 def test_every_page_of_a_role_loads_with_no_policy_violation(
-    seeded, asgi_server, browser_page, role: str, width: int
+    seeded: None, asgi_server: str, browser_page: Page, role: str, width: int
 ) -> None:
     page = browser_page
     page.set_viewport_size({"width": width, "height": 844 if width < 600 else 800})
@@ -116,7 +119,9 @@ def test_every_page_of_a_role_loads_with_no_policy_violation(
     assert too_wide == []
 
 
-def test_the_admin_saves_a_change_under_the_policy(seeded, asgi_server, browser_page) -> None:
+def test_the_admin_saves_a_change_under_the_policy(
+    seeded: None, asgi_server: str, browser_page: Page
+) -> None:
     page = browser_page
     violations = Violations(page)
     log_in(page, asgi_server, "admin")

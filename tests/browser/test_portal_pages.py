@@ -2,17 +2,23 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import pytest
 
 from learnportal import demo
 from tests.browser.helpers import screenshot
 
+if TYPE_CHECKING:
+    from playwright.sync_api import Page
+    from pytest_django.live_server_helper import LiveServer
+
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
 def test_a_reviewer_logs_in_and_sees_components_and_the_pending_plan(
-    seeded, live_server, browser_page
-):
+    seeded: None, live_server: LiveServer, browser_page: Page
+) -> None:
     page = browser_page
     page.goto(f"{live_server.url}/")
     assert "/login/" in page.url
@@ -26,7 +32,9 @@ def test_a_reviewer_logs_in_and_sees_components_and_the_pending_plan(
     assert int(pending) > 0
 
 
-def test_a_wrong_password_is_refused_on_the_page(seeded, live_server, browser_page):
+def test_a_wrong_password_is_refused_on_the_page(
+    seeded: None, live_server: LiveServer, browser_page: Page
+) -> None:
     page = browser_page
     page.goto(f"{live_server.url}/login/")
     page.fill("input[name=username]", "reviewer")

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import pytest
-from playwright.sync_api import expect
+from playwright.sync_api import Page, expect
 
 from feedback.models import Feedback, Turn
 from refinement.models import Plan, Proposal
 from tests.browser.helpers import log_in, screenshot
+
+if TYPE_CHECKING:
+    from pytest_django.live_server_helper import LiveServer
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -24,8 +29,8 @@ SELECT_IN_RESPONSE = """([start, end]) => {
 
 
 def test_an_annotator_rates_a_turn_with_a_correction_span_and_sees_the_next(
-    seeded, live_server, browser_page
-):
+    seeded: None, live_server: LiveServer, browser_page: Page
+) -> None:
     page = browser_page
     log_in(page, live_server.url, "annotator", "/turns/")
     screenshot(page, "turns")
@@ -67,8 +72,8 @@ def test_an_annotator_rates_a_turn_with_a_correction_span_and_sees_the_next(
 
 
 def test_a_reviewer_approves_and_applies_a_proposal_then_reads_the_history(
-    seeded, live_server, browser_page
-):
+    seeded: None, live_server: LiveServer, browser_page: Page
+) -> None:
     page = browser_page
     plan = Plan.objects.get(requested_by="token:demo-agent")
     weight = plan.proposals.filter(target="router_weight").order_by("id").first()

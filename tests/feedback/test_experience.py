@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import orjson
 import pytest
 
 from feedback.models import ComponentStats, Experience, Feedback
 from tests.builders import experience, experience_req, stats_req, stored
-from tests.harness import Actor, Send
+
+if TYPE_CHECKING:
+    from pytest_django import Settings
+
+    from tests.harness import Actor, Send
 
 
 def test_an_experience_is_stored_with_every_field(transport: Send, agent: Actor) -> None:
@@ -148,7 +154,7 @@ def test_an_experience_records_the_probability_the_routing_in_force_gave_its_com
 
 
 def test_more_experiences_than_the_batch_limit_is_too_large(
-    transport: Send, agent: Actor, settings
+    transport: Send, agent: Actor, settings: Settings
 ) -> None:
     settings.LEARNPORTAL_MAX_BATCH = 3
     status, reply = transport(agent, experience_req(*[experience() for _ in range(3)]))
@@ -159,7 +165,7 @@ def test_more_experiences_than_the_batch_limit_is_too_large(
 
 
 def test_past_the_limit_with_reject_nothing_is_stored(
-    transport: Send, agent: Actor, settings
+    transport: Send, agent: Actor, settings: Settings
 ) -> None:
     settings.LEARNPORTAL_EXPERIENCE_OVERFLOW = "reject"
     settings.LEARNPORTAL_EXPERIENCE_LIMIT = 3
@@ -176,7 +182,9 @@ def test_past_the_limit_with_reject_nothing_is_stored(
     assert stored()["experience"] == 3
 
 
-def test_a_retry_does_not_use_up_the_quota(transport: Send, agent: Actor, settings) -> None:
+def test_a_retry_does_not_use_up_the_quota(
+    transport: Send, agent: Actor, settings: Settings
+) -> None:
     settings.LEARNPORTAL_EXPERIENCE_OVERFLOW = "reject"
     settings.LEARNPORTAL_EXPERIENCE_LIMIT = 2
     request = experience_req(experience(), experience())
@@ -186,7 +194,7 @@ def test_a_retry_does_not_use_up_the_quota(transport: Send, agent: Actor, settin
 
 
 def test_past_the_limit_with_evict_the_oldest_are_dropped(
-    transport: Send, agent: Actor, env: Actor, settings
+    transport: Send, agent: Actor, env: Actor, settings: Settings
 ) -> None:
     settings.LEARNPORTAL_EXPERIENCE_LIMIT = 3
     env_ids = [f"env-{i}" for i in range(3)]
@@ -205,7 +213,9 @@ def test_past_the_limit_with_evict_the_oldest_are_dropped(
     assert set(kept_env) == set(env_ids)
 
 
-def test_one_batch_over_the_limit_keeps_its_newest(transport: Send, agent: Actor, settings) -> None:
+def test_one_batch_over_the_limit_keeps_its_newest(
+    transport: Send, agent: Actor, settings: Settings
+) -> None:
     settings.LEARNPORTAL_EXPERIENCE_LIMIT = 2
     items = [experience(experience_id=f"x-{i}") for i in range(5)]
     status, reply = transport(agent, experience_req(*items))
@@ -247,7 +257,7 @@ def test_a_retried_environment_experience_is_forwarded_once(transport: Send, env
 
 
 def test_environment_rewards_are_not_forwarded_when_turned_off(
-    transport: Send, env: Actor, settings
+    transport: Send, env: Actor, settings: Settings
 ) -> None:
     settings.LEARNPORTAL_FORWARD_ENV_REWARDS = False
     status, reply = transport(env, experience_req(experience("click", reward=1.0)))

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import orjson
 import pytest
 from django.core.management import call_command
 
-from tests.harness import Actor
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from tests.harness import Actor
 
 TURN = {"prompt": "Summarize this article", "response": "The article discusses...", "model": "m-1"}
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import pytest
 
 from feedback.models import Feedback, Turn
@@ -14,7 +16,9 @@ from tests.builders import (
     stored,
     turn,
 )
-from tests.harness import Actor, Send
+
+if TYPE_CHECKING:
+    from tests.harness import Actor, Send
 
 
 def stats_of(transport: Send, actor: Actor, component: str) -> dict:

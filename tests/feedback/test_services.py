@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 import pytest
@@ -17,7 +17,9 @@ from feedback.models import ComponentStats, Feedback
 from learnportal.accounts.roles import Action
 from learnportal.events import DASHBOARD_GROUP, broadcast_now
 from tests.builders import feedback, feedback_req
-from tests.harness import Actor
+
+if TYPE_CHECKING:
+    from tests.harness import Actor
 
 THREADS = 4
 

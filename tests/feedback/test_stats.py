@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import pytest
 
 from tests.builders import experience, experience_req, feedback, feedback_req, stats_req
-from tests.harness import Actor, Send
+
+if TYPE_CHECKING:
+    from tests.harness import Actor, Send
 
 RECORD_FIELDS = {
     "component_name",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 import pytest
@@ -10,14 +10,18 @@ from rest_framework.test import APIClient
 
 from feedback.models import Turn
 from tests.builders import feedback, feedback_req, turn
-from tests.harness import Actor
+
+if TYPE_CHECKING:
+    from pytest_django import Settings
+
+    from tests.harness import Actor, APIClientResponse
 
 
 def item(correlation_id: str, **fields: Any) -> dict[str, Any]:
     return {"correlation_id": correlation_id, "rated_turn": turn(), **fields}
 
 
-def post_turns(actor: Actor, *items: dict[str, Any]):
+def post_turns(actor: Actor, *items: dict[str, Any]) -> APIClientResponse:
     body = orjson.dumps({"turns": list(items)})
     return actor.client.post("/api/turns/", data=body, content_type="application/json")
 
@@ -84,7 +88,7 @@ def test_a_bad_turns_body_is_invalid(agent: Actor, body: bytes) -> None:
     assert response.json()["code"] == "invalid"
 
 
-def test_more_turns_than_the_batch_limit_is_too_large(agent: Actor, settings) -> None:
+def test_more_turns_than_the_batch_limit_is_too_large(agent: Actor, settings: Settings) -> None:
     settings.LEARNPORTAL_MAX_BATCH = 2
     response = post_turns(agent, item("a"), item("b"), item("c"))
     assert response.status_code == 413

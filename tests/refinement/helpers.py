@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from refinement import store
 from tests.builders import next_id
-from tests.harness import Actor
+
+if TYPE_CHECKING:
+    from tests.harness import Actor
 
 
 def calls(

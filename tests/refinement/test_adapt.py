@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import pytest
 
 from refinement.models import HistoryEntry, Plan, ProposalStatus, StoreValue
@@ -10,6 +12,9 @@ from refinement.services import proposal_wire
 from tests.builders import adapt_req, apply_req, rollback_req
 from tests.harness import Actor, Send, http_send, ok, refused
 from tests.refinement.helpers import calls, two_arms, weight
+
+if TYPE_CHECKING:
+    from pytest_django import Settings
 
 THOMPSON = "refinement.strategies.thompson.thompson"
 
@@ -51,7 +56,7 @@ def test_ppo_moves_weights_recorded_under_weights_in_force(transport: Send, agen
 
 
 def test_custom_is_not_allowed_without_a_custom_strategy(
-    transport: Send, agent: Actor, settings
+    transport: Send, agent: Actor, settings: Settings
 ) -> None:
     settings.LEARNPORTAL_CUSTOM_STRATEGY = ""
     two_arms(agent)
@@ -59,7 +64,9 @@ def test_custom_is_not_allowed_without_a_custom_strategy(
     assert weight("alpha") is None
 
 
-def test_custom_works_when_the_host_names_one(transport: Send, agent: Actor, settings) -> None:
+def test_custom_works_when_the_host_names_one(
+    transport: Send, agent: Actor, settings: Settings
+) -> None:
     settings.LEARNPORTAL_CUSTOM_STRATEGY = THOMPSON
     two_arms(agent)
     body = ok(transport(agent, adapt_req("custom")))
@@ -69,7 +76,7 @@ def test_custom_works_when_the_host_names_one(transport: Send, agent: Actor, set
 
 @pytest.mark.parametrize("strategy", ["ucb1", "sarsa"])
 def test_a_strategy_the_host_does_not_list_is_not_allowed(
-    transport: Send, agent: Actor, settings, strategy: str
+    transport: Send, agent: Actor, settings: Settings, strategy: str
 ) -> None:
     settings.LEARNPORTAL_ADAPT_STRATEGIES = ["ppo", "softmax"]
     two_arms(agent)
@@ -80,7 +87,7 @@ def test_a_strategy_the_host_does_not_list_is_not_allowed(
 
 @pytest.mark.parametrize(("risk", "limit"), [("low", 0.1), ("medium", 0.3)])
 def test_no_weight_moves_further_than_the_auto_apply_risk_allows(
-    agent: Actor, settings, risk: str, limit: float
+    agent: Actor, settings: Settings, risk: str, limit: float
 ) -> None:
     settings.LEARNPORTAL_AUTO_APPLY_MAX_RISK = risk
     two_arms(agent)
@@ -95,7 +102,7 @@ def test_no_weight_moves_further_than_the_auto_apply_risk_allows(
 
 
 def test_at_risk_none_nothing_moves_and_the_whole_way_waits(
-    transport: Send, agent: Actor, settings
+    transport: Send, agent: Actor, settings: Settings
 ) -> None:
     settings.LEARNPORTAL_AUTO_APPLY_MAX_RISK = "none"
     two_arms(agent)
@@ -221,7 +228,7 @@ def test_a_weight_rolled_back_lately_waits_for_a_reviewer_instead_of_stepping(
     assert rest.new_value > 0.5
 
 
-def test_adapt_learns_from_the_newest_experiences_only(agent: Actor, settings) -> None:
+def test_adapt_learns_from_the_newest_experiences_only(agent: Actor, settings: Settings) -> None:
     from refinement.adapt import targets_for
 
     calls(agent, "alpha", 20, reward=-0.9, success=False)  # long ago alpha was bad

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import pytest
 from django.conf import settings
 
@@ -14,6 +16,9 @@ from refinement.paths import weight_path
 from tests.builders import apply_req, plan_req, review_req, weight_proposal
 from tests.harness import Actor, Send, http_send, ok, refused
 from tests.refinement.helpers import two_arms, weight
+
+if TYPE_CHECKING:
+    from pytest_django import Settings
 
 ON_POSTGRES = settings.DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql"
 
@@ -59,7 +64,9 @@ def test_a_high_risk_apply_by_an_agent_is_queued_then_a_reviewer_applies_it(
     assert refinement.actor == "user:rev"
 
 
-def test_medium_risk_is_queued_at_low_and_applied_at_medium(agent: Actor, settings) -> None:
+def test_medium_risk_is_queued_at_low_and_applied_at_medium(
+    agent: Actor, settings: Settings
+) -> None:
     body = ok(http_send(agent, apply_req(weight_proposal("alpha", 0.5, 0.7))))
     assert body["applied_edits"] == 0
     settings.LEARNPORTAL_AUTO_APPLY_MAX_RISK = "medium"
@@ -68,7 +75,7 @@ def test_medium_risk_is_queued_at_low_and_applied_at_medium(agent: Actor, settin
     assert weight("alpha") is None and weight("beta") == pytest.approx(0.7)
 
 
-def test_at_risk_none_even_a_low_risk_apply_waits(agent: Actor, settings) -> None:
+def test_at_risk_none_even_a_low_risk_apply_waits(agent: Actor, settings: Settings) -> None:
     settings.LEARNPORTAL_AUTO_APPLY_MAX_RISK = "none"
     body = ok(http_send(agent, apply_req(weight_proposal("alpha", 0.5, 0.55))))
     assert body["applied_edits"] == 0
@@ -76,7 +83,7 @@ def test_at_risk_none_even_a_low_risk_apply_waits(agent: Actor, settings) -> Non
     assert weight("alpha") is None
 
 
-def test_a_step_config_change_always_waits_for_a_person(agent: Actor, settings) -> None:
+def test_a_step_config_change_always_waits_for_a_person(agent: Actor, settings: Settings) -> None:
     settings.LEARNPORTAL_AUTO_APPLY_MAX_RISK = "high"
     proposal = {
         "target": "step_config",
@@ -91,7 +98,9 @@ def test_a_step_config_change_always_waits_for_a_person(agent: Actor, settings) 
 
 
 @pytest.mark.parametrize("who", ["agent", "rev"])
-def test_a_stale_old_value_is_a_conflict(transport: Send, agent: Actor, rev: Actor, who) -> None:
+def test_a_stale_old_value_is_a_conflict(
+    transport: Send, agent: Actor, rev: Actor, who: str
+) -> None:
     actor = {"agent": agent, "rev": rev}[who]
     stale = weight_proposal("alpha", 0.4, 0.45)
     if who == "rev":

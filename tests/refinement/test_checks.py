@@ -7,9 +7,12 @@ read once per process.
 from __future__ import annotations
 
 import subprocess
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tests.processes import PYTHON, REPO, clean_env, manage
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 BAD_EPSILON = (
     "(refinement.E001) LEARNPORTAL_EPSILON: epsilon must be a finite number in [0, 1], got 1.5"

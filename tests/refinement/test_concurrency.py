@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import orjson
 import pytest
@@ -17,8 +18,10 @@ from rest_framework.test import APIClient
 from refinement.models import Refinement, Revision, StoreValue
 from refinement.paths import weight_path
 from tests.builders import apply_req, review_req, rollback_req, weight_proposal
-from tests.harness import Actor
 from tests.refinement.helpers import weight
+
+if TYPE_CHECKING:
+    from tests.harness import Actor
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 

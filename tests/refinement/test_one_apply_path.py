@@ -6,6 +6,8 @@ history entry, and a number of queries that does not grow with the edits.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import pytest
 from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
@@ -18,8 +20,10 @@ from refinement.adapt import adapt_run
 from refinement.models import HistoryEntry, Plan, Refinement, Revision, StoreValue
 from refinement.paths import Target, locate, weight_path
 from tests.builders import weight_proposal
-from tests.harness import Actor
 from tests.refinement.helpers import weight
+
+if TYPE_CHECKING:
+    from tests.harness import Actor
 
 # What these take today (SQLite batches bulk statements more than PostgreSQL): pinned, so that
 # a change that adds a statement per apply, or per edit, shows here.

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import pytest
 
 from refinement.models import Plan, StoreValue
@@ -9,6 +11,9 @@ from refinement.paths import weight_path
 from tests.builders import apply_req, plan_req
 from tests.harness import Actor, Send, http_send, ok, refused
 from tests.refinement.helpers import calls, corrections, two_arms
+
+if TYPE_CHECKING:
+    from pytest_django import Settings
 
 REF = "learnings/_global/references/alpha.md"
 
@@ -62,7 +67,7 @@ def test_weight_proposals_carry_the_real_current_weight(transport: Send, agent: 
     assert proposals[weight_path("alpha")]["new_value"] > 0.42
 
 
-def test_unweighted_components_are_proposed_from_one_half(agent: Actor, settings) -> None:
+def test_unweighted_components_are_proposed_from_one_half(agent: Actor, settings: Settings) -> None:
     settings.LEARNPORTAL_ADAPT_STRATEGIES = ["epsilon_greedy"]
     two_arms(agent)
     proposals = by_path(ok(http_send(agent, plan_req())))

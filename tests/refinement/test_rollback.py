@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import pytest
 from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
@@ -14,6 +16,9 @@ from refinement.paths import Target, locate, weight_path
 from tests.builders import apply_req, file_proposal, rollback_req, weight_proposal
 from tests.harness import Actor, Send, http_send, ok, refused
 from tests.refinement.helpers import weight
+
+if TYPE_CHECKING:
+    from pytest_django import Settings
 
 REF = "learnings/_global/references/alpha.md"
 
@@ -179,7 +184,7 @@ def test_a_reviewers_rollback_applies_the_queued_rollback(agent: Actor, rev: Act
 
 
 def test_an_agents_rollback_above_the_auto_apply_risk_waits_for_a_reviewer(
-    transport: Send, agent: Actor, rev: Actor, settings
+    transport: Send, agent: Actor, rev: Actor, settings: Settings
 ) -> None:
     settings.LEARNPORTAL_AUTO_APPLY_MAX_RISK = "medium"
     ref = applied(transport, agent, 0.5, 0.7)

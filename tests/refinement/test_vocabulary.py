@@ -4,7 +4,7 @@ way by an admin's PUT, a proposal and a run."""
 
 from __future__ import annotations
 
-from typing import Any, get_args
+from typing import TYPE_CHECKING, Any, get_args
 
 import pytest
 
@@ -21,9 +21,11 @@ from refinement.vocabulary import (
     lacks_objective,
 )
 from tests.builders import review_req
-from tests.conftest import Actor
 from tests.harness import Send, ok
 from tests.refinement.learning_store.helpers import make_step, report_run, skill_edit
+
+if TYPE_CHECKING:
+    from tests.conftest import Actor
 
 # --- one definition each ------------------------------------------------------------------------
 

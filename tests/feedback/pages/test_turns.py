@@ -1,11 +1,15 @@
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
 import pytest
 from django.test import Client
 
 from feedback.models import Feedback, Turn
+
+if TYPE_CHECKING:
+    from tests.harness import ClientResponse
 
 pytestmark = pytest.mark.django_db
 
@@ -14,7 +18,7 @@ def _turn(correlation_id: str) -> Turn:
     return Turn.objects.get(correlation_id=correlation_id)
 
 
-def _rate(client: Client, turn: Turn, **fields: object):
+def _rate(client: Client, turn: Turn, **fields: object) -> ClientResponse:
     data = {
         "feedback_id": f"fb-{turn.correlation_id}-{len(fields)}",
         "polarity": "positive",
@@ -30,13 +34,13 @@ def _rate(client: Client, turn: Turn, **fields: object):
     return client.post(f"/turns/{turn.pk}/", data)
 
 
-def test_it_sends_anonymous_visitors_to_log_in(seeded):
+def test_it_sends_anonymous_visitors_to_log_in(seeded: None) -> None:
     response = Client().get("/turns/")
     assert response.status_code == 302
     assert response["Location"].startswith("/login/")
 
 
-def test_it_lists_unrated_turns_before_rated_ones(annotator):
+def test_it_lists_unrated_turns_before_rated_ones(annotator: Client) -> None:
     page = annotator.get("/turns/").content.decode()
     # The demo rated turns 0, 1 and 3; 2, 4 and 5 wait.
     positions = {i: page.index(f"demo-turn-{i}") for i in range(6)}
@@ -44,7 +48,7 @@ def test_it_lists_unrated_turns_before_rated_ones(annotator):
     assert "3</b> unrated turns" in page
 
 
-def test_it_filters_by_component_and_session(annotator):
+def test_it_filters_by_component_and_session(annotator: Client) -> None:
     page = annotator.get("/turns/", {"component": "code_review"}).content.decode()
     assert "demo-turn-1" in page and "demo-turn-5" in page
     assert "demo-turn-2" not in page
@@ -52,7 +56,7 @@ def test_it_filters_by_component_and_session(annotator):
     assert "No turns match this filter" in empty
 
 
-def test_the_rating_page_shows_the_whole_turn_and_its_ratings(annotator):
+def test_the_rating_page_shows_the_whole_turn_and_its_ratings(annotator: Client) -> None:
     page = annotator.get(f"/turns/{_turn('demo-turn-1').pk}/").content.decode()
     assert "Review this diff" in page
     assert (
@@ -62,7 +66,7 @@ def test_the_rating_page_shows_the_whole_turn_and_its_ratings(annotator):
     assert 'name="csrfmiddlewaretoken"' in page
 
 
-def test_rating_records_human_feedback_as_the_annotator_and_moves_on(annotator):
+def test_rating_records_human_feedback_as_the_annotator_and_moves_on(annotator: Client) -> None:
     turn = _turn("demo-turn-2")
     response = _rate(annotator, turn, comment="Accurate and sourced.", span_start="0", span_end="4")
     feedback = Feedback.objects.get(correlation_id="demo-turn-2")
@@ -78,7 +82,9 @@ def test_rating_records_human_feedback_as_the_annotator_and_moves_on(annotator):
     assert "Rated demo-turn-2" in annotator.get(response["Location"]).content.decode()
 
 
-def test_corrective_without_a_correction_shows_the_models_message_and_stores_nothing(annotator):
+def test_corrective_without_a_correction_shows_the_models_message_and_stores_nothing(
+    annotator: Client,
+) -> None:
     response = _rate(annotator, _turn("demo-turn-2"), polarity="corrective", score="-0.5")
     assert response.status_code == 400
     page = response.content.decode()
@@ -86,7 +92,7 @@ def test_corrective_without_a_correction_shows_the_models_message_and_stores_not
     assert not Feedback.objects.filter(correlation_id="demo-turn-2").exists()
 
 
-def test_a_span_outside_the_response_is_refused_next_to_the_span(annotator):
+def test_a_span_outside_the_response_is_refused_next_to_the_span(annotator: Client) -> None:
     turn = _turn("demo-turn-2")
     response = _rate(
         annotator,
@@ -101,21 +107,21 @@ def test_a_span_outside_the_response_is_refused_next_to_the_span(annotator):
     assert not Feedback.objects.filter(correlation_id="demo-turn-2").exists()
 
 
-def test_a_score_out_of_range_is_refused_next_to_the_score(annotator):
+def test_a_score_out_of_range_is_refused_next_to_the_score(annotator: Client) -> None:
     response = _rate(annotator, _turn("demo-turn-2"), score="3")
     assert response.status_code == 400
     assert "less than or equal to 1" in response.content.decode()
     assert not Feedback.objects.filter(correlation_id="demo-turn-2").exists()
 
 
-def test_a_repeated_submission_is_stored_once(annotator):
+def test_a_repeated_submission_is_stored_once(annotator: Client) -> None:
     turn = _turn("demo-turn-2")
     _rate(annotator, turn)
     _rate(annotator, turn)
     assert Feedback.objects.filter(correlation_id="demo-turn-2").count() == 1
 
 
-def test_the_last_unrated_turn_leads_back_to_the_queue(annotator):
+def test_the_last_unrated_turn_leads_back_to_the_queue(annotator: Client) -> None:
     for name in ("demo-turn-2", "demo-turn-4"):
         _rate(annotator, _turn(name))
     response = _rate(annotator, _turn("demo-turn-5"))
@@ -123,7 +129,7 @@ def test_the_last_unrated_turn_leads_back_to_the_queue(annotator):
     assert "last unrated turn" in annotator.get("/turns/").content.decode()
 
 
-def test_the_form_needs_the_csrf_token(seeded):
+def test_the_form_needs_the_csrf_token(seeded: None) -> None:
     from learnportal.accounts.models import User
 
     client = Client(enforce_csrf_checks=True)

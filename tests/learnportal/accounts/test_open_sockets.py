@@ -7,12 +7,11 @@ from a dead credential is refused with `unauthenticated` and the socket is close
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from asgiref.sync import sync_to_async
 from channels.db import database_sync_to_async
-from channels.testing import WebsocketCommunicator
 from django.core.management import call_command
 from django.test import Client
 from django.utils import timezone
@@ -23,6 +22,9 @@ from learnportal.accounts.credentials import principals
 from learnportal.accounts.models import ApiToken, User
 from tests.builders import experience, experience_req, feedback, feedback_req, stats_req
 from tests.harness import WS_TIMEOUT, Actor, ws_communicator
+
+if TYPE_CHECKING:
+    from channels.testing import WebsocketCommunicator
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

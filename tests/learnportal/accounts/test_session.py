@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import orjson
 from django.http import HttpRequest
 from django.middleware.csrf import get_token
@@ -9,7 +11,9 @@ from django.test import Client, RequestFactory
 
 from feedback.models import Feedback
 from tests.builders import experience, experience_req, feedback_req, stats_req
-from tests.harness import Actor
+
+if TYPE_CHECKING:
+    from tests.harness import Actor, ClientResponse
 
 PASSWORD = "correct-horse-9"
 
@@ -28,7 +32,7 @@ def csrf_token_for(client: Client) -> str:
     return token
 
 
-def post(client: Client, body: dict, **headers: str):
+def post(client: Client, body: dict[str, Any], **headers: str) -> ClientResponse:
     return client.post(
         "/api/learn/", data=orjson.dumps(body), content_type="application/json", **headers
     )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import re
+from typing import TYPE_CHECKING, Any
 
 import orjson
 import pytest
@@ -14,6 +15,9 @@ from rest_framework.test import APIClient
 
 from feedback.models import Experience, Feedback
 from learnportal.accounts.models import ApiToken, User
+
+if TYPE_CHECKING:
+    from tests.harness import APIClientResponse
 
 
 def run(*args: str) -> str:
@@ -28,7 +32,7 @@ def bearer(raw: str) -> APIClient:
     return client
 
 
-def learn(client: APIClient, body: dict):
+def learn(client: APIClient, body: dict[str, Any]) -> APIClientResponse:
     return client.post("/api/learn/", data=orjson.dumps(body), content_type="application/json")
 
 

@@ -4,7 +4,7 @@ Retry-After. Never a 500."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 import pytest
@@ -12,7 +12,9 @@ from django.db import DatabaseError, DataError, IntegrityError, OperationalError
 
 from learnportal import dispatch
 from tests.builders import stats_req
-from tests.conftest import Actor
+
+if TYPE_CHECKING:
+    from tests.conftest import Actor
 
 TURNS = {
     "turns": [{"correlation_id": "t", "rated_turn": {"prompt": "p", "response": "r", "model": "m"}}]

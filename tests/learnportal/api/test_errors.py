@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 import pytest
@@ -19,7 +19,11 @@ from tests.builders import (
     stats_req,
     stored,
 )
-from tests.harness import Actor, Send
+
+if TYPE_CHECKING:
+    from pytest_django import Settings
+
+    from tests.harness import Actor, Send
 
 # --- invalid and unknown_type -----------------------------------------------------------------
 
@@ -168,7 +172,7 @@ def test_a_token_of_a_deactivated_person_is_unauthenticated(ann: Actor) -> None:
 
 
 def test_more_feedbacks_than_the_batch_limit_is_too_large(
-    transport: Send, agent: Actor, settings
+    transport: Send, agent: Actor, settings: Settings
 ) -> None:
     settings.LEARNPORTAL_MAX_BATCH = 2
     status, reply = transport(agent, feedback_req(*[feedback() for _ in range(3)]))
@@ -176,7 +180,9 @@ def test_more_feedbacks_than_the_batch_limit_is_too_large(
     assert stored()["feedback"] == 0
 
 
-def test_a_body_over_the_size_limit_is_too_large(transport: Send, agent: Actor, settings) -> None:
+def test_a_body_over_the_size_limit_is_too_large(
+    transport: Send, agent: Actor, settings: Settings
+) -> None:
     settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 4096
     settings.LEARNPORTAL_MAX_BODY_BYTES = 4096
     request = feedback_req(feedback(comment="x" * 5000))
@@ -188,7 +194,7 @@ def test_a_body_over_the_size_limit_is_too_large(transport: Send, agent: Actor, 
     assert transport(agent, small)[0] == 200
 
 
-def test_an_http_body_over_the_size_limit_answers_json(agent: Actor, settings) -> None:
+def test_an_http_body_over_the_size_limit_answers_json(agent: Actor, settings: Settings) -> None:
     settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 2048
     response = agent.learn(feedback_req(feedback(comment="y" * 4000)))
     assert response.status_code == 413
@@ -200,7 +206,7 @@ def test_an_http_body_over_the_size_limit_answers_json(agent: Actor, settings) -
 
 
 def test_too_many_requests_from_one_principal_are_rate_limited(
-    transport: Send, agent: Actor, env: Actor, settings
+    transport: Send, agent: Actor, env: Actor, settings: Settings
 ) -> None:
     settings.LEARNPORTAL_RATE_LIMIT = 0.1  # a burst of one, then one every ten seconds
     assert transport(agent, stats_req())[0] == 200
@@ -210,7 +216,7 @@ def test_too_many_requests_from_one_principal_are_rate_limited(
     assert transport(env, stats_req())[0] == 200
 
 
-def test_a_rate_limited_http_answer_says_when_to_retry(agent: Actor, settings) -> None:
+def test_a_rate_limited_http_answer_says_when_to_retry(agent: Actor, settings: Settings) -> None:
     settings.LEARNPORTAL_RATE_LIMIT = 0.1
     agent.learn(stats_req())
     response = agent.learn(stats_req())

@@ -6,13 +6,17 @@ listening on a socket and sleeping.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import pytest
 from django.db import transaction
 
 from learnportal.accounts.roles import Action
 from learnportal.events import broadcast_on_commit
 from tests.builders import feedback, feedback_req
-from tests.harness import Actor, Broadcasts
+
+if TYPE_CHECKING:
+    from tests.harness import Actor, Broadcasts
 
 
 @pytest.mark.django_db(transaction=True)

@@ -1,10 +1,14 @@
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import orjson
 import pytest
-from channels.testing import WebsocketCommunicator
 
-from tests.harness import ws_communicator
+from tests.harness import Actor, ws_communicator
+
+if TYPE_CHECKING:
+    from channels.testing import WebsocketCommunicator
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -15,7 +19,7 @@ async def _events(raw_token: str | None) -> WebsocketCommunicator:
     return communicator
 
 
-async def test_dashboard_hears_a_feedback_batch_after_it_commits(ann, agent):
+async def test_dashboard_hears_a_feedback_batch_after_it_commits(ann: Actor, agent: Actor) -> None:
     from asgiref.sync import sync_to_async
 
     listener = await _events(ann.raw_token)
@@ -31,7 +35,7 @@ async def test_dashboard_hears_a_feedback_batch_after_it_commits(ann, agent):
     await listener.disconnect()
 
 
-async def test_refused_batch_broadcasts_nothing(ann, agent):
+async def test_refused_batch_broadcasts_nothing(ann: Actor, agent: Actor) -> None:
     from asgiref.sync import sync_to_async
 
     listener = await _events(ann.raw_token)
@@ -45,7 +49,7 @@ async def test_refused_batch_broadcasts_nothing(ann, agent):
     await listener.disconnect()
 
 
-async def test_events_socket_without_credentials_is_closed_4401(db):
+async def test_events_socket_without_credentials_is_closed_4401(db: None) -> None:
     communicator = ws_communicator(path="/ws/events/")
     await communicator.connect()
     closed = await communicator.receive_output(timeout=2)
@@ -71,7 +75,7 @@ async def _session_events(username: str) -> WebsocketCommunicator:
     return communicator
 
 
-async def _review(agent) -> None:
+async def _review(agent: Actor) -> None:
     from asgiref.sync import sync_to_async
 
     proposal = {
@@ -87,7 +91,9 @@ async def _review(agent) -> None:
     assert response.status_code == 200, response.json()
 
 
-async def test_an_annotator_hears_no_refinement_history(ann, rev, agent):
+async def test_an_annotator_hears_no_refinement_history(
+    ann: Actor, rev: Actor, agent: Actor
+) -> None:
     annotator, reviewer = await _session_events("ann"), await _session_events("rev")
     await _review(agent)
     event = orjson.loads(await reviewer.receive_from(timeout=2))
@@ -97,7 +103,7 @@ async def test_an_annotator_hears_no_refinement_history(ann, rev, agent):
     await reviewer.disconnect()
 
 
-async def test_a_promoted_annotator_hears_history_from_then_on(ann, agent):
+async def test_a_promoted_annotator_hears_history_from_then_on(ann: Actor, agent: Actor) -> None:
     from asgiref.sync import sync_to_async
 
     from learnportal.accounts.models import User
@@ -114,7 +120,7 @@ async def test_a_promoted_annotator_hears_history_from_then_on(ann, agent):
     await listener.disconnect()
 
 
-async def test_an_events_socket_is_closed_4401_soon_after_its_token_is_revoked(ann):
+async def test_an_events_socket_is_closed_4401_soon_after_its_token_is_revoked(ann: Actor) -> None:
     from asgiref.sync import sync_to_async
     from django.core.management import call_command
 
@@ -124,7 +130,7 @@ async def test_an_events_socket_is_closed_4401_soon_after_its_token_is_revoked(a
     assert closed == {"type": "websocket.close", "code": 4401}
 
 
-async def test_an_events_socket_is_closed_4401_when_its_person_is_deactivated(rev):
+async def test_an_events_socket_is_closed_4401_when_its_person_is_deactivated(rev: Actor) -> None:
     from asgiref.sync import sync_to_async
 
     from learnportal.accounts.models import User

@@ -8,8 +8,7 @@ from __future__ import annotations
 import shutil
 import socket
 import subprocess
-from collections.abc import Callable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 import pytest
@@ -19,6 +18,9 @@ from learnportal.accounts.roles import Action
 from learnportal.events import broadcast_now
 from tests.builders import stats_req
 from tests.harness import WS_TIMEOUT, Actor, ws_communicator
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -5,13 +5,16 @@ from __future__ import annotations
 
 import io
 from datetime import timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from django.core.management import call_command
 from django.test import Client
 
 from learnportal.accounts.models import User
+
+if TYPE_CHECKING:
+    from tests.harness import ClientResponse
 
 PASSWORD = "correct-horse-9"
 LOCKED_OUT = "Too many failed logins"
@@ -26,7 +29,9 @@ def _people() -> None:
     User.objects.create_superuser(username="boss", password=PASSWORD)
 
 
-def log_in(username: str, password: str, *, address: str = "192.0.2.10", path: str = "/login/"):
+def log_in(
+    username: str, password: str, *, address: str = "192.0.2.10", path: str = "/login/"
+) -> ClientResponse:
     return Client().post(path, {"username": username, "password": password}, REMOTE_ADDR=address)
 
 

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 import pytest
@@ -11,7 +11,9 @@ from rest_framework.test import APIClient
 
 from feedback.models import Turn
 from tests.builders import stats_req
-from tests.harness import Actor
+
+if TYPE_CHECKING:
+    from tests.harness import Actor
 
 ONE_PER_TEN_SECONDS = 0.1
 

@@ -8,7 +8,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from django.conf import settings as django_settings
@@ -16,7 +16,9 @@ from django.conf import settings as django_settings
 from learnportal.protocol.errors import LearnError
 from learnportal.ratelimit import rate_limit_check
 from tests.builders import stats_req
-from tests.harness import Actor
+
+if TYPE_CHECKING:
+    from tests.harness import Actor
 
 ROOT = Path(__file__).resolve().parents[3]
 # One a day: no window ends while the test runs, whatever the wall clock.

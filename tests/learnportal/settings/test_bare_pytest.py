@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import subprocess
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tests.processes import PYTHON, REPO, clean_env
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 def test_a_bare_pytest_runs_with_nothing_set(tmp_path: Path) -> None:

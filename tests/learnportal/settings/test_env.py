@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import os
 import re
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from learnportal import env
 from learnportal.env import ConfigError
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 def test_origins_are_read_as_scheme_host_and_port(monkeypatch: pytest.MonkeyPatch) -> None:

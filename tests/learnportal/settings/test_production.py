@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import secrets
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from tests.processes import clean_env, manage, python_json
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 GOOD_KEY = secrets.token_urlsafe(50)  # 67 characters
 

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tests.processes import clean_env, python_json
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 LAYER_PREFIX = (
     "from django.conf import settings\n"

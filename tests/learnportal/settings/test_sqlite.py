@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from tests.processes import clean_env, python_json
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 READ_TUNING = """
 from django.db import connection

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import orjson
 import pytest
 from channels.db import database_sync_to_async
@@ -14,10 +16,13 @@ from learnportal.accounts.models import ApiToken
 from tests.builders import experience, experience_req, feedback, feedback_req, stats_req
 from tests.harness import WS_TIMEOUT, Actor, ws_communicator
 
+if TYPE_CHECKING:
+    from channels.testing import WebsocketCommunicator
+
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-async def assert_closed_unauthenticated(communicator) -> None:
+async def assert_closed_unauthenticated(communicator: WebsocketCommunicator) -> None:
     connected, code = await communicator.connect(timeout=WS_TIMEOUT)
     if connected:  # accepted, then closed at once, so that a browser can read the code
         message = await communicator.receive_output(timeout=WS_TIMEOUT)

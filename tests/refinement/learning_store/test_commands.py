@@ -2,15 +2,19 @@ from __future__ import annotations
 
 import json
 from io import StringIO
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from refinement.models import Plan, Proposal, Step, StoreValue
-from tests.harness import Actor
 from tests.refinement.learning_store.helpers import GLOBAL_SKILL, learn, skill_edit
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from tests.harness import Actor
 
 REFERENCE = "learnings/_global/references/auth.md"
 

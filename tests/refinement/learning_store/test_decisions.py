@@ -1,8 +1,12 @@
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from refinement.models import ProposalStatus, StoreValue
-from tests.harness import Actor
 from tests.refinement.learning_store.helpers import filed_run, learn
+
+if TYPE_CHECKING:
+    from tests.harness import Actor
 
 JUMP = {
     "target": "router_weight",

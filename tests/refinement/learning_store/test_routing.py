@@ -1,7 +1,11 @@
 from __future__ import annotations
 
-from tests.harness import Actor
+from typing import TYPE_CHECKING
+
 from tests.refinement.learning_store.helpers import learn
+
+if TYPE_CHECKING:
+    from tests.harness import Actor
 
 
 def test_it_shows_a_weight_once_an_applied_proposal_set_it(agent: Actor, ann: Actor) -> None:

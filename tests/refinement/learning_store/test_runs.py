@@ -1,9 +1,9 @@
 from __future__ import annotations
 
 import hashlib
+from typing import TYPE_CHECKING
 
 from refinement.models import HistoryEntry, Plan, Step
-from tests.harness import Actor
 from tests.refinement.learning_store.helpers import (
     GLOBAL_SKILL,
     filed_run,
@@ -13,6 +13,9 @@ from tests.refinement.learning_store.helpers import (
     report_run,
     skill_edit,
 )
+
+if TYPE_CHECKING:
+    from tests.harness import Actor
 
 
 def test_it_counts_runs_of_the_same_description(agent: Actor) -> None:

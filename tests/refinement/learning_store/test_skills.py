@@ -1,7 +1,11 @@
 from __future__ import annotations
 
-from tests.harness import Actor
+from typing import TYPE_CHECKING
+
 from tests.refinement.learning_store.helpers import GLOBAL_SKILL, learn, make_step, skill_edit
+
+if TYPE_CHECKING:
+    from tests.harness import Actor
 
 
 def _store_skill(agent: Actor, text: str) -> None:

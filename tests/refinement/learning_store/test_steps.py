@@ -1,8 +1,12 @@
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from refinement.models import HistoryEntry
-from tests.harness import Actor
 from tests.refinement.learning_store.helpers import make_step
+
+if TYPE_CHECKING:
+    from tests.harness import Actor
 
 
 def test_it_shows_the_defaults_for_a_step_never_configured(ann: Actor) -> None:

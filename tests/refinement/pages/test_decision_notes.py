@@ -3,11 +3,18 @@ what REST refuses, with REST's message, and never saves a value it did not keep 
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
 import orjson
 import pytest
-from django.test import Client
 
 from refinement.models import Plan, Proposal, ProposalStatus, Review
+
+if TYPE_CHECKING:
+    from django.test import Client
+
+    from tests.harness import ClientResponse
 
 pytestmark = pytest.mark.django_db
 
@@ -19,14 +26,19 @@ def _pending() -> Proposal:
     return plan.proposals.filter(status=ProposalStatus.PENDING).order_by("id").first()
 
 
-def _in_the_portal(client: Client, proposal: Proposal, decision: str, **data: str):
+def _in_the_portal(
+    client: Client, proposal: Proposal, decision: str, **data: str
+) -> ClientResponse:
     url = f"/plans/{proposal.plan.plan_id}/proposals/{proposal.proposal_id}/{decision}/"
     return client.post(url, data)
 
 
-def _over_rest(client: Client, proposal: Proposal, decision: str, **body: str):
+def _over_rest(client: Client, proposal: Proposal, decision: str, **body: str) -> ClientResponse:
     url = f"/api/proposals/{proposal.proposal_id}/{decision}/"
     return client.post(url, orjson.dumps(body), content_type="application/json")
+
+
+Decide = Callable[..., "ClientResponse"]
 
 
 def _decisions(proposal: Proposal) -> list[Review]:
@@ -34,7 +46,7 @@ def _decisions(proposal: Proposal) -> list[Review]:
 
 
 @pytest.mark.parametrize("send", [_in_the_portal, _over_rest], ids=["portal", "rest"])
-def test_an_approval_note_of_2500_characters_is_saved_whole(reviewer: Client, send) -> None:
+def test_an_approval_note_of_2500_characters_is_saved_whole(reviewer: Client, send: Decide) -> None:
     proposal = _pending()
     note = "Looks right. " * 192 + "Ship"  # 2,500 characters
 
@@ -71,7 +83,7 @@ def test_an_approval_note_of_5001_characters_is_refused_over_rest(reviewer: Clie
 
 @pytest.mark.parametrize("send", [_in_the_portal, _over_rest], ids=["portal", "rest"])
 def test_a_rejection_reason_over_5000_characters_is_refused_and_nothing_changes(
-    reviewer: Client, send
+    reviewer: Client, send: Decide
 ) -> None:
     proposal = _pending()
 

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import pytest
 from django.test import Client
 
@@ -14,6 +16,12 @@ from refinement.proposals import ProposalInput
 from refinement.services import plan_file, proposal_apply, proposal_wire, refinement_rollback
 from refinement.store import routing_weights
 
+if TYPE_CHECKING:
+    from django.test import Client
+    from pytest_django import Settings
+
+    from tests.harness import ClientResponse
+
 pytestmark = pytest.mark.django_db
 
 
@@ -25,13 +33,13 @@ def _proposal(target: str, plan: Plan | None = None) -> Proposal:
     return (plan or _demo_plan()).proposals.filter(target=target).order_by("id").first()
 
 
-def _decide(client: Client, proposal: Proposal, decision: str, **data: str):
+def _decide(client: Client, proposal: Proposal, decision: str, **data: str) -> ClientResponse:
     return client.post(
         f"/plans/{proposal.plan.plan_id}/proposals/{proposal.proposal_id}/{decision}/", data
     )
 
 
-def test_annotators_get_the_403_page_for_plans(annotator):
+def test_annotators_get_the_403_page_for_plans(annotator: Client) -> None:
     proposal = _proposal("router_weight")
     assert annotator.get("/plans/").status_code == 403
     page = annotator.get(f"/plans/{proposal.plan.plan_id}/")
@@ -41,7 +49,7 @@ def test_annotators_get_the_403_page_for_plans(annotator):
     assert Proposal.objects.get(pk=proposal.pk).status == "pending"
 
 
-def test_the_nav_shows_only_the_pages_a_role_may_use(annotator, reviewer):
+def test_the_nav_shows_only_the_pages_a_role_may_use(annotator: Client, reviewer: Client) -> None:
     annotator_nav = annotator.get("/").content.decode()
     assert 'href="/turns/"' in annotator_nav
     assert 'href="/plans/"' not in annotator_nav and 'href="/history/"' not in annotator_nav
@@ -49,7 +57,7 @@ def test_the_nav_shows_only_the_pages_a_role_may_use(annotator, reviewer):
     assert all(f'href="/{p}/"' in reviewer_nav for p in ("turns", "plans", "history"))
 
 
-def test_plans_are_listed_newest_first_with_their_status(reviewer):
+def test_plans_are_listed_newest_first_with_their_status(reviewer: Client) -> None:
     mine = plan_create(
         principal=principal_for_user(User.objects.get(username="reviewer")),
         component_name="",
@@ -60,7 +68,7 @@ def test_plans_are_listed_newest_first_with_their_status(reviewer):
     assert 'class="status status-ready">ready' in page
 
 
-def test_a_plan_shows_risk_badges_and_diffs(reviewer):
+def test_a_plan_shows_risk_badges_and_diffs(reviewer: Client) -> None:
     page = reviewer.get(f"/plans/{_demo_plan().plan_id}/").content.decode()
     assert 'class="risk risk-medium">medium risk' in page
     assert 'class="risk risk-low">low risk' in page
@@ -71,11 +79,11 @@ def test_a_plan_shows_risk_badges_and_diffs(reviewer):
     assert f"{delta:.3f}" in page
 
 
-def test_a_unknown_plan_is_not_found(reviewer):
+def test_a_unknown_plan_is_not_found(reviewer: Client) -> None:
     assert reviewer.get("/plans/plan-nope/").status_code == 404
 
 
-def test_approving_then_applying_changes_the_weight(reviewer):
+def test_approving_then_applying_changes_the_weight(reviewer: Client) -> None:
     proposal = _proposal("router_weight")
     response = _decide(reviewer, proposal, "approve", note="Looks right")
     assert response.status_code == 302
@@ -90,7 +98,7 @@ def test_approving_then_applying_changes_the_weight(reviewer):
     assert refinement.refinement_id in page and "Roll back" in page
 
 
-def test_rolling_back_restores_the_old_value(reviewer):
+def test_rolling_back_restores_the_old_value(reviewer: Client) -> None:
     proposal = _proposal("skill_file")
     _decide(reviewer, proposal, "apply")
     refinement = Refinement.objects.get(proposal=proposal)
@@ -108,7 +116,7 @@ def test_rolling_back_restores_the_old_value(reviewer):
     assert "rolled back already" in reviewer.get(again["Location"]).content.decode()
 
 
-def test_rejecting_needs_a_reason_shown_next_to_the_field(reviewer):
+def test_rejecting_needs_a_reason_shown_next_to_the_field(reviewer: Client) -> None:
     proposal = _proposal("skill_file")
     response = _decide(reviewer, proposal, "reject", reason="  ")
     assert response.status_code == 400
@@ -116,7 +124,7 @@ def test_rejecting_needs_a_reason_shown_next_to_the_field(reviewer):
     assert Proposal.objects.get(pk=proposal.pk).status == "pending"
 
 
-def test_rejecting_with_a_reason_rejects(reviewer):
+def test_rejecting_with_a_reason_rejects(reviewer: Client) -> None:
     proposal = _proposal("skill_file")
     _decide(reviewer, proposal, "reject", reason="Too vague")
     assert Proposal.objects.get(pk=proposal.pk).status == "rejected"
@@ -124,7 +132,9 @@ def test_rejecting_with_a_reason_rejects(reviewer):
     assert "“Too vague”" in page
 
 
-def test_a_reviewer_cannot_approve_or_apply_their_own_plan(reviewer, second_reviewer):
+def test_a_reviewer_cannot_approve_or_apply_their_own_plan(
+    reviewer: Client, second_reviewer: Client
+) -> None:
     plan = plan_create(
         principal=principal_for_user(User.objects.get(username="reviewer")),
         component_name="code_review",
@@ -140,7 +150,7 @@ def test_a_reviewer_cannot_approve_or_apply_their_own_plan(reviewer, second_revi
     assert Proposal.objects.get(pk=proposal.pk).status == "approved"
 
 
-def test_decisions_are_posts_only(reviewer):
+def test_decisions_are_posts_only(reviewer: Client) -> None:
     proposal = _proposal("skill_file")
     assert (
         reviewer.get(
@@ -151,7 +161,7 @@ def test_decisions_are_posts_only(reviewer):
     assert _decide(reviewer, proposal, "obliterate").status_code == 404
 
 
-def _agent_applied_weight(settings, component: str, new: float) -> tuple[Plan, str]:
+def _agent_applied_weight(settings: Settings, component: str, new: float) -> tuple[Plan, str]:
     """The demo agent files and applies a weight change of its own plan at a medium limit."""
     settings.LEARNPORTAL_AUTO_APPLY_MAX_RISK = "medium"
     proposal = ProposalInput(
@@ -168,7 +178,9 @@ def _agent_applied_weight(settings, component: str, new: float) -> tuple[Plan, s
     return plan, outcome.refinement_id
 
 
-def test_a_queued_rollback_shows_its_reason_and_a_reviewer_applies_it(reviewer, settings):
+def test_a_queued_rollback_shows_its_reason_and_a_reviewer_applies_it(
+    reviewer: Client, settings: Settings
+) -> None:
     plan, refinement_id = _agent_applied_weight(settings, "probe", 0.7)
     queued = refinement_rollback(principal=DEMO_AGENT, refinement_id=refinement_id)
     assert queued.rolled_back is False
@@ -189,7 +201,7 @@ def test_a_queued_rollback_shows_its_reason_and_a_reviewer_applies_it(reviewer, 
     assert "Apply rollback" not in page
 
 
-def test_an_adapt_plan_shows_its_one_refinement_with_a_rollback_button(reviewer):
+def test_an_adapt_plan_shows_its_one_refinement_with_a_rollback_button(reviewer: Client) -> None:
     outcome = adapt_run(principal=DEMO_AGENT, component_name="", strategy="epsilon_greedy")
     assert outcome.updated
     refinement = Refinement.objects.get(plan__plan_id=outcome.plan_id)
@@ -205,7 +217,9 @@ def test_an_adapt_plan_shows_its_one_refinement_with_a_rollback_button(reviewer)
     assert Refinement.objects.get(pk=refinement.pk).status == "rolled_back"
 
 
-def test_a_queued_rollback_of_no_plan_waits_on_the_plans_page_for_a_reviewer(reviewer, settings):
+def test_a_queued_rollback_of_no_plan_waits_on_the_plans_page_for_a_reviewer(
+    reviewer: Client, settings: Settings
+) -> None:
     settings.LEARNPORTAL_AUTO_APPLY_MAX_RISK = "medium"
     raw = {
         "target": "router_weight",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import time
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pytest
@@ -12,6 +12,9 @@ import pytest
 from bench import adapt
 from refinement.strategies import check_params
 from refinement.strategies.ucb1 import ucb1_index
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 PARAMS = check_params({})
 

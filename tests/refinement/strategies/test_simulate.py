@@ -1,13 +1,17 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pytest
 
-from refinement.strategies import Evidence, StrategyFn
 from refinement.strategies.simulate import run_bandit, ucb1_regret_bound, uniform_regret
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from refinement.strategies import Evidence, StrategyFn
 
 
 def _fixed(target: list[float]) -> StrategyFn:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from django.core import signals
@@ -10,7 +10,9 @@ from django.db import close_old_connections
 
 from learnportal.demo import DEMO_AGENT, seed_demo
 from refinement.models import Plan, Proposal
-from tests.harness import Actor
+
+if TYPE_CHECKING:
+    from tests.harness import Actor
 
 
 def _send(actor: Actor, method: str, url: str, body: dict[str, Any]) -> Any:

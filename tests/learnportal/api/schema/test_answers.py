@@ -4,10 +4,9 @@ test_openapi_truth.py, checks that every answer is what the schema says)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
-from pydantic import BaseModel
 from rest_framework.test import APIClient
 
 from feedback.answers import TurnPage, TurnsCreated
@@ -34,6 +33,9 @@ from refinement.answers import (
     StepsState,
     StepState,
 )
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
 
 REF = "#/components/schemas/{model}"
 

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from django.core.management import call_command
 from rest_framework.test import APIClient
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 UNSAFE = {"post", "put", "patch", "delete"}
 

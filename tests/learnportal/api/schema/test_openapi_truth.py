@@ -6,7 +6,7 @@ stays short and fails the same way every time.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 import pytest
 import schemathesis
@@ -15,6 +15,9 @@ from hypothesis.stateful import run_state_machine_as_test
 
 from learnportal.wsgi import application
 from tests.learnportal.api.schema import hooks  # noqa: F401  (registers what the schema cannot say)
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
 
 SEED = 6
 CONFIG = {

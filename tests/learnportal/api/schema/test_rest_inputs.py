@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 import pytest
 from rest_framework.test import APIClient
 
 from learnportal.accounts.models import User
-from tests.harness import Actor
+
+if TYPE_CHECKING:
+    from tests.harness import Actor
 
 
 def _login(username: str) -> APIClient:
