@@ -43,7 +43,8 @@ class Run:
 def _ok(status: int, body: bytes, expect_type: str) -> bool:
     if status != 200:
         return False
-    return orjson.loads(body).get("type") == expect_type
+    reply_type: str | None = orjson.loads(body).get("type")
+    return reply_type == expect_type
 
 
 def http_sequential(

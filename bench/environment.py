@@ -41,7 +41,8 @@ def _bin(name: str) -> str:
 def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+        port: int = sock.getsockname()[1]
+        return port
 
 
 class Database:
@@ -123,14 +124,14 @@ class Database:
 
         with psycopg.connect(self._conninfo(self.admin_url)) as conn:
             row = conn.execute("SHOW server_version").fetchone()
-            settings = dict(
+            settings: dict[str, str] = dict(
                 conn.execute(
                     "SELECT name, setting FROM pg_settings WHERE name IN "
                     "('synchronous_commit', 'fsync', 'shared_buffers', 'wal_level')"
                 ).fetchall()
             )
         extra = ", ".join(f"{k}={v}" for k, v in sorted(settings.items()))
-        return f"PostgreSQL {row[0]} ({extra})"
+        return f"PostgreSQL {row[0] if row else '?'} ({extra})"
 
     @staticmethod
     def _conninfo(url: str) -> str:
@@ -176,7 +177,7 @@ class Server:
     env: dict[str, str]
     log_path: Path
     port: int = 0
-    proc: subprocess.Popen | None = None
+    proc: subprocess.Popen[bytes] | None = None
 
     @property
     def base_url(self) -> str:

@@ -19,9 +19,12 @@ import os
 import pstats
 import sys
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "learnportal.settings")
 
@@ -60,6 +63,7 @@ def seed_calls(*, token: str, target: int, batch: int = 1000) -> dict[str, Any]:
     from feedback.services import experience_store
     from learnportal.accounts.principals import principal_for_token
     from learnportal.protocol import parse_request
+    from learnportal.protocol.messages import LearnExperienceRequest
     from refinement.store import behaviour_policy
 
     principal = principal_for_token(token)
@@ -75,6 +79,7 @@ def seed_calls(*, token: str, target: int, batch: int = 1000) -> dict[str, Any]:
         size = min(batch, remaining)
         body = envelope("experience", [experience_item(rng) for _ in range(size)], f"seed-{n}")
         request = parse_request(body, max_batch=settings.LEARNPORTAL_MAX_BATCH)
+        assert isinstance(request, LearnExperienceRequest)
         experience_store(
             principal=principal, experiences=request.experiences, policy=behaviour_policy
         )
@@ -176,6 +181,8 @@ def profile(*, token: str, kind: str, batches: int, size: int) -> dict[str, Any]
     from learnportal.accounts.principals import principal_for_token
 
     principal = principal_for_token(token)
+    if principal is None:
+        raise SystemExit("unknown token")
     if kind == "stats":
         bodies = [stats_body("", f"p{i}") for i in range(batches * 3 + 2)]
     else:
@@ -267,14 +274,14 @@ def insert_variants(*, kind: str, rounds: int = 6) -> dict[str, Any]:
     vendor = connection.vendor
     counter = [0]
 
-    def fresh_rows() -> list[tuple]:
+    def fresh_rows() -> list[tuple[Any, ...]]:
         counter[0] += 1
         return [(f"v{counter[0]}-{row[0]}", *row[1:]) for row in template]
 
-    def django_executemany(rows: list[tuple]) -> None:
+    def django_executemany(rows: list[tuple[Any, ...]]) -> None:
         insert_rows(model, columns, rows)
 
-    def multi_values(rows: list[tuple]) -> None:
+    def multi_values(rows: list[tuple[Any, ...]]) -> None:
         marks = "(" + ", ".join(["%s"] * len(columns)) + ")"
         chunk = 30000 // len(columns)  # stay under the drivers' parameter limits
         with connection.cursor() as cursor:
@@ -284,7 +291,7 @@ def insert_variants(*, kind: str, rounds: int = 6) -> dict[str, Any]:
                 values = ", ".join([marks] * len(part))
                 cursor.execute(f"INSERT INTO {table} ({names}) VALUES {values}", params)
 
-    def driver_bulk(rows: list[tuple]) -> None:
+    def driver_bulk(rows: list[tuple[Any, ...]]) -> None:
         raw = connection.connection
         if vendor == "postgresql":
             with raw.cursor() as cursor, cursor.copy(f"COPY {table} ({names}) FROM STDIN") as copy:
@@ -345,7 +352,7 @@ async def _asgi_call(app: Any, body: bytes, token: str) -> tuple[int, bytes]:
     never = asyncio.Event()
     status, chunks = 0, []
 
-    async def receive() -> dict:
+    async def receive() -> dict[str, Any]:
         nonlocal sent
         if not sent:
             sent = True
@@ -353,7 +360,7 @@ async def _asgi_call(app: Any, body: bytes, token: str) -> tuple[int, bytes]:
         await never.wait()
         return {"type": "http.disconnect"}
 
-    async def send(message: dict) -> None:
+    async def send(message: dict[str, Any]) -> None:
         nonlocal status
         if message["type"] == "http.response.start":
             status = message["status"]
@@ -420,6 +427,8 @@ def asgi_probe(*, token: str, requests: int = 1000) -> dict[str, Any]:
         counts["threads"] += 1
         original_start(self, *args, **kwargs)
 
+    # Instrumented in place for this probe and put back below: mypy rightly refuses assigning
+    # to a method, which is the point here.
     asgi_sync.SyncToAsync.__call__ = counted_call  # type: ignore[method-assign]
     db_base.BaseDatabaseWrapper.connect = counted_connect  # type: ignore[method-assign]
     threading.Thread.start = counted_start  # type: ignore[method-assign]
@@ -466,6 +475,8 @@ def asgi_probe(*, token: str, requests: int = 1000) -> dict[str, Any]:
         out["no_middleware"] = asyncio.run(drive(ASGIHandler()))
     # The floor: authenticate once and dispatch in one hop, as the WebSocket consumer does.
     principal = principal_for_token(token)
+    if principal is None:
+        raise SystemExit("unknown token")
 
     async def one_hop(scope: Any, receive: Any, send: Any) -> None:
         message = await receive()
@@ -483,7 +494,7 @@ def asgi_probe(*, token: str, requests: int = 1000) -> dict[str, Any]:
     return out
 
 
-TASKS = {
+TASKS: dict[str, Callable[..., Any]] = {
     "meta": meta,
     "seed_calls": seed_calls,
     "profile": profile,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 import time
 import uuid
+from typing import Any
 
 import orjson
 
@@ -20,7 +21,7 @@ COMMENTS = (
 PAGES = ("search", "results", "product", "cart", "checkout")
 
 
-def feedback_item(rng: random.Random, seq: int, run: int) -> dict:
+def feedback_item(rng: random.Random, seq: int, run: int) -> dict[str, Any]:
     """One feedback of about 220 bytes of JSON, as an automated judge would send it."""
     polarity = rng.choice(POLARITIES)
     score = {"positive": 1, "negative": -1, "neutral": 0}[polarity] * round(rng.random(), 3)
@@ -36,7 +37,7 @@ def feedback_item(rng: random.Random, seq: int, run: int) -> dict:
     }
 
 
-def experience_item(rng: random.Random) -> dict:
+def experience_item(rng: random.Random) -> dict[str, Any]:
     """One experience tuple with small states, a timed component call and its outcome."""
     step = rng.randrange(50)
     page = rng.choice(PAGES)
@@ -58,7 +59,7 @@ def experience_item(rng: random.Random) -> dict:
     }
 
 
-def envelope(kind: str, items: list[dict], req_id: str) -> bytes:
+def envelope(kind: str, items: list[dict[str, Any]], req_id: str) -> bytes:
     field = {"feedback": "feedbacks", "experience": "experiences"}[kind]
     return orjson.dumps({"type": f"learn/{kind}/req", "id": req_id, field: items})
 

@@ -30,7 +30,7 @@ class RawTable:
         else:
             self._copy = f'COPY "{table}" ({quoted}) FROM STDIN'
 
-    def read_back(self, ids: Sequence[str]) -> list[tuple]:
+    def read_back(self, ids: Sequence[str]) -> list[tuple[Any, ...]]:
         """The rows the API stored for these ids, with the ids changed so they can be stored again."""
         if self.kind == "sqlite":
             marks = ", ".join("?" * len(ids))
@@ -42,7 +42,7 @@ class RawTable:
             raise RuntimeError(f"read back {len(rows)} of {len(ids)} rows from {self.table}")
         return [("raw-" + row[0], *row[1:]) for row in rows]
 
-    def insert(self, rows: Sequence[tuple]) -> float:
+    def insert(self, rows: Sequence[tuple[Any, ...]]) -> float:
         """Insert and commit one batch; return the seconds it took."""
         start = time.perf_counter()
         if self.kind == "sqlite":

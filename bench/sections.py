@@ -22,7 +22,9 @@ def log(message: str) -> None:
 # --- ingest: API against the driver's bulk insert ------------------------------------------
 
 
-def ingest(stack: Stack, kind: str, batches: int, size: int, meta: dict[str, Any]) -> dict:
+def ingest(
+    stack: Stack, kind: str, batches: int, size: int, meta: dict[str, Any]
+) -> dict[str, Any]:
     """`batches` x `size` items through POST /api/learn/, each batch followed by the same rows
     inserted raw. Interleaving keeps both sides on tables and indexes of the same size and
     exposes them to the same drift of a shared machine."""
@@ -100,7 +102,7 @@ def _stats_snapshot(stack: Stack) -> dict[str, Any]:
     }
 
 
-def stats(stack: Stack, small: int, large: int, requests: int) -> dict:
+def stats(stack: Stack, small: int, large: int, requests: int) -> dict[str, Any]:
     seeder = stack.tokens["seeder"]
     log(f"stats: recording {small} calls through experience_store")
     inproc(stack.env, "seed_calls", token=seeder, target=small)
@@ -124,7 +126,7 @@ def stats(stack: Stack, small: int, large: int, requests: int) -> dict:
 # --- WebSocket against HTTP ----------------------------------------------------------------
 
 
-def ws_vs_http(stack: Stack, requests: int, window: int) -> dict:
+def ws_vs_http(stack: Stack, requests: int, window: int) -> dict[str, Any]:
     inproc(stack.env, "seed_calls", token=stack.tokens["seeder"], target=1000)
     bodies = [payloads.stats_body("component-07", f"w-{i}") for i in range(requests)]
     expect = "learn/stats/resp"
@@ -159,7 +161,7 @@ def ws_vs_http(stack: Stack, requests: int, window: int) -> dict:
     }
 
 
-def ws_whatif(stack: Stack, bodies: list[bytes], window: int) -> dict:
+def ws_whatif(stack: Stack, bodies: list[bytes], window: int) -> dict[str, Any]:
     """The same measurements on a second server whose only change is CONN_MAX_AGE=None."""
     expect = "learn/stats/resp"
     env = dict(
@@ -189,7 +191,9 @@ def ws_whatif(stack: Stack, bodies: list[bytes], window: int) -> dict:
 # --- uvicorn against daphne ----------------------------------------------------------------
 
 
-def server(stack: Stack, small: int, concurrency: int, batches: int, ws_requests: int) -> dict:
+def server(
+    stack: Stack, small: int, concurrency: int, batches: int, ws_requests: int
+) -> dict[str, Any]:
     kind = stack.server_kind
     inproc(stack.env, "seed_calls", token=stack.tokens["seeder"], target=1000)
     expect = "learn/stats/resp"
@@ -229,9 +233,12 @@ def server(stack: Stack, small: int, concurrency: int, batches: int, ws_requests
     }
 
 
-def profile(stack: Stack, kind: str, batches: int, size: int) -> dict:
+def profile(stack: Stack, kind: str, batches: int, size: int) -> dict[str, Any]:
     token = stack.tokens["env" if kind == "feedback" else "agent"]
-    return inproc(stack.env, "profile", token=token, kind=kind, batches=batches, size=size)
+    result: dict[str, Any] = inproc(
+        stack.env, "profile", token=token, kind=kind, batches=batches, size=size
+    )
+    return result
 
 
 def dumps(value: Any) -> str:

@@ -8,13 +8,14 @@ from django.conf import settings
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from pydantic import Field
 from rest_framework.exceptions import NotFound
-from rest_framework.pagination import CursorPagination
+from rest_framework.pagination import Cursor, CursorPagination
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from feedback.answers import Turn, TurnPage, TurnsCreated
 from feedback.selectors import turn_queue
 from feedback.services import TurnInput, turns_submit
+from learnportal.accounts.authentication import principal_of
 from learnportal.accounts.roles import Action
 from learnportal.inputs import (
     QueryBool,
@@ -61,7 +62,7 @@ class TurnCursor(CursorPagination):
     def __init__(self, page_size: int) -> None:
         self.page_size = page_size
 
-    def decode_cursor(self, request: Request) -> object:
+    def decode_cursor(self, request: Request) -> Cursor | None:
         try:
             return super().decode_cursor(request)
         except NotFound:
@@ -73,7 +74,7 @@ class TurnCursor(CursorPagination):
 
 
 class TurnsView(APIView):
-    parser_classes: list = []
+    parser_classes = []
 
     @extend_schema(
         summary="List queued agent turns",
@@ -81,7 +82,7 @@ class TurnsView(APIView):
         responses={200: TurnPage, 404: OpenApiResponse(description="a cursor of no page")},
     )
     def get(self, request: Request) -> Response:
-        request.user.require(Action.READ_TURNS)
+        principal_of(request).require(Action.READ_TURNS)
         query = parse_query(TurnsQuery, request.query_params)
         turns = turn_queue(component_name=query.component_name, session_id=query.session_id)
         if query.correlation_id:
@@ -107,7 +108,8 @@ class TurnsView(APIView):
         },
     )
     def post(self, request: Request) -> Response:
-        request.user.require(Action.SUBMIT_TURNS)
+        principal = principal_of(request)
+        principal.require(Action.SUBMIT_TURNS)
         body = parse_body(TurnsRequest, request.body or b"{}")
         if len(body.turns) > settings.LEARNPORTAL_MAX_BATCH:
             raise LearnError(
@@ -117,7 +119,7 @@ class TurnsView(APIView):
                 [detail(["turns"], "too many items")],
             )
         answer = turns_submit(
-            principal=request.user,
+            principal=principal,
             turns=[
                 TurnInput(t.correlation_id, t.session_id, t.component_name, t.rated_turn)
                 for t in body.turns

@@ -15,6 +15,8 @@ if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
 
 IN_CHUNK = 900
+# One row of raw values, in the order of its columns.
+Row = tuple[str | float | bytes | None, ...]
 
 
 def _table(model: type[models.Model]) -> str:
@@ -24,7 +26,7 @@ def _table(model: type[models.Model]) -> str:
 def insert_rows(
     model: type[models.Model],
     columns: Sequence[str],
-    rows: Sequence[Sequence[Any]],
+    rows: Sequence[Row],
     *,
     on_conflict: str = "",
 ) -> None:

@@ -39,7 +39,9 @@ def feedback_items(*, corrective_only: bool = False, chunk: int = 2000) -> Itera
             for t in Turn.objects.filter(correlation_id__in=keys)
         }
         for row in page:
-            span = (row.span_start, row.span_end) if row.span_start is not None else None
+            # The host stores a span's two ends together, or neither.
+            start, end = row.span_start, row.span_end
+            span = (start, end) if start is not None and end is not None else None
             yield FeedbackItem.model_construct(
                 feedback_id=row.feedback_id,
                 correlation_id=row.correlation_id,

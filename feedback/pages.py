@@ -24,6 +24,7 @@ from learnportal.web import page, requires, show_learn_error
 if TYPE_CHECKING:
     from django.http import HttpRequest, HttpResponse
 
+    from feedback import models
     from learnportal.accounts.principals import Principal
 
 QUEUE_PAGE_SIZE = 20
@@ -89,13 +90,17 @@ def _feedback(turn: Turn, form: RatingForm) -> Feedback:
         raise invalid_from(exc) from None
 
 
+def _excerpt(turn: Turn, rating: models.Feedback) -> str:
+    """The part of the response a rating's correction is tied to, if it names a span."""
+    if rating.span_start is None or rating.span_end is None:
+        return ""
+    return turn.response[rating.span_start : rating.span_end]
+
+
 def _rate_page(
     request: HttpRequest, turn: Turn, form: RatingForm, status: int = 200
 ) -> HttpResponse:
-    ratings = selectors.turn_ratings(turn)
-    for rating in ratings:
-        has_span = rating.span_start is not None and rating.span_end is not None
-        rating.excerpt = turn.response[rating.span_start : rating.span_end] if has_span else ""
+    ratings = [(rating, _excerpt(turn, rating)) for rating in selectors.turn_ratings(turn)]
     context = {
         "turn": turn,
         "form": form,

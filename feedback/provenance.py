@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from learnportal.accounts.roles import Role
 from learnportal.protocol import Feedback, FeedbackSource
@@ -30,7 +30,7 @@ ALLOWED_SOURCES: dict[Role, frozenset[FeedbackSource]] = {
 
 def provenance_of(
     principal: Principal, item: Feedback, index: int
-) -> tuple[FeedbackSource, str, list[dict]]:
+) -> tuple[FeedbackSource, str, list[dict[str, Any]]]:
     """(source, annotator_id, problems) for one feedback item from this principal.
 
     A source left out means "whatever this credential is": an agent's `self`, an environment's

@@ -6,12 +6,22 @@ model, so that feedback's tables stay its own.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from django.db import connection
 from django.db.models import Exists, OuterRef, QuerySet
 
 from feedback.models import ComponentStats, Experience, Feedback, Turn
+
+if TYPE_CHECKING:
+    from django_stubs_ext import WithAnnotations
+
+
+class Queued(TypedDict):
+    """What the queue adds to each turn."""
+
+    rated: bool
+
 
 # (component_name, reward, behaviour_prob) of one stored experience.
 ExperienceRow = tuple[str, float, float | None]
@@ -62,7 +72,8 @@ def experience_window(limit: int) -> list[ExperienceRow]:
             "WHERE component_name <> '' ORDER BY id DESC LIMIT %s",
             [limit],
         )
-        return cursor.fetchall()[::-1]
+        rows: list[ExperienceRow] = cursor.fetchall()
+    return rows[::-1]
 
 
 def corrections(component_name: str, limit: int) -> list[dict[str, str]]:
@@ -74,7 +85,9 @@ def corrections(component_name: str, limit: int) -> list[dict[str, str]]:
     )
 
 
-def turn_queue(*, component_name: str = "", session_id: str = "") -> QuerySet[Turn]:
+def turn_queue(
+    *, component_name: str = "", session_id: str = ""
+) -> QuerySet[WithAnnotations[Turn, Queued]]:
     """The annotators' queue, each turn annotated `rated`: unrated first, then newest first."""
     rated = Feedback.objects.filter(correlation_id=OuterRef("correlation_id"))
     turns = Turn.objects.annotate(rated=Exists(rated))

@@ -12,7 +12,7 @@ from django.conf import settings
 from django.db import transaction
 
 from feedback.answers import TurnsCreated
-from feedback.bulk import existing_values, insert_rows
+from feedback.bulk import Row, existing_values, insert_rows
 from feedback.idempotency import content_hash, new_items
 from feedback.models import Experience, ExperienceQuota, Feedback, Turn
 from feedback.provenance import provenance_of
@@ -113,7 +113,7 @@ def _json(value: object) -> str:
 
 def _turn_row(
     key: str, session_id: str, component: str, turn: RatedTurn, owner: str, now: float
-) -> tuple:
+) -> Row:
     environment = None if turn.environment is None else _json(turn.environment)
     return (
         key,
@@ -156,7 +156,9 @@ def feedback_record(
             Feedback, "feedback_id", "feedbacks", [f.feedback_id for f in feedbacks], hashes
         )
         components = _feedback_components([feedbacks[i] for i in fresh])
-        rows, turns, deltas = [], [], {}
+        rows: list[Row] = []
+        turns: list[Row] = []
+        deltas: dict[str, ScoreDelta] = {}
         for index, component in zip(fresh, components, strict=True):
             item = feedbacks[index]
             source, annotator_id = provenance[index]
@@ -247,7 +249,8 @@ def experience_store(
         _reserve_quota(owner, len(fresh))
         batch = {experiences[i].action.component_name for i in fresh}
         probability = policy((set(component_names()) | batch) - {""})
-        rows, calls = [], {}
+        rows: list[Row] = []
+        calls: dict[str, CallDelta] = {}
         for index in fresh:
             item = experiences[index]
             action = item.action
@@ -326,7 +329,8 @@ def _evict_over_limit(owner: str) -> None:
 
 def _forward_env_rewards(owner: str, experiences: list[ExperienceItem], now: float) -> None:
     """An environment's reward is also its judgement of the component: record it as env feedback."""
-    rows, deltas = [], {}
+    rows: list[Row] = []
+    deltas: dict[str, ScoreDelta] = {}
     for item in experiences:
         score = min(1.0, max(-1.0, item.reward))
         polarity = (

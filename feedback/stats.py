@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from django.db import connection
 
-from feedback.bulk import insert_rows
+from feedback.bulk import Row, insert_rows
 from feedback.models import ComponentStats
 from feedback.sketch import DurationSketch
 
@@ -56,8 +56,8 @@ class CallDelta:
         self.last_called = max(self.last_called, ts)
 
 
-def _zero_row(name: str, **values: float) -> tuple:
-    row = dict.fromkeys(ZERO_ROW_COLUMNS, 0)
+def _zero_row(name: str, **values: float) -> Row:
+    row: dict[str, str | float | bytes] = dict.fromkeys(ZERO_ROW_COLUMNS, 0)
     row.update(component_name=name, duration_sketch=b"", **values)
     return tuple(row[c] for c in ZERO_ROW_COLUMNS)
 
@@ -107,7 +107,8 @@ def stats_add_calls(deltas: dict[str, CallDelta]) -> None:
     updates = []
     for stats in locked:
         delta = deltas[stats.component_name]
-        p95, sketch_bytes = stats.p95_duration_ms, stats.duration_sketch
+        # bytes, as the database driver takes it (a PostgreSQL driver may read a memoryview).
+        p95, sketch_bytes = stats.p95_duration_ms, bytes(stats.duration_sketch)
         if delta.durations:
             sketch = DurationSketch.from_bytes(stats.duration_sketch)
             sketch.add(np.asarray(delta.durations))

@@ -8,6 +8,7 @@ from learnportal.accounts.models import User
 from learnportal.accounts.principals import Principal
 from learnportal.accounts.roles import Role
 from learnportal.protocol import (
+    Action,
     Experience,
     Feedback,
     FeedbackDimension,
@@ -90,12 +91,12 @@ def demo_experiences() -> None:
         experiences.append(
             Experience(
                 experience_id=f"demo-exp-{step}",
-                action={
-                    "component_name": component,
-                    "input": {"step": step},
-                    "duration_ms": round(rng.lognormvariate(6, 0.6), 1),
-                    "success": good,
-                },
+                action=Action(
+                    component_name=component,
+                    input={"step": step},
+                    duration_ms=round(rng.lognormvariate(6, 0.6), 1),
+                    success=good,
+                ),
                 reward=1.0 if good else -1.0,
                 episode_id=f"demo-ep-{step // 20}",
                 step=step % 20,

@@ -16,11 +16,13 @@ from refinement.selectors import open_proposal_count
 from refinement.store import routing_weights
 
 if TYPE_CHECKING:
-    from django.http import HttpRequest, HttpResponse
+    from django.http import HttpResponse
+
+    from learnportal.web import AuthenticatedHttpRequest
 
 
 @login_required
-def home(request: HttpRequest) -> HttpResponse:
+def home(request: AuthenticatedHttpRequest) -> HttpResponse:
     weights = routing_weights()
     components = [
         {

@@ -67,7 +67,8 @@ def retry_after_for(key: str) -> int | None:
     if usage is None or not usage["should_limit"]:
         return None
     # The window's last second still belongs to it: the next window starts one second later.
-    return usage["time_left"] + 1
+    time_left: int = usage["time_left"]
+    return time_left + 1
 
 
 def rate_limit_check(key: str) -> None:

@@ -3,8 +3,13 @@
 from __future__ import annotations
 
 import os
+
+# Imported at run time, not under TYPE_CHECKING: Django makes every upper-case name of this
+# module a setting, TYPE_CHECKING too.
+from collections.abc import Callable  # noqa: TC003
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlparse
 
 import dj_database_url
@@ -104,7 +109,7 @@ TEMPLATES = [
 ]
 
 
-def _sqlite_tuned(config: dict) -> dict:
+def _sqlite_tuned(config: dict[str, Any]) -> dict[str, Any]:
     """The one SQLite tuning, for every SQLite database however it is named.
 
     Options the DATABASE_URL gives itself (`?timeout=...`) win over these.
@@ -130,12 +135,13 @@ def _sqlite_tuned(config: dict) -> dict:
     }
 
 
-def _database() -> dict:
+def _database() -> dict[str, Any]:
     url = env_str("DATABASE_URL")
+    config: dict[str, Any]
     if not url:
         config = {"ENGINE": "django.db.backends.sqlite3", "NAME": VAR_DIR / "learnportal.sqlite3"}
     else:
-        config = dj_database_url.parse(url)
+        config = dict(dj_database_url.parse(url))
     if config["ENGINE"] == "django.db.backends.sqlite3":
         return _sqlite_tuned(config)
     if config["ENGINE"] == "django.db.backends.postgresql":
@@ -280,6 +286,7 @@ LEARNPORTAL_ADAPT_WINDOW = env_int("LEARNPORTAL_ADAPT_WINDOW", 1_000_000, minimu
 # is set. 0 turns rate limiting off.
 LEARNPORTAL_RATE_LIMIT = env_float("LEARNPORTAL_RATE_LIMIT", 2000.0, minimum=0.0)
 RATELIMIT_FAIL_OPEN = True  # a count the cache lost is not a reason to refuse
+RATELIMIT_CACHE_PREFIX = "rl:"  # django-ratelimit's default (the tests give each run its own)
 
 # Login lockout (django-axes, in the database): after this many failed logins for one username
 # or from one client address, logins are refused for the cool-off; a successful login resets.
@@ -294,7 +301,9 @@ AXES_HTTP_RESPONSE_CODE = 429
 
 # Strategy parameters: read here, judged by refinement's system check (refinement/checks.py)
 # against their ranges, at `manage.py check` and at every start-up (learnportal/asgi.py).
-_STRATEGY_PARAMS = {  # parameter: (environment variable, reader, default)
+# A reader is env_float, or env_int with an int default.
+_STRATEGY_PARAMS: dict[str, tuple[str, Callable[[str, Any], float], float]] = {
+    # parameter: (environment variable, reader, default)
     "epsilon": ("LEARNPORTAL_EPSILON", env_float, 0.1),
     "temperature": ("LEARNPORTAL_SOFTMAX_TEMPERATURE", env_float, 1.0),
     "ucb_c": ("LEARNPORTAL_UCB_C", env_float, 2**0.5),

@@ -72,7 +72,7 @@ class StepState(Answer):
         step = step or Step(step_id=step_id)
         return cls(
             step_id=step_id,
-            learnings_access=step.learnings_access,
+            learnings_access=LearningsAccess(step.learnings_access),
             learning_objective=step.learning_objective,
             lock_learnings=step.lock_learnings,
             review_notes=step.review_notes,
@@ -133,9 +133,9 @@ class ProposalReview(Answer):
     @classmethod
     def of(cls, review: Review, record: Proposal) -> ProposalReview:
         return cls(
-            kind=review.kind,
+            kind=ReviewKind(review.kind),
             approved=review.approved,
-            risk_level=review.risk_level,
+            risk_level=RiskLevel(review.risk_level),
             reasons=review.reasons,
             reviewer=review.reviewer,
             note=review.note,
@@ -157,8 +157,8 @@ class ProposalState(ProposalWire):
         reviews = record.reviews.order_by("-ts", "-id")[:LATEST_REVIEWS]
         return cls(
             **_wire_fields(record),
-            status=record.status,
-            risk_level=record.risk_level,
+            status=ProposalStatus(record.status),
+            risk_level=RiskLevel(record.risk_level),
             requested_by=record.requested_by,
             reviews=[ProposalReview.of(review, record) for review in reviews],
         )
@@ -180,7 +180,7 @@ class PlanState(Answer):
         return cls(
             plan_id=plan.plan_id,
             origin=plan.origin,
-            status=plan.status,
+            status=PlanStatus(plan.status),
             component_name=plan.component_name,
             scope=plan.scope,
             requested_by=plan.requested_by,
@@ -216,8 +216,8 @@ class Decision(Answer):
         record = review.proposal
         return cls(
             proposal_id=record.proposal_id,
-            status=record.status,
-            risk_level=review.risk_level,
+            status=ProposalStatus(record.status),
+            risk_level=RiskLevel(review.risk_level),
             reasons=review.reasons,
         )
 

@@ -14,6 +14,7 @@ from pydantic.json_schema import SkipJsonSchema
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from learnportal.accounts.authentication import principal_of
 from learnportal.accounts.roles import Action
 from learnportal.inputs import (
     QueryInt,
@@ -155,7 +156,7 @@ class SkillsView(APIView):
     )
     def get(self, request: Request) -> Response:
         query = parse_query(SkillsQuery, request.query_params)
-        answer = learning_store.skill_list(principal=request.user, step_id=query.step)
+        answer = learning_store.skill_list(principal=principal_of(request), step_id=query.step)
         return Response(answer.model_dump(mode="json"))
 
 
@@ -171,12 +172,14 @@ class SkillView(APIView):
     )
     def get(self, request: Request, path: str) -> Response:
         query = parse_query(SkillsQuery, request.query_params)
-        answer = learning_store.skill_get(principal=request.user, path=path, step_id=query.step)
+        answer = learning_store.skill_get(
+            principal=principal_of(request), path=path, step_id=query.step
+        )
         return Response(answer.model_dump(mode="json"))
 
 
 class StepsView(APIView):
-    parser_classes: list = []
+    parser_classes = []
 
     @extend_schema(
         summary="The workflow's global skill objective and its steps",
@@ -193,16 +196,17 @@ class StepsView(APIView):
         responses={200: StepsState, 403: ADMINS_ONLY},
     )
     def put(self, request: Request) -> Response:
-        request.user.require(Action.MANAGE_STEPS)
+        principal = principal_of(request)
+        principal.require(Action.MANAGE_STEPS)
         body = parse_body(WorkflowUpdate, request)
         answer = learning_store.workflow_update(
-            principal=request.user, global_skill_objective=body.global_skill_objective
+            principal=principal, global_skill_objective=body.global_skill_objective
         )
         return Response(answer.model_dump(mode="json"))
 
 
 class StepView(APIView):
-    parser_classes: list = []
+    parser_classes = []
 
     @extend_schema(
         summary="A step's learning settings and metadata",
@@ -219,10 +223,11 @@ class StepView(APIView):
         responses={200: StepState, 403: ADMINS_ONLY},
     )
     def put(self, request: Request, step_id: str) -> Response:
-        request.user.require(Action.MANAGE_STEPS)
+        principal = principal_of(request)
+        principal.require(Action.MANAGE_STEPS)
         body = parse_body(StepUpdate, request)
         answer = learning_store.step_update(
-            principal=request.user,
+            principal=principal,
             step_id=step_id,
             changes=body.model_dump(mode="json", exclude_unset=True),
         )
@@ -230,7 +235,7 @@ class StepView(APIView):
 
 
 class StepRunsView(APIView):
-    parser_classes: list = []
+    parser_classes = []
 
     @extend_schema(
         summary="Report one successful run of a step",
@@ -243,10 +248,11 @@ class StepRunsView(APIView):
         },
     )
     def post(self, request: Request, step_id: str) -> Response:
-        request.user.require(Action.REPORT_RUNS)
+        principal = principal_of(request)
+        principal.require(Action.REPORT_RUNS)
         body = parse_body(RunReport, request)
         outcome = learning_store.run_report(
-            principal=request.user, step_id=step_id, description=body.description, edits=body.edits
+            principal=principal, step_id=step_id, description=body.description, edits=body.edits
         )
         return Response(outcome.model_dump(mode="json"), status=201 if outcome.plan_id else 200)
 
@@ -261,7 +267,7 @@ class PlansView(APIView):
     def get(self, request: Request) -> Response:
         query = parse_query(PlansQuery, request.query_params)
         answer = learning_store.plan_list(
-            principal=request.user, status=query.status, limit=query.limit
+            principal=principal_of(request), status=query.status, limit=query.limit
         )
         return Response(answer.model_dump(mode="json"))
 
@@ -276,12 +282,12 @@ class PlanView(APIView):
         },
     )
     def get(self, request: Request, plan_id: str) -> Response:
-        answer = learning_store.plan_get(principal=request.user, plan_id=plan_id)
+        answer = learning_store.plan_get(principal=principal_of(request), plan_id=plan_id)
         return Response(answer.model_dump(mode="json"))
 
 
 class ApproveView(APIView):
-    parser_classes: list = []
+    parser_classes = []
 
     @extend_schema(
         summary="Approve a proposal",
@@ -299,14 +305,15 @@ class ApproveView(APIView):
         },
     )
     def post(self, request: Request, proposal_id: str) -> Response:
-        request.user.require(Action.DECIDE)
+        principal = principal_of(request)
+        principal.require(Action.DECIDE)
         body = parse_body(Approve, request)
-        review = proposal_approve(principal=request.user, proposal_id=proposal_id, note=body.note)
+        review = proposal_approve(principal=principal, proposal_id=proposal_id, note=body.note)
         return Response(Decision.of(review).model_dump(mode="json"))
 
 
 class RejectView(APIView):
-    parser_classes: list = []
+    parser_classes = []
 
     @extend_schema(
         summary="Reject a proposal, saying why",
@@ -319,16 +326,15 @@ class RejectView(APIView):
         },
     )
     def post(self, request: Request, proposal_id: str) -> Response:
-        request.user.require(Action.DECIDE)
+        principal = principal_of(request)
+        principal.require(Action.DECIDE)
         body = parse_body(Reject, request)
-        review = proposal_reject(
-            principal=request.user, proposal_id=proposal_id, reason=body.reason
-        )
+        review = proposal_reject(principal=principal, proposal_id=proposal_id, reason=body.reason)
         return Response(Decision.of(review).model_dump(mode="json"))
 
 
 class ApplyView(APIView):
-    parser_classes: list = []
+    parser_classes = []
 
     @extend_schema(
         summary="Apply a stored proposal",
@@ -344,12 +350,12 @@ class ApplyView(APIView):
         },
     )
     def post(self, request: Request, proposal_id: str) -> Response:
-        outcome = proposal_apply_stored(principal=request.user, proposal_id=proposal_id)
+        outcome = proposal_apply_stored(principal=principal_of(request), proposal_id=proposal_id)
         return Response(outcome.model_dump(mode="json"))
 
 
 class RollbackView(APIView):
-    parser_classes: list = []
+    parser_classes = []
 
     @extend_schema(
         summary="Roll back an applied refinement",
@@ -364,7 +370,7 @@ class RollbackView(APIView):
         },
     )
     def post(self, request: Request, refinement_id: str) -> Response:
-        outcome = refinement_rollback(principal=request.user, refinement_id=refinement_id)
+        outcome = refinement_rollback(principal=principal_of(request), refinement_id=refinement_id)
         return Response(outcome.model_dump(mode="json"))
 
 
@@ -378,6 +384,6 @@ class HistoryView(APIView):
         },
     )
     def get(self, request: Request) -> Response:
-        request.user.require(Action.HISTORY)
+        principal_of(request).require(Action.HISTORY)
         query = parse_query(HistoryQuery, request.query_params)
         return Response(history_read(limit=query.limit).model_dump(mode="json"))

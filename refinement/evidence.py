@@ -16,7 +16,8 @@ def components() -> tuple[list[str], list[str]]:
     """Every component that has been called or rated, in a stable order, and those among them
     whose names cannot be a routing weight's path (too long, a control character): stored by
     older hosts, they are left out of adapt and plans rather than break them."""
-    usable, skipped = [], []
+    usable: list[str] = []
+    skipped: list[str] = []
     for name in selectors.component_names():
         (usable if routable(name) else skipped).append(name)
     return usable, skipped

@@ -7,6 +7,8 @@ Every value an apply can change lives at a path: `router.weights.<component>` an
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.db import models
 
 from refinement.vocabulary import LearningsAccess, PlanStatus, ReviewKind, RiskLevel, choices
@@ -180,7 +182,7 @@ class HistoryEntry(models.Model):
     def __str__(self) -> str:
         return f"{self.kind} by {self.actor}"
 
-    def as_entry(self) -> dict:
+    def as_entry(self) -> dict[str, Any]:
         return {
             "kind": self.kind,
             "actor": self.actor,

@@ -34,6 +34,8 @@ from refinement.services import (
 from refinement.vocabulary import ReviewKind
 
 if TYPE_CHECKING:
+    from django.forms import Form
+
     from learnportal.accounts.principals import Principal
 
 PLANS_SHOWN = 200
@@ -64,7 +66,7 @@ def _plan_page(
     principal: Principal,
     plan_id: str,
     *,
-    forms: dict[str, Any] | None = None,
+    forms: dict[tuple[str, str], Form] | None = None,
     status: int = 200,
 ) -> HttpResponse:
     try:

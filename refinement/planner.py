@@ -120,7 +120,7 @@ def _reference_proposals(chosen: list[str]) -> tuple[list[ProposalInput], str]:
     return proposals, note
 
 
-def _reference_text(name: str, corrections: list[dict]) -> str:
+def _reference_text(name: str, corrections: list[dict[str, str]]) -> str:
     lines = [
         f"# {name}: what to do instead",
         "",

@@ -27,7 +27,8 @@ STEP_FIELD_TYPES = {"learnings_access": str, "learning_objective": str, "lock_le
 # regex dialect JSON Schema speaks (no named groups; the `_global` lookahead is implied there,
 # as a step id starts with a letter or digit).
 _WEIGHT = {"type": "number", "minimum": 0, "maximum": 1}
-_TEXT, _ABSENT, _ANY = {"type": "string"}, {"type": "null"}, {}
+_TEXT, _ABSENT = {"type": "string"}, {"type": "null"}
+_ANY: dict[str, Any] = {}  # any JSON value, null too
 SKILL_FILE_PATH = "|".join(
     "(?:{})".format(re.sub(r"\(\?P<\w+>", "(", p.pattern).replace("(?!_global/)", ""))
     for p in SKILL_PATHS
@@ -88,7 +89,7 @@ class ProposalInput(StrictModel):
         strict=True,
         extra="allow",
         allow_inf_nan=False,
-        json_schema_extra={"oneOf": PROPOSAL_VARIANTS},
+        json_schema_extra={"oneOf": list(PROPOSAL_VARIANTS)},  # a list of JSON values to pydantic
     )
 
     target: Target

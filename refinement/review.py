@@ -46,7 +46,8 @@ class Assessment:
 def same_value(a: Any, b: Any) -> bool:
     if isinstance(a, int | float) and isinstance(b, int | float) and not isinstance(a, bool):
         return abs(a - b) <= 1e-9
-    return a == b
+    same: bool = a == b
+    return same
 
 
 def describe(value: Any) -> str:
@@ -149,10 +150,10 @@ def _gates(
     proposal: ProposalInput, location: Location, result: Assessment, context: Context
 ) -> None:
     if location.target is Target.STEP_CONFIG:
-        step = context.steps.get(location.step_id) or Step(step_id=location.step_id)
+        current = context.steps.get(location.step_id) or Step(step_id=location.step_id)
         after = {
-            "learnings_access": step.learnings_access,
-            "learning_objective": step.learning_objective,
+            "learnings_access": current.learnings_access,
+            "learning_objective": current.learning_objective,
             location.field: proposal.new_value,
         }
         if lacks_objective(after["learnings_access"], after["learning_objective"]):

@@ -68,7 +68,8 @@ def proposal_refinements(proposal_ids: list[str]) -> dict[str, Refinement]:
         .order_by("ts", "id")
     )
     for refinement in rows:
-        found[refinement.proposal.proposal_id] = refinement
+        if refinement.proposal is not None:  # as filtered: said again for the type checker
+            found[refinement.proposal.proposal_id] = refinement
     return found
 
 

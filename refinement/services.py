@@ -19,10 +19,10 @@ from __future__ import annotations
 import time
 import uuid
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from django.conf import settings
-from django.db import transaction
+from django.db import models, transaction
 from pydantic import ValidationError
 
 from learnportal.accounts.roles import Action, Role
@@ -58,7 +58,10 @@ def new_id(prefix: str) -> str:
     return f"{prefix}-{uuid.uuid4().hex[:12]}"
 
 
-def locked(rows: QuerySet[Any]) -> QuerySet[Any]:
+_Row = TypeVar("_Row", bound=models.Model)
+
+
+def locked(rows: QuerySet[_Row]) -> QuerySet[_Row]:
     """Rows locked until the transaction ends (PostgreSQL; SQLite serializes writers anyway)."""
     return rows.select_for_update(of=("self",), no_key=True)
 
@@ -625,9 +628,9 @@ def _reverse_proposals(original: Refinement, reverse: list[dict[str, Any]]) -> l
 def _step_of(refinement: Refinement) -> str:
     """The step a refinement's proposal wrote for (a run's global edit is gated by its step)."""
     seen = 0
-    while refinement.proposal_id is None and refinement.rollback_of_id and seen < 100:
+    while seen < 100 and refinement.proposal_id is None and refinement.rollback_of is not None:
         refinement, seen = refinement.rollback_of, seen + 1
-    return refinement.proposal.step_id if refinement.proposal_id else ""
+    return refinement.proposal.step_id if refinement.proposal is not None else ""
 
 
 def _refuse_unsafe_rollback(

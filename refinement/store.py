@@ -114,7 +114,11 @@ def _write_step(location: Location, value: Any, now: float) -> tuple[Any, int]:
 
 def routing_weights() -> dict[str, float]:
     rows = StoreValue.objects.filter(path__startswith=WEIGHT_PREFIX).filter(value__isnull=False)
-    return {row.path.removeprefix(WEIGHT_PREFIX): float(row.value) for row in rows}
+    return {
+        row.path.removeprefix(WEIGHT_PREFIX): float(row.value)
+        for row in rows
+        if row.value is not None  # as filtered: said again for the type checker
+    }
 
 
 def behaviour_policy(competing: set[str]) -> Callable[[str], float | None]:

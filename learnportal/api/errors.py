@@ -65,7 +65,9 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
         request = context.get("request")
         return learn_error_response(database_error(exc, during=getattr(request, "path", "")))
     if isinstance(exc, exceptions.Throttled):
-        return learn_error_response(rate_limited(max(1, math.ceil(exc.wait or 1))))
+        # DRF sets `wait` in Throttled.__init__; its stubs leave the attribute out.
+        wait: float | None = exc.wait  # type: ignore[attr-defined]
+        return learn_error_response(rate_limited(max(1, math.ceil(wait or 1))))
     if not isinstance(exc, exceptions.APIException):
         return None
     code = next((code for kind, code in DRF_CODES if isinstance(exc, kind)), ErrorCode.INVALID)

@@ -10,6 +10,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from learnportal import dispatch
+from learnportal.accounts.authentication import principal_of
 from learnportal.api.errors import envelope_response, learn_error_response
 from learnportal.api.schema import LEARN_REQUEST, LEARN_RESPONSE
 from learnportal.protocol import Capability
@@ -20,7 +21,7 @@ if TYPE_CHECKING:
 
 
 class LearnView(APIView):
-    parser_classes: list = []  # the body is read raw and parsed strictly by the protocol core
+    parser_classes = []  # the body is read raw and parsed strictly by the protocol core
     counted_by_dispatch = ("POST",)  # the rate limit counts a POST once, in dispatch
 
     @extend_schema(
@@ -83,5 +84,5 @@ class LearnView(APIView):
             return learn_error_response(
                 LearnError(ErrorCode.TOO_LARGE, "The request body is over the size limit.")
             )
-        reply = dispatch.dispatch(request.user, body)
+        reply = dispatch.dispatch(principal_of(request), body)
         return envelope_response(reply.body, reply.status, reply.retry_after)

@@ -8,6 +8,8 @@ from rest_framework.exceptions import NotAcceptable
 from rest_framework.negotiation import DefaultContentNegotiation
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
     from rest_framework.renderers import BaseRenderer
     from rest_framework.request import Request
 
@@ -20,10 +22,13 @@ class JSONForEveryClient(DefaultContentNegotiation):
     """
 
     def select_renderer(
-        self, request: Request, renderers: list[BaseRenderer], format_suffix: str | None = None
+        self, request: Request, renderers: Iterable[BaseRenderer], format_suffix: str | None = None
     ) -> tuple[BaseRenderer, str]:
         try:
-            return super().select_renderer(request, renderers, format_suffix)
+            selected: tuple[BaseRenderer, str] = super().select_renderer(
+                request, renderers, format_suffix
+            )
         except NotAcceptable:
-            renderer = renderers[0]
+            renderer = next(iter(renderers))  # DRF passes the view's list of renderers
             return renderer, renderer.media_type
+        return selected

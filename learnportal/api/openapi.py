@@ -52,10 +52,11 @@ class PydanticScheme(OpenApiSerializerExtension):
 
     def get_name(self, auto_schema: Any, direction: str) -> str:
         set_override(self.target, "suppress_collision_warning", True)
-        return self.target.__name__
+        name: str = self.target.__name__
+        return name
 
     def map_serializer(self, auto_schema: Any, direction: str) -> dict[str, Any]:
-        schema = self.target.model_json_schema(
+        schema: dict[str, Any] = self.target.model_json_schema(
             ref_template="#/components/schemas/{model}",
             mode="validation" if direction == "request" else "serialization",
             schema_generator=ResponseJsonSchema,

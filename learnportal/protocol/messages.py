@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Final, Literal
 
 from pydantic import Field, PrivateAttr
 
@@ -19,10 +19,16 @@ from learnportal.protocol.models import (
     StrictModel,
 )
 
-PROTOCOL_VERSION = "1.0"
+PROTOCOL_VERSION: Final = "1.0"
 
 
 class Envelope(StrictModel):
+    if TYPE_CHECKING:
+        # Every message names its type, a field of its own with a Literal default; the base
+        # has no such field, so that each message keeps the order of its fields.
+        @property
+        def type(self) -> str: ...
+
     id: RequiredName = Field(default_factory=new_message_id)
     version: Literal["1.0"] = PROTOCOL_VERSION
     ts: float = Field(default_factory=now)

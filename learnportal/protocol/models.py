@@ -73,16 +73,16 @@ class RiskLevel(StrEnum):
     def rank(self) -> int:
         return list(RiskLevel).index(self)
 
-    def __lt__(self, other: object) -> bool:
+    def __lt__(self, other: str) -> bool:
         return self.rank < RiskLevel(other).rank
 
-    def __le__(self, other: object) -> bool:
+    def __le__(self, other: str) -> bool:
         return self.rank <= RiskLevel(other).rank
 
-    def __gt__(self, other: object) -> bool:
+    def __gt__(self, other: str) -> bool:
         return self.rank > RiskLevel(other).rank
 
-    def __ge__(self, other: object) -> bool:
+    def __ge__(self, other: str) -> bool:
         return self.rank >= RiskLevel(other).rank
 
 

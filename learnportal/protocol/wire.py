@@ -51,9 +51,8 @@ def invalid_from(exc: ValidationError, loc: tuple[str, ...] = ()) -> LearnError:
 
 
 def request_id_of(raw: Any) -> str:
-    if isinstance(raw, dict) and isinstance(raw.get("id"), str):
-        return raw["id"]
-    return ""
+    request_id = raw.get("id") if isinstance(raw, dict) else None
+    return request_id if isinstance(request_id, str) else ""
 
 
 def parse_request(body: bytes | str, *, max_batch: int) -> Envelope:

@@ -40,7 +40,7 @@ PAUSED = "live.paused"
 RESUMED = "live.resumed"
 
 
-class EventsConsumer(AsyncWebsocketConsumer):
+class EventsConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]  # channels has no types
     # The consumer subscribes by itself (see _listen), so that a layer that is down pauses the
     # feed instead of failing the handshake.
     channel_layer_alias = None

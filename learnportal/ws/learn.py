@@ -53,7 +53,7 @@ def _release_connection() -> None:
     connection.close()
 
 
-class LearnConsumer(AsyncWebsocketConsumer):
+class LearnConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]  # channels has no types
     channel_layer_alias = None
     credential: Credential | None = None
 

@@ -54,7 +54,8 @@ def _is_secure(scope: dict[str, Any], headers: dict[bytes, list[str]]) -> bool:
         name = meta_name.removeprefix("HTTP_").lower().replace("_", "-").encode()
         if name in headers:
             return headers[name][0].split(",", 1)[0].strip() == secure_value
-    return scope.get("scheme", "ws") == "wss"
+    scheme: str = scope.get("scheme", "ws")
+    return scheme == "wss"
 
 
 def own_origin(scope: dict[str, Any], headers: dict[bytes, list[str]]) -> Origin | None:
