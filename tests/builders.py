@@ -15,7 +15,9 @@ def next_id(prefix: str) -> str:
     return f"{prefix}-{next(_ids)}"
 
 
-def turn(model: str = "agent-v1", response: str = "The answer is 42.", **extra: Any) -> dict:
+def turn(
+    model: str = "agent-v1", response: str = "The answer is 42.", **extra: Any
+) -> dict[str, Any]:
     return {"prompt": "What is the answer?", "response": response, "model": model, **extra}
 
 

@@ -47,6 +47,12 @@ class Actor:
     client: APIClient
     raw_token: str | None = None
 
+    @property
+    def token(self) -> str:
+        """The raw bearer token: every actor of the cast has one, but `anonymous`."""
+        assert self.raw_token is not None, f"{self.name} has no token"
+        return self.raw_token
+
     def learn(self, body: dict[str, Any] | bytes, **extra: Any) -> Any:
         """POST one learn/* message to /api/learn/."""
         data = body if isinstance(body, bytes) else orjson.dumps(body)
@@ -119,7 +125,7 @@ def ws_communicator(
     )
 
 
-async def ws_exchange(token: str, frames: list[Body]) -> list[dict[str, Any]]:
+async def ws_exchange(token: str | None, frames: list[Body]) -> list[dict[str, Any]]:
     """Open one connection, send every frame, then read as many replies, and close."""
     communicator = ws_communicator(token=token)
     connected, _ = await communicator.connect(timeout=WS_TIMEOUT)

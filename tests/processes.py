@@ -10,6 +10,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 PYTHON = str(Path(sys.executable))
@@ -41,7 +42,7 @@ def manage(
     )
 
 
-def python_json(code: str, *, env: dict[str, str]) -> dict:
+def python_json(code: str, *, env: dict[str, str]) -> dict[str, Any]:
     """Run `code` after django.setup(); it prints one JSON object, which is returned."""
     prologue = "import json, django\ndjango.setup()\n"
     result = subprocess.run(

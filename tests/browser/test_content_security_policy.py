@@ -65,6 +65,7 @@ def portal_pages(role: str) -> list[tuple[str, str, str]]:
     """(name, path, a selector that shows the page rendered) for the pages this role uses."""
     turn = Turn.objects.order_by("pk").first()
     plan = Plan.objects.order_by("pk").first()
+    assert turn is not None and plan is not None
     common = [("home", "/", ".tiles"), ("api-docs", "/api/docs/", ".swagger-ui .info .title")]
     by_role = {
         "annotator": [

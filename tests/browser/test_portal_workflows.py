@@ -77,6 +77,7 @@ def test_a_reviewer_approves_and_applies_a_proposal_then_reads_the_history(
     page = browser_page
     plan = Plan.objects.get(requested_by="token:demo-agent")
     weight = plan.proposals.filter(target="router_weight").order_by("id").first()
+    assert weight is not None
     log_in(page, live_server.url, "reviewer", "/plans/")
     screenshot(page, "plans")
     page.click(f"a[href='/plans/{plan.plan_id}/']")

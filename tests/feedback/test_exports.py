@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import orjson
 import pytest
@@ -118,7 +118,7 @@ EXPECTED_SAMPLES = [
 ]
 
 
-def read_jsonl(data: bytes) -> list[dict]:
+def read_jsonl(data: bytes) -> list[dict[str, Any]]:
     assert data.endswith(b"\n")
     return [orjson.loads(line) for line in data.splitlines()]
 
@@ -139,12 +139,14 @@ def test_export_rewards_writes_the_spec_reward_samples(rated: None, tmp_path: Pa
     assert records == EXPECTED_SAMPLES
 
 
-def test_export_preferences_to_stdout(rated: None, capsysbinary: pytest.CaptureFixture) -> None:
+def test_export_preferences_to_stdout(
+    rated: None, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
     call_command("export_preferences", "-")
     assert read_jsonl(capsysbinary.readouterr().out) == EXPECTED_PAIRS
 
 
-def test_export_rewards_to_stdout(rated: None, capsysbinary: pytest.CaptureFixture) -> None:
+def test_export_rewards_to_stdout(rated: None, capsysbinary: pytest.CaptureFixture[bytes]) -> None:
     call_command("export_rewards", "-")
     assert read_jsonl(capsysbinary.readouterr().out) == EXPECTED_SAMPLES
 

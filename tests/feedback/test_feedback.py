@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from tests.harness import Actor, Send
 
 
-def stats_of(transport: Send, actor: Actor, component: str) -> dict:
+def stats_of(transport: Send, actor: Actor, component: str) -> dict[str, Any]:
     status, reply = transport(actor, stats_req(component))
     assert status == 200, reply
     (record,) = reply["components"]

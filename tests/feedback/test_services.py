@@ -53,7 +53,7 @@ def _send_concurrently(raw_token: str, body: bytes, threads: int) -> list[Any]:
 def test_the_same_feedback_sent_concurrently_is_stored_once(agent: Actor) -> None:
     item = feedback(feedback_id="fb-race", component_name="racer", score=1.0, confidence=0.5)
     body = orjson.dumps(feedback_req(item))
-    results = _send_concurrently(agent.raw_token, body, THREADS)
+    results = _send_concurrently(agent.token, body, THREADS)
     statuses = [result[0] for result in results]
     assert all(status < 500 for status in statuses), results
     assert all(status == 200 for status in statuses), results
@@ -76,7 +76,7 @@ def test_the_same_experience_sent_concurrently_is_stored_once(agent: Actor) -> N
             ],
         }
     )
-    results = _send_concurrently(agent.raw_token, body, THREADS)
+    results = _send_concurrently(agent.token, body, THREADS)
     assert all(result[0] == 200 for result in results), results
     assert Experience.objects.filter(experience_id="exp-race").count() == 1
     assert ComponentStats.objects.get(component_name="racer").calls_total == 1

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pytest
@@ -24,7 +24,7 @@ RECORD_FIELDS = {
 }
 
 
-def call(component: str, *, reward: float, ts: float, **action: object) -> dict:
+def call(component: str, *, reward: float, ts: float, **action: object) -> dict[str, Any]:
     return experience(component, reward=reward, ts=ts, action=action)
 
 

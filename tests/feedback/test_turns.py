@@ -194,7 +194,7 @@ def test_a_turn_queued_before_its_feedback_is_not_duplicated(agent: Actor, ann: 
     ],
 )
 def test_queued_turns_refuse_what_json_or_the_database_cannot_keep(
-    agent: Actor, raw: str, loc: list | None
+    agent: Actor, raw: str, loc: list[Any] | None
 ) -> None:
     body = orjson.dumps({"turns": [item("t-x", rated_turn=turn(environment={"x": "@"}))]})
     response = agent.client.post(

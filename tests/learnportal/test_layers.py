@@ -78,8 +78,11 @@ def imported(tree: ast.Module) -> Iterator[tuple[int, str]]:
 def dotted_paths(tree: ast.Module) -> Iterator[tuple[int, str]]:
     """String constants that read as a dotted path, as `import_string` takes them."""
     for node in ast.walk(tree):
-        is_text = isinstance(node, ast.Constant) and isinstance(node.value, str)
-        if is_text and re.fullmatch(r"\w+(\.\w+)+", node.value):
+        if (
+            isinstance(node, ast.Constant)
+            and isinstance(node.value, str)
+            and re.fullmatch(r"\w+(\.\w+)+", node.value)
+        ):
             yield node.lineno, node.value
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+from typing import Any
 
 from django.core.management import call_command
 from django.http import HttpRequest
@@ -19,7 +20,7 @@ def counts() -> dict[str, int]:
     return {model.__name__: model.objects.count() for model in MODELS}
 
 
-def stats() -> list[dict]:
+def stats() -> list[dict[str, Any]]:
     return [row.as_record() for row in ComponentStats.objects.order_by("component_name")]
 
 

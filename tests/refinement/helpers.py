@@ -5,9 +5,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from refinement import store
+from refinement.paths import locate
 from tests.builders import next_id
 
 if TYPE_CHECKING:
+    from refinement.models import Plan, Proposal
+    from refinement.paths import Target
     from tests.harness import Actor
 
 
@@ -56,3 +59,23 @@ def two_arms(actor: Actor) -> None:
 
 def weight(component: str) -> float | None:
     return store.routing_weights().get(component)
+
+
+def weighted(component: str) -> float:
+    """The weight of a component that has one."""
+    found = weight(component)
+    assert found is not None, f"{component} has no weight"
+    return found
+
+
+def plan_of(proposal: Proposal) -> Plan:
+    """The plan a proposal was filed in (these tests' proposals all have one)."""
+    assert proposal.plan is not None, f"{proposal.proposal_id} is in no plan"
+    return proposal.plan
+
+
+def value_at(target: Target, path: str) -> Any:
+    """The store's value at a path a proposal for `target` may write."""
+    location = locate(target, path)
+    assert location is not None, f"{path} is no path for {target}"
+    return store.read(location)

@@ -9,7 +9,7 @@ from feedback.models import ComponentStats
 from refinement.models import Plan
 from tests.builders import adapt_req, plan_req
 from tests.harness import Actor, Send, ok
-from tests.refinement.helpers import corrections, two_arms, weight
+from tests.refinement.helpers import corrections, two_arms, weighted
 
 ON_POSTGRES = settings.DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql"
 BAD_NAMES = [
@@ -40,7 +40,7 @@ def test_adapt_skips_a_name_that_cannot_be_a_routing_path(
 
     assert {r["component_name"] for r in body["updated"]} == {"alpha", "beta"}
     assert "skipped 1 component" in body["message"]
-    assert weight("alpha") > 0.5 > weight("beta")
+    assert weighted("alpha") > 0.5 > weighted("beta")
     assert set(Plan.objects.get(origin="adapt").proposals.values_list("path", flat=True)) <= {
         "router.weights.alpha",
         "router.weights.beta",

@@ -18,7 +18,7 @@ from tests.harness import Actor, ws_exchange, ws_status
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-async def send(transport: str, actor: Actor, body: dict[str, Any]) -> tuple[int, dict]:
+async def send(transport: str, actor: Actor, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
     if transport == "ws":
         (reply,) = await ws_exchange(actor.raw_token, [body])
         return ws_status(reply), reply
@@ -26,7 +26,7 @@ async def send(transport: str, actor: Actor, body: dict[str, Any]) -> tuple[int,
     return response.status_code, response.json()
 
 
-async def mine(layer: Any, channel: str, marker: str, timeout: float) -> dict | None:
+async def mine(layer: Any, channel: str, marker: str, timeout: float) -> dict[str, Any] | None:
     """The first message mentioning `marker`; others (another test run on a shared Redis) pass."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout

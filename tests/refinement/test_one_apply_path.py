@@ -15,12 +15,12 @@ from django.test.utils import CaptureQueriesContext
 from feedback.models import ComponentStats, Experience
 from learnportal.accounts.principals import Principal, principal_for_token
 from learnportal.protocol.errors import ErrorCode, LearnError
-from refinement import services, store
+from refinement import services
 from refinement.adapt import adapt_run
 from refinement.models import HistoryEntry, Plan, Refinement, Revision, StoreValue
 from refinement.paths import Target, locate, weight_path
 from tests.builders import weight_proposal
-from tests.refinement.helpers import weight
+from tests.refinement.helpers import value_at, weight
 
 if TYPE_CHECKING:
     from tests.harness import Actor
@@ -48,7 +48,8 @@ def revisions_of(refinement: Refinement) -> list[tuple[str, object, object]]:
 
 @pytest.fixture
 def machine(agent: Actor) -> Principal:
-    principal = principal_for_token(agent.raw_token)
+    principal = principal_for_token(agent.token)
+    assert principal is not None
     assert principal is not None
     return principal
 
@@ -96,7 +97,7 @@ def test_apply_adapt_and_rollback_each_keep_a_snapshot_that_matches_their_revisi
         assert [(e.kind, e.diff) for e in entries] == [
             ("rollback" if refinement.rollback_of_id else "apply", refinement.edits)
         ]
-    assert store.read(locate(Target.ROUTER_WEIGHT, weight_path("alpha"))) == pytest.approx(0.55)
+    assert value_at(Target.ROUTER_WEIGHT, weight_path("alpha")) == pytest.approx(0.55)
 
 
 def test_applying_one_proposal_takes_a_bounded_number_of_queries(machine: Principal) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 REF = "learnings/_global/references/alpha.md"
 
 
-def by_path(body: dict) -> dict[str, dict]:
+def by_path(body: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return {p["path"]: p for p in body["proposals"]}
 
 

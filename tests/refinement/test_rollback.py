@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from django.db import connection, transaction
@@ -12,10 +12,10 @@ from learnportal.accounts.principals import principal_for_token
 from refinement import services, store
 from refinement.adapt import WeightStep, weights_apply
 from refinement.models import HistoryEntry, Plan, Refinement, RefinementStatus, Step
-from refinement.paths import Target, locate, weight_path
+from refinement.paths import Target, weight_path
 from tests.builders import apply_req, file_proposal, rollback_req, weight_proposal
 from tests.harness import Actor, Send, http_send, ok, refused
-from tests.refinement.helpers import weight
+from tests.refinement.helpers import value_at, weight
 
 if TYPE_CHECKING:
     from pytest_django import Settings
@@ -105,13 +105,13 @@ def test_an_annotator_may_not_roll_back(transport: Send, agent: Actor, ann: Acto
 
 def test_a_file_rollback_restores_absence(transport: Send, agent: Actor, rev: Actor) -> None:
     body = ok(transport(agent, apply_req(file_proposal(REF, None, "# alpha\n"))))
-    assert store.read(locate(Target.SKILL_FILE, REF)) == "# alpha\n"
+    assert value_at(Target.SKILL_FILE, REF) == "# alpha\n"
     # Undoing a create deletes the file: high risk, so the agent's rollback waits for a person.
     queued = ok(transport(agent, rollback_req(body["refinement_id"])))
     assert queued["rolled_back"] is False and "reviewer" in queued["error"]
-    assert store.read(locate(Target.SKILL_FILE, REF)) == "# alpha\n"
+    assert value_at(Target.SKILL_FILE, REF) == "# alpha\n"
     ok(transport(rev, rollback_req(body["refinement_id"])))
-    assert store.read(locate(Target.SKILL_FILE, REF)) is None
+    assert value_at(Target.SKILL_FILE, REF) is None
 
 
 # --- a rollback is a refinement: the same review and risk gate as an apply ------------------
@@ -209,7 +209,7 @@ def test_an_agents_rollback_above_the_auto_apply_risk_waits_for_a_reviewer(
     ids=["locked", "read-only"],
 )
 def test_a_rollback_into_a_step_that_may_not_learn_is_refused_saying_why(
-    transport: Send, agent: Actor, rev: Actor, change: dict, why: str
+    transport: Send, agent: Actor, rev: Actor, change: dict[str, Any], why: str
 ) -> None:
     path = "learnings/s1/SKILL.md"
     Step.objects.create(step_id="s1", learnings_access="read-write", learning_objective="x")
@@ -220,7 +220,7 @@ def test_a_rollback_into_a_step_that_may_not_learn_is_refused_saying_why(
         body = refused(transport(actor, rollback_req(ref)), 403, "forbidden")
         assert why in body["message"], body["message"]
 
-    assert store.read(locate(Target.SKILL_FILE, path)) == "# s1\n"
+    assert value_at(Target.SKILL_FILE, path) == "# s1\n"
     assert Refinement.objects.get(refinement_id=ref).status == RefinementStatus.APPLIED
     assert not Refinement.objects.filter(rollback_of__refinement_id=ref).exists()
 
@@ -228,7 +228,8 @@ def test_a_rollback_into_a_step_that_may_not_learn_is_refused_saying_why(
 def test_rolling_back_an_adapt_of_a_thousand_weights_takes_a_bounded_number_of_queries(
     agent: Actor,
 ) -> None:
-    principal = principal_for_token(agent.raw_token)
+    principal = principal_for_token(agent.token)
+    assert principal is not None
     plan = Plan.objects.create(
         plan_id="plan-bulk", origin="adapt", requested_by=principal.key, created=0.0
     )

@@ -25,7 +25,7 @@ from tests.harness import Send, ok
 from tests.refinement.learning_store.helpers import make_step, report_run, skill_edit
 
 if TYPE_CHECKING:
-    from tests.conftest import Actor
+    from tests.harness import Actor
 
 # --- one definition each ------------------------------------------------------------------------
 

@@ -75,6 +75,7 @@ def test_rating_records_human_feedback_as_the_annotator_and_moves_on(annotator: 
     assert (feedback.span_start, feedback.span_end) == (0, 4)
     assert feedback.component_name == "web_search"
     assert feedback.session_id == "demo-session"
+    assert feedback.rated_turn is not None
     assert json.loads(feedback.rated_turn)["response"] == turn.response
     next_turn = _turn("demo-turn-5")  # the queue's newest unrated turn after this one
     assert response.status_code == 302

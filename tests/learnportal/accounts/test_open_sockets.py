@@ -26,6 +26,9 @@ from tests.harness import WS_TIMEOUT, Actor, ws_communicator
 if TYPE_CHECKING:
     from channels.testing import WebsocketCommunicator
 
+    from learnportal.accounts.credentials import Credential
+    from learnportal.accounts.principals import Principal
+
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
@@ -40,7 +43,9 @@ async def ask(communicator: WebsocketCommunicator, body: dict[str, Any]) -> dict
     return await communicator.receive_json_from(timeout=WS_TIMEOUT)
 
 
-async def assert_refused_then_closed(communicator: WebsocketCommunicator, body: dict) -> None:
+async def assert_refused_then_closed(
+    communicator: WebsocketCommunicator, body: dict[str, Any]
+) -> None:
     reply = await ask(communicator, body)
     assert (reply["type"], reply["code"], reply["req_id"]) == (
         "learn/error",
@@ -121,9 +126,14 @@ async def test_a_change_made_behind_the_hosts_back_counts_within_the_ttl(
 async def test_frames_within_the_ttl_ask_the_database_nothing_about_the_principal(
     agent: Actor, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    lookups = []
+    lookups: list[Credential] = []
     resolve = credentials.resolve
-    monkeypatch.setattr(credentials, "resolve", lambda c: lookups.append(c) or resolve(c))
+
+    def counted(credential: Credential) -> Principal | None:
+        lookups.append(credential)
+        return resolve(credential)
+
+    monkeypatch.setattr(credentials, "resolve", counted)
     monkeypatch.setattr(principals, "clock", lambda: 1000.0)
     communicator = await opened(ws_communicator(token=agent.raw_token))
     for _ in range(20):

@@ -32,7 +32,7 @@ def csrf_token_for(client: Client) -> str:
     return token
 
 
-def post(client: Client, body: dict[str, Any], **headers: str) -> ClientResponse:
+def post(client: Client, body: dict[str, Any], **headers: Any) -> ClientResponse:
     return client.post(
         "/api/learn/", data=orjson.dumps(body), content_type="application/json", **headers
     )

@@ -39,11 +39,11 @@ def learn(client: APIClient, body: dict[str, Any]) -> APIClientResponse:
 STATS = {"type": "learn/stats/req"}
 
 
-def feedback_body(**fields: object) -> dict:
+def feedback_body(**fields: object) -> dict[str, Any]:
     return {"type": "learn/feedback/req", "feedbacks": [{"polarity": "positive", **fields}]}
 
 
-def experience_body() -> dict:
+def experience_body() -> dict[str, Any]:
     return {"type": "learn/experience/req", "experiences": [{"reward": 1.0}]}
 
 
@@ -117,7 +117,9 @@ def test_createtoken_refuses_a_duplicate_name(db: None) -> None:
     "args",
     [("runner",), ("runner", "--role", "annotator"), ("runner", "--role", "agent", "--user")],
 )
-def test_createtoken_needs_exactly_one_machine_role_or_user(db: None, args: tuple) -> None:
+def test_createtoken_needs_exactly_one_machine_role_or_user(
+    db: None, args: tuple[Any, ...]
+) -> None:
     with pytest.raises(CommandError):
         run("createtoken", *args)
     assert ApiToken.objects.count() == 0

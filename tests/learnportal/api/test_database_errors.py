@@ -14,7 +14,7 @@ from learnportal import dispatch
 from tests.builders import stats_req
 
 if TYPE_CHECKING:
-    from tests.conftest import Actor
+    from tests.harness import Actor
 
 TURNS = {
     "turns": [{"correlation_id": "t", "rated_turn": {"prompt": "p", "response": "r", "model": "m"}}]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 import uuid
+from typing import Any
 
 import pytest
 
@@ -14,7 +15,9 @@ from tests.harness import Actor, Send, http_send, ws_send
 ERROR_KEYS = {"type", "id", "version", "ts", "req_id", "code", "message", "details"}
 
 
-def assert_response_envelope(reply: dict, request: dict, before: float, after: float) -> None:
+def assert_response_envelope(
+    reply: dict[str, Any], request: dict[str, Any], before: float, after: float
+) -> None:
     assert reply["type"] == request["type"].removesuffix("/req") + "/resp"
     assert reply["req_id"] == request["id"]
     assert reply["id"] and reply["id"] != request["id"]
@@ -126,7 +129,7 @@ def test_get_describes_the_capability(agent: Actor) -> None:
     ids=["invalid-json", "unknown-type", "invalid-fields", "forbidden", "not-found"],
 )
 def test_both_transports_refuse_with_the_same_code_message_and_details(
-    agent: Actor, body: dict | bytes
+    agent: Actor, body: dict[str, Any] | bytes
 ) -> None:
     http_status, over_http = http_send(agent, body)
     ws_status, over_ws = ws_send(agent, body)

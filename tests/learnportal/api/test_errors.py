@@ -94,7 +94,7 @@ def test_an_unknown_field_is_invalid(transport: Send, agent: Actor) -> None:
     ids=["corrective-without-correction", "span-outside-response"],
 )
 def test_the_spec_model_rules_are_invalid_over_the_wire(
-    transport: Send, agent: Actor, data: dict
+    transport: Send, agent: Actor, data: dict[str, Any]
 ) -> None:
     status, reply = transport(agent, data)
     assert (status, reply["code"]) == (400, "invalid")
@@ -124,7 +124,7 @@ def test_a_type_that_is_not_a_learn_request_is_unknown_type(
     ids=lambda data: data["type"].split("/", 1)[1],
 )
 def test_an_invalid_adapt_or_refinement_request_is_invalid(
-    transport: Send, agent: Actor, data: dict
+    transport: Send, agent: Actor, data: dict[str, Any]
 ) -> None:
     status, reply = transport(agent, {"id": "bad-1", **data})
     assert (status, reply["code"]) == (400, "invalid")
@@ -242,7 +242,11 @@ def _database_is_locked(*args: Any, **kwargs: Any) -> Any:
     ids=["feedback", "experience", "stats"],
 )
 def test_a_busy_database_is_unavailable_never_a_500(
-    transport: Send, agent: Actor, monkeypatch: pytest.MonkeyPatch, target: str, request_body: dict
+    transport: Send,
+    agent: Actor,
+    monkeypatch: pytest.MonkeyPatch,
+    target: str,
+    request_body: dict[str, Any],
 ) -> None:
     monkeypatch.setattr(target, _database_is_locked)
     status, reply = transport(agent, request_body)

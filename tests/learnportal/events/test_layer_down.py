@@ -49,7 +49,7 @@ def redis_port(settings: Any) -> int:
 def start_redis(redis_port: int) -> Iterator[Callable[[], None]]:
     if not shutil.which("redis-server"):
         pytest.skip("needs redis-server")
-    servers: list[subprocess.Popen] = []
+    servers: list[subprocess.Popen[bytes]] = []
 
     def start() -> None:
         servers.append(

@@ -20,6 +20,12 @@ from learnportal.protocol import (
     FeedbackSource,
     parse_request,
 )
+from learnportal.protocol.messages import (
+    LearnExperienceResponse,
+    LearnFeedbackResponse,
+    LearnRefinementApplyResponse,
+    LearnRefinementReviewResponse,
+)
 
 # The least each request needs: the fields without a default in the spec.
 MINIMAL_REQUESTS: dict[str, dict[str, Any]] = {
@@ -79,7 +85,9 @@ def test_optional_request_fields_take_the_spec_defaults() -> None:
 def test_a_response_gets_a_fresh_id_version_ts_and_empty_req_id(message_type: str) -> None:
     required = {"plan_id": "p", "status": "empty", "refinement_id": "r"}
     model = RESPONSE_MODELS[message_type]
-    fields = {name: value for name, value in required.items() if name in model.model_fields}
+    fields: dict[str, Any] = {
+        name: value for name, value in required.items() if name in model.model_fields
+    }
     before = time.time()
     first, second = model(**fields), model(**fields)
     after = time.time()
@@ -91,21 +99,19 @@ def test_a_response_gets_a_fresh_id_version_ts_and_empty_req_id(message_type: st
 
 
 def test_response_defaults_are_the_spec_defaults() -> None:
-    assert RESPONSE_MODELS["learn/feedback/resp"]().model_dump(
-        include={"recorded", "new_score"}
-    ) == {
+    assert LearnFeedbackResponse().model_dump(include={"recorded", "new_score"}) == {
         "recorded": 0,
         "new_score": None,
     }
-    assert RESPONSE_MODELS["learn/experience/resp"]().stored == 0
-    review = RESPONSE_MODELS["learn/refinement/review/resp"]()
+    assert LearnExperienceResponse().stored == 0
+    review = LearnRefinementReviewResponse()
     assert (review.approved, review.confidence_adjusted, review.reasons, review.risk_level) == (
         False,
         False,
         [],
         "low",
     )
-    apply = RESPONSE_MODELS["learn/refinement/apply/resp"](refinement_id="r")
+    apply = LearnRefinementApplyResponse(refinement_id="r")
     assert (apply.applied_edits, apply.failed_edits, apply.rollback_available, apply.error) == (
         0,
         0,

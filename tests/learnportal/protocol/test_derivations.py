@@ -88,7 +88,8 @@ def test_every_polarity_with_a_rated_turn_makes_a_reward_sample() -> None:
         sample = feedback(rated_turn=TURN, polarity=polarity, score=0.25).to_reward_sample()
         assert sample is not None and sample["score"] == 0.25
     corrective = feedback(rated_turn=TURN, polarity="corrective", correction="x", score=-1)
-    assert corrective.to_reward_sample()["source"] == "human"
+    sample = corrective.to_reward_sample()
+    assert sample is not None and sample["source"] == "human"
 
 
 def test_a_feedback_without_a_rated_turn_makes_no_reward_sample() -> None:

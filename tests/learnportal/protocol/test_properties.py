@@ -102,14 +102,14 @@ def replaced(value: Any, path: PATH, new: Any) -> Any:
     if not path:
         return new
     head, *rest = path
-    copy = dict(value) if isinstance(value, dict) else list(value)
+    copy: Any = dict(value) if isinstance(value, dict) else list(value)
     copy[head] = replaced(value[head], rest, new)
     return copy
 
 
 def dropped(value: Any, path: PATH) -> Any:
     parent = get(value, path[:-1])
-    copy = dict(parent) if isinstance(parent, dict) else list(parent)
+    copy: Any = dict(parent) if isinstance(parent, dict) else list(parent)
     del copy[path[-1]]
     return replaced(value, path[:-1], copy)
 

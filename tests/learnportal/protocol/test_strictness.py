@@ -56,7 +56,7 @@ NUMBER_FIELDS = [
 @pytest.mark.parametrize("not_a_number", ["0.5", True, False, None, [0.5], {"v": 0.5}])
 @pytest.mark.parametrize(("build", "field", "loc"), NUMBER_FIELDS)
 def test_a_number_field_refuses_anything_but_a_json_number(
-    build: Any, field: str, loc: list, not_a_number: Any
+    build: Any, field: str, loc: list[Any], not_a_number: Any
 ) -> None:
     error = refusal(build(**{field: not_a_number}))
     assert error.code is ErrorCode.INVALID
@@ -127,7 +127,9 @@ def test_non_finite_and_overflowing_numbers_are_invalid_anywhere(
         (experience_req(action={"runtime": "b-7"}), ["experiences", 0, "action", "runtime"]),
     ],
 )
-def test_unknown_fields_in_the_spec_models_are_invalid(data: dict[str, Any], loc: list) -> None:
+def test_unknown_fields_in_the_spec_models_are_invalid(
+    data: dict[str, Any], loc: list[Any]
+) -> None:
     error = refusal(data)
     assert error.code is ErrorCode.INVALID
     assert loc in locs(error)
@@ -318,7 +320,9 @@ def test_more_items_than_the_batch_limit_is_too_large(field: str) -> None:
         ({"type": "learn/refinement/rollback/req", "refinement_id": ""}, ["refinement_id"]),
     ],
 )
-def test_invalid_adapt_and_refinement_requests_are_invalid(data: dict[str, Any], loc: list) -> None:
+def test_invalid_adapt_and_refinement_requests_are_invalid(
+    data: dict[str, Any], loc: list[Any]
+) -> None:
     error = refusal(data)
     assert error.code is ErrorCode.INVALID
     assert loc in locs(error)

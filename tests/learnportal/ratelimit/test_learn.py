@@ -42,7 +42,7 @@ def test_rest_and_learn_over_http_and_websocket_share_one_count(
     settings.LEARNPORTAL_RATE_LIMIT = 2  # two a second
     assert agent.client.get("/api/routing/").status_code == 200
     assert agent.learn(stats_req()).status_code == 200
-    (reply,) = async_to_sync(_conversation)(agent.raw_token, clock, [stats_req()])
+    (reply,) = async_to_sync(_conversation)(agent.token, clock, [stats_req()])
     assert (reply["type"], reply["code"]) == ("learn/error", "rate_limited")
 
 
@@ -52,7 +52,7 @@ def test_a_websocket_rate_limited_frame_says_when_to_retry_and_the_socket_stays_
 ) -> None:
     settings.LEARNPORTAL_RATE_LIMIT = ONE_PER_TEN_SECONDS
     refused = feedback_req(feedback(component_name="c"))
-    served, limited = async_to_sync(_conversation)(agent.raw_token, clock, [stats_req(), refused])
+    served, limited = async_to_sync(_conversation)(agent.token, clock, [stats_req(), refused])
     assert served["type"] == "learn/stats/resp"
     assert (limited["code"], limited["req_id"]) == ("rate_limited", refused["id"])
     assert isinstance(limited["retry_after"], int)
@@ -68,7 +68,7 @@ def test_a_websocket_client_that_waits_retry_after_is_served_on_the_same_socket(
     assert agent.learn(stats_req()).status_code == 200
     wait = agent.learn(stats_req()).json()["retry_after"]
     limited, served = async_to_sync(_conversation)(
-        agent.raw_token, clock, [stats_req(), wait, stats_req()]
+        agent.token, clock, [stats_req(), wait, stats_req()]
     )
     assert limited["code"] == "rate_limited"
     assert served["type"] == "learn/stats/resp"

@@ -32,6 +32,7 @@ def pages() -> list[tuple[str | None, str, int]]:
     """(who is logged in, path, status) for every kind of page the portal serves."""
     turn = Turn.objects.order_by("pk").first()
     plan = Plan.objects.order_by("pk").first()
+    assert turn is not None and plan is not None
     admin = User.objects.get(username="admin")
     return [
         (None, "/login/", 200),

@@ -90,7 +90,7 @@ async def test_a_host_the_portal_does_not_serve_is_refused_even_from_its_own_ori
 async def test_behind_a_trusted_proxy_the_forwarded_scheme_counts(
     agent: Actor, settings: Any
 ) -> None:
-    forwarded = {"headers": [("x-forwarded-proto", "https")]}
+    forwarded: dict[str, Any] = {"headers": [("x-forwarded-proto", "https")]}
     assert not await handshake(agent, origin="https://localhost:8000", **forwarded)
     settings.SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
     assert await handshake(agent, origin="https://localhost:8000", **forwarded)

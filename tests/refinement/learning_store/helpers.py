@@ -33,7 +33,7 @@ def make_step(boss: Actor, step_id: str, **fields: Any) -> dict[str, Any]:
     return response.json()
 
 
-def report_run(actor: Actor, step_id: str, description: str, edits: list | None = None) -> Any:
+def report_run(actor: Actor, step_id: str, description: str, edits: list[Any] | None = None) -> Any:
     body = {"description": description, "edits": edits or []}
     return actor.rest("post", f"/api/steps/{step_id}/runs/", body)
 

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from refinement.models import ProposalStatus, StoreValue
 from tests.refinement.learning_store.helpers import filed_run, learn
@@ -18,7 +18,7 @@ JUMP = {
 }
 
 
-def _approve(actor: Actor, proposal_id: str) -> object:
+def _approve(actor: Actor, proposal_id: str) -> Any:
     return actor.rest("post", f"/api/proposals/{proposal_id}/approve/", {"note": ""})
 
 

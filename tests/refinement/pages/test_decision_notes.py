@@ -10,6 +10,7 @@ import orjson
 import pytest
 
 from refinement.models import Plan, Proposal, ProposalStatus, Review
+from tests.refinement.helpers import plan_of
 
 if TYPE_CHECKING:
     from django.test import Client
@@ -23,13 +24,15 @@ TOO_LONG = "String should have at most 5000 characters"
 
 def _pending() -> Proposal:
     plan = Plan.objects.get(requested_by="token:demo-agent")
-    return plan.proposals.filter(status=ProposalStatus.PENDING).order_by("id").first()
+    proposal = plan.proposals.filter(status=ProposalStatus.PENDING).order_by("id").first()
+    assert proposal is not None
+    return proposal
 
 
 def _in_the_portal(
     client: Client, proposal: Proposal, decision: str, **data: str
 ) -> ClientResponse:
-    url = f"/plans/{proposal.plan.plan_id}/proposals/{proposal.proposal_id}/{decision}/"
+    url = f"/plans/{plan_of(proposal).plan_id}/proposals/{proposal.proposal_id}/{decision}/"
     return client.post(url, data)
 
 
@@ -106,6 +109,6 @@ def test_the_portal_keeps_a_note_exactly_as_rest_does(reviewer: Client) -> None:
 def test_the_note_field_tells_the_browser_its_limit(reviewer: Client) -> None:
     proposal = _pending()
 
-    page = reviewer.get(f"/plans/{proposal.plan.plan_id}/").content.decode()
+    page = reviewer.get(f"/plans/{plan_of(proposal).plan_id}/").content.decode()
 
     assert 'name="note"' in page and 'maxlength="5000"' in page

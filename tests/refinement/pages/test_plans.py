@@ -15,6 +15,7 @@ from refinement.planner import plan_create
 from refinement.proposals import ProposalInput
 from refinement.services import plan_file, proposal_apply, proposal_wire, refinement_rollback
 from refinement.store import routing_weights
+from tests.refinement.helpers import plan_of
 
 if TYPE_CHECKING:
     from django.test import Client
@@ -30,19 +31,21 @@ def _demo_plan() -> Plan:
 
 
 def _proposal(target: str, plan: Plan | None = None) -> Proposal:
-    return (plan or _demo_plan()).proposals.filter(target=target).order_by("id").first()
+    proposal = (plan or _demo_plan()).proposals.filter(target=target).order_by("id").first()
+    assert proposal is not None
+    return proposal
 
 
 def _decide(client: Client, proposal: Proposal, decision: str, **data: str) -> ClientResponse:
     return client.post(
-        f"/plans/{proposal.plan.plan_id}/proposals/{proposal.proposal_id}/{decision}/", data
+        f"/plans/{plan_of(proposal).plan_id}/proposals/{proposal.proposal_id}/{decision}/", data
     )
 
 
 def test_annotators_get_the_403_page_for_plans(annotator: Client) -> None:
     proposal = _proposal("router_weight")
     assert annotator.get("/plans/").status_code == 403
-    page = annotator.get(f"/plans/{proposal.plan.plan_id}/")
+    page = annotator.get(f"/plans/{plan_of(proposal).plan_id}/")
     assert page.status_code == 403
     assert "Not for your role" in page.content.decode()
     assert _decide(annotator, proposal, "approve").status_code == 403
@@ -75,6 +78,7 @@ def test_a_plan_shows_risk_badges_and_diffs(reviewer: Client) -> None:
     assert '<span class="diff-head">+++ b/learnings/_global/references/code_review.md' in page
     assert '<span class="diff-add">+- **correctness**: Point out that add() subtracts.' in page
     weight = _proposal("router_weight")
+    assert weight.new_value is not None and weight.old_value is not None
     delta = weight.new_value - weight.old_value
     assert f"{delta:.3f}" in page
 
@@ -93,7 +97,7 @@ def test_approving_then_applying_changes_the_weight(reviewer: Client) -> None:
     assert Proposal.objects.get(pk=proposal.pk).status == "applied"
     component = proposal.path.removeprefix("router.weights.")
     assert routing_weights()[component] == pytest.approx(proposal.new_value)
-    page = reviewer.get(f"/plans/{proposal.plan.plan_id}/").content.decode()
+    page = reviewer.get(f"/plans/{plan_of(proposal).plan_id}/").content.decode()
     refinement = Refinement.objects.get(proposal=proposal)
     assert refinement.refinement_id in page and "Roll back" in page
 
@@ -103,7 +107,7 @@ def test_rolling_back_restores_the_old_value(reviewer: Client) -> None:
     _decide(reviewer, proposal, "apply")
     refinement = Refinement.objects.get(proposal=proposal)
     response = reviewer.post(
-        f"/plans/{proposal.plan.plan_id}/refinements/{refinement.refinement_id}/rollback/"
+        f"/plans/{plan_of(proposal).plan_id}/refinements/{refinement.refinement_id}/rollback/"
     )
     assert response.status_code == 302
     assert Refinement.objects.get(pk=refinement.pk).status == "rolled_back"
@@ -111,7 +115,7 @@ def test_rolling_back_restores_the_old_value(reviewer: Client) -> None:
     page = reviewer.get(response["Location"]).content.decode()
     assert f"Rolled back {refinement.refinement_id}" in page
     again = reviewer.post(
-        f"/plans/{proposal.plan.plan_id}/refinements/{refinement.refinement_id}/rollback/"
+        f"/plans/{plan_of(proposal).plan_id}/refinements/{refinement.refinement_id}/rollback/"
     )
     assert "rolled back already" in reviewer.get(again["Location"]).content.decode()
 
@@ -128,7 +132,7 @@ def test_rejecting_with_a_reason_rejects(reviewer: Client) -> None:
     proposal = _proposal("skill_file")
     _decide(reviewer, proposal, "reject", reason="Too vague")
     assert Proposal.objects.get(pk=proposal.pk).status == "rejected"
-    page = reviewer.get(f"/plans/{proposal.plan.plan_id}/").content.decode()
+    page = reviewer.get(f"/plans/{plan_of(proposal).plan_id}/").content.decode()
     assert "“Too vague”" in page
 
 
@@ -154,7 +158,7 @@ def test_decisions_are_posts_only(reviewer: Client) -> None:
     proposal = _proposal("skill_file")
     assert (
         reviewer.get(
-            f"/plans/{proposal.plan.plan_id}/proposals/{proposal.proposal_id}/approve/"
+            f"/plans/{plan_of(proposal).plan_id}/proposals/{proposal.proposal_id}/approve/"
         ).status_code
         == 405
     )

@@ -66,7 +66,7 @@ BEYOND_THE_SCHEMA = [
 ]
 
 
-def _body(case: schemathesis.Case) -> Any:
+def _body(case: schemathesis.Case[Any]) -> Any:
     body = case.body
     if isinstance(body, bytes | str):
         try:
@@ -99,7 +99,7 @@ def unstorable_free_json(detail: dict[str, Any]) -> bool:
     return detail["msg"] in freejson.MESSAGES
 
 
-def beyond_the_schema(operation: str, case: schemathesis.Case, response: Any) -> bool:
+def beyond_the_schema(operation: str, case: schemathesis.Case[Any], response: Any) -> bool:
     if response.status_code != 400:
         return False
     try:
@@ -117,7 +117,7 @@ def beyond_the_schema(operation: str, case: schemathesis.Case, response: Any) ->
 
 @schemathesis.hook
 def filter_failure(
-    context: schemathesis.HookContext, failure: Any, case: schemathesis.Case, response: Any
+    context: schemathesis.HookContext, failure: Any, case: schemathesis.Case[Any], response: Any
 ) -> bool:
     operation = case.operation.label
     return not (failure.code == "ST202" and beyond_the_schema(operation, case, response))

@@ -6,7 +6,7 @@ stays short and fails the same way every time.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 import schemathesis
@@ -40,11 +40,13 @@ class AdminToken:
 
     raw = ""
 
-    def get(self, case: schemathesis.Case, context: schemathesis.AuthContext) -> str:
+    def get(self, case: schemathesis.Case[Any], context: schemathesis.AuthContext) -> str:
         return AdminToken.raw
 
-    def set(self, case: schemathesis.Case, data: str, context: schemathesis.AuthContext) -> None:
-        case.headers = {**(case.headers or {}), "Authorization": f"Bearer {data}"}
+    def set(
+        self, case: schemathesis.Case[Any], data: str, context: schemathesis.AuthContext
+    ) -> None:
+        case.headers["Authorization"] = f"Bearer {data}"
 
 
 @pytest.fixture
@@ -56,7 +58,7 @@ def as_admin(admin_token: str) -> Iterator[None]:
 
 @schema.parametrize()
 @settings(deadline=None, derandomize=True, suppress_health_check=list(HealthCheck), database=None)
-def test_every_answer_is_what_the_schema_says(case: schemathesis.Case, as_admin: None) -> None:
+def test_every_answer_is_what_the_schema_says(case: schemathesis.Case[Any], as_admin: None) -> None:
     case.call_and_validate()
 
 
