@@ -1,4 +1,4 @@
-"""`python -m bench`: LearnPortal's benchmarks (issue 2, item 11) on a live server.
+"""`python -m bench`: LearnPortal's benchmarks on a live server, against the targets in bench/report.py.
 
 Sections: feedback and experience ingest (100 x 1000 items through POST /api/learn/, against the
 driver's bulk insert of the same rows), stats at 10k and 1M recorded calls, WebSocket against

@@ -26,7 +26,7 @@ def feedback_item(rng: random.Random, seq: int, run: int) -> dict[str, Any]:
     polarity = rng.choice(POLARITIES)
     score = {"positive": 1, "negative": -1, "neutral": 0}[polarity] * round(rng.random(), 3)
     return {
-        # Time-ordered ids, as the spec's default `b_{ns}`.
+        # Time-ordered ids, as the spec's default `b_{ns}` (docs/learning-capability-spec.txt).
         "feedback_id": f"b_{run + seq}",
         "correlation_id": str(uuid.UUID(int=rng.getrandbits(128), version=4)),
         "polarity": polarity,

@@ -61,7 +61,7 @@ def verdict(ok: bool) -> str:
 
 
 def targets(results: dict[str, Any]) -> list[tuple[str, str, str, str]]:
-    """(figure, measured, target, verdict) for every target the issue sets."""
+    """(figure, measured, target, verdict) for every target above (BENCHMARKS.md's summary)."""
     db = results["meta"]["database"]
     rows = []
     floor = INGEST_TARGET[db]

@@ -1,4 +1,4 @@
-"""Training data from stored feedback, in the spec's derivation shapes."""
+"""Training data from stored feedback, in the derivation shapes of the spec (docs/learning-capability-spec.txt)."""
 
 from __future__ import annotations
 

@@ -207,7 +207,8 @@ def feedback_record(
 
 
 def _feedback_components(items: list[FeedbackItem]) -> list[str]:
-    """The contract's rule: component_name, else the experience it correlates to, else the model."""
+    """The rule of docs/contract.md: component_name, else the experience it correlates to, else
+    the model."""
     lookup = [i.correlation_id for i in items if not i.component_name and i.correlation_id]
     experience_components = (
         existing_values(Experience, "experience_id", "component_name", lookup) if lookup else {}

@@ -89,7 +89,8 @@ class StepsState(Answer):
 
 
 class ProposalWire(Answer):
-    """A stored proposal as the wire carries it: the contract's five keys and the host's own."""
+    """A stored proposal as the wire carries it: the five keys of docs/contract.md and the host's
+    own."""
 
     target: str
     op: str

@@ -1,4 +1,4 @@
-"""The learning store of seed 004: steps and their gates, reported runs, and the skill files.
+"""The learning store (docs/learning-store.md): steps and their gates, reported runs, and the skill files.
 
 Reviewer decisions go through `refinement.services`; this module adds what a runtime and an
 operator need beside them. Every write happens in one transaction and leaves a history entry.
@@ -326,7 +326,7 @@ def skills_export(*, directory: Path) -> list[Path]:
             raise invalid(f"{row.path!r} cannot be written under {root}.")
         targets.append((target, row.value))
     for step in Step.objects.order_by("step_id"):
-        # The runtime's per-step metadata file (seed 004): settings and description-hash evidence.
+        # The runtime's per-step metadata file (docs/learning-store.md): settings and description-hash evidence.
         metadata = StepState.of(step, step.step_id).model_dump(mode="json", exclude={"updated"})
         target = root / "learnings" / step.step_id / METADATA_FILE
         targets.append((target, json.dumps(metadata, indent=2, sort_keys=True) + "\n"))

@@ -45,7 +45,7 @@ class Revision(models.Model):
 
 
 class Step(models.Model):
-    """A workflow step's learning gates and its description-hash evidence (seed 004)."""
+    """A workflow step's learning gates and its description-hash evidence (docs/learning-store.md)."""
 
     step_id = models.CharField(max_length=200, unique=True)
     learnings_access = models.CharField(

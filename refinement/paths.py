@@ -1,4 +1,4 @@
-"""What a proposal may point at: the three targets of the contract and their path grammar."""
+"""What a proposal may point at: the three targets of docs/contract.md and their path grammar."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The automatic review: risk by the contract's rules, and whatever refuses approval."""
+"""The automatic review: risk by the rules of docs/contract.md, and whatever refuses approval."""
 
 from __future__ import annotations
 

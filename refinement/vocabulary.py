@@ -36,7 +36,7 @@ class ReviewKind(StrEnum):
 
 
 class LearningsAccess(StrEnum):
-    """A step's gate on the learnings (seed 004)."""
+    """A step's gate on the learnings (docs/learning-store.md)."""
 
     READ = "read"
     READ_WRITE = "read-write"
@@ -47,7 +47,8 @@ NEEDS_OBJECTIVE = "a read-write step needs a non-empty learning_objective"
 
 
 def lacks_objective(learnings_access: str, learning_objective: str) -> bool:
-    """Whether these settings break seed 004's rule: a read-write step needs an objective.
+    """Whether these settings break the rule of docs/learning-store.md: a read-write step needs an
+    objective.
 
     Checked here alone: when an admin sets a step, when a proposal would change one, and when a
     run asks to file edits.

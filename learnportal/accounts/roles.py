@@ -1,4 +1,4 @@
-"""Roles and what each may do: the contract's table, in one place."""
+"""Roles and what each may do: the table of docs/contract.md, in one place."""
 
 from __future__ import annotations
 

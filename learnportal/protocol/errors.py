@@ -95,7 +95,8 @@ def error_envelope(
         "details": details or [],
     }
     if retry_after is not None and code in RETRYABLE:
-        # An extension of the contract's envelope: a WebSocket frame has no Retry-After header.
+        # An extension of the contract's envelope (docs/extensions.md): a WebSocket frame has no
+        # Retry-After header.
         envelope["retry_after"] = retry_after
     return envelope
 

@@ -1,4 +1,4 @@
-"""Identifiers and timestamps the spec fills in when a client leaves them out."""
+"""Identifiers and timestamps the spec (docs/learning-capability-spec.txt) fills in when a client leaves them out."""
 
 from __future__ import annotations
 

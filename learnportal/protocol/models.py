@@ -1,4 +1,5 @@
-"""The data models of the learning capability spec, with the host's documented additions."""
+"""The data models of the learning capability spec (docs/learning-capability-spec.txt), with the host's documented
+additions (docs/extensions.md)."""
 
 from __future__ import annotations
 
@@ -135,7 +136,7 @@ class Feedback(StrictModel):
     source: FeedbackSource = FeedbackSource.HUMAN
     annotator_id: Username = ""
     ts: Timestamp = Field(default_factory=now)
-    # Host addition (contract): the component this feedback rates.
+    # Host addition (docs/contract.md): the component this feedback rates.
     component_name: Name = ""
 
     @model_validator(mode="after")

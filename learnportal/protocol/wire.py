@@ -23,7 +23,7 @@ Model = TypeVar("Model", bound=BaseModel)
 
 
 def loads_strict(body: bytes | str) -> Any:
-    """JSON as the contract reads it: a repeated key, NaN or Infinity is not JSON.
+    """JSON as the contract (docs/contract.md) reads it: a repeated key, NaN or Infinity is not JSON.
 
     Integers keep their exact value and `1e400` reads as infinity here; the models refuse
     both where the database could not keep them (protocol.freejson).

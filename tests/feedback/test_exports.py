@@ -1,4 +1,5 @@
-"""export_preferences and export_rewards write the spec's derivation shapes as JSON lines."""
+"""export_preferences and export_rewards write the derivation shapes of the spec (docs/learning-capability-spec.txt) as JSON
+lines."""
 
 from __future__ import annotations
 

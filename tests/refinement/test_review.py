@@ -1,4 +1,5 @@
-"""learn/refinement/review: the contract's risk floor, what refuses approval, and strict input."""
+"""learn/refinement/review: the risk floor of docs/contract.md, what refuses approval, and strict
+input."""
 
 from __future__ import annotations
 

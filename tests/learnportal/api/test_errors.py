@@ -1,4 +1,5 @@
-"""Every error code of the contract, with its status, on each transport where it applies."""
+"""Every error code of the contract (docs/contract.md), with its status, on each transport where
+it applies."""
 
 from __future__ import annotations
 

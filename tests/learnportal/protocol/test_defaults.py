@@ -1,4 +1,4 @@
-"""What the spec fills in when a client leaves it out."""
+"""What the spec (docs/learning-capability-spec.txt) fills in when a client leaves it out."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""to_preference_pair() and to_reward_sample(), exactly as the spec derives them."""
+"""to_preference_pair() and to_reward_sample(), exactly as the spec (docs/learning-capability-spec.txt) derives them."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Parsing is strict: JSON numbers only, finite, known fields, and the spec's bounds and rules."""
+"""Parsing is strict: JSON numbers only, finite, known fields, and the bounds and rules of the
+spec (docs/learning-capability-spec.txt) and docs/extensions.md."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Every wire example of the spec parses into its model, and the models say everything it says."""
+"""Every wire example of the spec (docs/learning-capability-spec.txt) parses into its model, and the models say
+everything it says."""
 
 from __future__ import annotations
 
