@@ -1,4 +1,4 @@
-"""`python -m bench.adapt [--quick]`: the adaptive strategies against MABWiser 2.7 (issue 3, item 8).
+"""`python -m bench.adapt [--quick]`: the adaptive strategies against MABWiser 2.7.
 
 Three parts, all on data made here from one seed:
 
@@ -38,6 +38,7 @@ import subprocess
 import sys
 import time
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -62,7 +63,7 @@ MAB_NAME = {"ucb1": "UCB1", "epsilon_greedy": "EpsilonGreedy", "softmax": "Softm
 DEFAULTS = check_params({})
 SOFTMAX_LOW_TAU = 0.1
 
-FULL = {
+FULL: dict[str, Any] = {
     "arms": 1000,
     "experiences": 1_000_000,
     "repeats": 3,
@@ -71,7 +72,7 @@ FULL = {
     "ppo_refit": 20,
     "read_repeats": 2,
 }
-QUICK = {
+QUICK: dict[str, Any] = {
     "arms": 50,
     "experiences": 20_000,
     "repeats": 2,
@@ -191,7 +192,7 @@ def fit_ours(data: Data, name: str, params: Mapping[str, float]) -> np.ndarray:
     return BUILTIN_STRATEGIES[name](data.evidence(), params)
 
 
-def fit_mabwiser(data: Data, name: str, params: Mapping[str, float]) -> tuple[Any, dict]:
+def fit_mabwiser(data: Data, name: str, params: Mapping[str, float]) -> tuple[Any, dict[str, Any]]:
     from mabwiser.mab import MAB
 
     mab = MAB(list(range(data.n_arms)), mabwiser_policy(name, params), seed=0)
@@ -211,12 +212,10 @@ def agreement(name: str, ours: np.ndarray, mab: Any) -> str:
 def fit_section(data: Data, repeats: int, params: Mapping[str, float]) -> dict[str, Any]:
     rows: dict[str, Any] = {}
     for name in STRATEGIES:
-        seconds, ours = best_of(repeats, lambda name=name: fit_ours(data, name, params))
+        seconds, ours = best_of(repeats, partial(fit_ours, data, name, params))
         row: dict[str, Any] = {"ours_s": seconds, "ours": ours_label(name, params)}
         if name in PAIRS:
-            mab_s, (mab, _expect) = best_of(
-                repeats, lambda name=name: fit_mabwiser(data, name, params)
-            )
+            mab_s, (mab, _expect) = best_of(repeats, partial(fit_mabwiser, data, name, params))
             row |= {
                 "mab": mabwiser_label(name, params),
                 "mab_s": mab_s,
@@ -261,7 +260,7 @@ def mabwiser_bandit(
     return chosen
 
 
-def _spread(values: Sequence[float]) -> dict[str, float]:
+def _spread(values: Sequence[float]) -> dict[str, Any]:
     mean = statistics.fmean(values)
     sd = statistics.stdev(values) if len(values) > 1 else 0.0
     return {"mean": mean, "sd": sd, "se": sd / math.sqrt(len(values)), "values": list(values)}
@@ -361,7 +360,7 @@ def component_name(i: int) -> str:
 
 def experience_rows(
     data: Data, columns: Sequence[str], owner: str, start: int, stop: int, t0: float
-) -> list[tuple]:
+) -> list[tuple[Any, ...]]:
     """Rows for `feedback_experience` in the given column order, ~230 bytes of payload each."""
     names = [component_name(i) for i in range(data.n_arms)]
     idx = range(start, stop)
@@ -529,11 +528,12 @@ def _timed_adapt(strategy: str, principal: Any) -> dict[str, Any]:
         if not timer.wrap(importlib.import_module(module), attr, label)
     ]
     timer.wrap(BaseDatabaseWrapper, "commit", "apply: COMMIT")
-    original_for = adapt_module.strategy_for
-    adapt_module.strategy_for = lambda name: timer.timed("strategy", original_for(name))
+    # adapt's own binding of the registry's function, patched where adapt looks it up.
+    original_for = vars(adapt_module)["strategy_for"]
+    vars(adapt_module)["strategy_for"] = lambda name: timer.timed("strategy", original_for(name))
     queries = 0
 
-    def count(execute: Callable, sql: str, params: Any, many: bool, context: Any) -> Any:
+    def count(execute: Callable[..., Any], sql: str, params: Any, many: bool, context: Any) -> Any:
         nonlocal queries
         queries += 1
         return execute(sql, params, many, context)
@@ -546,7 +546,7 @@ def _timed_adapt(strategy: str, principal: Any) -> dict[str, Any]:
             )
             total = time.perf_counter() - start
     finally:
-        adapt_module.strategy_for = original_for
+        vars(adapt_module)["strategy_for"] = original_for
         timer.restore()
     phases = timer.totals
     read = sum(secs for label, secs in phases.items() if label.startswith("read:"))
@@ -658,7 +658,9 @@ def _profile_adapt(strategy: str, principal: Any, top: int = 18) -> dict[str, An
     stats = pstats.Stats(profiler, stream=stream)
     stats.sort_stats("tottime").print_stats(top)
     rows = []
-    for (path, line, func), (_cc, nc, tt, ct, _callers) in stats.stats.items():
+    # pstats keeps its table in `.stats`; typeshed's Stats leaves the attribute out.
+    table = stats.stats  # type: ignore[attr-defined]
+    for (path, line, func), (_cc, nc, tt, ct, _callers) in table.items():
         if path == "~":
             where = re.sub(r" at 0x[0-9a-f]+", "", func).strip("<>")
         else:
@@ -769,7 +771,7 @@ def e2e_section(data: Data, sizes: Mapping[str, Any]) -> dict[str, Any]:
         lines = proc.stdout.strip().splitlines()
         if proc.returncode != 0 or not lines:
             raise RuntimeError(f"the end-to-end worker failed (exit {proc.returncode})")
-        result = orjson.loads(lines[-1])
+        result: dict[str, Any] = orjson.loads(lines[-1])
         result["migrate_s"] = migrate_s
         return result
     finally:
@@ -825,7 +827,8 @@ def _pm(spread: Mapping[str, float]) -> str:
 
 
 def targets(results: Mapping[str, Any]) -> list[list[str]]:
-    """(figure, measured, target, verdict) rows for the two targets of the issue."""
+    """(figure, measured, target, verdict) rows for the two targets: the fit's speed-up over
+    MABWiser (SPEED_TARGET) and regret no worse than its."""
     rows = []
     fit = results["fit"]
     for name in PAIRS:
@@ -1209,11 +1212,11 @@ def main(argv: list[str] | None = None) -> int:
         print(orjson.dumps(result, option=orjson.OPT_SERIALIZE_NUMPY).decode(), flush=True)
         return 0
     if args.report:
-        results = orjson.loads(Path(args.report).read_bytes())
-        print(summary(results))
+        recorded = orjson.loads(Path(args.report).read_bytes())
+        print(summary(recorded))
         output = args.output or str(ROOT / "BENCHMARKS.md")
         if output != "-":
-            write(Path(output), results)
+            write(Path(output), recorded)
             log(f"wrote {output}")
         return 0
     try:

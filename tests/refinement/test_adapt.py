@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -11,7 +11,7 @@ from refinement.paths import weight_path
 from refinement.services import proposal_wire
 from tests.builders import adapt_req, apply_req, rollback_req
 from tests.harness import Actor, Send, http_send, ok, refused
-from tests.refinement.helpers import calls, two_arms, weight
+from tests.refinement.helpers import calls, two_arms, weight, weighted
 
 if TYPE_CHECKING:
     from pytest_django import Settings
@@ -40,7 +40,7 @@ def test_every_builtin_strategy_updates_records_and_names_itself(
     alpha = next(r for r in body["updated"] if r["component_name"] == "alpha")
     assert alpha["calls_total"] == 30
     assert alpha["calls_success"] == 30
-    assert weight("alpha") > 0.5 > weight("beta")
+    assert weighted("alpha") > 0.5 > weighted("beta")
 
 
 def test_ppo_moves_weights_recorded_under_weights_in_force(transport: Send, agent: Actor) -> None:
@@ -51,8 +51,8 @@ def test_ppo_moves_weights_recorded_under_weights_in_force(transport: Send, agen
     assert "ppo" in body["message"].lower()
     assert {r["component_name"] for r in body["updated"]} == {"alpha", "beta"}
     assert {r["weight"] for r in body["updated"]} == {weight("alpha"), weight("beta")}
-    assert 0.5 < weight("alpha") <= 0.6 + 1e-9
-    assert 0.4 - 1e-9 <= weight("beta") < 0.5
+    assert 0.5 < weighted("alpha") <= 0.6 + 1e-9
+    assert 0.4 - 1e-9 <= weighted("beta") < 0.5
 
 
 def test_custom_is_not_allowed_without_a_custom_strategy(
@@ -94,7 +94,7 @@ def test_no_weight_moves_further_than_the_auto_apply_risk_allows(
     before = {"alpha": 0.5, "beta": 0.5}
     for _ in range(3):
         ok(http_send(agent, adapt_req("epsilon_greedy")))
-        after = {name: weight(name) for name in before}
+        after = {name: weighted(name) for name in before}
         for name in before:
             assert abs(after[name] - before[name]) <= limit + 1e-9
         before = after
@@ -110,7 +110,9 @@ def test_at_risk_none_nothing_moves_and_the_whole_way_waits(
     assert body["updated"] == []
     assert weight("alpha") is None and weight("beta") is None
     plan = Plan.objects.filter(origin="adapt").latest("created")
-    waiting = {p.path: (p.old_value, p.new_value) for p in plan.proposals.all()}
+    waiting: dict[str, tuple[Any, Any]] = {
+        p.path: (p.old_value, p.new_value) for p in plan.proposals.all()
+    }
     assert waiting[weight_path("alpha")][0] == 0.5
     assert waiting[weight_path("alpha")][1] > 0.9
 
@@ -152,7 +154,7 @@ def test_the_rest_of_the_way_is_a_plan_a_reviewer_may_apply_at_once(
     rest = plan.proposals.get(path=weight_path("alpha"), status=ProposalStatus.PENDING)
     assert rest.old_value == pytest.approx(0.6)
     target = rest.new_value
-    assert target > 0.9
+    assert target is not None and target > 0.9
     body = ok(transport(rev, apply_req(proposal_wire(rest))))
     assert body["applied_edits"] == 1
     assert body["rollback_available"] is True
@@ -203,7 +205,7 @@ def test_one_adapt_is_one_refinement_that_rolls_back_every_weight_it_moved(
 ) -> None:
     two_arms(agent)
     ok(transport(agent, adapt_req("ucb1")))
-    moved = {"alpha": weight("alpha"), "beta": weight("beta")}
+    moved = {"alpha": weighted("alpha"), "beta": weighted("beta")}
     assert moved["alpha"] > 0.5 > moved["beta"]
     apply = HistoryEntry.objects.get(kind="apply")
     assert {edit["path"] for edit in apply.diff} == {weight_path("alpha"), weight_path("beta")}
@@ -225,7 +227,7 @@ def test_a_weight_rolled_back_lately_waits_for_a_reviewer_instead_of_stepping(
     rest = Plan.objects.filter(origin="adapt").latest("created").proposals.get()
     assert rest.status == ProposalStatus.PENDING
     assert rest.old_value == pytest.approx(0.5)
-    assert rest.new_value > 0.5
+    assert rest.new_value is not None and rest.new_value > 0.5
 
 
 def test_adapt_learns_from_the_newest_experiences_only(agent: Actor, settings: Settings) -> None:

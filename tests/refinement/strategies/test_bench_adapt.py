@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pytest
@@ -138,7 +138,7 @@ def test_the_report_replaces_only_its_own_block(tmp_path: Path) -> None:
     assert "fit ucb1 vs MABWiser UCB1" in text
 
 
-def _tiny_results() -> dict:
+def _tiny_results() -> dict[str, Any]:
     fit = {
         name: {"ours_s": 0.001, "ours": adapt.ours_label(name, PARAMS)} for name in adapt.STRATEGIES
     }
