@@ -1,4 +1,5 @@
 # The two commands of the README: `make run` and `make test`. Everything else is a helper.
+# `make test` is ruff, mypy (strict; pyproject.toml), the migrations check and pytest.
 SHELL := /bin/bash
 PYTHON ?= python3
 VENV ?= .venv
@@ -43,6 +44,7 @@ run: demo
 
 test: venv $(ENV_FILE)
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/mypy
 	$(PY) manage.py makemigrations --check --dry-run -v 0
 	$(PY) -m pytest -q
 
@@ -53,6 +55,7 @@ bench: migrate $(VENV)/.bench-installed
 lint: venv
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/mypy
 
 clean:
 	rm -rf var/*.sqlite3* var/staticfiles
