@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.db import transaction
 
 from feedback.selectors import component_records
-from learnportal.accounts.principals import Principal
 from learnportal.accounts.roles import Action
 from learnportal.protocol.errors import not_found
 from refinement import store
@@ -27,6 +27,9 @@ from refinement.services import Edit, edits_apply, locked, new_id, plan_settle
 from refinement.strategy_registry import strategy_for, strategy_params
 from refinement.trust_region import MOVED, PRECISION, max_step, step_toward
 from refinement.vocabulary import PlanStatus, ReviewKind
+
+if TYPE_CHECKING:
+    from learnportal.accounts.principals import Principal
 
 SETTLED = 1e-3  # a weight this close to its target needs no plan for the rest of the way
 
@@ -59,7 +62,7 @@ class WeightStep:
 
 @dataclass
 class AdaptOutcome:
-    updated: list[dict] = field(default_factory=list)
+    updated: list[dict[str, Any]] = field(default_factory=list)
     message: str = ""
     plan_id: str = ""
 
@@ -164,7 +167,12 @@ def _supersede_pending(paths: list[str], plan: Plan) -> list[Plan]:
     return plans
 
 
-def _message(strategy: str, moves: list, waiting: list, plan_id: str) -> str:
+def _message(
+    strategy: str,
+    moves: list[tuple[str, float, float, float]],
+    waiting: list[tuple[str, float, float]],
+    plan_id: str,
+) -> str:
     if not moves and not waiting:
         return f"Adapted routing weights using {strategy.upper()}: every weight is at its target."
     shown = "; ".join(f"{n} {c:.3f}→{w:.3f} (target {t:.3f})" for n, c, w, t in moves[:5])

@@ -66,7 +66,13 @@ class Evidence:
             behaviour_prob = np.full(arm.shape, np.nan)
         if current is None:
             current = np.full(n_arms, 0.5)
-        return cls(n_arms, arm, np.asarray(reward, dtype=np.float64), behaviour_prob, current)
+        return cls(
+            n_arms,
+            arm,
+            np.asarray(reward, dtype=np.float64),
+            np.asarray(behaviour_prob, dtype=np.float64),
+            np.asarray(current, dtype=np.float64),
+        )
 
     @property
     def size(self) -> int:

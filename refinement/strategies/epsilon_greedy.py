@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from .base import Evidence, argmax_mass, optimistic_means, param
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    import numpy as np
 
 
 def epsilon_greedy(evidence: Evidence, params: Mapping[str, float]) -> np.ndarray:

@@ -13,11 +13,14 @@ a little; raise `ppo_lr` there if adapts should converge in fewer calls.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .base import Evidence, normalised_current, param
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
 
 
 def log_softmax(theta: np.ndarray) -> np.ndarray:

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .base import Evidence, optimistic_means, param
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
 
 
 def softmax(evidence: Evidence, params: Mapping[str, float]) -> np.ndarray:

@@ -5,11 +5,14 @@ Point LEARNPORTAL_CUSTOM_STRATEGY at "refinement.strategies.thompson.thompson" t
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .base import Evidence, arm_stats, param
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
 
 
 def thompson(evidence: Evidence, params: Mapping[str, float]) -> np.ndarray:

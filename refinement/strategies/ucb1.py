@@ -6,11 +6,14 @@ proved for rewards in [0, 1]; with `ucb_c` = sqrt(2) the index is exactly the pa
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .base import Evidence, argmax_mass, arm_stats, param
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
 
 
 def ucb1_index(evidence: Evidence, c: float) -> np.ndarray:
