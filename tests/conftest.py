@@ -21,6 +21,7 @@ from __future__ import annotations
 import os
 import shutil
 import uuid
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -48,6 +49,9 @@ if TYPE_CHECKING:
 
 REQUIRE_SERVICES = os.environ.get("LEARNPORTAL_REQUIRE_SERVICES") == "1"
 IN_CI = os.environ.get("CI") == "true"
+
+
+RATE_WINDOW_START = datetime(2026, 3, 2, 9, 0, 0, tzinfo=UTC)
 
 
 def _service_missing(marker: str) -> str | None:
@@ -90,6 +94,15 @@ def _fresh_rate_limits(settings: Any) -> None:
     # Counts live in the cache (Redis on the service run) under this prefix: a new one per test
     # starts every test with no requests counted, without clearing anything else.
     settings.RATELIMIT_CACHE_PREFIX = f"rl:{uuid.uuid4().hex}:"
+
+
+@pytest.fixture
+def clock(time_machine: Any) -> Any:
+    """Wall-clock time stopped at RATE_WINDOW_START, moved on by the test instead of sleeping:
+    limits are counted in fixed windows of wall-clock time, and no window may end between two
+    requests of one test by chance."""
+    time_machine.move_to(RATE_WINDOW_START, tick=False)
+    return time_machine
 
 
 @pytest.fixture(autouse=True)

@@ -207,7 +207,7 @@ def test_an_http_body_over_the_size_limit_answers_json(agent: Actor, settings: S
 
 
 def test_too_many_requests_from_one_principal_are_rate_limited(
-    transport: Send, agent: Actor, env: Actor, settings: Settings
+    transport: Send, agent: Actor, env: Actor, settings: Settings, clock: Any
 ) -> None:
     settings.LEARNPORTAL_RATE_LIMIT = 0.1  # a burst of one, then one every ten seconds
     assert transport(agent, stats_req())[0] == 200
@@ -217,7 +217,9 @@ def test_too_many_requests_from_one_principal_are_rate_limited(
     assert transport(env, stats_req())[0] == 200
 
 
-def test_a_rate_limited_http_answer_says_when_to_retry(agent: Actor, settings: Settings) -> None:
+def test_a_rate_limited_http_answer_says_when_to_retry(
+    agent: Actor, settings: Settings, clock: Any
+) -> None:
     settings.LEARNPORTAL_RATE_LIMIT = 0.1
     agent.learn(stats_req())
     response = agent.learn(stats_req())
