@@ -55,3 +55,9 @@ class RatingForm(forms.Form):
             return None
         # Half a span is still a span the model will refuse, with its own message.
         return (start if start is not None else -1, end if end is not None else -1)
+
+
+class QueueRatingForm(RatingForm):
+    """The rating form of the queue page: the same fields, and the turn they rate."""
+
+    turn = forms.IntegerField(widget=forms.HiddenInput)

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import json
+from typing import TYPE_CHECKING, Any
 
 from django.contrib import messages
 from django.core.paginator import Paginator
@@ -51,15 +52,15 @@ def turn_rate(request: HttpRequest, principal: Principal, pk: int) -> HttpRespon
     turn = get_object_or_404(Turn, pk=pk)
     if request.method != "POST":
         form = RatingForm(initial={"feedback_id": new_feedback_id()})
-        return _rate_page(request, turn, form)
+        return _rate_page(request, principal, turn, form)
     form = RatingForm(request.POST)
     if not form.is_valid():
-        return _rate_page(request, turn, form, status=400)
+        return _rate_page(request, principal, turn, form, status=400)
     try:
         feedback_record(principal=principal, feedbacks=[_feedback(turn, form)])
     except LearnError as error:
         show_learn_error(form, error, RATING_LOCS)
-        return _rate_page(request, turn, form, status=400)
+        return _rate_page(request, principal, turn, form, status=400)
     messages.success(request, f"Rated {turn.correlation_id}. Thank you!")
     following = selectors.next_unrated_turn(after=turn)
     if following is None:
@@ -97,15 +98,40 @@ def _excerpt(turn: Turn, rating: models.Feedback) -> str:
     return turn.response[rating.span_start : rating.span_end]
 
 
-def _rate_page(
-    request: HttpRequest, turn: Turn, form: RatingForm, status: int = 200
-) -> HttpResponse:
-    ratings = [(rating, _excerpt(turn, rating)) for rating in selectors.turn_ratings(turn)]
-    context = {
+def _environment(turn: Turn) -> str:
+    """The turn's context, indented for reading ("" when it has none)."""
+    if turn.environment is None:
+        return ""
+    try:
+        return json.dumps(json.loads(turn.environment), indent=2, ensure_ascii=False)
+    except ValueError:  # stored by an older host as it came: show it as it is
+        return turn.environment
+
+
+def _turn_context(turn: Turn, principal: Principal, form: RatingForm) -> dict[str, Any]:
+    """What the partials of one turn and its rating form need (templates/feedback/partials/)."""
+    ratings = selectors.turn_ratings(turn)
+    visible = selectors.blind(ratings, principal)
+    return {
         "turn": turn,
+        "environment": _environment(turn),
         "form": form,
-        "ratings": ratings,
+        "ratings": [(rating, _excerpt(turn, rating)) for rating in visible],
+        "blind": len(visible) < len(ratings),
         "polarity_help": {p.value: text for p, text in POLARITY_HELP.items()},
+    }
+
+
+def _rate_page(
+    request: HttpRequest,
+    principal: Principal,
+    turn: Turn,
+    form: RatingForm,
+    status: int = 200,
+) -> HttpResponse:
+    context = {
+        **_turn_context(turn, principal, form),
+        "rate_url": reverse("portal:rate", args=[turn.pk]),
         "queue_url": reverse("portal:turns"),
     }
     return page(request, "feedback/rate.html", context, status=status)

@@ -12,9 +12,13 @@ from django.db import connection
 from django.db.models import Exists, OuterRef, QuerySet
 
 from feedback.models import ComponentStats, Experience, Feedback, Turn
+from learnportal.accounts.roles import Role
+from learnportal.protocol import FeedbackSource
 
 if TYPE_CHECKING:
     from django_stubs_ext import WithAnnotations
+
+    from learnportal.accounts.principals import Principal
 
 
 class Queued(TypedDict):
@@ -121,6 +125,37 @@ def queue_filters() -> dict[str, list[str]]:
 
 def turn_ratings(turn: Turn) -> list[Feedback]:
     return list(Feedback.objects.filter(correlation_id=turn.correlation_id).order_by("-ts", "-id"))
+
+
+# Blind rating (docs/contract.md, "The people's side"): who sees every rating of a turn at once.
+SEES_EVERY_RATING = frozenset({Role.REVIEWER, Role.ADMIN})
+
+
+def is_own_rating(rating: Feedback, principal: Principal) -> bool:
+    return (
+        principal.is_human
+        and rating.source == FeedbackSource.HUMAN.value
+        and rating.annotator_id == principal.name
+    )
+
+
+def visible_turn_ratings(turn: Turn, principal: Principal) -> list[Feedback]:
+    """The ratings of `turn` this person may see: blind for annotators.
+
+    An annotator sees nobody else's rating (a person's, or an agent's or environment's own
+    judgement, which would anchor theirs just as well) until they have rated the turn; from
+    then on, all of them. Reviewers and admins always see all.
+    """
+    return blind(turn_ratings(turn), principal)
+
+
+def blind(ratings: list[Feedback], principal: Principal) -> list[Feedback]:
+    """Of the ratings of one turn, those this person may see (see visible_turn_ratings)."""
+    if principal.role in SEES_EVERY_RATING:
+        return ratings
+    if any(is_own_rating(rating, principal) for rating in ratings):
+        return ratings
+    return []
 
 
 def feedback_count() -> int:

@@ -1,110 +1,405 @@
-// Rating page: show the score, and turn a text selection in the response into a correction span.
-// Without this script the form still works; the span is simply left empty.
+// Rating a turn, keyboard first: the rating page (/turns/<pk>/) and the queue (/queue/).
+// 1-4 polarity, Left/Right score, R focuses the response (Shift+arrows select the span to
+// correct), C correction, M comment, Enter submits, S skips, U undoes, ? lists them all.
+// Shortcuts never fire while a text field has the focus; Esc leaves the field.
+// Without this script the forms still work: the span is simply left empty.
 (function () {
   "use strict";
-  const form = document.getElementById("rating-form");
-  const response = document.getElementById("response-text");
-  if (!form || !response) return;
+  const dialog = document.getElementById("shortcuts");
+  const skipForm = document.getElementById("skip-form");
+  const undoForm = document.getElementById("undo-form");
+  const status = document.getElementById("key-status");
 
-  const score = form.querySelector("input[name=score]");
-  const scoreValue = document.getElementById("score-value");
-  const start = form.querySelector("input[name=span_start]");
-  const end = form.querySelector("input[name=span_end]");
-  const label = document.getElementById("span-label");
-  const clear = document.getElementById("span-clear");
-  const original = response.textContent;
-
-  function showScore() {
-    scoreValue.textContent = Number(score.value).toFixed(1);
-  }
-  score.addEventListener("input", showScore);
-  showScore();
-
-  // The server counts characters (code points); the DOM counts UTF-16 units.
-  function codePoints(units) {
-    return Array.from(original.slice(0, units)).length;
+  function say(text) {
+    if (status) status.textContent = text;
   }
 
-  function offsetWithin(node, offset) {
-    const range = document.createRange();
-    range.setStart(response, 0);
-    range.setEnd(node, offset);
-    return range.toString().length;
+  // ---- Sending: once ----
+  let sending = false;
+  function send(which) {
+    if (sending || !which) return;
+    sending = true;
+    which.requestSubmit();
   }
 
-  function highlight(from, to) {
-    // Rebuild the response from text nodes only: no markup from the page's data.
-    response.replaceChildren();
-    if (from === null) {
-      response.append(document.createTextNode(original));
+  // ---- The rating form, where there is one (the queue may be empty) ----
+  const rating = (function () {
+    const form = document.getElementById("rating-form");
+    const response = document.getElementById("response-text");
+    if (!form || !response) return null;
+
+    const score = form.querySelector("input[name=score]");
+    const scoreValue = document.getElementById("score-value");
+    const start = form.querySelector("input[name=span_start]");
+    const end = form.querySelector("input[name=span_end]");
+    const label = document.getElementById("span-label");
+    const clear = document.getElementById("span-clear");
+    const correction = form.querySelector("textarea[name=correction]");
+    const comment = form.querySelector("textarea[name=comment]");
+    const polarities = Array.from(form.querySelectorAll("input[name=polarity]"));
+    const original = response.textContent;
+
+    // ---- Score: the slider, the arrows, and a value that follows the polarity until set ----
+    const SUGGESTED = { positive: 1, negative: -1, neutral: 0, corrective: -0.5 };
+    let scoreSet = form.dataset.bound === "1";
+
+    function showScore() {
+      scoreValue.textContent = Number(score.value).toFixed(1);
+    }
+    function setScore(value) {
+      const clamped = Math.max(-1, Math.min(1, Math.round(value * 10) / 10));
+      score.value = String(clamped);
+      showScore();
+    }
+    score.addEventListener("input", function () {
+      scoreSet = true;
+      showScore();
+    });
+    showScore();
+
+    // ---- Polarity ----
+    const correctionNeeded = function () {
+      const chosen = form.querySelector("input[name=polarity]:checked");
+      correction.classList.toggle("needed", !!chosen && chosen.value === "corrective");
+    };
+    function choosePolarity(index) {
+      const radio = polarities[index];
+      if (!radio) return;
+      radio.checked = true;
+      radio.dispatchEvent(new Event("change", { bubbles: true }));
+    }
+    polarities.forEach(function (radio) {
+      radio.addEventListener("change", function () {
+        if (!scoreSet && radio.value in SUGGESTED) setScore(SUGGESTED[radio.value]);
+        correctionNeeded();
+      });
+    });
+    correctionNeeded();
+
+    // ---- The correction span: offsets into the response's text ----
+    // The server counts characters (code points); the DOM counts UTF-16 units. Offsets here are
+    // units, and become code points only in the form's fields.
+    let spanFrom = null;
+    let spanTo = null;
+    let caret = 0;
+    let anchor = null;
+    let caretShown = false;
+
+    function codePoints(units) {
+      return Array.from(original.slice(0, units)).length;
+    }
+    function isHigh(unit) {
+      return unit >= 0xd800 && unit <= 0xdbff;
+    }
+    function isLow(unit) {
+      return unit >= 0xdc00 && unit <= 0xdfff;
+    }
+    function nextPos(at) {
+      if (at >= original.length) return original.length;
+      return isHigh(original.charCodeAt(at)) && at + 1 < original.length ? at + 2 : at + 1;
+    }
+    function prevPos(at) {
+      if (at <= 0) return 0;
+      return at >= 2 && isLow(original.charCodeAt(at - 1)) && isHigh(original.charCodeAt(at - 2))
+        ? at - 2
+        : at - 1;
+    }
+    function nextWord(at) {
+      let to = at;
+      while (to < original.length && /\s/.test(original[to])) to += 1;
+      while (to < original.length && !/\s/.test(original[to])) to += 1;
+      return to;
+    }
+    function prevWord(at) {
+      let to = at;
+      while (to > 0 && /\s/.test(original[to - 1])) to -= 1;
+      while (to > 0 && !/\s/.test(original[to - 1])) to -= 1;
+      return to;
+    }
+
+    function render() {
+      // Rebuilt from text nodes only: no markup from the page's data.
+      const at = caretShown ? caret : -1;
+      const cuts = [0, original.length, at];
+      if (spanFrom !== null) cuts.push(spanFrom, spanTo);
+      const points = Array.from(new Set(cuts.filter(function (n) { return n >= 0; })));
+      points.sort(function (a, b) { return a - b; });
+      const nodes = [];
+      points.forEach(function (point, i) {
+        if (point === at) {
+          const mark = document.createElement("span");
+          mark.className = "caret";
+          mark.setAttribute("aria-hidden", "true");
+          nodes.push(mark);
+        }
+        const next = points[i + 1];
+        if (next === undefined || next === point) return;
+        const text = original.slice(point, next);
+        if (spanFrom !== null && point >= spanFrom && next <= spanTo) {
+          const mark = document.createElement("mark");
+          mark.textContent = text;
+          nodes.push(mark);
+        } else {
+          nodes.push(document.createTextNode(text));
+        }
+      });
+      response.replaceChildren.apply(response, nodes);
+    }
+
+    function setSpan(from, to) {
+      if (from === null || to <= from) {
+        spanFrom = spanTo = null;
+        start.value = "";
+        end.value = "";
+        label.textContent = "none (select text in the response)";
+        clear.hidden = true;
+      } else {
+        spanFrom = from;
+        spanTo = to;
+        start.value = String(codePoints(from));
+        end.value = String(codePoints(to));
+        const quoted = original.slice(from, to);
+        label.textContent =
+          "characters " + start.value + "–" + end.value + ": “" +
+          (quoted.length > 60 ? quoted.slice(0, 57) + "…" : quoted) + "”";
+        clear.hidden = false;
+      }
+      render();
+    }
+
+    function offsetWithin(node, offset) {
+      const range = document.createRange();
+      range.setStart(response, 0);
+      range.setEnd(node, offset);
+      return range.toString().length;
+    }
+
+    function takeSelection() {
+      const selection = window.getSelection();
+      if (!selection || selection.isCollapsed || selection.rangeCount === 0) return;
+      const range = selection.getRangeAt(0);
+      const inside = response.contains(range.startContainer) &&
+        response.contains(range.endContainer);
+      if (!inside) return;
+      const from = offsetWithin(range.startContainer, range.startOffset);
+      const to = offsetWithin(range.endContainer, range.endOffset);
+      if (to <= from) return;
+      selection.removeAllRanges();
+      anchor = from;
+      caret = to;
+      setSpan(from, to);
+    }
+    document.addEventListener("mouseup", takeSelection);
+    clear.addEventListener("click", function () { setSpan(null, null); });
+
+    // By keyboard: a caret of our own in the focused response; Shift extends from where it was.
+    function showCaret() {
+      caretShown = true;
+      render();
+    }
+    response.addEventListener("focus", function () {
+      // Not on a mouse click: re-rendering under the pointer would end a drag selection.
+      if (response.matches(":focus-visible")) showCaret();
+    });
+    response.addEventListener("blur", function () {
+      caretShown = false;
+      anchor = null;
+      render();
+    });
+
+    function responseKey(event) {
+      const moves = {
+        ArrowRight: event.ctrlKey || event.altKey ? nextWord : nextPos,
+        ArrowLeft: event.ctrlKey || event.altKey ? prevWord : prevPos,
+        Home: function () { return 0; },
+        End: function () { return original.length; },
+      };
+      if (event.key === "Escape") {
+        if (spanFrom === null) return false;
+        setSpan(null, null);
+        say("Span cleared.");
+        return true;
+      }
+      const move = moves[event.key];
+      if (!move) return false;
+      if (event.shiftKey) {
+        if (anchor === null) anchor = caret;
+        caret = move(caret);
+        caretShown = true;
+        setSpan(Math.min(anchor, caret), Math.max(anchor, caret));
+      } else {
+        anchor = null;
+        caret = move(caret);
+        showCaret();
+      }
+      return true;
+    }
+
+    // A span the server sent back (after an error) is shown again.
+    if (start.value !== "" && end.value !== "") {
+      const units = Array.from(original);
+      const from = units.slice(0, Number(start.value)).join("").length;
+      const to = units.slice(0, Number(end.value)).join("").length;
+      if (from >= 0 && to > from && to <= original.length) {
+        caret = to;
+        setSpan(from, to);
+      }
+    }
+
+    // An error the server showed for the correction goes away once there is one.
+    correction.addEventListener("input", function () {
+      form.querySelectorAll("[data-field=correction]").forEach(function (error) {
+        error.hidden = correction.value.trim() !== "";
+      });
+    });
+
+    form.addEventListener("submit", function () { sending = true; });
+
+    // Keys of the rating itself; true when the key was one of them.
+    function keys(event) {
+      const target = event.target;
+      if (target === response && responseKey(event)) return true;
+      if (event.ctrlKey || event.metaKey || event.altKey) return false;
+      const step = event.shiftKey ? 0.5 : 0.1;
+      switch (event.key) {
+        case "1": case "2": case "3": case "4":
+          choosePolarity(Number(event.key) - 1);
+          return true;
+        case "ArrowLeft": case "ArrowRight":
+          if (target && target.type === "radio") return false; // the group's own keys
+          scoreSet = true;
+          setScore(Number(score.value) + (event.key === "ArrowLeft" ? -step : step));
+          return true;
+        case "Enter":
+          send(form);
+          return true;
+        case "r": case "R":
+          response.focus();
+          showCaret();
+          return true;
+        case "c": case "C":
+          correction.focus();
+          return true;
+        case "m": case "M":
+          comment.focus();
+          return true;
+        default:
+          return false;
+      }
+    }
+
+    // Where the focus starts: the first field the server refused, else the rating.
+    const FIELDS = {
+      polarity: function () {
+        return form.querySelector("input[name=polarity]:checked") || polarities[0];
+      },
+      score: function () { return score; },
+      correction: function () { return correction; },
+      comment: function () { return comment; },
+      correction_span: function () { return response; },
+      confidence: function () { return form.querySelector("input[name=confidence]"); },
+      dimension: function () { return form.querySelector("select[name=dimension]"); },
+    };
+    function focusStart() {
+      const refused = form.querySelector(".field-error[data-field]");
+      if (refused && FIELDS[refused.dataset.field]) FIELDS[refused.dataset.field]().focus();
+      else score.focus({ preventScroll: true });
+    }
+
+    return {
+      keys: keys,
+      focusStart: focusStart,
+      submit: function () { send(form); },
+      home: function () { score.focus({ preventScroll: true }); },
+    };
+  })();
+
+  // ---- The cheat-sheet ----
+  let before = null;
+  function openShortcuts() {
+    if (!dialog || dialog.open) return;
+    before = document.activeElement;
+    dialog.showModal();
+  }
+  if (dialog) {
+    dialog.addEventListener("close", function () {
+      if (before && before.focus) before.focus({ preventScroll: true });
+    });
+    document.querySelectorAll(".shortcuts-open").forEach(function (button) {
+      button.hidden = false;
+      button.addEventListener("click", openShortcuts);
+    });
+  }
+
+  // ---- Undo, within the minute the server allows ----
+  let undoUntil = undoForm ? Number(undoForm.dataset.until) * 1000 : 0;
+  if (undoForm && undoUntil) {
+    window.setTimeout(function () {
+      undoForm.hidden = true;
+      undoUntil = 0;
+    }, Math.max(0, undoUntil - Date.now()));
+  }
+  function undo() {
+    if (undoForm && undoUntil > Date.now()) send(undoForm);
+    else say("Nothing to undo: only your last rating can be undone, within a minute.");
+  }
+
+  // ---- Keys ----
+  function typing(element) {
+    if (!element || element === document.body) return false;
+    if (element.isContentEditable) return true;
+    if (element.tagName === "TEXTAREA" || element.tagName === "SELECT") return true;
+    if (element.tagName !== "INPUT") return false;
+    return ["radio", "checkbox", "range", "button", "submit", "reset", "hidden"].indexOf(
+      element.type
+    ) < 0;
+  }
+  function pressable(element) {
+    return element && (element.tagName === "BUTTON" || element.tagName === "A" ||
+      element.tagName === "SUMMARY");
+  }
+  const queue = !!(skipForm || undoForm || document.getElementById("queue-page"));
+
+  document.addEventListener("keydown", function (event) {
+    if (event.defaultPrevented || event.isComposing) return;
+    if (dialog && dialog.open) return; // the dialog closes itself on Esc
+    const target = event.target;
+    if (event.key === "Enter" && (event.ctrlKey || event.metaKey) && rating) {
+      event.preventDefault();
+      rating.submit();
       return;
     }
-    const mark = document.createElement("mark");
-    mark.textContent = original.slice(from, to);
-    response.append(
-      document.createTextNode(original.slice(0, from)),
-      mark,
-      document.createTextNode(original.slice(to))
-    );
-  }
-
-  function setSpan(from, to) {
-    if (from === null) {
-      start.value = "";
-      end.value = "";
-      label.textContent = "none (select text in the response)";
-      clear.hidden = true;
-    } else {
-      start.value = String(codePoints(from));
-      end.value = String(codePoints(to));
-      const quoted = original.slice(from, to);
-      label.textContent =
-        "characters " + start.value + "–" + end.value + ": “" +
-        (quoted.length > 60 ? quoted.slice(0, 57) + "…" : quoted) + "”";
-      clear.hidden = false;
+    if (typing(target)) {
+      if (event.key === "Escape" && rating) {
+        target.blur();
+        rating.home();
+      }
+      return;
     }
-    highlight(from, to);
-  }
-
-  function takeSelection() {
-    const selection = window.getSelection();
-    if (!selection || selection.isCollapsed || selection.rangeCount === 0) return;
-    const range = selection.getRangeAt(0);
-    if (!response.contains(range.startContainer) || !response.contains(range.endContainer)) return;
-    const from = offsetWithin(range.startContainer, range.startOffset);
-    const to = offsetWithin(range.endContainer, range.endOffset);
-    if (to <= from) return;
-    selection.removeAllRanges();
-    setSpan(from, to);
-  }
-
-  document.addEventListener("mouseup", takeSelection);
-  response.addEventListener("keyup", takeSelection);
-  clear.addEventListener("click", function () { setSpan(null, null); });
-
-  // A span the server sent back (after an error) is shown again.
-  if (start.value !== "" && end.value !== "") {
-    const units = Array.from(original);
-    const from = units.slice(0, Number(start.value)).join("").length;
-    const to = units.slice(0, Number(end.value)).join("").length;
-    if (from >= 0 && to >= from && to <= original.length) setSpan(from, to);
-  }
-
-  // Corrective feedback needs a correction: point at the field when that polarity is chosen.
-  const correction = form.querySelector("textarea[name=correction]");
-  function markRequired() {
-    const chosen = form.querySelector("input[name=polarity]:checked");
-    correction.classList.toggle("needed", !!chosen && chosen.value === "corrective");
-  }
-  form.querySelectorAll("input[name=polarity]").forEach(function (radio) {
-    radio.addEventListener("change", markRequired);
+    if (event.key === "Enter" && pressable(target)) return;
+    if (rating && rating.keys(event)) {
+      event.preventDefault();
+      return;
+    }
+    if (event.ctrlKey || event.metaKey || event.altKey) return; // the browser's own
+    let done = true;
+    switch (event.key) {
+      case "s": case "S":
+        if (skipForm) send(skipForm);
+        else done = false;
+        break;
+      case "u": case "U":
+        if (queue) undo();
+        else done = false;
+        break;
+      case "?":
+        openShortcuts();
+        break;
+      default:
+        done = false;
+    }
+    if (done) event.preventDefault();
   });
-  markRequired();
 
-  // An error the server showed for the correction goes away once there is one.
-  correction.addEventListener("input", function () {
-    form.querySelectorAll("[data-field=correction]").forEach(function (error) {
-      error.hidden = correction.value.trim() !== "";
-    });
-  });
+  if (rating) rating.focusStart();
 })();

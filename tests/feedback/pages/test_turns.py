@@ -59,9 +59,8 @@ def test_it_filters_by_component_and_session(annotator: Client) -> None:
 def test_the_rating_page_shows_the_whole_turn_and_its_ratings(annotator: Client) -> None:
     page = annotator.get(f"/turns/{_turn('demo-turn-1').pk}/").content.decode()
     assert "Review this diff" in page
-    assert (
-        '<div id="response-text" class="text-block response-text">Looks good to me!</div>' in page
-    )
+    assert 'id="response-text" class="text-block response-text" tabindex="0"' in page
+    assert 'aria-describedby="response-hint">Looks good to me!</div>' in page  # nothing added
     assert "Point out that add() subtracts." in page  # the demo's earlier correction
     assert 'name="csrfmiddlewaretoken"' in page
 
