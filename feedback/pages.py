@@ -1,10 +1,12 @@
-"""Annotators: the queue of agent turns, and rating one of them."""
+"""Annotators: the list of agent turns, rating one of them, and the queue that leases them."""
 
 from __future__ import annotations
 
 import json
+import time
 from typing import TYPE_CHECKING, Any
 
+from django.conf import settings
 from django.contrib import messages
 from django.core.paginator import Paginator
 from django.shortcuts import get_object_or_404, redirect
@@ -12,15 +14,16 @@ from django.urls import reverse
 from pydantic import ValidationError
 
 from feedback import selectors
-from feedback.forms import POLARITY_HELP, RATING_LOCS, RatingForm
+from feedback.forms import POLARITY_HELP, RATING_LOCS, QueueRatingForm, RatingForm
 from feedback.models import Turn
+from feedback.queue import queue_next, queue_progress, queue_release, queue_skip, queue_undo
 from feedback.services import feedback_record
 from learnportal.accounts.roles import Action
 from learnportal.protocol import Feedback, FeedbackDimension, FeedbackPolarity, RatedTurn
-from learnportal.protocol.errors import LearnError
+from learnportal.protocol.errors import ErrorCode, LearnError
 from learnportal.protocol.ids import new_feedback_id
 from learnportal.protocol.wire import invalid_from
-from learnportal.web import page, requires, show_learn_error
+from learnportal.web import page, requires, show_learn_error, when
 
 if TYPE_CHECKING:
     from django.http import HttpRequest, HttpResponse
@@ -135,3 +138,101 @@ def _rate_page(
         "queue_url": reverse("portal:turns"),
     }
     return page(request, "feedback/rate.html", context, status=status)
+
+
+# ---- The queue: one leased turn at a time -------------------------------------------------
+
+
+@requires(Action.QUEUE)
+def queue(request: HttpRequest, principal: Principal) -> HttpResponse:
+    """GET: the turn leased to this person (a new one if they hold none); POST: rate, skip,
+    undo or give back, then the next turn at once (a redirect to this page)."""
+    if request.method == "POST":
+        return _queue_post(request, principal)
+    lease = queue_next(principal)
+    if lease is None:
+        return _queue_page(request, principal, None)
+    form = QueueRatingForm(initial={"feedback_id": new_feedback_id(), "turn": lease.turn.pk})
+    return _queue_page(request, principal, lease.turn, form, expires=lease.expires)
+
+
+def _queue_post(request: HttpRequest, principal: Principal) -> HttpResponse:
+    do = request.POST.get("do", "rate")
+    if do == "rate":
+        return _queue_rate(request, principal)
+    try:
+        if do == "undo":
+            turn = queue_undo(principal, request.POST.get("feedback_id", ""))
+            messages.info(request, f"Your rating of {turn.correlation_id} is undone: rate it again.")
+        elif do in ("skip", "release"):
+            turn_id = _turn_id(request.POST.get("turn", ""))
+            if do == "skip":
+                queue_skip(principal, turn_id)
+                messages.info(request, "Skipped: you will not be offered that turn again.")
+            else:
+                queue_release(principal, turn_id)
+                messages.info(request, "The turn is back in the queue for someone else.")
+                return redirect("portal:home")
+        else:
+            messages.error(request, f"Unknown queue action {do!r}.")
+    except LearnError as error:
+        messages.error(request, error.message)
+    return redirect("portal:queue")
+
+
+def _turn_id(sent: str) -> int:
+    try:
+        return int(sent)
+    except ValueError:
+        raise LearnError(
+            ErrorCode.INVALID, "The turn to skip or give back is missing or not a number."
+        ) from None
+
+
+def _queue_rate(request: HttpRequest, principal: Principal) -> HttpResponse:
+    form = QueueRatingForm(request.POST)
+    turn = Turn.objects.filter(pk=_turn_id_or_none(request.POST.get("turn", ""))).first()
+    if turn is None:
+        messages.error(request, "That turn is no longer in the queue.")
+        return redirect("portal:queue")
+    if not form.is_valid():
+        return _queue_page(request, principal, turn, form, status=400)
+    try:
+        feedback_record(principal=principal, feedbacks=[_feedback(turn, form)])
+    except LearnError as error:
+        show_learn_error(form, error, RATING_LOCS)
+        return _queue_page(request, principal, turn, form, status=400)
+    messages.success(request, f"Rated {turn.correlation_id}. Thank you!")
+    return redirect("portal:queue")
+
+
+def _turn_id_or_none(sent: str) -> int | None:
+    return int(sent) if sent.isdigit() else None
+
+
+def _queue_page(
+    request: HttpRequest,
+    principal: Principal,
+    turn: Turn | None,
+    form: QueueRatingForm | None = None,
+    *,
+    expires: float | None = None,
+    status: int = 200,
+) -> HttpResponse:
+    now = time.time()
+    progress = queue_progress(principal, now=now)
+    undoable = selectors.undoable_rating(principal, now=now)
+    context: dict[str, Any] = {
+        "progress": progress,
+        "undoable": undoable,
+        "undo_until": (
+            undoable.received + settings.LEARNPORTAL_UNDO_SECONDS if undoable else None
+        ),
+        "lease_expires": when(expires) if expires else None,
+        "queue_url": reverse("portal:queue"),
+        "turns_url": reverse("portal:turns"),
+        "sees_all": principal.role in selectors.SEES_EVERY_RATING,
+    }
+    if turn is not None and form is not None:
+        context |= _turn_context(turn, principal, form) | {"rate_url": reverse("portal:queue")}
+    return page(request, "feedback/queue.html", context, status=status)

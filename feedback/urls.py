@@ -14,4 +14,5 @@ urlpatterns = [
 page_urlpatterns = [
     path("turns/", pages.turn_list, name="turns"),
     path("turns/<int:pk>/", pages.turn_rate, name="rate"),
+    path("queue/", pages.queue, name="queue"),
 ]
