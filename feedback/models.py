@@ -22,6 +22,21 @@ class Turn(models.Model):
     version = models.CharField(max_length=200, null=True, blank=True)
     submitted_by = models.CharField(max_length=160)
     created = models.FloatField(db_index=True)
+    # What the queue reads, kept up to date by the feedback service (feedback.queue_state):
+    # human ratings from distinct people still needed, and how urgent the turn is.
+    ratings_needed = models.IntegerField(default=1)
+    priority = models.IntegerField(default=0)
+
+    class Meta:
+        indexes = [
+            # The queue's scan: open turns, most urgent first, oldest first.
+            models.Index(
+                models.F("priority").desc(),
+                "id",
+                name="turn_queue_open",
+                condition=models.Q(ratings_needed__gt=0),
+            ),
+        ]
 
     def __str__(self) -> str:
         return self.correlation_id
@@ -48,8 +63,57 @@ class Feedback(models.Model):
     content_hash = models.CharField(max_length=32)
     received = models.FloatField()
 
+    class Meta:
+        indexes = [
+            # A person's own ratings: the queue's "rated today", and "rated by me" per turn.
+            models.Index(fields=["annotator_id", "received"], name="feedback_annotator_received"),
+        ]
+
     def __str__(self) -> str:
         return self.feedback_id
+
+
+class Retraction(models.Model):
+    """A person's undo of their own rating: a new record beside it, the rating kept as it was.
+
+    A retracted feedback no longer counts (feedback.selectors.counted_feedback)."""
+
+    feedback = models.OneToOneField(Feedback, on_delete=models.CASCADE, related_name="retraction")
+    by = models.CharField(max_length=150)
+    created = models.FloatField()
+
+    def __str__(self) -> str:
+        return f"{self.feedback_id} retracted by {self.by}"
+
+
+class Lease(models.Model):
+    """A turn handed to one person to rate, until `expires`; one lease a person at a time."""
+
+    turn = models.ForeignKey(Turn, on_delete=models.CASCADE, related_name="leases")
+    username = models.CharField(max_length=150, unique=True)
+    expires = models.FloatField()
+
+    class Meta:
+        indexes = [models.Index(fields=["turn", "expires"], name="lease_turn_expires")]
+
+    def __str__(self) -> str:
+        return f"{self.turn_id} to {self.username} until {self.expires}"
+
+
+class Skip(models.Model):
+    """A turn a person passed on: never offered to them again."""
+
+    turn = models.ForeignKey(Turn, on_delete=models.CASCADE, related_name="skips")
+    username = models.CharField(max_length=150)
+    created = models.FloatField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["username", "turn"], name="skip_once_per_person")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.turn_id} skipped by {self.username}"
 
 
 class Experience(models.Model):

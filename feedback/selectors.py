@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypedDict
 
 from django.db import connection
-from django.db.models import Exists, OuterRef, QuerySet
+from django.db.models import BooleanField, ExpressionWrapper, Q, QuerySet
 
 from feedback.models import ComponentStats, Experience, Feedback, Turn
 from learnportal.accounts.roles import Role
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
 
 class Queued(TypedDict):
-    """What the queue adds to each turn."""
+    """What the queue adds to each turn: `rated` when it has all the human ratings it needs."""
 
     rated: bool
 
@@ -89,12 +89,26 @@ def corrections(component_name: str, limit: int) -> list[dict[str, str]]:
     )
 
 
+def counted_feedback() -> QuerySet[Feedback]:
+    """The feedback that counts: every feedback but those their author retracted (an undo).
+
+    Everything that reads feedback as evidence (lists, exports, agreement, the queue) reads it
+    through here; a retracted rating stays stored, beside its Retraction record.
+    """
+    return Feedback.objects.filter(retraction__isnull=True)
+
+
 def turn_queue(
     *, component_name: str = "", session_id: str = ""
 ) -> QuerySet[WithAnnotations[Turn, Queued]]:
-    """The annotators' queue, each turn annotated `rated`: unrated first, then newest first."""
-    rated = Feedback.objects.filter(correlation_id=OuterRef("correlation_id"))
-    turns = Turn.objects.annotate(rated=Exists(rated))
+    """The annotators' queue, each turn annotated `rated`: unrated first, then newest first.
+
+    A turn is rated when it has the human ratings it needs from distinct people
+    (LEARNPORTAL_RATINGS_PER_TURN); an agent's or environment's feedback never rates it. Read
+    from the turn's own `ratings_needed` (feedback.queue_state), not counted per row.
+    """
+    rated = ExpressionWrapper(Q(ratings_needed__lte=0), output_field=BooleanField())
+    turns = Turn.objects.annotate(rated=rated)
     if component_name:
         turns = turns.filter(component_name=component_name)
     if session_id:
@@ -124,7 +138,9 @@ def queue_filters() -> dict[str, list[str]]:
 
 
 def turn_ratings(turn: Turn) -> list[Feedback]:
-    return list(Feedback.objects.filter(correlation_id=turn.correlation_id).order_by("-ts", "-id"))
+    return list(
+        counted_feedback().filter(correlation_id=turn.correlation_id).order_by("-ts", "-id")
+    )
 
 
 # Blind rating (docs/contract.md, "The people's side"): who sees every rating of a turn at once.

@@ -14,8 +14,9 @@ from django.db import transaction
 from feedback.answers import TurnsCreated
 from feedback.bulk import Row, existing_values, insert_rows
 from feedback.idempotency import content_hash, new_items
-from feedback.models import Experience, ExperienceQuota, Feedback, Turn
+from feedback.models import Experience, ExperienceQuota, Feedback, Lease, Turn
 from feedback.provenance import provenance_of
+from feedback.queue_state import turns_tally
 from feedback.selectors import component_names
 from feedback.stats import (
     CallDelta,
@@ -85,6 +86,8 @@ TURN_COLUMNS = (
     "version",
     "submitted_by",
     "created",
+    "ratings_needed",
+    "priority",
 )
 IGNORE_DUPLICATE_TURNS = "ON CONFLICT (correlation_id) DO NOTHING"
 
@@ -126,6 +129,8 @@ def _turn_row(
         turn.version,
         owner,
         now,
+        settings.LEARNPORTAL_RATINGS_PER_TURN,
+        0,
     )
 
 
@@ -194,6 +199,11 @@ def feedback_record(
                 deltas.setdefault(component, ScoreDelta()).add(item.score, item.confidence)
         insert_rows(Feedback, FEEDBACK_COLUMNS, rows)
         insert_rows(Turn, TURN_COLUMNS, turns, on_conflict=IGNORE_DUPLICATE_TURNS)
+        rated = {feedbacks[i].correlation_id for i in fresh} - {""}
+        turns_tally(rated | {str(row[0]) for row in turns})
+        if principal.is_human and rated:
+            # A person's rating of the turn they hold ends that lease, whatever path it came by.
+            Lease.objects.filter(username=principal.name, turn__correlation_id__in=rated).delete()
         stats_add_scores(deltas)
         last_component = _feedback_components(feedbacks[-1:])[0] if feedbacks else ""
         new_score = component_avg_score(last_component) if last_component else None
@@ -370,6 +380,7 @@ def _forward_env_rewards(owner: str, experiences: list[ExperienceItem], now: flo
     insert_rows(
         Feedback, FEEDBACK_COLUMNS, rows, on_conflict="ON CONFLICT (feedback_id) DO NOTHING"
     )
+    turns_tally({item.experience_id for item in experiences})
     stats_add_scores(deltas)
 
 
@@ -394,6 +405,8 @@ def turns_submit(*, principal: Principal, turns: list[TurnInput]) -> TurnsCreate
     with transaction.atomic():
         before = Turn.objects.filter(correlation_id__in=[t.correlation_id for t in turns]).count()
         insert_rows(Turn, TURN_COLUMNS, rows, on_conflict=IGNORE_DUPLICATE_TURNS)
+        # Feedback may have come before its turn (an agent's own, say): count it now.
+        turns_tally({t.correlation_id for t in turns})
         created = len({t.correlation_id for t in turns}) - before
         if created:
             broadcast_on_commit(

@@ -281,6 +281,11 @@ LEARNPORTAL_AUTO_APPLY_MAX_RISK = RiskLevel(
 LEARNPORTAL_FORWARD_ENV_REWARDS = env_bool("LEARNPORTAL_FORWARD_ENV_REWARDS", True)
 # How many of the newest experiences an adapt or a plan learns from (a replay window).
 LEARNPORTAL_ADAPT_WINDOW = env_int("LEARNPORTAL_ADAPT_WINDOW", 1_000_000, minimum=1)
+# The annotators' queue (feedback.queue): human ratings from distinct people each turn needs, how
+# long a lease on a turn lasts, and how long a person may undo their own rating.
+LEARNPORTAL_RATINGS_PER_TURN = env_int("LEARNPORTAL_RATINGS_PER_TURN", 1, minimum=1)
+LEARNPORTAL_LEASE_SECONDS = env_int("LEARNPORTAL_LEASE_SECONDS", 600, minimum=1)
+LEARNPORTAL_UNDO_SECONDS = env_int("LEARNPORTAL_UNDO_SECONDS", 60, minimum=0)
 # Requests per second per principal (per client address without one), on every API endpoint and
 # learn/* message, counted in fixed windows in the cache: shared by all processes when REDIS_URL
 # is set. 0 turns rate limiting off.

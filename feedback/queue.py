@@ -1,0 +1,270 @@
+"""The annotators' queue: each person is leased one turn at a time to rate.
+
+The rules (docs/contract.md, "The people's side"):
+- a turn needs LEARNPORTAL_RATINGS_PER_TURN human ratings from distinct people; an agent's or
+  environment's feedback never counts toward them;
+- nobody is offered a turn they rated (a rating that counts) or skipped;
+- a turn is never leased to more people at once than it still needs ratings;
+- a lease lasts LEARNPORTAL_LEASE_SECONDS; a person holds one lease at a time, and asking again
+  while it lasts gives the same turn back; a human rating of the turn ends it (feedback.services);
+- turns with negative `self`/`env` feedback or low-confidence ratings come first
+  (feedback.queue_state);
+- a person may undo their own rating for LEARNPORTAL_UNDO_SECONDS: a Retraction record beside it,
+  never an edit, and the turn is leased back to them to rate again.
+
+One writer at a time per turn: on PostgreSQL the candidate turn's row is locked with
+`SELECT ... FOR UPDATE SKIP LOCKED` (two people asking at once get different turns, neither
+waits), then its live leases are counted again under that lock; on SQLite every transaction is
+IMMEDIATE (learnportal/settings.py), so the whole of `queue_next` runs as the one writer.
+
+The scan reads the turn's denormalised `ratings_needed` and `priority` through the partial index
+`turn_queue_open`; nothing counts or offsets over the whole table.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING
+
+from django.conf import settings
+from django.db import connection, transaction
+from django.db.models import Count, Exists, F, IntegerField, OuterRef, Subquery, Value
+from django.db.models.functions import Coalesce
+
+from feedback.bulk import insert_rows
+from feedback.models import Feedback, Lease, Retraction, Skip, Turn
+from feedback.queue_state import turns_tally
+from feedback.selectors import counted_feedback
+from feedback.stats import ScoreDelta, stats_add_scores
+from learnportal.accounts.roles import Action
+from learnportal.events import broadcast_on_commit
+from learnportal.protocol import FeedbackSource
+from learnportal.protocol.errors import conflict, detail, not_found
+
+if TYPE_CHECKING:
+    from django.db.models import QuerySet
+
+    from learnportal.accounts.principals import Principal
+
+# A candidate found by the scan may turn out taken when counted again under its lock (another
+# person's lease committed in between): try the next one, a few times, before saying "none".
+CLAIM_ATTEMPTS = 8
+UPSERT_LEASE = (
+    "ON CONFLICT (username) DO UPDATE SET turn_id = excluded.turn_id, expires = excluded.expires"
+)
+
+
+@dataclass(frozen=True)
+class QueueLease:
+    """The turn a person holds, until `expires` (epoch seconds)."""
+
+    turn: Turn
+    expires: float
+
+
+@dataclass(frozen=True)
+class QueueProgress:
+    """`rated_today`: this person's counted ratings since midnight UTC; `left_for_me`: turns
+    that still need ratings and that this person has neither rated nor skipped."""
+
+    rated_today: int
+    left_for_me: int
+
+
+def queue_next(principal: Principal, *, now: float | None = None) -> QueueLease | None:
+    """Lease the next turn to this person, or give back the one they hold; None when nothing
+    is left for them."""
+    principal.require(Action.QUEUE)
+    now = time.time() if now is None else now
+    who = principal.name
+    with transaction.atomic():
+        held = (
+            Lease.objects.select_related("turn")
+            .filter(username=who, expires__gt=now, turn__ratings_needed__gt=0)
+            .first()
+        )
+        if held is not None:
+            return QueueLease(turn=held.turn, expires=held.expires)
+        turn = _claim(who, now)
+        if turn is None:
+            Lease.objects.filter(username=who).delete()
+            return None
+        expires = now + settings.LEARNPORTAL_LEASE_SECONDS
+        _lease(turn, who, expires)
+    return QueueLease(turn=turn, expires=expires)
+
+
+def queue_release(principal: Principal, turn_id: int) -> None:
+    """Give back the turn this person holds, for someone else (or them, later) to rate."""
+    principal.require(Action.QUEUE)
+    with transaction.atomic():
+        deleted, _ = Lease.objects.filter(username=principal.name, turn_id=turn_id).delete()
+    if not deleted:
+        raise _not_yours(turn_id)
+
+
+def queue_skip(principal: Principal, turn_id: int) -> None:
+    """Pass on the turn this person holds: it is never offered to them again."""
+    principal.require(Action.QUEUE)
+    with transaction.atomic():
+        deleted, _ = Lease.objects.filter(username=principal.name, turn_id=turn_id).delete()
+        if not deleted:
+            raise _not_yours(turn_id)
+        insert_rows(
+            Skip,
+            ("turn_id", "username", "created"),
+            [(turn_id, principal.name, time.time())],
+            on_conflict="ON CONFLICT (username, turn_id) DO NOTHING",
+        )
+
+
+def queue_undo(principal: Principal, feedback_id: str) -> Turn:
+    """Undo this person's own rating, within LEARNPORTAL_UNDO_SECONDS of its arrival.
+
+    The rating stays stored; a Retraction beside it makes it stop counting (in the turn's
+    ratings, the component's score, every read through `counted_feedback`). The turn needs that
+    rating again and is leased back to this person, so that they rate it anew.
+    """
+    principal.require(Action.QUEUE)
+    now = time.time()
+    window = settings.LEARNPORTAL_UNDO_SECONDS
+    with transaction.atomic():
+        rating = (
+            Feedback.objects.select_for_update()
+            .filter(
+                feedback_id=feedback_id,
+                source=FeedbackSource.HUMAN.value,
+                annotator_id=principal.name,
+            )
+            .first()
+        )
+        if rating is None:
+            raise not_found(
+                f"You have no rating with feedback_id {feedback_id!r}.",
+                [detail(["feedback_id"], "not a rating of yours")],
+            )
+        if Retraction.objects.filter(feedback=rating).exists():
+            raise conflict(
+                f"The rating {feedback_id!r} is undone already.",
+                [detail(["feedback_id"], "undone already")],
+            )
+        if now - rating.received > window:
+            raise conflict(
+                f"A rating can be undone for {window} seconds after it is sent; "
+                f"{feedback_id!r} was sent {now - rating.received:.0f} seconds ago.",
+                [detail(["feedback_id"], f"older than {window} seconds")],
+            )
+        turn = Turn.objects.filter(correlation_id=rating.correlation_id).first()
+        if not rating.correlation_id or turn is None:
+            raise not_found(
+                f"The rating {feedback_id!r} rates no queued turn.",
+                [detail(["feedback_id"], "rates no queued turn")],
+            )
+        Retraction.objects.create(feedback=rating, by=principal.name, created=now)
+        if rating.component_name:
+            taken_back = ScoreDelta(
+                count=-1,
+                weight=-rating.confidence,
+                weighted_sum=-rating.confidence * rating.score,
+            )
+            stats_add_scores({rating.component_name: taken_back})
+        turns_tally([turn.correlation_id])
+        if not _my_ratings(principal.name).filter(correlation_id=turn.correlation_id).exists():
+            _lease(turn, principal.name, now + settings.LEARNPORTAL_LEASE_SECONDS)
+        turn.refresh_from_db()
+        broadcast_on_commit(
+            "feedback.retracted",
+            {"count": 1, "components": [rating.component_name], "by": principal.name},
+            audience=Action.STATS,
+        )
+    return turn
+
+
+def queue_progress(principal: Principal, *, now: float | None = None) -> QueueProgress:
+    """How far this person is: their ratings today, and what is left for them.
+
+    `left_for_me` is exact: the open turns (an index-only count over the partial index
+    `turn_queue_open`), less those among them that this person rated or skipped (as many rows
+    as they have rated or skipped, never the whole table).
+    """
+    principal.require(Action.QUEUE)
+    now = time.time() if now is None else now
+    who = principal.name
+    today = datetime.fromtimestamp(now, tz=UTC).replace(hour=0, minute=0, second=0, microsecond=0)
+    mine = _my_ratings(who)
+    rated_today = mine.filter(received__gte=today.timestamp(), received__lte=now).count()
+    open_turns = Turn.objects.filter(ratings_needed__gt=0)
+    # Walked from this person's side (their ratings, their skips), each probe a unique index.
+    rated = open_turns.filter(correlation_id__in=mine.values("correlation_id"))
+    skipped = open_turns.filter(pk__in=Skip.objects.filter(username=who).values("turn_id"))
+    done = set(rated.values_list("pk", flat=True)) | set(skipped.values_list("pk", flat=True))
+    return QueueProgress(
+        rated_today=rated_today, left_for_me=max(0, open_turns.count() - len(done))
+    )
+
+
+def _my_ratings(who: str) -> QuerySet[Feedback]:
+    return counted_feedback().filter(source=FeedbackSource.HUMAN.value, annotator_id=who)
+
+
+def _not_yours(turn_id: int) -> Exception:
+    return not_found(
+        f"You hold no lease on turn {turn_id}.",
+        [detail(["turn"], "not a turn leased to you")],
+    )
+
+
+def _live_leases(now: float) -> Subquery:
+    return Subquery(
+        Lease.objects.filter(turn=OuterRef("pk"), expires__gt=now)
+        .values("turn")
+        .annotate(held=Count("pk"))
+        .values("held"),
+        output_field=IntegerField(),
+    )
+
+
+def _candidates(who: str, now: float) -> QuerySet[Turn]:
+    """Turns this person may be leased, most urgent first: open, neither rated nor skipped by
+    them, and held by fewer people than they still need."""
+    mine = _my_ratings(who).filter(correlation_id=OuterRef("correlation_id"))
+    skipped = Skip.objects.filter(turn=OuterRef("pk"), username=who)
+    return (
+        Turn.objects.filter(ratings_needed__gt=0)
+        .exclude(Exists(mine))
+        .exclude(Exists(skipped))
+        .alias(held=Coalesce(_live_leases(now), Value(0)))
+        .filter(held__lt=F("ratings_needed"))
+        .order_by("-priority", "id")
+    )
+
+
+def _claim(who: str, now: float) -> Turn | None:
+    """The turn to lease to `who`, with its row locked on PostgreSQL; None if none is left."""
+    passed: list[int] = []
+    for _ in range(CLAIM_ATTEMPTS):
+        candidates = _candidates(who, now).exclude(pk__in=passed)
+        if connection.vendor == "postgresql":
+            candidates = candidates.select_for_update(skip_locked=True, of=("self",))
+        turn = candidates.first()
+        if turn is None or connection.vendor != "postgresql":
+            return turn
+        # Counted again in a statement of its own: the scan's snapshot may predate a lease
+        # that another person committed just before we took the lock.
+        held = Lease.objects.filter(turn=turn, expires__gt=now).exclude(username=who).count()
+        if held < turn.ratings_needed:
+            return turn
+        passed.append(turn.pk)
+    return None
+
+
+def _lease(turn: Turn, who: str, expires: float) -> None:
+    """Give `turn` to `who` until `expires`, in place of any lease they held."""
+    insert_rows(
+        Lease,
+        ("turn_id", "username", "expires"),
+        [(turn.pk, who, expires)],
+        on_conflict=UPSERT_LEASE,
+    )
