@@ -25,12 +25,15 @@ RATING_LOCS = {"correction_span": "span_start", "polarity": "polarity", "score":
 
 class RatingForm(forms.Form):
     feedback_id = forms.CharField(widget=forms.HiddenInput, max_length=NAME_LENGTH)
+    # Not required here: a rating without a polarity is the protocol's to refuse, in its words.
     polarity = forms.ChoiceField(
         choices=[(p.value, p.value.capitalize()) for p in FeedbackPolarity],
         widget=forms.RadioSelect,
+        required=False,
     )
     score = forms.FloatField(
         initial=0.0,
+        required=False,
         widget=forms.NumberInput(attrs={"type": "range", "min": -1, "max": 1, "step": 0.1}),
     )
     dimension = forms.ChoiceField(
@@ -38,7 +41,9 @@ class RatingForm(forms.Form):
         initial=FeedbackDimension.HELPFULNESS.value,
     )
     confidence = forms.FloatField(
-        initial=1.0, widget=forms.NumberInput(attrs={"min": 0, "max": 1, "step": 0.05})
+        initial=1.0,
+        required=False,
+        widget=forms.NumberInput(attrs={"min": 0, "max": 1, "step": 0.05}),
     )
     comment = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}))
     correction = forms.CharField(

@@ -19,7 +19,7 @@ from feedback.models import Turn
 from feedback.queue import queue_next, queue_progress, queue_release, queue_skip, queue_undo
 from feedback.services import feedback_record
 from learnportal.accounts.roles import Action
-from learnportal.protocol import Feedback, FeedbackDimension, FeedbackPolarity, RatedTurn
+from learnportal.protocol import Feedback
 from learnportal.protocol.errors import ErrorCode, LearnError
 from learnportal.protocol.ids import new_feedback_id
 from learnportal.protocol.wire import invalid_from
@@ -73,22 +73,32 @@ def turn_rate(request: HttpRequest, principal: Principal, pk: int) -> HttpRespon
 
 
 def _feedback(turn: Turn, form: RatingForm) -> Feedback:
-    """The protocol's Feedback for this form; its own rules refuse it as `invalid`."""
+    """The protocol's Feedback for this form, read as the API reads a body (JSON): its own
+    rules, and only they, refuse it as `invalid`. A field left empty is left out."""
     data = form.cleaned_data
+    sent: dict[str, Any] = {
+        "feedback_id": data["feedback_id"],
+        "correlation_id": turn.correlation_id,
+        "session_id": turn.session_id,
+        "component_name": turn.component_name,
+        "rated_turn": {
+            "prompt": turn.prompt,
+            "response": turn.response,
+            "model": turn.model,
+            "environment": _stored_json(turn.environment),
+            "version": turn.version,
+        },
+        "polarity": data["polarity"] or None,
+        "score": data["score"],
+        "dimension": data["dimension"],
+        "confidence": data["confidence"],
+        "comment": data["comment"],
+        "correction": data["correction"],
+        "correction_span": form.span(),
+    }
     try:
-        return Feedback(
-            feedback_id=data["feedback_id"],
-            correlation_id=turn.correlation_id,
-            session_id=turn.session_id,
-            component_name=turn.component_name,
-            rated_turn=RatedTurn(prompt=turn.prompt, response=turn.response, model=turn.model),
-            polarity=FeedbackPolarity(data["polarity"]),
-            score=data["score"],
-            dimension=FeedbackDimension(data["dimension"]),
-            confidence=data["confidence"],
-            comment=data["comment"],
-            correction=data["correction"],
-            correction_span=form.span(),
+        return Feedback.model_validate_json(
+            json.dumps({key: value for key, value in sent.items() if value is not None})
         )
     except ValidationError as exc:
         raise invalid_from(exc) from None
@@ -101,14 +111,18 @@ def _excerpt(turn: Turn, rating: models.Feedback) -> str:
     return turn.response[rating.span_start : rating.span_end]
 
 
+def _stored_json(text: str | None) -> Any:
+    """A turn's stored JSON text as a value; None for none, or for text that is not JSON."""
+    try:
+        return None if text is None else json.loads(text)
+    except ValueError:  # an older host may have stored something else: it is not context
+        return None
+
+
 def _environment(turn: Turn) -> str:
     """The turn's context, indented for reading ("" when it has none)."""
-    if turn.environment is None:
-        return ""
-    try:
-        return json.dumps(json.loads(turn.environment), indent=2, ensure_ascii=False)
-    except ValueError:  # stored by an older host as it came: show it as it is
-        return turn.environment
+    value = _stored_json(turn.environment)
+    return "" if value is None else json.dumps(value, indent=2, ensure_ascii=False)
 
 
 def _turn_context(turn: Turn, principal: Principal, form: RatingForm) -> dict[str, Any]:
@@ -163,7 +177,9 @@ def _queue_post(request: HttpRequest, principal: Principal) -> HttpResponse:
     try:
         if do == "undo":
             turn = queue_undo(principal, request.POST.get("feedback_id", ""))
-            messages.info(request, f"Your rating of {turn.correlation_id} is undone: rate it again.")
+            messages.info(
+                request, f"Your rating of {turn.correlation_id} is undone: rate it again."
+            )
         elif do in ("skip", "release"):
             turn_id = _turn_id(request.POST.get("turn", ""))
             if do == "skip":
@@ -191,7 +207,8 @@ def _turn_id(sent: str) -> int:
 
 def _queue_rate(request: HttpRequest, principal: Principal) -> HttpResponse:
     form = QueueRatingForm(request.POST)
-    turn = Turn.objects.filter(pk=_turn_id_or_none(request.POST.get("turn", ""))).first()
+    sent = request.POST.get("turn", "")
+    turn = Turn.objects.filter(pk=int(sent)).first() if sent.isdigit() else None
     if turn is None:
         messages.error(request, "That turn is no longer in the queue.")
         return redirect("portal:queue")
@@ -202,12 +219,8 @@ def _queue_rate(request: HttpRequest, principal: Principal) -> HttpResponse:
     except LearnError as error:
         show_learn_error(form, error, RATING_LOCS)
         return _queue_page(request, principal, turn, form, status=400)
-    messages.success(request, f"Rated {turn.correlation_id}. Thank you!")
+    # No "thank you" message: the page says what was rated, with its undo (queue_undo.html).
     return redirect("portal:queue")
-
-
-def _turn_id_or_none(sent: str) -> int | None:
-    return int(sent) if sent.isdigit() else None
 
 
 def _queue_page(
@@ -221,13 +234,12 @@ def _queue_page(
 ) -> HttpResponse:
     now = time.time()
     progress = queue_progress(principal, now=now)
-    undoable = selectors.undoable_rating(principal, now=now)
+    within = settings.LEARNPORTAL_UNDO_SECONDS
+    undoable = selectors.undoable_rating(principal, now=now, within=within)
     context: dict[str, Any] = {
         "progress": progress,
         "undoable": undoable,
-        "undo_until": (
-            undoable.received + settings.LEARNPORTAL_UNDO_SECONDS if undoable else None
-        ),
+        "undo_until": undoable.received + within if undoable else None,
         "lease_expires": when(expires) if expires else None,
         "queue_url": reverse("portal:queue"),
         "turns_url": reverse("portal:turns"),

@@ -165,6 +165,21 @@ def visible_turn_ratings(turn: Turn, principal: Principal) -> list[Feedback]:
     return blind(turn_ratings(turn), principal)
 
 
+def undoable_rating(principal: Principal, *, now: float, within: float) -> Feedback | None:
+    """This person's last rating, if it still counts and arrived less than `within` seconds
+    ago: what the queue page offers to undo (feedback.queue.queue_undo judges it). Once it is
+    undone, nothing is: an undo never reaches back to the rating before."""
+    last = (
+        Feedback.objects.filter(source=FeedbackSource.HUMAN.value, annotator_id=principal.name)
+        .exclude(correlation_id="")
+        .order_by("-received", "-id")
+        .first()
+    )
+    if last is None or last.received <= now - within:
+        return None
+    return last if counted_feedback().filter(pk=last.pk).exists() else None
+
+
 def blind(ratings: list[Feedback], principal: Principal) -> list[Feedback]:
     """Of the ratings of one turn, those this person may see (see visible_turn_ratings)."""
     if principal.role in SEES_EVERY_RATING:

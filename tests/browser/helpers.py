@@ -19,10 +19,10 @@ CHROMIUM_ARGS = [
 ]
 
 
-def screenshot(page: Any, name: str) -> None:
+def screenshot(page: Any, name: str, *, full_page: bool = True) -> None:
     folder = Path(settings.VAR_DIR) / "screenshots"
     folder.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(folder / f"{name}.png"), full_page=True)
+    page.screenshot(path=str(folder / f"{name}.png"), full_page=full_page)
 
 
 def log_in(page: Any, base_url: str, username: str, next_path: str = "/") -> None:
