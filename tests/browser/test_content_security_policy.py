@@ -71,9 +71,11 @@ def portal_pages(role: str) -> list[tuple[str, str, str]]:
         "annotator": [
             ("turns", "/turns/", ".turns"),
             ("rate", f"/turns/{turn.pk}/", "#rating-form"),
+            ("queue", "/queue/", "#queue-page .shortcuts-open:not([hidden])"),
             ("forbidden", "/plans/", ".big-code"),
         ],
         "reviewer": [
+            ("queue", "/queue/", "#queue-page .shortcuts-open:not([hidden])"),
             ("plans", "/plans/", "table.plans"),
             ("plan", f"/plans/{plan.plan_id}/", ".proposal .weight-diff"),
             ("history", "/history/", "#history-list"),
