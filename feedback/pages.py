@@ -237,6 +237,7 @@ def _queue_page(
     within = settings.LEARNPORTAL_UNDO_SECONDS
     undoable = selectors.undoable_rating(principal, now=now, within=within)
     context: dict[str, Any] = {
+        "turn": turn,
         "progress": progress,
         "undoable": undoable,
         "undo_until": undoable.received + within if undoable else None,
