@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from django.conf import settings
 from django.contrib import messages
 from django.core.paginator import Paginator
 from django.shortcuts import get_object_or_404, redirect
@@ -41,6 +42,8 @@ def turn_list(request: HttpRequest, principal: Principal) -> HttpResponse:
         "session": session,
         "unrated": turns.filter(rated=False).count(),
         "can_rate": principal.may(Action.FEEDBACK),
+        "can_queue": principal.may(Action.QUEUE),
+        "ratings_per_turn": settings.LEARNPORTAL_RATINGS_PER_TURN,
         **selectors.queue_filters(),
     }
     return page(request, "feedback/turns.html", context)
