@@ -6,6 +6,8 @@ test_queue_api.py.
 
 from __future__ import annotations
 
+import importlib
+import io
 import threading
 import time
 from collections import Counter
@@ -13,6 +15,7 @@ from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
 import pytest
+from django.core.management import call_command
 from django.db import connections
 
 from feedback.models import ComponentStats, Feedback, Lease, Retraction, Skip, Turn
@@ -456,3 +459,42 @@ def test_people_asking_at_once_on_any_database_never_share_a_turn_beyond_its_nee
     """On SQLite the immediate transaction makes `queue_next` the one writer at a time."""
     settings.LEARNPORTAL_RATINGS_PER_TURN = per_turn
     _never_beyond_need(3, settings, filled=connections["default"].vendor == "sqlite")
+
+
+# --- after a change of N ------------------------------------------------------------------
+
+
+def test_queue_recount_follows_a_new_number_of_ratings_per_turn(settings: Settings) -> None:
+    rated, waiting = queued("rated", "waiting")
+    rate(ANN, rated)
+    assert (needed(rated), needed(waiting)) == (0, 1)
+    settings.LEARNPORTAL_RATINGS_PER_TURN = 3
+    call_command("queue_recount", stderr=io.StringIO())
+    assert (needed(rated), needed(waiting)) == (2, 3)
+    assert leased(ANN) == "waiting"
+    assert leased(BOB) == "rated"
+
+
+def test_the_migration_counts_the_turns_that_were_there_before_the_queue(
+    settings: Settings,
+) -> None:
+    from django.apps import apps
+
+    fill = importlib.import_module("feedback.migrations.0003_queue").fill_queue_columns
+    settings.LEARNPORTAL_RATINGS_PER_TURN = 2
+    by_people, by_agent, unsure, untouched = queued("people", "agent", "unsure", "untouched")
+    rate(ANN, by_people)
+    rate(BOB, by_people)
+    rate(AGENT, by_agent, score=-0.5)
+    rate(ANN, unsure, confidence=0.1)
+    # As the columns were when the migration added them: the field defaults.
+    Turn.objects.update(ratings_needed=1, priority=0)
+
+    fill(apps, None)
+
+    assert [(needed(t), t.priority) for t in (by_people, by_agent, unsure, untouched)] == [
+        (0, 0),
+        (2, 2),
+        (1, 1),
+        (2, 0),
+    ]

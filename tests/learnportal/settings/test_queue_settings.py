@@ -13,15 +13,19 @@ if TYPE_CHECKING:
 
 READ = (
     "from django.conf import settings as s\n"
-    "print(json.dumps([s.LEARNPORTAL_RATINGS_PER_TURN, s.LEARNPORTAL_LEASE_SECONDS, "
-    "s.LEARNPORTAL_UNDO_SECONDS]))\n"
+    "print(json.dumps({'per_turn': s.LEARNPORTAL_RATINGS_PER_TURN, "
+    "'lease': s.LEARNPORTAL_LEASE_SECONDS, 'undo': s.LEARNPORTAL_UNDO_SECONDS}))\n"
 )
 
 
 def test_the_queue_settings_default_to_one_rating_ten_minutes_and_a_minute(
     tmp_path: Path,
 ) -> None:
-    assert python_json(READ, env=clean_env(tmp_path, DJANGO_DEBUG="1")) == [1, 600, 60]
+    assert python_json(READ, env=clean_env(tmp_path, DJANGO_DEBUG="1")) == {
+        "per_turn": 1,
+        "lease": 600,
+        "undo": 60,
+    }
 
 
 def test_the_queue_settings_follow_their_variables(tmp_path: Path) -> None:
@@ -32,7 +36,7 @@ def test_the_queue_settings_follow_their_variables(tmp_path: Path) -> None:
         LEARNPORTAL_LEASE_SECONDS="120",
         LEARNPORTAL_UNDO_SECONDS="0",
     )
-    assert python_json(READ, env=env) == [3, 120, 0]
+    assert python_json(READ, env=env) == {"per_turn": 3, "lease": 120, "undo": 0}
 
 
 @pytest.mark.parametrize(
