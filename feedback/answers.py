@@ -3,9 +3,15 @@ the views' pagination, returned as `model_dump(mode="json")`, and the OpenAPI do
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
+import orjson
 from pydantic import ConfigDict, Field
 
 from learnportal.protocol.models import Answer
+
+if TYPE_CHECKING:
+    from feedback.models import Turn as TurnRow
 
 
 class TurnsCreated(Answer):
@@ -33,3 +39,59 @@ class TurnPage(Answer):
     next: str | None = Field(description="the next page, or null")
     previous: str | None = Field(description="the page before, or null")
     results: list[Turn]
+
+
+class QueueRatedTurn(Answer):
+    """The turn to rate, as the protocol's RatedTurn."""
+
+    prompt: str
+    response: str
+    model: str
+    environment: Any = Field(default=None, description="free JSON, as the agent sent it")
+    version: str | None = None
+
+
+class QueueTurn(Answer):
+    id: int
+    correlation_id: str
+    session_id: str
+    component_name: str
+    rated_turn: QueueRatedTurn
+
+    @classmethod
+    def of(cls, turn: TurnRow) -> QueueTurn:
+        environment = None if turn.environment is None else orjson.loads(turn.environment)
+        return cls(
+            id=turn.pk,
+            correlation_id=turn.correlation_id,
+            session_id=turn.session_id,
+            component_name=turn.component_name,
+            rated_turn=QueueRatedTurn(
+                prompt=turn.prompt,
+                response=turn.response,
+                model=turn.model,
+                environment=environment,
+                version=turn.version,
+            ),
+        )
+
+
+class QueueLeased(Answer):
+    """A turn leased to the caller, theirs alone to rate until `lease_expires`."""
+
+    turn: QueueTurn
+    lease_expires: float = Field(description="epoch seconds; after it the turn may go to another")
+
+    @classmethod
+    def of(cls, turn: TurnRow, expires: float) -> QueueLeased:
+        return cls(turn=QueueTurn.of(turn), lease_expires=expires)
+
+
+class QueueUndone(Answer):
+    """A rating undone: the turn it rated, leased back to the caller to rate again."""
+
+    turn: QueueTurn
+    lease_expires: float | None = Field(
+        description="epoch seconds; null when the caller still has another rating of this turn "
+        "that counts, so it is not leased back"
+    )

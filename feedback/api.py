@@ -1,4 +1,5 @@
-"""`/api/turns/`: agents queue turns for annotators; everyone with a login reads the queue."""
+"""`/api/turns/`: agents queue turns for annotators; everyone with a login reads the queue.
+`/api/queue/*`: people take turns to rate from it, one lease at a time (feedback.queue)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,8 @@ from rest_framework.pagination import Cursor, CursorPagination
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from feedback.answers import Turn, TurnPage, TurnsCreated
+from feedback.answers import QueueLeased, QueueTurn, QueueUndone, Turn, TurnPage, TurnsCreated
+from feedback.queue import queue_held, queue_next, queue_release, queue_skip, queue_undo
 from feedback.selectors import turn_queue
 from feedback.services import TurnInput, turns_submit
 from learnportal.accounts.authentication import principal_of
@@ -27,7 +29,7 @@ from learnportal.inputs import (
 )
 from learnportal.protocol import RatedTurn
 from learnportal.protocol.errors import ErrorCode, LearnError, detail
-from learnportal.protocol.models import Name, RequiredName, StrictModel
+from learnportal.protocol.models import INT64, Name, RequiredName, StrictModel
 from learnportal.protocol.wire import parse_body
 
 if TYPE_CHECKING:
@@ -49,7 +51,9 @@ class TurnsQuery(QueryModel):
     session_id: QueryText = ""
     component_name: QueryText = ""
     correlation_id: QueryText = ""
-    unrated: QueryBool = Field(default=False, description="only turns nobody has rated yet")
+    unrated: QueryBool = Field(
+        default=False, description="only turns that still need human ratings"
+    )
     cursor: QueryText = Field(default="", description="opaque: from a page's next or previous")
     limit: QueryInt = Field(default=50, ge=1, le=500, description="turns a page")
 
@@ -126,3 +130,104 @@ class TurnsView(APIView):
             ],
         )
         return Response(answer.model_dump(mode="json"), status=201)
+
+
+# --- the queue: /api/queue/* (feedback.queue) ------------------------------------------------
+
+
+class QueueNextRequest(StrictModel):
+    """Nothing to send: the body may be left out, or be `{}`."""
+
+
+class QueueTurnRequest(StrictModel):
+    turn: int = Field(ge=1, le=INT64, description="the id of a turn leased to you")
+
+
+class QueueUndoRequest(StrictModel):
+    feedback_id: RequiredName = Field(description="the feedback_id of your own rating")
+
+
+NOT_LEASED = OpenApiResponse(description="no lease of yours on this turn")
+PEOPLE_ONLY = OpenApiResponse(description="only people rate from the queue")
+JSON = "application/json"
+
+
+class QueueNextView(APIView):
+    parser_classes = []
+
+    @extend_schema(
+        summary="Lease the next turn to rate",
+        description="A person holding a live lease gets the same turn back.",
+        request={JSON: QueueNextRequest},
+        responses={
+            200: QueueLeased,
+            204: OpenApiResponse(description="nothing left for you to rate"),
+            403: PEOPLE_ONLY,
+        },
+    )
+    def post(self, request: Request) -> Response:
+        principal = principal_of(request)
+        principal.require(Action.QUEUE)
+        parse_body(QueueNextRequest, request.body or b"{}")
+        lease = queue_next(principal)
+        if lease is None:
+            return Response(status=204)
+        return Response(QueueLeased.of(lease.turn, lease.expires).model_dump(mode="json"))
+
+
+class QueueReleaseView(APIView):
+    parser_classes = []
+
+    @extend_schema(
+        summary="Give back a leased turn",
+        request={JSON: QueueTurnRequest},
+        responses={204: OpenApiResponse(description="released"), 403: PEOPLE_ONLY, 404: NOT_LEASED},
+    )
+    def post(self, request: Request) -> Response:
+        principal = principal_of(request)
+        principal.require(Action.QUEUE)
+        body = parse_body(QueueTurnRequest, request.body or b"{}")
+        queue_release(principal, body.turn)
+        return Response(status=204)
+
+
+class QueueSkipView(APIView):
+    parser_classes = []
+
+    @extend_schema(
+        summary="Skip a leased turn: never offered to you again",
+        request={JSON: QueueTurnRequest},
+        responses={204: OpenApiResponse(description="skipped"), 403: PEOPLE_ONLY, 404: NOT_LEASED},
+    )
+    def post(self, request: Request) -> Response:
+        principal = principal_of(request)
+        principal.require(Action.QUEUE)
+        body = parse_body(QueueTurnRequest, request.body or b"{}")
+        queue_skip(principal, body.turn)
+        return Response(status=204)
+
+
+class QueueUndoView(APIView):
+    parser_classes = []
+
+    @extend_schema(
+        summary="Undo your own rating, within LEARNPORTAL_UNDO_SECONDS",
+        description="The rating is kept, marked retracted (it no longer counts); its turn is "
+        "leased back to you to rate again.",
+        request={JSON: QueueUndoRequest},
+        responses={
+            200: QueueUndone,
+            403: PEOPLE_ONLY,
+            404: OpenApiResponse(
+                description="no rating of yours with this id, or it rates no turn"
+            ),
+            409: OpenApiResponse(description="undone already, or older than the undo window"),
+        },
+    )
+    def post(self, request: Request) -> Response:
+        principal = principal_of(request)
+        principal.require(Action.QUEUE)
+        body = parse_body(QueueUndoRequest, request.body or b"{}")
+        turn = queue_undo(principal, body.feedback_id)
+        answer = QueueUndone(turn=QueueTurn.of(turn), lease_expires=queue_held(principal, turn.pk))
+        return Response(answer.model_dump(mode="json"))

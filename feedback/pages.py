@@ -45,6 +45,8 @@ def turn_list(request: HttpRequest, principal: Principal) -> HttpResponse:
         "session": session,
         "unrated": turns.filter(rated=False).count(),
         "can_rate": principal.may(Action.FEEDBACK),
+        "can_queue": principal.may(Action.QUEUE),
+        "ratings_per_turn": settings.LEARNPORTAL_RATINGS_PER_TURN,
         **selectors.queue_filters(),
     }
     return page(request, "feedback/turns.html", context)

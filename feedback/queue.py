@@ -205,6 +205,16 @@ def queue_progress(principal: Principal, *, now: float | None = None) -> QueuePr
     )
 
 
+def queue_held(principal: Principal, turn_id: int, *, now: float | None = None) -> float | None:
+    """When this person's live lease on `turn_id` expires; None if they hold none on it."""
+    now = time.time() if now is None else now
+    return (
+        Lease.objects.filter(username=principal.name, turn_id=turn_id, expires__gt=now)
+        .values_list("expires", flat=True)
+        .first()
+    )
+
+
 def _my_ratings(who: str) -> QuerySet[Feedback]:
     return counted_feedback().filter(source=FeedbackSource.HUMAN.value, annotator_id=who)
 

@@ -3,11 +3,21 @@ from __future__ import annotations
 from django.urls import path
 
 from feedback import pages
-from feedback.api import TurnsView
+from feedback.api import (
+    QueueNextView,
+    QueueReleaseView,
+    QueueSkipView,
+    QueueUndoView,
+    TurnsView,
+)
 
 # Under /api/ (learnportal.urls).
 urlpatterns = [
     path("turns/", TurnsView.as_view(), name="turns"),
+    path("queue/next/", QueueNextView.as_view(), name="queue-next"),
+    path("queue/release/", QueueReleaseView.as_view(), name="queue-release"),
+    path("queue/skip/", QueueSkipView.as_view(), name="queue-skip"),
+    path("queue/undo/", QueueUndoView.as_view(), name="queue-undo"),
 ]
 
 # The annotators' pages, under / in the `portal` namespace (learnportal.urls).

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from rest_framework.test import APIClient
 
-from feedback.answers import TurnPage, TurnsCreated
+from feedback.answers import QueueLeased, QueueUndone, TurnPage, TurnsCreated
 from learnportal.api.openapi import ResponseJsonSchema
 from learnportal.api.schema import LearnResponse
 from learnportal.protocol.messages import (
@@ -61,6 +61,14 @@ ANSWERS: dict[tuple[str, str, str], type[BaseModel]] = {
     ("post", "/api/proposals/{proposal_id}/apply/", "200"): Applied,
     ("post", "/api/refinements/{refinement_id}/rollback/", "200"): RolledBack,
     ("get", "/api/history/", "200"): History,
+    ("post", "/api/queue/next/", "200"): QueueLeased,
+    ("post", "/api/queue/undo/", "200"): QueueUndone,
+}
+# Successes that answer no body.
+NO_CONTENT = {
+    ("post", "/api/queue/next/", "204"),
+    ("post", "/api/queue/release/", "204"),
+    ("post", "/api/queue/skip/", "204"),
 }
 
 
@@ -81,7 +89,15 @@ def successes(document: dict[str, Any]) -> set[tuple[str, str, str]]:
 
 
 def test_every_success_of_every_operation_has_its_answer_model(document: dict[str, Any]) -> None:
-    assert successes(document) == set(ANSWERS)
+    assert successes(document) == set(ANSWERS) | NO_CONTENT
+
+
+@pytest.mark.parametrize("operation", sorted(NO_CONTENT), ids=" ".join)
+def test_a_success_without_a_body_says_so(
+    document: dict[str, Any], operation: tuple[str, str, str]
+) -> None:
+    method, path, status = operation
+    assert "content" not in document["paths"][path][method]["responses"][status]
 
 
 @pytest.mark.parametrize(
