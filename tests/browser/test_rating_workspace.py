@@ -282,22 +282,46 @@ def test_a_corrective_rating_without_a_correction_is_refused_next_to_the_correct
 def test_two_annotators_never_hold_the_same_turn(
     seeded: None, live_server: LiveServer, chromium: Browser
 ) -> None:
+    """Both ask at once and rate at once, round after round, until one has nothing left."""
+    _more_turns(8)
     _second_annotator()
-    one = _person(chromium, live_server.url, "annotator")
-    two = _person(chromium, live_server.url, "annotator2")
-    held: list[tuple[int, int]] = []
-    while one.locator("#rating-form").count() and two.locator("#rating-form").count():
-        mine, theirs = _leased(one), _leased(two)
+    people = [_person(chromium, live_server.url, name) for name in ("annotator", "annotator2")]
+    rounds = 0
+    while all(page.locator("#rating-form").count() for page in people):
+        mine, theirs = (_leased(page) for page in people)
         assert mine != theirs
-        held.append((mine.pk, theirs.pk))
-        one.keyboard.press("1")
-        _press(one, "Enter")
-        two.reload()  # asks again: the same lease, never the turn just rated
-    assert held, "both were leased a turn"
+        rounds += 1
+        for page in people:
+            page.keyboard.press("1")
+        with people[0].expect_navigation(), people[1].expect_navigation():
+            for page in people:
+                page.keyboard.press("Enter")  # both forms on their way before either returns
+        with people[0].expect_navigation(), people[1].expect_navigation():
+            for page in people:
+                page.evaluate("location.reload()")  # and both ask again at once
+    assert rounds >= 4  # 3 demo turns and 8 more: both were leased several
     rated = Feedback.objects.filter(source="human", annotator_id__in=["annotator", "annotator2"])
-    per_turn = rated.values_list("correlation_id", flat=True)
-    assert len(list(per_turn)) == len(set(per_turn))  # one rating each, as N = 1 asks
+    per_turn = list(rated.values_list("correlation_id", flat=True))
+    assert len(per_turn) == len(set(per_turn))  # one rating each, as N = 1 asks
     assert Lease.objects.values("turn").distinct().count() == Lease.objects.count()
+
+
+def _more_turns(count: int) -> None:
+    from feedback.services import TurnInput, turns_submit
+    from learnportal.protocol import RatedTurn
+
+    turns_submit(
+        principal=demo.DEMO_AGENT,
+        turns=[
+            TurnInput(
+                f"more-{i}",
+                "s-more",
+                "summarize",
+                RatedTurn(prompt=f"Prompt {i}", response=f"Response {i}.", model="m-v1"),
+            )
+            for i in range(count)
+        ],
+    )
 
 
 @pytest.fixture
