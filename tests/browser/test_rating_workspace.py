@@ -136,6 +136,7 @@ def test_an_annotator_rates_three_turns_by_keyboard_alone_one_with_a_span(
     end = _word_end(response, start) + 1
     expect(page.locator("#span-label")).to_contain_text(f"characters {start}\u2013{end}")
     expect(page.locator("#response-text mark")).to_have_text(response[start:end])
+    screenshot(page, "queue-span-desktop")
     page.keyboard.press("c")
     page.keyboard.type("the figure, sourced ")
     page.keyboard.press("Escape")  # leave the field: shortcuts work again
