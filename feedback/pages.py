@@ -130,7 +130,7 @@ def _environment(turn: Turn) -> str:
 def _turn_context(turn: Turn, principal: Principal, form: RatingForm) -> dict[str, Any]:
     """What the partials of one turn and its rating form need (templates/feedback/partials/)."""
     ratings = selectors.turn_ratings(turn)
-    visible = selectors.blind(ratings, principal)
+    visible = selectors.visible_ratings(ratings, principal)
     return {
         "turn": turn,
         "environment": _environment(turn),

@@ -155,16 +155,6 @@ def is_own_rating(rating: Feedback, principal: Principal) -> bool:
     )
 
 
-def visible_turn_ratings(turn: Turn, principal: Principal) -> list[Feedback]:
-    """The ratings of `turn` this person may see: blind for annotators.
-
-    An annotator sees nobody else's rating (a person's, or an agent's or environment's own
-    judgement, which would anchor theirs just as well) until they have rated the turn; from
-    then on, all of them. Reviewers and admins always see all.
-    """
-    return blind(turn_ratings(turn), principal)
-
-
 def undoable_rating(principal: Principal, *, now: float, within: float) -> Feedback | None:
     """This person's last rating, if it still counts and arrived less than `within` seconds
     ago: what the queue page offers to undo (feedback.queue.queue_undo judges it). Once it is
@@ -180,8 +170,14 @@ def undoable_rating(principal: Principal, *, now: float, within: float) -> Feedb
     return last if counted_feedback().filter(pk=last.pk).exists() else None
 
 
-def blind(ratings: list[Feedback], principal: Principal) -> list[Feedback]:
-    """Of the ratings of one turn, those this person may see (see visible_turn_ratings)."""
+def visible_ratings(ratings: list[Feedback], principal: Principal) -> list[Feedback]:
+    """Of the ratings of one turn (`turn_ratings`), those this person may see on the pages
+    where they rate it: blind for annotators.
+
+    An annotator sees nobody else's rating (a person's, or an agent's or environment's own
+    judgement, which would anchor theirs just as well) until they have rated the turn; from
+    then on, all of them. Reviewers and admins always see all.
+    """
     if principal.role in SEES_EVERY_RATING:
         return ratings
     if any(is_own_rating(rating, principal) for rating in ratings):
