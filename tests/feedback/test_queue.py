@@ -21,6 +21,7 @@ from django.db import connections
 from feedback.models import ComponentStats, Feedback, Lease, Retraction, Skip, Turn
 from feedback.queue import (
     QueueLease,
+    QueueProgress,
     queue_next,
     queue_progress,
     queue_release,
@@ -498,3 +499,16 @@ def test_the_migration_counts_the_turns_that_were_there_before_the_queue(
         (1, 1),
         (2, 0),
     ]
+
+
+def test_progress_counts_what_is_left_up_to_a_cap(monkeypatch: pytest.MonkeyPatch) -> None:
+    from feedback import queue
+
+    monkeypatch.setattr(queue, "PROGRESS_CAP", 3)
+    turns = queued(*[f"t-{i}" for i in range(5)])
+    assert leased(ANN) == "t-0"
+    queue_skip(ANN, turns[0].pk)
+    assert queue_progress(ANN) == QueueProgress(rated_today=0, left_for_me=3, left_at_least=True)
+    rate(BOB, turns[1])
+    rate(BOB, turns[2])
+    assert queue_progress(ANN) == QueueProgress(rated_today=0, left_for_me=2, left_at_least=False)
