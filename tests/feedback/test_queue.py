@@ -42,6 +42,8 @@ if TYPE_CHECKING:
 
     from pytest_django import Settings
 
+    from tests.harness import Broadcasts
+
 pytestmark = pytest.mark.django_db
 
 AGENT = Principal(role=Role.AGENT, name="agent-1", is_human=False)
@@ -512,3 +514,46 @@ def test_progress_counts_what_is_left_up_to_a_cap(monkeypatch: pytest.MonkeyPatc
     rate(BOB, turns[1])
     rate(BOB, turns[2])
     assert queue_progress(ANN) == QueueProgress(rated_today=0, left_for_me=2, left_at_least=False)
+
+
+def _rate_at_once(people: list[Principal], turn: Turn) -> None:
+    barrier = threading.Barrier(len(people))
+    errors: list[BaseException] = []
+
+    def send(who: Principal) -> None:
+        try:
+            barrier.wait(timeout=10)
+            rate(who, turn)
+        except BaseException as exc:
+            errors.append(exc)
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=send, args=(who,)) for who in people]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert not errors, errors
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.postgres
+def test_people_rating_one_turn_at_once_on_postgresql_are_all_counted(
+    settings: Settings,
+) -> None:
+    settings.LEARNPORTAL_RATINGS_PER_TURN = len(PEOPLE)
+    for round_ in range(5):
+        (turn,) = queued(f"r{round_}")
+        _rate_at_once(PEOPLE, turn)
+        assert needed(turn) == 0
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_undo_is_broadcast_after_it_commits(broadcasts: Broadcasts) -> None:
+    turn, *_ = queued("t-1")
+    feedback_id = rate(ANN, turn)
+    broadcasts.sent.clear()
+    queue_undo(ANN, feedback_id)
+    assert broadcasts.events() == ["feedback.retracted"]
+    assert broadcasts.sent[0].payload == {"count": 1, "components": ["search"], "by": "ann"}
