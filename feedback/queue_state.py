@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from django.conf import settings
 from django.db.models import Count, Q
 
-from feedback.bulk import IN_CHUNK
+from feedback.bulk import IN_CHUNK, existing_values
 from feedback.models import Turn
 from feedback.selectors import counted_feedback
 from learnportal.protocol import FeedbackPolarity, FeedbackSource
@@ -37,7 +37,12 @@ MACHINE_SOURCES = (FeedbackSource.SELF.value, FeedbackSource.ENV.value)
 
 def turns_tally(correlation_ids: Iterable[str]) -> None:
     """Recount `ratings_needed` and `priority` of the turns among `correlation_ids`."""
-    keys = sorted(set(correlation_ids) - {""})
+    wanted = set(correlation_ids) - {""}
+    if not wanted:
+        return
+    # Most feedback rates no queued turn (an environment's rewards, say): one raw lookup finds
+    # the few that do, before the ORM's locking and counting of those alone.
+    keys = sorted(existing_values(Turn, "correlation_id", "id", wanted))
     for start in range(0, len(keys), IN_CHUNK):
         _tally_chunk(keys[start : start + IN_CHUNK])
 
