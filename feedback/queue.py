@@ -51,6 +51,9 @@ if TYPE_CHECKING:
 # A candidate found by the scan may turn out taken when counted again under its lock (another
 # person's lease committed in between): try the next one, a few times, before saying "none".
 CLAIM_ATTEMPTS = 8
+# Most open turns `queue_progress` counts: past it, "10000 or more" (a count of the whole queue
+# would grow with it).
+PROGRESS_CAP = 10_000
 UPSERT_LEASE = (
     "ON CONFLICT (username) DO UPDATE SET turn_id = excluded.turn_id, expires = excluded.expires"
 )
@@ -67,10 +70,12 @@ class QueueLease:
 @dataclass(frozen=True)
 class QueueProgress:
     """`rated_today`: this person's counted ratings since midnight UTC; `left_for_me`: turns
-    that still need ratings and that this person has neither rated nor skipped."""
+    that still need ratings and that this person has neither rated nor skipped, counted up to
+    PROGRESS_CAP (`left_at_least`: there are this many or more)."""
 
     rated_today: int
     left_for_me: int
+    left_at_least: bool = False
 
 
 def queue_next(principal: Principal, *, now: float | None = None) -> QueueLease | None:
@@ -185,9 +190,10 @@ def queue_undo(principal: Principal, feedback_id: str) -> Turn:
 def queue_progress(principal: Principal, *, now: float | None = None) -> QueueProgress:
     """How far this person is: their ratings today, and what is left for them.
 
-    `left_for_me` is exact: the open turns (an index-only count over the partial index
-    `turn_queue_open`), less those among them that this person rated or skipped (as many rows
-    as they have rated or skipped, never the whole table).
+    Cheap at any size: `rated_today` walks the index of this person's ratings from midnight;
+    `left_for_me` counts the open turns through the partial index `turn_queue_open`, at most
+    PROGRESS_CAP of them beyond those this person rated or skipped (their own rows, never the
+    whole table). Past the cap it is PROGRESS_CAP with `left_at_least` set: "10000 or more".
     """
     principal.require(Action.QUEUE)
     now = time.time() if now is None else now
@@ -195,13 +201,18 @@ def queue_progress(principal: Principal, *, now: float | None = None) -> QueuePr
     today = datetime.fromtimestamp(now, tz=UTC).replace(hour=0, minute=0, second=0, microsecond=0)
     mine = _my_ratings(who)
     rated_today = mine.filter(received__gte=today.timestamp(), received__lte=now).count()
-    open_turns = Turn.objects.filter(ratings_needed__gt=0)
-    # Walked from this person's side (their ratings, their skips), each probe a unique index.
-    rated = open_turns.filter(correlation_id__in=mine.values("correlation_id"))
+    open_turns = Turn.objects.filter(ratings_needed__gt=0).order_by()
     skipped = open_turns.filter(pk__in=Skip.objects.filter(username=who).values("turn_id"))
-    done = set(rated.values_list("pk", flat=True)) | set(skipped.values_list("pk", flat=True))
+    done = set(skipped.values_list("pk", flat=True))
+    if settings.LEARNPORTAL_RATINGS_PER_TURN > 1:
+        # With one rating a turn, a turn this person rated is closed: none of theirs is open.
+        rated = open_turns.filter(correlation_id__in=mine.values("correlation_id"))
+        done |= set(rated.values_list("pk", flat=True))
+    counted = open_turns[: PROGRESS_CAP + len(done)].count()
     return QueueProgress(
-        rated_today=rated_today, left_for_me=max(0, open_turns.count() - len(done))
+        rated_today=rated_today,
+        left_for_me=max(0, counted - len(done)),
+        left_at_least=counted == PROGRESS_CAP + len(done),
     )
 
 

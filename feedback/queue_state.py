@@ -1,8 +1,8 @@
 """What the queue reads of each turn, kept on the turn itself: `ratings_needed` and `priority`.
 
 The queue's scan must not count ratings per request (at 200k turns it would be the whole
-table), so the feedback service calls `turns_tally` for every turn a write touches: a rating,
-an undo, an agent's or environment's feedback, a new turn. The tally recounts those turns from
+table), so the feedback service calls `turns_tally`, inside its transaction, for every turn a
+write touches: a rating, an undo, an agent's or environment's feedback, a new turn. The tally recounts those turns from
 their stored feedback, so it is right whatever order things arrive in, and repeating it changes
 nothing.
 
@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from django.conf import settings
 from django.db.models import Count, Q
 
-from feedback.bulk import IN_CHUNK
+from feedback.bulk import IN_CHUNK, existing_values
 from feedback.models import Turn
 from feedback.selectors import counted_feedback
 from learnportal.protocol import FeedbackPolarity, FeedbackSource
@@ -37,18 +37,27 @@ MACHINE_SOURCES = (FeedbackSource.SELF.value, FeedbackSource.ENV.value)
 
 def turns_tally(correlation_ids: Iterable[str]) -> None:
     """Recount `ratings_needed` and `priority` of the turns among `correlation_ids`."""
-    keys = sorted(set(correlation_ids) - {""})
+    wanted = set(correlation_ids) - {""}
+    if not wanted:
+        return
+    # Most feedback rates no queued turn (an environment's rewards, say): one raw lookup finds
+    # the few that do, before the ORM's locking and counting of those alone.
+    keys = sorted(existing_values(Turn, "correlation_id", "id", wanted))
     for start in range(0, len(keys), IN_CHUNK):
         _tally_chunk(keys[start : start + IN_CHUNK])
 
 
 def _tally_chunk(keys: list[str]) -> None:
-    turns = {
-        key: (pk, needed, priority)
-        for pk, key, needed, priority in Turn.objects.filter(correlation_id__in=keys).values_list(
-            "pk", "correlation_id", "ratings_needed", "priority"
-        )
-    }
+    # Locked first, in one order (PostgreSQL; SQLite has one writer): two people rating one turn
+    # at once are counted one after the other, each seeing the other's rating, never both from
+    # a count that misses the other.
+    locked = (
+        Turn.objects.select_for_update()
+        .filter(correlation_id__in=keys)
+        .order_by("correlation_id")
+        .values_list("pk", "correlation_id", "ratings_needed", "priority")
+    )
+    turns = {key: (pk, needed, priority) for pk, key, needed, priority in locked}
     if not turns:
         return
     wanted = settings.LEARNPORTAL_RATINGS_PER_TURN

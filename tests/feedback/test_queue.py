@@ -21,6 +21,7 @@ from django.db import connections
 from feedback.models import ComponentStats, Feedback, Lease, Retraction, Skip, Turn
 from feedback.queue import (
     QueueLease,
+    QueueProgress,
     queue_next,
     queue_progress,
     queue_release,
@@ -40,6 +41,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from pytest_django import Settings
+
+    from tests.harness import Broadcasts
 
 pytestmark = pytest.mark.django_db
 
@@ -498,3 +501,59 @@ def test_the_migration_counts_the_turns_that_were_there_before_the_queue(
         (1, 1),
         (2, 0),
     ]
+
+
+def test_progress_counts_what_is_left_up_to_a_cap(monkeypatch: pytest.MonkeyPatch) -> None:
+    from feedback import queue
+
+    monkeypatch.setattr(queue, "PROGRESS_CAP", 3)
+    turns = queued(*[f"t-{i}" for i in range(5)])
+    assert leased(ANN) == "t-0"
+    queue_skip(ANN, turns[0].pk)
+    assert queue_progress(ANN) == QueueProgress(rated_today=0, left_for_me=3, left_at_least=True)
+    rate(BOB, turns[1])
+    rate(BOB, turns[2])
+    assert queue_progress(ANN) == QueueProgress(rated_today=0, left_for_me=2, left_at_least=False)
+
+
+def _rate_at_once(people: list[Principal], turn: Turn) -> None:
+    barrier = threading.Barrier(len(people))
+    errors: list[BaseException] = []
+
+    def send(who: Principal) -> None:
+        try:
+            barrier.wait(timeout=10)
+            rate(who, turn)
+        except BaseException as exc:
+            errors.append(exc)
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=send, args=(who,)) for who in people]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert not errors, errors
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.postgres
+def test_people_rating_one_turn_at_once_on_postgresql_are_all_counted(
+    settings: Settings,
+) -> None:
+    settings.LEARNPORTAL_RATINGS_PER_TURN = len(PEOPLE)
+    for round_ in range(5):
+        (turn,) = queued(f"r{round_}")
+        _rate_at_once(PEOPLE, turn)
+        assert needed(turn) == 0
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_undo_is_broadcast_after_it_commits(broadcasts: Broadcasts) -> None:
+    turn, *_ = queued("t-1")
+    feedback_id = rate(ANN, turn)
+    broadcasts.sent.clear()
+    queue_undo(ANN, feedback_id)
+    assert broadcasts.events() == ["feedback.retracted"]
+    assert broadcasts.sent[0].payload == {"count": 1, "components": ["search"], "by": "ann"}
