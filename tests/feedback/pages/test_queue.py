@@ -351,3 +351,12 @@ def test_the_forms_need_the_csrf_token(seeded: None) -> None:
     assert client.post("/queue/", {"do": "skip", "turn": str(turn.pk)}).status_code == 403
     assert not Feedback.objects.filter(correlation_id=turn.correlation_id).exists()
     assert not Skip.objects.exists()
+
+
+def test_progress_past_the_cap_says_at_least(
+    annotator: Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from feedback import queue
+
+    monkeypatch.setattr(queue, "PROGRESS_CAP", 2)
+    assert "<b>2+</b> left for you" in annotator.get("/queue/").content.decode()
