@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pydantic import ConfigDict, Field
 
+from learnportal.protocol import Feedback as FeedbackItem
+from learnportal.protocol import RatedTurn
 from learnportal.protocol.models import Answer
 
 
@@ -33,3 +35,27 @@ class TurnPage(Answer):
     next: str | None = Field(description="the next page, or null")
     previous: str | None = Field(description="the page before, or null")
     results: list[Turn]
+
+
+class StoredRatedTurn(RatedTurn):
+    """The spec's RatedTurn as the host answers it (its schema: every field present)."""
+
+
+class StoredFeedback(FeedbackItem):
+    """The spec's Feedback as stored, with the host's `component_name` (docs/contract.md):
+    what the explorer lists, built from a row by feedback.exports.as_items."""
+
+    rated_turn: StoredRatedTurn | None = None
+
+
+class FeedbackPage(Answer):
+    """A page of the explorer, newest first (docs/contract.md, "Explorer")."""
+
+    results: list[StoredFeedback]
+    next: str | None = Field(description="the next page (same filters and limit), or null")
+
+
+class Choices(Answer):
+    """Values a filter may take that start with what was typed: a typeahead's suggestions."""
+
+    values: list[str]

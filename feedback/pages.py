@@ -33,7 +33,7 @@ QUEUE_PAGE_SIZE = 20
 @requires(Action.READ_TURNS)
 def turn_list(request: HttpRequest, principal: Principal) -> HttpResponse:
     component, session = request.GET.get("component", ""), request.GET.get("session", "")
-    turns = selectors.turn_queue(component_name=component, session_id=session)
+    turns = selectors.turn_queue(component_name=component, session_id=session, viewer=principal)
     paginator = Paginator(turns, QUEUE_PAGE_SIZE)
     context = {
         "page_obj": paginator.get_page(request.GET.get("page")),
@@ -51,17 +51,17 @@ def turn_rate(request: HttpRequest, principal: Principal, pk: int) -> HttpRespon
     turn = get_object_or_404(Turn, pk=pk)
     if request.method != "POST":
         form = RatingForm(initial={"feedback_id": new_feedback_id()})
-        return _rate_page(request, turn, form)
+        return _rate_page(request, principal, turn, form)
     form = RatingForm(request.POST)
     if not form.is_valid():
-        return _rate_page(request, turn, form, status=400)
+        return _rate_page(request, principal, turn, form, status=400)
     try:
         feedback_record(principal=principal, feedbacks=[_feedback(turn, form)])
     except LearnError as error:
         show_learn_error(form, error, RATING_LOCS)
-        return _rate_page(request, turn, form, status=400)
+        return _rate_page(request, principal, turn, form, status=400)
     messages.success(request, f"Rated {turn.correlation_id}. Thank you!")
-    following = selectors.next_unrated_turn(after=turn)
+    following = selectors.next_unrated_turn(after=turn, viewer=principal)
     if following is None:
         messages.info(request, "That was the last unrated turn in the queue.")
         return redirect("portal:turns")
@@ -98,9 +98,12 @@ def _excerpt(turn: Turn, rating: models.Feedback) -> str:
 
 
 def _rate_page(
-    request: HttpRequest, turn: Turn, form: RatingForm, status: int = 200
+    request: HttpRequest, principal: Principal, turn: Turn, form: RatingForm, status: int = 200
 ) -> HttpResponse:
-    ratings = [(rating, _excerpt(turn, rating)) for rating in selectors.turn_ratings(turn)]
+    ratings = [
+        (rating, _excerpt(turn, rating))
+        for rating in selectors.turn_ratings(turn, viewer=principal)
+    ]
     context = {
         "turn": turn,
         "form": form,

@@ -9,12 +9,17 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypedDict
 
 from django.db import connection
-from django.db.models import Exists, OuterRef, QuerySet
+from django.db.models import Exists, OuterRef, Q, QuerySet
 
 from feedback.models import ComponentStats, Experience, Feedback, Turn
+from learnportal.accounts.roles import Action
+from learnportal.protocol import FeedbackSource
 
 if TYPE_CHECKING:
     from django_stubs_ext import WithAnnotations
+
+    from feedback.filters import FeedbackFilters, Position
+    from learnportal.accounts.principals import Principal
 
 
 class Queued(TypedDict):
@@ -26,6 +31,79 @@ class Queued(TypedDict):
 # (component_name, reward, behaviour_prob) of one stored experience.
 ExperienceRow = tuple[str, float, float | None]
 CORRECTION_FIELDS = ("dimension", "comment", "correction", "annotator_id", "source")
+
+
+def counted_feedback() -> QuerySet[Feedback]:
+    """Feedback that counts: the lead will make it exclude retracted feedback at merge.
+
+    Every read of feedback by the explorer, the exports and the ratings of a turn starts here.
+    """
+    return Feedback.objects.all()
+
+
+MACHINE_SOURCES = (FeedbackSource.SELF.value, FeedbackSource.ENV.value)
+
+
+def sees_all_ratings(viewer: Principal | None) -> bool:
+    """Reviewers, admins and operators (no viewer: a command) see every person's ratings."""
+    return viewer is None or viewer.may(Action.SEE_ALL_RATINGS)
+
+
+def own_human(viewer: Principal) -> Q:
+    return Q(source=FeedbackSource.HUMAN.value, annotator_id=viewer.name)
+
+
+def blind(viewer: Principal | None) -> Q:
+    """The feedback a viewer may see in lists (docs/contract.md, "Blind" and "Explorer"): an
+    annotator sees their own human feedback and the agents' and environments' (`self`, `env`),
+    never another person's."""
+    if sees_all_ratings(viewer):
+        return Q()
+    assert viewer is not None
+    return Q(source__in=MACHINE_SOURCES) | own_human(viewer)
+
+
+def feedback_matching(filters: FeedbackFilters, *, viewer: Principal | None) -> QuerySet[Feedback]:
+    """The counted feedback that these filters match and this viewer may see, unordered."""
+    rows = counted_feedback().filter(blind(viewer))
+    exact = {
+        "source": filters.source,
+        "polarity": filters.polarity,
+        "dimension": filters.dimension,
+        "component_name": filters.component,
+        "annotator_id": filters.annotator,
+        "correlation_id": filters.correlation_id,
+    }
+    rows = rows.filter(**{field: value for field, value in exact.items() if value})
+    if filters.since is not None:
+        rows = rows.filter(ts__gte=filters.since)
+    if filters.until is not None:
+        rows = rows.filter(ts__lt=filters.until)
+    if filters.has_correction is True:
+        rows = rows.exclude(correction="")
+    elif filters.has_correction is False:
+        rows = rows.filter(correction="")
+    return rows
+
+
+def feedback_page(
+    filters: FeedbackFilters, *, viewer: Principal | None, after: Position | None, limit: int
+) -> tuple[list[Feedback], Position | None]:
+    """One page of the explorer, newest first (ts, then id), and where the next one starts.
+
+    Keyset pagination on (ts, id), which the indexes of feedback/migrations/0004_explorer.py
+    serve with each filter: the bound `ts <= t` is what lets the database seek to the page
+    instead of counting past the rows above it, so a deep page costs what the first does.
+    """
+    rows = feedback_matching(filters, viewer=viewer)
+    if after is not None:
+        ts, pk = after
+        rows = rows.filter(Q(ts__lte=ts), Q(ts__lt=ts) | Q(id__lt=pk))
+    page = list(rows.order_by("-ts", "-id")[: limit + 1])
+    if len(page) <= limit:
+        return page, None
+    last = page[limit - 1]
+    return page[:limit], (last.ts, last.id)
 
 
 def component_names() -> list[str]:
@@ -79,17 +157,25 @@ def experience_window(limit: int) -> list[ExperienceRow]:
 def corrections(component_name: str, limit: int) -> list[dict[str, str]]:
     """A component's newest corrective feedbacks: what to do instead, and who said so."""
     return list(
-        Feedback.objects.filter(component_name=component_name, polarity="corrective")
+        counted_feedback()
+        .filter(component_name=component_name, polarity="corrective")
         .order_by("-ts")
         .values(*CORRECTION_FIELDS)[:limit]
     )
 
 
 def turn_queue(
-    *, component_name: str = "", session_id: str = ""
+    *, component_name: str = "", session_id: str = "", viewer: Principal | None = None
 ) -> QuerySet[WithAnnotations[Turn, Queued]]:
-    """The annotators' queue, each turn annotated `rated`: unrated first, then newest first."""
-    rated = Feedback.objects.filter(correlation_id=OuterRef("correlation_id"))
+    """The annotators' queue, each turn annotated `rated`: unrated first, then newest first.
+
+    Blind: to an annotator `rated` means rated by them, so that the queue tells them nothing
+    of other people's ratings.
+    """
+    rated = counted_feedback().filter(correlation_id=OuterRef("correlation_id"))
+    if not sees_all_ratings(viewer):
+        assert viewer is not None
+        rated = rated.filter(own_human(viewer))
     turns = Turn.objects.annotate(rated=Exists(rated))
     if component_name:
         turns = turns.filter(component_name=component_name)
@@ -102,9 +188,9 @@ def unrated_turn_count() -> int:
     return turn_queue().filter(rated=False).count()
 
 
-def next_unrated_turn(*, after: Turn) -> Turn | None:
+def next_unrated_turn(*, after: Turn, viewer: Principal | None = None) -> Turn | None:
     """The turn to rate next: the queue's first unrated one other than `after`."""
-    return turn_queue().filter(rated=False).exclude(pk=after.pk).first()
+    return turn_queue(viewer=viewer).filter(rated=False).exclude(pk=after.pk).first()
 
 
 def queue_filters() -> dict[str, list[str]]:
@@ -119,9 +205,20 @@ def queue_filters() -> dict[str, list[str]]:
     return {"components": distinct("component_name"), "sessions": distinct("session_id")}
 
 
-def turn_ratings(turn: Turn) -> list[Feedback]:
-    return list(Feedback.objects.filter(correlation_id=turn.correlation_id).order_by("-ts", "-id"))
+def turn_ratings(turn: Turn, *, viewer: Principal | None) -> list[Feedback]:
+    """A turn's ratings that this viewer may see, newest first (docs/contract.md, "Blind"): an
+    annotator sees other people's only once they have rated the turn themselves."""
+    ratings = counted_feedback().filter(correlation_id=turn.correlation_id)
+    if not sees_all_ratings(viewer):
+        assert viewer is not None
+        if not ratings.filter(own_human(viewer)).exists():
+            ratings = ratings.filter(blind(viewer))
+    return list(ratings.order_by("-ts", "-id"))
+
+
+def turn_by_correlation(correlation_id: str) -> Turn | None:
+    return Turn.objects.filter(correlation_id=correlation_id).first() if correlation_id else None
 
 
 def feedback_count() -> int:
-    return Feedback.objects.count()
+    return counted_feedback().count()

@@ -36,6 +36,9 @@ class Action(StrEnum):
     MANAGE_STEPS = "change step settings"
     REPORT_RUNS = "report step runs"
     READ_SKILLS = "read the learning store"
+    EXPLORE = "explore feedback"
+    EXPORT = "export feedback"
+    SEE_ALL_RATINGS = "see every person's ratings"
 
 
 ALLOWED: dict[Action, frozenset[Role]] = {
@@ -54,4 +57,9 @@ ALLOWED: dict[Action, frozenset[Role]] = {
     Action.MANAGE_STEPS: frozenset({Role.ADMIN}),
     Action.REPORT_RUNS: MACHINES_AND_ADMIN,
     Action.READ_SKILLS: EVERYONE,
+    # The people's side (docs/contract.md): the explorer is for people; an annotator is blind
+    # to other people's ratings, reviewers and admins see all.
+    Action.EXPLORE: HUMAN_ROLES,
+    Action.EXPORT: frozenset({Role.REVIEWER, Role.ADMIN}),
+    Action.SEE_ALL_RATINGS: frozenset({Role.REVIEWER, Role.ADMIN}),
 }
