@@ -73,14 +73,15 @@ def as_items(rows: list[Feedback]) -> list[StoredFeedback]:
 
 
 def feedback_items(
-    rows: QuerySet[Feedback] | None = None, *, batch: int = BATCH
+    rows: QuerySet[Feedback] | None = None, *, batch: int | None = None
 ) -> Iterator[list[StoredFeedback]]:
     """The rows (all counted feedback by default) as protocol objects, oldest first, one list a
     batch: keyset batches on `id`, never OFFSET and never every row at once."""
     rows = (counted_feedback() if rows is None else rows).order_by("id")
+    size = batch or BATCH
     last_id = 0
     while True:
-        page = list(rows.filter(id__gt=last_id)[:batch])
+        page = list(rows.filter(id__gt=last_id)[:size])
         if not page:
             return
         last_id = page[-1].id
@@ -156,7 +157,7 @@ FORMATS: dict[str, Format] = {
 
 
 def export_records(
-    name: str, rows: QuerySet[Feedback] | None = None, *, batch: int = BATCH
+    name: str, rows: QuerySet[Feedback] | None = None, *, batch: int | None = None
 ) -> Iterator[list[Record]]:
     """The lines of format `name` for these rows (all counted feedback by default), one list
     a batch of rows (a batch may give no line)."""
@@ -169,7 +170,7 @@ def export_records(
 
 
 def export_chunks(
-    name: str, rows: QuerySet[Feedback] | None = None, *, batch: int = BATCH
+    name: str, rows: QuerySet[Feedback] | None = None, *, batch: int | None = None
 ) -> Iterator[bytes]:
     """JSON lines of format `name`, one bytes chunk a batch: what a streamed response sends."""
     for records in export_records(name, rows, batch=batch):
