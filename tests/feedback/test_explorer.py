@@ -285,7 +285,7 @@ def test_a_deep_cursor_page_is_exact_and_reads_no_offset(agent: Actor, rev: Acto
 
 def test_the_next_link_keeps_the_filters(four: None, agent: Actor, rev: Actor) -> None:
     many(agent, 5)
-    first = rev.client.get(URL, {"source": "self", "since": "0", "limit": 2}).json()
+    first = rev.client.get(URL, {"source": "self", "since": "0", "limit": "2"}).json()
     query = parse_qs(urlparse(first["next"]).query)
     assert query["source"] == ["self"] and query["since"] == ["0.0"] and query["limit"] == ["2"]
     assert walk(rev, source="self", limit=2) == ids(rev, source="self", limit=500)

@@ -93,6 +93,7 @@ def test_memory_stays_flat_as_the_export_grows_tenfold(
 def test_the_stream_sends_one_chunk_a_batch_not_one_body(rev: Actor) -> None:
     store(5000)
     response = rev.client.get("/api/exports/rewards.jsonl")
+    assert isinstance(response, StreamingHttpResponse)
     chunks = list(response.streaming_content)
     assert len(chunks) >= 3
     assert sum(chunk.count(b"\n") for chunk in chunks) == 5000
@@ -121,6 +122,7 @@ def test_every_format_loads_in_datasets(
     store(40)
     path = tmp_path / f"{kind}.jsonl"
     response = rev.client.get(f"/api/exports/{kind}.jsonl")
+    assert isinstance(response, StreamingHttpResponse)
     path.write_bytes(b"".join(response.streaming_content))
     dataset = datasets.load_dataset(
         "json", data_files=str(path), split="train", cache_dir=str(tmp_path / "cache")
