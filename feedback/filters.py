@@ -43,7 +43,10 @@ class FeedbackFilters(QueryModel):
     def as_params(self) -> dict[str, str]:
         """The filters that are set, as query parameters (for links that keep them)."""
         params: dict[str, str] = {}
-        for name, value in self.model_dump(exclude_none=True, mode="json").items():
+        dumped = self.model_dump(
+            include=set(FeedbackFilters.model_fields), exclude_none=True, mode="json"
+        )
+        for name, value in dumped.items():
             if value == "":
                 continue
             params[name] = ("true" if value else "false") if isinstance(value, bool) else str(value)

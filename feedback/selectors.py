@@ -12,6 +12,7 @@ from django.db import connection
 from django.db.models import Exists, OuterRef, Q, QuerySet
 
 from feedback.models import ComponentStats, Experience, Feedback, Turn
+from learnportal.accounts.models import User
 from learnportal.accounts.roles import Action
 from learnportal.protocol import FeedbackSource
 
@@ -218,6 +219,22 @@ def turn_ratings(turn: Turn, *, viewer: Principal | None) -> list[Feedback]:
 
 def turn_by_correlation(correlation_id: str) -> Turn | None:
     return Turn.objects.filter(correlation_id=correlation_id).first() if correlation_id else None
+
+
+def turn_ids(correlation_ids: set[str]) -> dict[str, int]:
+    """The queued turn of each correlation_id that has one, in one query."""
+    return dict(
+        Turn.objects.filter(correlation_id__in=correlation_ids).values_list("correlation_id", "id")
+    )
+
+
+def people_names(limit: int) -> list[str]:
+    """Usernames of active people, for an annotator filter's suggestions."""
+    return list(
+        User.objects.filter(is_active=True)
+        .order_by("username")
+        .values_list("username", flat=True)[:limit]
+    )
 
 
 def feedback_count() -> int:

@@ -16,4 +16,6 @@ urlpatterns = [
 page_urlpatterns = [
     path("turns/", pages.turn_list, name="turns"),
     path("turns/<int:pk>/", pages.turn_rate, name="rate"),
+    path("explorer/", pages.explorer, name="explorer"),
+    path("explorer/turns/<int:pk>/", pages.turn_detail, name="turn_detail"),
 ]

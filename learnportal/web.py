@@ -43,6 +43,7 @@ def nav_links(principal: Principal | None) -> dict[str, bool]:
         return {}
     return {
         "rate": principal.may(Action.FEEDBACK) and principal.may(Action.READ_TURNS),
+        "explorer": principal.may(Action.EXPLORE),
         "plans": principal.may(Action.DECIDE),
         "history": principal.may(Action.HISTORY),
     }
