@@ -54,7 +54,9 @@ class FeedbackFilters(QueryModel):
 
 
 class FeedbackQuery(FeedbackFilters):
-    cursor: QueryText = Field(default="", description="opaque: from a page's next")
+    cursor: str = Field(
+        default="", pattern=r"^[A-Za-z0-9_:.\-]*$", description="opaque: from a page's next"
+    )
     limit: QueryInt = Field(default=50, ge=1, le=MAX_LIMIT, description="feedbacks a page")
 
 
