@@ -87,6 +87,17 @@ def feedback_matching(filters: FeedbackFilters, *, viewer: Principal | None) -> 
     return rows
 
 
+def feedback_page_rows(
+    filters: FeedbackFilters, *, viewer: Principal | None, after: Position | None
+) -> QuerySet[Feedback]:
+    """The explorer's rows from a position on, newest first: the query a page reads."""
+    rows = feedback_matching(filters, viewer=viewer)
+    if after is not None:
+        ts, pk = after
+        rows = rows.filter(Q(ts__lte=ts), Q(ts__lt=ts) | Q(id__lt=pk))
+    return rows.order_by("-ts", "-id")
+
+
 def feedback_page(
     filters: FeedbackFilters, *, viewer: Principal | None, after: Position | None, limit: int
 ) -> tuple[list[Feedback], Position | None]:
@@ -96,11 +107,7 @@ def feedback_page(
     serve with each filter: the bound `ts <= t` is what lets the database seek to the page
     instead of counting past the rows above it, so a deep page costs what the first does.
     """
-    rows = feedback_matching(filters, viewer=viewer)
-    if after is not None:
-        ts, pk = after
-        rows = rows.filter(Q(ts__lte=ts), Q(ts__lt=ts) | Q(id__lt=pk))
-    page = list(rows.order_by("-ts", "-id")[: limit + 1])
+    page = list(feedback_page_rows(filters, viewer=viewer, after=after)[: limit + 1])
     if len(page) <= limit:
         return page, None
     last = page[limit - 1]

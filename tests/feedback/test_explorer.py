@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs, urlparse
 
@@ -11,7 +12,7 @@ from django.test.utils import CaptureQueriesContext
 
 from feedback.filters import FeedbackFilters
 from feedback.models import Feedback
-from feedback.selectors import feedback_matching
+from feedback.selectors import feedback_page_rows
 from tests.builders import feedback, feedback_req, turn
 
 if TYPE_CHECKING:
@@ -308,8 +309,9 @@ PLANNED = [
 
 
 def page_sql(params: dict[str, str]) -> tuple[str, tuple[Any, ...]]:
-    rows = feedback_matching(FeedbackFilters.model_validate(params), viewer=None)
-    rows = rows.filter(ts__lte=1e12).order_by("-ts", "-id")[:51]
+    """The SQL of a page after a cursor, as the explorer reads it."""
+    filters = FeedbackFilters.model_validate(params)
+    rows = feedback_page_rows(filters, viewer=None, after=(1e12, 10**9))[:51]
     sql, sql_params = rows.query.sql_with_params()
     return sql, sql_params
 
@@ -328,7 +330,10 @@ def test_every_filter_is_served_by_an_index_in_its_order(
             cursor.execute(f"EXPLAIN {sql}", sql_params)
             plan = "\n".join(row[0] for row in cursor.fetchall())
             assert "Index" in plan and "Sort" not in plan, plan
+            # The cursor's bound is a condition of the index, not a filter after it.
+            assert re.search(r"Index Cond: .*\bts <=", plan), plan
         else:
             cursor.execute(f"EXPLAIN QUERY PLAN {sql}", sql_params)
             plan = "\n".join(str(row[-1]) for row in cursor.fetchall())
             assert "feedback_" in plan and "TEMP B-TREE" not in plan, plan
+            assert "ts<?" in plan, plan  # the cursor's bound is a range of the index
