@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import time
 import tracemalloc
+import warnings
 from typing import TYPE_CHECKING
 
 import orjson
@@ -144,3 +145,29 @@ def test_every_format_loads_in_datasets(
 
 def test_the_formats_are_the_contracts_five() -> None:
     assert set(FORMATS) == {"preferences", "rewards", "trl", "openai-dpo", "kto"}
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_over_asgi_the_export_streams_chunk_by_chunk_without_a_list(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Served by ASGI (as `make run` serves it), a sync iterator would be made into a list
+    first, with a warning; the export hands ASGI an async iterator that pulls one batch a time."""
+    from asgiref.sync import sync_to_async
+    from django.test import AsyncClient
+
+    from tests.harness import human_actor
+
+    monkeypatch.setattr(exports, "BATCH", 100)
+    actor = await sync_to_async(human_actor)("asgi-rev", "reviewer")
+    await sync_to_async(store)(450)
+    client = AsyncClient()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # Django's "must consume synchronous iterators"
+        response = await client.get(
+            "/api/exports/rewards.jsonl", headers={"Authorization": f"Bearer {actor.token}"}
+        )
+        assert isinstance(response, StreamingHttpResponse) and response.is_async, response
+        chunks = [chunk async for chunk in response.streaming_content]  # type: ignore[union-attr]
+    assert len(chunks) == 5
+    assert sum(chunk.count(b"\n") for chunk in chunks) == 450
