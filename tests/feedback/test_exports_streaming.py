@@ -168,6 +168,6 @@ async def test_over_asgi_the_export_streams_chunk_by_chunk_without_a_list(
             "/api/exports/rewards.jsonl", headers={"Authorization": f"Bearer {actor.token}"}
         )
         assert isinstance(response, StreamingHttpResponse) and response.is_async, response
-        chunks = [chunk async for chunk in response.streaming_content]  # type: ignore[union-attr]
+        chunks = [chunk async for chunk in response.streaming_content]
     assert len(chunks) == 5
     assert sum(chunk.count(b"\n") for chunk in chunks) == 450
