@@ -337,3 +337,20 @@ def test_every_filter_is_served_by_an_index_in_its_order(
             plan = "\n".join(str(row[-1]) for row in cursor.fetchall())
             assert "feedback_" in plan and "TEMP B-TREE" not in plan, plan
             assert "ts<?" in plan, plan  # the cursor's bound is a range of the index
+
+
+def test_the_turns_list_tells_an_annotator_only_what_they_rated(
+    agent: Actor, ann: Actor, rev: Actor
+) -> None:
+    queued = {"turns": [{"correlation_id": c, "rated_turn": turn()} for c in ("t-1", "t-2")]}
+    assert agent.rest("post", "/api/turns/", queued).status_code == 201
+    send(rev, feedback(correlation_id="t-1"))
+
+    def unrated(actor: Actor) -> list[str]:
+        body = actor.client.get("/api/turns/", {"unrated": "true"}).json()
+        return sorted(t["correlation_id"] for t in body["results"])
+
+    assert unrated(rev) == ["t-2"]
+    assert unrated(ann) == ["t-1", "t-2"]  # rev's rating of t-1 is not ann's to know
+    send(ann, feedback(correlation_id="t-2"))
+    assert unrated(ann) == ["t-1"]
