@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING, Any
 import orjson
 from pydantic import ConfigDict, Field
 
+from learnportal.protocol import Feedback as FeedbackItem
+from learnportal.protocol import RatedTurn
 from learnportal.protocol.models import Answer
 
 if TYPE_CHECKING:
@@ -95,3 +97,27 @@ class QueueUndone(Answer):
         description="epoch seconds; null when the caller still has another rating of this turn "
         "that counts, so it is not leased back"
     )
+
+
+class StoredRatedTurn(RatedTurn):
+    """The spec's RatedTurn as the host answers it (its schema: every field present)."""
+
+
+class StoredFeedback(FeedbackItem):
+    """The spec's Feedback as stored, with the host's `component_name` (docs/contract.md):
+    what the explorer lists, built from a row by feedback.exports.as_items."""
+
+    rated_turn: StoredRatedTurn | None = None
+
+
+class FeedbackPage(Answer):
+    """A page of the explorer, newest first (docs/contract.md, "Explorer")."""
+
+    results: list[StoredFeedback]
+    next: str | None = Field(description="the next page (same filters and limit), or null")
+
+
+class Choices(Answer):
+    """Values a filter may take that start with what was typed: a typeahead's suggestions."""
+
+    values: list[str]

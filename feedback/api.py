@@ -4,18 +4,39 @@
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
+from urllib.parse import urlencode
 
+from asgiref.sync import sync_to_async
 from django.conf import settings
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from django.core.handlers.asgi import ASGIRequest
+from django.http import StreamingHttpResponse
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from pydantic import Field
 from rest_framework.exceptions import NotFound
 from rest_framework.pagination import Cursor, CursorPagination
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from feedback.answers import QueueLeased, QueueTurn, QueueUndone, Turn, TurnPage, TurnsCreated
+from feedback.answers import (
+    FeedbackPage,
+    QueueLeased,
+    QueueTurn,
+    QueueUndone,
+    Turn,
+    TurnPage,
+    TurnsCreated,
+)
+from feedback.exports import FORMATS, as_items, export_chunks
+from feedback.filters import (
+    FeedbackFilters,
+    FeedbackQuery,
+    decode_cursor,
+    encode_cursor,
+    parse_feedback_query,
+    parse_filters,
+)
 from feedback.queue import queue_held, queue_next, queue_release, queue_skip, queue_undo
-from feedback.selectors import turn_queue
+from feedback.selectors import feedback_matching, feedback_page, turn_queue
 from feedback.services import TurnInput, turns_submit
 from learnportal.accounts.authentication import principal_of
 from learnportal.accounts.roles import Action
@@ -33,6 +54,8 @@ from learnportal.protocol.models import INT64, Name, RequiredName, StrictModel
 from learnportal.protocol.wire import parse_body
 
 if TYPE_CHECKING:
+    from collections.abc import AsyncIterator, Iterator
+
     from rest_framework.request import Request
 
 
@@ -52,7 +75,9 @@ class TurnsQuery(QueryModel):
     component_name: QueryText = ""
     correlation_id: QueryText = ""
     unrated: QueryBool = Field(
-        default=False, description="only turns that still need human ratings"
+        default=False,
+        description="only turns that still need human ratings (to an annotator: that they have "
+        "not rated themselves)",
     )
     cursor: QueryText = Field(default="", description="opaque: from a page's next or previous")
     limit: QueryInt = Field(default=50, ge=1, le=500, description="turns a page")
@@ -88,7 +113,11 @@ class TurnsView(APIView):
     def get(self, request: Request) -> Response:
         principal_of(request).require(Action.READ_TURNS)
         query = parse_query(TurnsQuery, request.query_params)
-        turns = turn_queue(component_name=query.component_name, session_id=query.session_id)
+        turns = turn_queue(
+            component_name=query.component_name,
+            session_id=query.session_id,
+            viewer=principal_of(request),
+        )
         if query.correlation_id:
             turns = turns.filter(correlation_id=query.correlation_id)
         if query.unrated:
@@ -231,3 +260,97 @@ class QueueUndoView(APIView):
         turn = queue_undo(principal, body.feedback_id)
         answer = QueueUndone(turn=QueueTurn.of(turn), lease_expires=queue_held(principal, turn.pk))
         return Response(answer.model_dump(mode="json"))
+
+
+class FeedbackView(APIView):
+    """The explorer's list (docs/contract.md, "Explorer"), blind for annotators."""
+
+    parser_classes = []
+
+    @extend_schema(
+        summary="List feedback, newest first, with filters and a cursor",
+        parameters=query_parameters(FeedbackQuery),
+        responses={
+            200: FeedbackPage,
+            403: OpenApiResponse(description="agents and environments do not read feedback"),
+        },
+    )
+    def get(self, request: Request) -> Response:
+        principal = principal_of(request)
+        principal.require(Action.EXPLORE)
+        query = parse_feedback_query(request.query_params)
+        rows, last = feedback_page(
+            query, viewer=principal, after=decode_cursor(query.cursor), limit=query.limit
+        )
+        following = None
+        if last is not None:
+            params = {**query.as_params(), "limit": str(query.limit), "cursor": encode_cursor(last)}
+            following = request.build_absolute_uri(f"{request.path}?{urlencode(params)}")
+        answer = FeedbackPage(results=as_items(rows), next=following)
+        return Response(answer.model_dump(mode="json"))
+
+
+JSONL = "application/jsonl"
+
+
+def streamed(request: Request, chunks: Iterator[bytes], filename: str) -> StreamingHttpResponse:
+    """A streamed download of `chunks`, consumed one at a time by either server.
+
+    Django consumes a sync iterator served over ASGI (and an async one over WSGI) by first
+    making a list of it; so over ASGI each chunk is pulled in the request's thread (the one
+    whose database connection the iterator reads with) by an async iterator instead.
+    """
+    content: Iterator[bytes] | AsyncIterator[bytes] = chunks
+    if isinstance(request._request, ASGIRequest):
+        content = _pulled(chunks)
+    response = StreamingHttpResponse(content, content_type=JSONL)
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response
+
+
+async def _pulled(chunks: Iterator[bytes]) -> AsyncIterator[bytes]:
+    def pull() -> bytes | None:
+        return next(chunks, None)
+
+    step = sync_to_async(pull, thread_sensitive=True)
+    while (chunk := await step()) is not None:
+        yield chunk
+
+
+class ExportView(APIView):
+    """Training data from the feedback the explorer's filters match, streamed, with no limit."""
+
+    parser_classes = []
+
+    @extend_schema(
+        summary="Export feedback as JSON lines (preferences, rewards, trl, openai-dpo, kto)",
+        parameters=[
+            OpenApiParameter(
+                "kind",
+                {"type": "string", "enum": list(FORMATS)},
+                OpenApiParameter.PATH,
+                description="the format: see docs/contract.md, Exports",
+            ),
+            *query_parameters(FeedbackFilters),
+        ],
+        responses={
+            (200, JSONL): OpenApiResponse(
+                response={"type": "string"},
+                description="one JSON object a line, streamed",
+            ),
+            403: OpenApiResponse(description="only reviewers and admins export"),
+            404: OpenApiResponse(description="an unknown format"),
+        },
+    )
+    def get(self, request: Request, kind: str) -> StreamingHttpResponse:
+        principal = principal_of(request)
+        principal.require(Action.EXPORT)
+        if kind not in FORMATS:
+            raise LearnError(
+                ErrorCode.NOT_FOUND,
+                f"No export format {kind!r}; the formats are {', '.join(FORMATS)}.",
+                [detail(["format"], "unknown format")],
+            )
+        filters = parse_filters(request.query_params)
+        rows = feedback_matching(filters, viewer=principal)
+        return streamed(request, export_chunks(kind, rows), f"{kind}.jsonl")

@@ -1,52 +1,61 @@
-"""Training data from stored feedback, in the derivation shapes of the spec (docs/learning-capability-spec.txt)."""
+"""Training data from stored feedback: the derivation shapes of the spec
+(docs/learning-capability-spec.txt) and the export formats of docs/contract.md ("Exports"), one
+module for `GET /api/exports/<format>.jsonl`, the explorer and the export commands.
+
+Stored rows become protocol objects in one place (`as_items`), which the explorer's answers use
+too. An export reads in keyset batches on `id`, so its memory stays flat however many rows match.
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import orjson
 
+from feedback.answers import StoredFeedback, StoredRatedTurn
 from feedback.models import Feedback, Turn
-from learnportal.protocol import Feedback as FeedbackItem
-from learnportal.protocol import FeedbackDimension, FeedbackPolarity, FeedbackSource, RatedTurn
+from feedback.selectors import counted_feedback
+from learnportal.protocol import FeedbackDimension, FeedbackPolarity, FeedbackSource
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Callable, Iterator
+
+    from django.db.models import QuerySet
+
+    from learnportal.protocol import Feedback as FeedbackItem
+
+BATCH = 2000
+Record = dict[str, Any]
 
 
-def _turn_for(row: Feedback, turns: dict[str, RatedTurn]) -> RatedTurn | None:
+def _stored_turn(row: Feedback, turns: dict[str, StoredRatedTurn]) -> StoredRatedTurn | None:
     if row.rated_turn:
-        return RatedTurn.model_validate_json(row.rated_turn)
+        return StoredRatedTurn.model_validate_json(row.rated_turn)
     return turns.get(row.correlation_id)
 
 
-def feedback_items(*, corrective_only: bool = False, chunk: int = 2000) -> Iterator[FeedbackItem]:
-    """Stored feedback as protocol objects, each with its rated turn (stored or queued)."""
-    rows = Feedback.objects.order_by("id")
-    if corrective_only:
-        rows = rows.filter(polarity="corrective")
-    last_id = 0
-    while True:
-        page = list(rows.filter(id__gt=last_id)[:chunk])
-        if not page:
-            return
-        last_id = page[-1].id
-        keys = {r.correlation_id for r in page if not r.rated_turn and r.correlation_id}
-        turns = {
-            t.correlation_id: RatedTurn(
-                prompt=t.prompt, response=t.response, model=t.model, version=t.version
-            )
-            for t in Turn.objects.filter(correlation_id__in=keys)
-        }
-        for row in page:
-            # The host stores a span's two ends together, or neither.
-            start, end = row.span_start, row.span_end
-            span = (start, end) if start is not None and end is not None else None
-            yield FeedbackItem.model_construct(
+def as_items(rows: list[Feedback]) -> list[StoredFeedback]:
+    """Stored feedback as the spec's Feedback, each with its rated turn (stored with it, or the
+    queued turn of its correlation_id), in two queries whatever the number of rows."""
+    keys = {r.correlation_id for r in rows if not r.rated_turn and r.correlation_id}
+    turns = {
+        t.correlation_id: StoredRatedTurn(
+            prompt=t.prompt, response=t.response, model=t.model, version=t.version
+        )
+        for t in Turn.objects.filter(correlation_id__in=keys)
+    }
+    items = []
+    for row in rows:
+        # The host stores a span's two ends together, or neither.
+        start, end = row.span_start, row.span_end
+        span = (start, end) if start is not None and end is not None else None
+        items.append(
+            StoredFeedback.model_construct(
                 feedback_id=row.feedback_id,
                 correlation_id=row.correlation_id,
                 session_id=row.session_id,
-                rated_turn=_turn_for(row, turns),
+                rated_turn=_stored_turn(row, turns),
                 polarity=FeedbackPolarity(row.polarity),
                 score=row.score,
                 dimension=FeedbackDimension(row.dimension),
@@ -59,23 +68,120 @@ def feedback_items(*, corrective_only: bool = False, chunk: int = 2000) -> Itera
                 ts=row.ts,
                 component_name=row.component_name,
             )
+        )
+    return items
 
 
-def preference_pairs() -> Iterator[dict[str, Any]]:
-    for item in feedback_items(corrective_only=True):
-        if (pair := item.to_preference_pair()) is not None:
-            yield pair
+def feedback_items(
+    rows: QuerySet[Feedback] | None = None, *, batch: int | None = None
+) -> Iterator[list[StoredFeedback]]:
+    """The rows (all counted feedback by default) as protocol objects, oldest first, one list a
+    batch: keyset batches on `id`, never OFFSET and never every row at once."""
+    rows = (counted_feedback() if rows is None else rows).order_by("id")
+    size = batch or BATCH
+    last_id = 0
+    while True:
+        page = list(rows.filter(id__gt=last_id)[:size])
+        if not page:
+            return
+        last_id = page[-1].id
+        yield as_items(page)
 
 
-def reward_samples() -> Iterator[dict[str, Any]]:
-    for item in feedback_items():
-        if (sample := item.to_reward_sample()) is not None:
-            yield sample
+# --- the formats --------------------------------------------------------------------------------
 
 
-def write_jsonl(records: Iterator[dict[str, Any]], stream: Any) -> int:
+def spliced(item: FeedbackItem) -> str:
+    """The response with its correction put in: the span [start, end) replaced by the
+    correction, or the correction alone when the feedback names no span."""
+    assert item.rated_turn is not None
+    if item.correction_span is None:
+        return item.correction
+    start, end = item.correction_span
+    response = item.rated_turn.response
+    return response[:start] + item.correction + response[end:]
+
+
+def _trl(item: FeedbackItem) -> Record | None:
+    if item.to_preference_pair() is None:
+        return None
+    assert item.rated_turn is not None
+    return {
+        "prompt": item.rated_turn.prompt,
+        "chosen": spliced(item),
+        "rejected": item.rated_turn.response,
+    }
+
+
+def _openai_dpo(item: FeedbackItem) -> Record | None:
+    pair = _trl(item)
+    if pair is None:
+        return None
+    return {
+        "input": {"messages": [{"role": "user", "content": pair["prompt"]}]},
+        "preferred_output": [{"role": "assistant", "content": pair["chosen"]}],
+        "non_preferred_output": [{"role": "assistant", "content": pair["rejected"]}],
+    }
+
+
+def _kto(item: FeedbackItem) -> Record | None:
+    if item.rated_turn is None or item.polarity not in KTO_LABELS:
+        return None
+    return {
+        "prompt": item.rated_turn.prompt,
+        "completion": item.rated_turn.response,
+        "label": KTO_LABELS[item.polarity],
+    }
+
+
+KTO_LABELS = {FeedbackPolarity.POSITIVE: True, FeedbackPolarity.NEGATIVE: False}
+
+
+@dataclass(frozen=True)
+class Format:
+    """One export format: the line of one feedback (None: the feedback gives no line), and the
+    polarities that can give one (so the database leaves the others out)."""
+
+    line: Callable[[FeedbackItem], Record | None]
+    polarities: tuple[FeedbackPolarity, ...] = ()
+
+
+PAIR_POLARITIES = (FeedbackPolarity.CORRECTIVE,)
+FORMATS: dict[str, Format] = {
+    "preferences": Format(lambda item: item.to_preference_pair(), PAIR_POLARITIES),
+    "rewards": Format(lambda item: item.to_reward_sample()),
+    "trl": Format(_trl, PAIR_POLARITIES),
+    "openai-dpo": Format(_openai_dpo, PAIR_POLARITIES),
+    "kto": Format(_kto, tuple(KTO_LABELS)),
+}
+
+
+def export_records(
+    name: str, rows: QuerySet[Feedback] | None = None, *, batch: int | None = None
+) -> Iterator[list[Record]]:
+    """The lines of format `name` for these rows (all counted feedback by default), one list
+    a batch of rows (a batch may give no line)."""
+    fmt = FORMATS[name]
+    rows = counted_feedback() if rows is None else rows
+    if fmt.polarities:
+        rows = rows.filter(polarity__in=[p.value for p in fmt.polarities])
+    for items in feedback_items(rows, batch=batch):
+        yield [record for item in items if (record := fmt.line(item)) is not None]
+
+
+def export_chunks(
+    name: str, rows: QuerySet[Feedback] | None = None, *, batch: int | None = None
+) -> Iterator[bytes]:
+    """JSON lines of format `name`, one bytes chunk a batch: what a streamed response sends."""
+    for records in export_records(name, rows, batch=batch):
+        if records:
+            yield b"".join(orjson.dumps(record) + b"\n" for record in records)
+
+
+def write_jsonl(chunks: Iterator[bytes], stream: Any) -> int:
+    """Write the chunks; the number of lines written."""
     count = 0
-    for record in records:
-        stream.write(orjson.dumps(record) + b"\n")
-        count += 1
+    for chunk in chunks:
+        stream.write(chunk)
+        count += chunk.count(b"\n")
     return count

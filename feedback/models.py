@@ -49,12 +49,13 @@ class Turn(models.Model):
 
 
 class Feedback(models.Model):
+    # The explorer's filters are each served by an index (field, ts, id): see Meta.
     feedback_id = models.CharField(max_length=200, unique=True)
-    correlation_id = models.CharField(max_length=200, blank=True, db_index=True)
+    correlation_id = models.CharField(max_length=200, blank=True)
     session_id = models.CharField(max_length=200, blank=True)
-    component_name = models.CharField(max_length=200, blank=True, db_index=True)
+    component_name = models.CharField(max_length=200, blank=True)
     rated_turn = models.TextField(null=True, blank=True, help_text="JSON")
-    polarity = models.CharField(max_length=16, db_index=True)
+    polarity = models.CharField(max_length=16)
     score = models.FloatField()
     dimension = models.CharField(max_length=16)
     confidence = models.FloatField()
@@ -62,7 +63,7 @@ class Feedback(models.Model):
     correction = models.TextField(blank=True)
     span_start = models.IntegerField(null=True, blank=True)
     span_end = models.IntegerField(null=True, blank=True)
-    source = models.CharField(max_length=8, db_index=True)
+    source = models.CharField(max_length=8)
     annotator_id = models.CharField(max_length=150, blank=True)
     ts = models.FloatField()
     submitted_by = models.CharField(max_length=160, db_index=True)
@@ -70,9 +71,32 @@ class Feedback(models.Model):
     received = models.FloatField()
 
     class Meta:
+        # The explorer lists newest first by (ts, id), keyset-paginated: one index for the
+        # order alone, and one (field, ts, id) a filter, so that each filter with `since`,
+        # `until` and a cursor is one range of one index. These also serve the lookups of a
+        # field alone (a turn's ratings by correlation_id, a component's corrections), which
+        # single-column indexes served before. `has_correction=true` has a partial index;
+        # `false` (most feedback) reads the order's own.
         indexes = [
+            models.Index(fields=["ts", "id"], name="feedback_newest"),
             # A person's own ratings: the queue's "rated today", and "rated by me" per turn.
             models.Index(fields=["annotator_id", "received"], name="feedback_annotator_received"),
+            *(
+                models.Index(fields=[field, "ts", "id"], name=f"feedback_{short}_newest")
+                for field, short in (
+                    ("source", "source"),
+                    ("polarity", "polarity"),
+                    ("dimension", "dimension"),
+                    ("component_name", "component"),
+                    ("annotator_id", "annotator"),
+                    ("correlation_id", "correlation"),
+                )
+            ),
+            models.Index(
+                fields=["ts", "id"],
+                name="feedback_corrected_newest",
+                condition=~models.Q(correction=""),
+            ),
         ]
 
     def __str__(self) -> str:

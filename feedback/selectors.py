@@ -9,15 +9,17 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypedDict
 
 from django.db import connection
-from django.db.models import BooleanField, ExpressionWrapper, Q, QuerySet
+from django.db.models import BooleanField, Exists, ExpressionWrapper, OuterRef, Q, QuerySet
 
 from feedback.models import ComponentStats, Experience, Feedback, Turn
-from learnportal.accounts.roles import Role
+from learnportal.accounts.models import User
+from learnportal.accounts.roles import Action
 from learnportal.protocol import FeedbackSource
 
 if TYPE_CHECKING:
     from django_stubs_ext import WithAnnotations
 
+    from feedback.filters import FeedbackFilters, Position
     from learnportal.accounts.principals import Principal
 
 
@@ -30,6 +32,87 @@ class Queued(TypedDict):
 # (component_name, reward, behaviour_prob) of one stored experience.
 ExperienceRow = tuple[str, float, float | None]
 CORRECTION_FIELDS = ("dimension", "comment", "correction", "annotator_id", "source")
+
+
+def counted_feedback() -> QuerySet[Feedback]:
+    """The feedback that counts: every feedback but those their author retracted (an undo).
+
+    Everything that reads feedback as evidence (lists, exports, agreement, the queue) reads it
+    through here; a retracted rating stays stored, beside its Retraction record.
+    """
+    return Feedback.objects.filter(retraction__isnull=True)
+
+
+MACHINE_SOURCES = (FeedbackSource.SELF.value, FeedbackSource.ENV.value)
+
+
+def sees_all_ratings(viewer: Principal | None) -> bool:
+    """Reviewers, admins and operators (no viewer: a command) see every person's ratings."""
+    return viewer is None or viewer.may(Action.SEE_ALL_RATINGS)
+
+
+def own_human(viewer: Principal) -> Q:
+    return Q(source=FeedbackSource.HUMAN.value, annotator_id=viewer.name)
+
+
+def blind(viewer: Principal | None) -> Q:
+    """The feedback a viewer may see in lists (docs/contract.md, "Blind" and "Explorer"): an
+    annotator sees their own human feedback and the agents' and environments' (`self`, `env`),
+    never another person's."""
+    if sees_all_ratings(viewer):
+        return Q()
+    assert viewer is not None
+    return Q(source__in=MACHINE_SOURCES) | own_human(viewer)
+
+
+def feedback_matching(filters: FeedbackFilters, *, viewer: Principal | None) -> QuerySet[Feedback]:
+    """The counted feedback that these filters match and this viewer may see, unordered."""
+    rows = counted_feedback().filter(blind(viewer))
+    exact = {
+        "source": filters.source,
+        "polarity": filters.polarity,
+        "dimension": filters.dimension,
+        "component_name": filters.component,
+        "annotator_id": filters.annotator,
+        "correlation_id": filters.correlation_id,
+    }
+    rows = rows.filter(**{field: value for field, value in exact.items() if value})
+    if filters.since is not None:
+        rows = rows.filter(ts__gte=filters.since)
+    if filters.until is not None:
+        rows = rows.filter(ts__lt=filters.until)
+    if filters.has_correction is True:
+        rows = rows.exclude(correction="")
+    elif filters.has_correction is False:
+        rows = rows.filter(correction="")
+    return rows
+
+
+def feedback_page_rows(
+    filters: FeedbackFilters, *, viewer: Principal | None, after: Position | None
+) -> QuerySet[Feedback]:
+    """The explorer's rows from a position on, newest first: the query a page reads."""
+    rows = feedback_matching(filters, viewer=viewer)
+    if after is not None:
+        ts, pk = after
+        rows = rows.filter(Q(ts__lte=ts), Q(ts__lt=ts) | Q(id__lt=pk))
+    return rows.order_by("-ts", "-id")
+
+
+def feedback_page(
+    filters: FeedbackFilters, *, viewer: Principal | None, after: Position | None, limit: int
+) -> tuple[list[Feedback], Position | None]:
+    """One page of the explorer, newest first (ts, then id), and where the next one starts.
+
+    Keyset pagination on (ts, id), which the indexes of feedback/migrations/0004_explorer.py
+    serve with each filter: the bound `ts <= t` is what lets the database seek to the page
+    instead of counting past the rows above it, so a deep page costs what the first does.
+    """
+    page = list(feedback_page_rows(filters, viewer=viewer, after=after)[: limit + 1])
+    if len(page) <= limit:
+        return page, None
+    last = page[limit - 1]
+    return page[:limit], (last.ts, last.id)
 
 
 def component_names() -> list[str]:
@@ -83,32 +166,34 @@ def experience_window(limit: int) -> list[ExperienceRow]:
 def corrections(component_name: str, limit: int) -> list[dict[str, str]]:
     """A component's newest corrective feedbacks: what to do instead, and who said so."""
     return list(
-        Feedback.objects.filter(component_name=component_name, polarity="corrective")
+        counted_feedback()
+        .filter(component_name=component_name, polarity="corrective")
         .order_by("-ts")
         .values(*CORRECTION_FIELDS)[:limit]
     )
 
 
-def counted_feedback() -> QuerySet[Feedback]:
-    """The feedback that counts: every feedback but those their author retracted (an undo).
-
-    Everything that reads feedback as evidence (lists, exports, agreement, the queue) reads it
-    through here; a retracted rating stays stored, beside its Retraction record.
-    """
-    return Feedback.objects.filter(retraction__isnull=True)
-
-
 def turn_queue(
-    *, component_name: str = "", session_id: str = ""
+    *, component_name: str = "", session_id: str = "", viewer: Principal | None = None
 ) -> QuerySet[WithAnnotations[Turn, Queued]]:
     """The annotators' queue, each turn annotated `rated`: unrated first, then newest first.
 
     A turn is rated when it has the human ratings it needs from distinct people
     (LEARNPORTAL_RATINGS_PER_TURN); an agent's or environment's feedback never rates it. Read
     from the turn's own `ratings_needed` (feedback.queue_state), not counted per row.
+
+    Blind: to an annotator `rated` means rated by them, so that the queue tells them nothing
+    of other people's ratings.
     """
-    rated = ExpressionWrapper(Q(ratings_needed__lte=0), output_field=BooleanField())
-    turns = Turn.objects.annotate(rated=rated)
+    if sees_all_ratings(viewer):
+        rated = ExpressionWrapper(Q(ratings_needed__lte=0), output_field=BooleanField())
+        turns = Turn.objects.annotate(rated=rated)
+    else:
+        assert viewer is not None
+        own = counted_feedback().filter(
+            own_human(viewer), correlation_id=OuterRef("correlation_id")
+        )
+        turns = Turn.objects.annotate(rated=Exists(own))
     if component_name:
         turns = turns.filter(component_name=component_name)
     if session_id:
@@ -120,9 +205,9 @@ def unrated_turn_count() -> int:
     return turn_queue().filter(rated=False).count()
 
 
-def next_unrated_turn(*, after: Turn) -> Turn | None:
+def next_unrated_turn(*, after: Turn, viewer: Principal | None = None) -> Turn | None:
     """The turn to rate next: the queue's first unrated one other than `after`."""
-    return turn_queue().filter(rated=False).exclude(pk=after.pk).first()
+    return turn_queue(viewer=viewer).filter(rated=False).exclude(pk=after.pk).first()
 
 
 def queue_filters() -> dict[str, list[str]]:
@@ -137,14 +222,35 @@ def queue_filters() -> dict[str, list[str]]:
     return {"components": distinct("component_name"), "sessions": distinct("session_id")}
 
 
-def turn_ratings(turn: Turn) -> list[Feedback]:
-    return list(
-        counted_feedback().filter(correlation_id=turn.correlation_id).order_by("-ts", "-id")
+def turn_ratings(turn: Turn, *, viewer: Principal | None) -> list[Feedback]:
+    """A turn's ratings that this viewer may see, newest first (docs/contract.md, "Blind"): an
+    annotator sees other people's only once they have rated the turn themselves."""
+    ratings = counted_feedback().filter(correlation_id=turn.correlation_id)
+    if not sees_all_ratings(viewer):
+        assert viewer is not None
+        if not ratings.filter(own_human(viewer)).exists():
+            ratings = ratings.filter(blind(viewer))
+    return list(ratings.order_by("-ts", "-id"))
+
+
+def turn_by_correlation(correlation_id: str) -> Turn | None:
+    return Turn.objects.filter(correlation_id=correlation_id).first() if correlation_id else None
+
+
+def turn_ids(correlation_ids: set[str]) -> dict[str, int]:
+    """The queued turn of each correlation_id that has one, in one query."""
+    return dict(
+        Turn.objects.filter(correlation_id__in=correlation_ids).values_list("correlation_id", "id")
     )
 
 
-# Blind rating (docs/contract.md, "The people's side"): who sees every rating of a turn at once.
-SEES_EVERY_RATING = frozenset({Role.REVIEWER, Role.ADMIN})
+def people_names(limit: int) -> list[str]:
+    """Usernames of active people, for an annotator filter's suggestions."""
+    return list(
+        User.objects.filter(is_active=True)
+        .order_by("username")
+        .values_list("username", flat=True)[:limit]
+    )
 
 
 def is_own_rating(rating: Feedback, principal: Principal) -> bool:
@@ -170,20 +276,13 @@ def undoable_rating(principal: Principal, *, now: float, within: float) -> Feedb
     return last if counted_feedback().filter(pk=last.pk).exists() else None
 
 
-def visible_ratings(ratings: list[Feedback], principal: Principal) -> list[Feedback]:
-    """Of the ratings of one turn (`turn_ratings`), those this person may see on the pages
-    where they rate it: blind for annotators.
-
-    An annotator sees nobody else's rating (a person's, or an agent's or environment's own
-    judgement, which would anchor theirs just as well) until they have rated the turn; from
-    then on, all of them. Reviewers and admins always see all.
-    """
-    if principal.role in SEES_EVERY_RATING:
-        return ratings
-    if any(is_own_rating(rating, principal) for rating in ratings):
-        return ratings
-    return []
+def still_blind(ratings: list[Feedback], viewer: Principal) -> bool:
+    """Whether, of a turn's ratings (`turn_ratings`), this viewer is still kept from other
+    people's: an annotator who has not rated the turn themselves."""
+    return not sees_all_ratings(viewer) and not any(
+        is_own_rating(rating, viewer) for rating in ratings
+    )
 
 
 def feedback_count() -> int:
-    return Feedback.objects.count()
+    return counted_feedback().count()

@@ -4,6 +4,8 @@ from django.urls import path
 
 from feedback import pages
 from feedback.api import (
+    ExportView,
+    FeedbackView,
     QueueNextView,
     QueueReleaseView,
     QueueSkipView,
@@ -18,6 +20,8 @@ urlpatterns = [
     path("queue/release/", QueueReleaseView.as_view(), name="queue-release"),
     path("queue/skip/", QueueSkipView.as_view(), name="queue-skip"),
     path("queue/undo/", QueueUndoView.as_view(), name="queue-undo"),
+    path("feedback/", FeedbackView.as_view(), name="feedback"),
+    path("exports/<str:kind>.jsonl", ExportView.as_view(), name="export"),
 ]
 
 # The annotators' pages, under / in the `portal` namespace (learnportal.urls).
@@ -25,4 +29,6 @@ page_urlpatterns = [
     path("turns/", pages.turn_list, name="turns"),
     path("turns/<int:pk>/", pages.turn_rate, name="rate"),
     path("queue/", pages.queue, name="queue"),
+    path("explorer/", pages.explorer, name="explorer"),
+    path("explorer/turns/<int:pk>/", pages.turn_detail, name="turn_detail"),
 ]

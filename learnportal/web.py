@@ -44,6 +44,7 @@ def nav_links(principal: Principal | None) -> dict[str, bool]:
     return {
         "rate": principal.may(Action.FEEDBACK) and principal.may(Action.READ_TURNS),
         "queue": principal.may(Action.QUEUE),
+        "explorer": principal.may(Action.EXPLORE),
         "plans": principal.may(Action.DECIDE),
         "history": principal.may(Action.HISTORY),
     }

@@ -37,6 +37,9 @@ class Action(StrEnum):
     REPORT_RUNS = "report step runs"
     READ_SKILLS = "read the learning store"
     QUEUE = "take turns to rate from the queue"
+    EXPLORE = "explore feedback"
+    EXPORT = "export feedback"
+    SEE_ALL_RATINGS = "see every person's ratings"
 
 
 ALLOWED: dict[Action, frozenset[Role]] = {
@@ -56,4 +59,9 @@ ALLOWED: dict[Action, frozenset[Role]] = {
     Action.REPORT_RUNS: MACHINES_AND_ADMIN,
     Action.READ_SKILLS: EVERYONE,
     Action.QUEUE: HUMAN_ROLES,
+    # The people's side (docs/contract.md): the explorer is for people; an annotator is blind
+    # to other people's ratings, reviewers and admins see all.
+    Action.EXPLORE: HUMAN_ROLES,
+    Action.EXPORT: frozenset({Role.REVIEWER, Role.ADMIN}),
+    Action.SEE_ALL_RATINGS: frozenset({Role.REVIEWER, Role.ADMIN}),
 }

@@ -66,7 +66,12 @@ def portal_pages(role: str) -> list[tuple[str, str, str]]:
     turn = Turn.objects.order_by("pk").first()
     plan = Plan.objects.order_by("pk").first()
     assert turn is not None and plan is not None
-    common = [("home", "/", ".tiles"), ("api-docs", "/api/docs/", ".swagger-ui .info .title")]
+    common = [
+        ("home", "/", ".tiles"),
+        ("api-docs", "/api/docs/", ".swagger-ui .info .title"),
+        ("explorer", "/explorer/", "table.explorer"),
+        ("turn-detail", f"/explorer/turns/{turn.pk}/", ".response-text"),
+    ]
     by_role = {
         "annotator": [
             ("turns", "/turns/", ".turns"),

@@ -59,6 +59,11 @@ BEYOND_THE_SCHEMA = [
         "a run files new proposals: a proposal_id already stored is refused",
     ),
     Rule(
+        "GET /api/feedback/",
+        ("cursor",),
+        "a cursor is one the host signed (from a page's next): no pattern tells those apart",
+    ),
+    Rule(
         "POST /api/learn/",
         ("feedbacks", None, "correction_span"),
         "a correction_span [start, end] has start <= end <= the rated response's length",

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from rest_framework.test import APIClient
 
-from feedback.answers import QueueLeased, QueueUndone, TurnPage, TurnsCreated
+from feedback.answers import FeedbackPage, QueueLeased, QueueUndone, TurnPage, TurnsCreated
 from learnportal.api.openapi import ResponseJsonSchema
 from learnportal.api.schema import LearnResponse
 from learnportal.protocol.messages import (
@@ -45,6 +45,7 @@ ANSWERS: dict[tuple[str, str, str], type[BaseModel]] = {
     ("post", "/api/learn/", "200"): LearnResponse,
     ("get", "/api/turns/", "200"): TurnPage,
     ("post", "/api/turns/", "201"): TurnsCreated,
+    ("get", "/api/feedback/", "200"): FeedbackPage,
     ("get", "/api/routing/", "200"): Routing,
     ("get", "/api/skills/", "200"): SkillList,
     ("get", "/api/skills/{path}", "200"): SkillFile,
@@ -72,6 +73,10 @@ NO_CONTENT = {
 }
 
 
+# Operations whose success is a stream of JSON lines, not one JSON answer.
+STREAMS = {("get", "/api/exports/{kind}.jsonl", "200")}
+
+
 @pytest.fixture(scope="module")
 def document(django_db_blocker: Any) -> dict[str, Any]:
     with django_db_blocker.unblock():
@@ -89,7 +94,7 @@ def successes(document: dict[str, Any]) -> set[tuple[str, str, str]]:
 
 
 def test_every_success_of_every_operation_has_its_answer_model(document: dict[str, Any]) -> None:
-    assert successes(document) == set(ANSWERS) | NO_CONTENT
+    assert successes(document) == set(ANSWERS) | NO_CONTENT | STREAMS
 
 
 @pytest.mark.parametrize("operation", sorted(NO_CONTENT), ids=" ".join)
@@ -98,6 +103,15 @@ def test_a_success_without_a_body_says_so(
 ) -> None:
     method, path, status = operation
     assert "content" not in document["paths"][path][method]["responses"][status]
+
+
+@pytest.mark.parametrize("operation", sorted(STREAMS))
+def test_a_stream_says_it_answers_json_lines(
+    document: dict[str, Any], operation: tuple[str, str, str]
+) -> None:
+    method, path, status = operation
+    answer = document["paths"][path][method]["responses"][status]
+    assert list(answer["content"]) == ["application/jsonl"]
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,195 @@
+"""The explorer page and the detail of one turn, blind for annotators (docs/contract.md)."""
+
+from __future__ import annotations
+
+import re
+from html import unescape
+from typing import TYPE_CHECKING
+
+import pytest
+from django.test import Client
+
+from feedback.models import Turn
+from feedback.services import feedback_record
+from learnportal.accounts.models import User
+from learnportal.accounts.principals import principal_for_user
+from learnportal.protocol import Feedback, FeedbackPolarity, RatedTurn
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import AbstractBaseUser
+
+pytestmark = pytest.mark.django_db
+
+SECRET = "ann2 thinks the tone is off"
+
+
+def rate(user: AbstractBaseUser, correlation_id: str, comment: str, **fields: object) -> None:
+    turn = Turn.objects.get(correlation_id=correlation_id)
+    feedback_record(
+        principal=principal_for_user(user),  # type: ignore[arg-type]
+        feedbacks=[
+            Feedback.model_validate(
+                {
+                    "correlation_id": correlation_id,
+                    "component_name": turn.component_name,
+                    "rated_turn": RatedTurn(
+                        prompt=turn.prompt, response=turn.response, model=turn.model
+                    ),
+                    "polarity": FeedbackPolarity.NEGATIVE,
+                    "score": -0.5,
+                    "comment": comment,
+                    **fields,
+                },
+                strict=False,
+            )
+        ],
+    )
+
+
+@pytest.fixture
+def ann2(seeded: None) -> Client:
+    """Another annotator, who rated demo-turn-2 (which the demo annotator has not rated)."""
+    user = User.objects.create_user(username="ann2", password="x-correct-horse", role="annotator")
+    rate(user, "demo-turn-2", SECRET)
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+def turn_pk(correlation_id: str) -> int:
+    return Turn.objects.get(correlation_id=correlation_id).pk
+
+
+def test_anonymous_visitors_are_sent_to_log_in(seeded: None) -> None:
+    for url in ("/explorer/", f"/explorer/turns/{turn_pk('demo-turn-0')}/"):
+        response = Client().get(url)
+        assert response.status_code == 302 and response["Location"].startswith("/login/")
+
+
+def test_the_navigation_links_to_the_explorer(annotator: Client) -> None:
+    assert 'href="/explorer/"' in annotator.get("/").content.decode()
+
+
+def test_a_reviewer_sees_every_rating_and_the_export_links(ann2: Client, reviewer: Client) -> None:
+    page = reviewer.get("/explorer/", {"polarity": "negative", "source": "human"}).content.decode()
+    assert SECRET in page
+    assert 'href="/api/exports/trl.jsonl?source=human&amp;polarity=negative"' in page
+    for name in ("preferences", "rewards", "openai-dpo", "kto"):
+        assert f"/api/exports/{name}.jsonl?" in page
+
+
+def test_an_annotator_sees_their_own_and_the_machines_feedback_only(
+    ann2: Client, annotator: Client
+) -> None:
+    page = annotator.get("/explorer/", {"limit": "500"}).content.decode()
+    assert SECRET not in page
+    assert "Point out that add() subtracts." in page  # their own demo correction
+    assert ">env</span>" in page  # the demo environment's rewards
+    assert "/api/exports/" not in page
+    assert SECRET not in annotator.get("/explorer/", {"annotator": "ann2"}).content.decode()
+
+
+def test_the_filters_narrow_the_list(seeded: None, reviewer: Client) -> None:
+    page = reviewer.get("/explorer/", {"polarity": "corrective"}).content.decode()
+    assert page.count('class="polarity-tag polarity-corrective"') == 3
+    assert 'class="polarity-tag polarity-negative"' not in page
+    page = reviewer.get("/explorer/", {"component": "sql_tool"}).content.decode()
+    assert "Use now() - interval" in unescape(page) and "Point out that add()" not in page
+
+
+def test_the_since_picker_takes_a_utc_date_time(seeded: None, reviewer: Client) -> None:
+    # The demo's corrections are at 1_700_000_500 + i, i.e. 2023-11-14T22:21:40Z and after.
+    page = reviewer.get("/explorer/", {"since": "2023-11-14T22:21", "source": "human"})
+    assert page.status_code == 200
+    assert page.content.decode().count("polarity-corrective") == 3
+    later = reviewer.get("/explorer/", {"since": "2023-11-14T22:30", "source": "human"})
+    assert "No feedback matches this filter." in later.content.decode()
+    assert 'value="2023-11-14T22:30"' in later.content.decode()
+
+
+def test_a_bad_filter_is_shown_next_to_its_field(seeded: None, reviewer: Client) -> None:
+    response = reviewer.get("/explorer/", {"polarity": "great", "since": "soon"})
+    assert response.status_code == 400
+    page = response.content.decode()
+    assert re.search(r'id="err-polarity">Input should be', page)
+    assert 'id="err-since"' in page
+
+
+def test_a_tampered_page_link_says_so(seeded: None, reviewer: Client) -> None:
+    response = reviewer.get("/explorer/", {"cursor": "forged"})
+    assert response.status_code == 400
+    assert "This page link is not valid any more" in response.content.decode()
+
+
+def test_the_next_link_pages_on_with_the_filter(seeded: None, reviewer: Client) -> None:
+    first = reviewer.get("/explorer/", {"source": "env", "limit": "3"}).content.decode()
+    match = re.search(r'<a href="(\?[^"]+)" rel="next">', first)
+    assert match is not None
+    link = unescape(match.group(1))
+    assert "source=env" in link and "limit=3" in link and "cursor=" in link
+    second = reviewer.get("/explorer/" + link).content.decode()
+    rows = re.compile(r'<time datetime="[^"]+">')
+    assert len(rows.findall(first)) == 3 and len(rows.findall(second)) == 3
+    assert "← Newest" in second
+
+
+def test_each_row_links_to_the_detail_of_its_turn(seeded: None, reviewer: Client) -> None:
+    page = reviewer.get("/explorer/", {"correlation_id": "demo-turn-1"}).content.decode()
+    assert f'href="/explorer/turns/{turn_pk("demo-turn-1")}/"' in page
+
+
+def test_the_detail_shows_the_turn_and_all_its_ratings_to_a_reviewer(
+    ann2: Client, reviewer: Client
+) -> None:
+    page = reviewer.get(f"/explorer/turns/{turn_pk('demo-turn-2')}/").content.decode()
+    turn = Turn.objects.get(correlation_id="demo-turn-2")
+    assert turn.prompt in unescape(page) and turn.response in unescape(page)
+    assert SECRET in page
+    assert "appear once you have rated it" not in page
+
+
+def test_an_annotator_sees_others_ratings_on_the_detail_only_after_rating_it(
+    ann2: Client, annotator: Client
+) -> None:
+    url = f"/explorer/turns/{turn_pk('demo-turn-2')}/"
+    before = annotator.get(url).content.decode()
+    assert SECRET not in before
+    assert "Other people's ratings of this turn appear once you have rated it yourself." in before
+    rate(User.objects.get(username="annotator"), "demo-turn-2", "my own view")
+    after = annotator.get(url).content.decode()
+    assert SECRET in after and "my own view" in after
+
+
+def test_the_detail_marks_the_span_a_correction_replaces(seeded: None, reviewer: Client) -> None:
+    turn = Turn.objects.get(correlation_id="demo-turn-4")
+    rate(
+        User.objects.get(username="reviewer"),
+        "demo-turn-4",
+        "",
+        polarity=FeedbackPolarity.CORRECTIVE,
+        correction="better words",
+        correction_span=(0, 5),
+    )
+    page = reviewer.get(f"/explorer/turns/{turn.pk}/").content.decode()
+    assert f"replaces “<mark>{turn.response[:5]}</mark>”" in page
+
+
+def test_an_unknown_turn_is_not_found(seeded: None, reviewer: Client) -> None:
+    assert reviewer.get("/explorer/turns/999999/").status_code == 404
+
+
+# --- blind elsewhere: the rating page and the queue --------------------------------------------
+
+
+def test_the_rating_page_hides_other_peoples_ratings_until_rated(
+    ann2: Client, annotator: Client, reviewer: Client
+) -> None:
+    url = f"/turns/{turn_pk('demo-turn-2')}/"
+    assert SECRET not in annotator.get(url).content.decode()
+    assert SECRET in reviewer.get(url).content.decode()
+
+
+def test_the_queue_tells_an_annotator_only_what_they_rated(ann2: Client, annotator: Client) -> None:
+    # ann2 rated demo-turn-2: to the demo annotator it is still unrated, to ann2 it is rated.
+    assert annotator.get("/turns/").context["unrated"] == 3
+    assert ann2.get("/turns/").context["unrated"] == 5

@@ -1,0 +1,173 @@
+"""Exports stream with flat memory, and every format loads in Hugging Face `datasets` with the
+columns its trainer reads (TRL's DPOTrainer: prompt, chosen, rejected; KTOTrainer: prompt,
+completion, label)."""
+
+from __future__ import annotations
+
+import time
+import tracemalloc
+import warnings
+from typing import TYPE_CHECKING
+
+import orjson
+import pytest
+from django.http import StreamingHttpResponse
+
+from feedback import exports
+from feedback.bulk import insert_rows
+from feedback.exports import FORMATS
+from feedback.models import Feedback
+from feedback.services import FEEDBACK_COLUMNS
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from tests.harness import Actor
+
+POLARITIES = ("corrective", "positive", "negative", "neutral")
+
+
+def store(count: int, *, start: int = 0) -> None:
+    """`count` rated feedbacks, a quarter of each polarity, half the corrections on a span."""
+    now = time.time()
+    rows = []
+    for i in range(start, start + count):
+        polarity = POLARITIES[i % 4]
+        response = f"Response number {i}: the answer is {i % 97}, as computed by the model."
+        turn = {"prompt": f"Prompt {i}?", "response": response, "model": "m", "version": None}
+        corrective = polarity == "corrective"
+        span = (18, 19) if corrective and i % 8 == 0 else (None, None)
+        rows.append(
+            (
+                f"bulk-{i}",
+                f"turn-{i}",
+                "",
+                "m",
+                orjson.dumps(turn).decode(),
+                polarity,
+                0.5 if polarity == "positive" else -0.5,
+                "correctness",
+                1.0,
+                "",
+                f"Correction {i}" if corrective else "",
+                span[0],
+                span[1],
+                "human",
+                "someone",
+                float(i),
+                "user:someone",
+                "",
+                now,
+            )
+        )
+    insert_rows(Feedback, FEEDBACK_COLUMNS, rows)
+
+
+def streamed_peak(actor: Actor, kind: str) -> tuple[int, int]:
+    """(lines, peak bytes allocated) of reading a whole export, one chunk at a time."""
+    tracemalloc.start()
+    try:
+        response = actor.client.get(f"/api/exports/{kind}.jsonl")
+        assert isinstance(response, StreamingHttpResponse)
+        lines = sum(chunk.count(b"\n") for chunk in response.streaming_content)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    return lines, peak
+
+
+@pytest.mark.parametrize("kind", ["rewards", "trl"])
+def test_memory_stays_flat_as_the_export_grows_tenfold(
+    rev: Actor, kind: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Batches smaller than the small export, so that both read several.
+    monkeypatch.setattr(exports, "BATCH", 200)
+    store(2000)
+    small_lines, small_peak = streamed_peak(rev, kind)
+    store(18000, start=2000)
+    large_lines, large_peak = streamed_peak(rev, kind)
+    assert large_lines == 10 * small_lines
+    # The peak is one batch of rows, whatever the total: not ten times the small one.
+    assert large_peak < 1.5 * small_peak, (small_peak, large_peak)
+
+
+def test_the_stream_sends_one_chunk_a_batch_not_one_body(rev: Actor) -> None:
+    store(5000)
+    response = rev.client.get("/api/exports/rewards.jsonl")
+    assert isinstance(response, StreamingHttpResponse)
+    chunks = list(response.streaming_content)
+    assert len(chunks) >= 3
+    assert sum(chunk.count(b"\n") for chunk in chunks) == 5000
+
+
+@pytest.mark.parametrize(
+    ("kind", "columns"),
+    [
+        (
+            "preferences",
+            {"prompt", "chosen", "rejected", "dimension", "model_version", "confidence"},
+        ),
+        ("rewards", {"prompt", "response", "score", "dimension", "weight", "source"}),
+        ("trl", {"prompt", "chosen", "rejected"}),
+        ("openai-dpo", {"input", "preferred_output", "non_preferred_output"}),
+        ("kto", {"prompt", "completion", "label"}),
+    ],
+)
+def test_every_format_loads_in_datasets(
+    rev: Actor, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kind: str, columns: set[str]
+) -> None:
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
+    import datasets
+
+    store(40)
+    path = tmp_path / f"{kind}.jsonl"
+    response = rev.client.get(f"/api/exports/{kind}.jsonl")
+    assert isinstance(response, StreamingHttpResponse)
+    path.write_bytes(b"".join(response.streaming_content))
+    dataset = datasets.load_dataset(
+        "json", data_files=str(path), split="train", cache_dir=str(tmp_path / "cache")
+    )
+    expected = {"preferences": 10, "rewards": 40, "trl": 10, "openai-dpo": 10, "kto": 20}
+    assert dataset.num_rows == expected[kind]
+    assert set(dataset.column_names) == columns
+    if kind == "trl":
+        # What DPOTrainer reads of a row: three strings, the chosen one spliced where a span is.
+        row = dataset[0]
+        assert all(isinstance(row[name], str) for name in ("prompt", "chosen", "rejected"))
+        assert (
+            row["chosen"]
+            == "Response number 0:Correction 0the answer is 0, as computed by the model."
+        )
+    if kind == "kto":
+        assert dataset.features["label"].dtype == "bool"
+
+
+def test_the_formats_are_the_contracts_five() -> None:
+    assert set(FORMATS) == {"preferences", "rewards", "trl", "openai-dpo", "kto"}
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_over_asgi_the_export_streams_chunk_by_chunk_without_a_list(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Served by ASGI (as `make run` serves it), a sync iterator would be made into a list
+    first, with a warning; the export hands ASGI an async iterator that pulls one batch a time."""
+    from asgiref.sync import sync_to_async
+    from django.test import AsyncClient
+
+    from tests.harness import human_actor
+
+    monkeypatch.setattr(exports, "BATCH", 100)
+    actor = await sync_to_async(human_actor)("asgi-rev", "reviewer")
+    await sync_to_async(store)(450)
+    client = AsyncClient()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # Django's "must consume synchronous iterators"
+        response = await client.get(
+            "/api/exports/rewards.jsonl", headers={"Authorization": f"Bearer {actor.token}"}
+        )
+        assert isinstance(response, StreamingHttpResponse) and response.is_async, response
+        chunks = [chunk async for chunk in response.streaming_content]
+    assert len(chunks) == 5
+    assert sum(chunk.count(b"\n") for chunk in chunks) == 450
