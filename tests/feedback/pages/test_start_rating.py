@@ -34,11 +34,12 @@ def test_an_agents_own_feedback_leaves_a_turn_unrated_in_the_list(annotator: Cli
     assert "3</b> unrated turns" in page  # as before the agent's feedback: 2, 4 and 5
 
 
-def test_a_turn_short_of_its_ratings_says_how_many_more(
-    annotator: Client, settings: Settings
+def test_a_turn_short_of_its_ratings_says_how_many_more_to_a_reviewer(
+    reviewer: Client, settings: Settings
 ) -> None:
     settings.LEARNPORTAL_RATINGS_PER_TURN = 2
     call_command("queue_recount", stderr=io.StringIO())  # the demo rated 0, 1 and 3 once
     assert Turn.objects.get(correlation_id="demo-turn-0").ratings_needed == 1
-    page = annotator.get("/turns/").content.decode()
+    # To an annotator "rated" means rated by them (blind); a reviewer sees the turn's own count.
+    page = reviewer.get("/turns/").content.decode()
     assert "needs 1 more" in page
