@@ -6,7 +6,13 @@ as text, written straight by the bulk insert path.
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.db import models
+
+
+def ratings_per_turn() -> int:
+    """A new turn's ratings still needed: all of them."""
+    return int(settings.LEARNPORTAL_RATINGS_PER_TURN)
 
 
 class Turn(models.Model):
@@ -24,7 +30,7 @@ class Turn(models.Model):
     created = models.FloatField(db_index=True)
     # What the queue reads, kept up to date by the feedback service (feedback.queue_state):
     # human ratings from distinct people still needed, and how urgent the turn is.
-    ratings_needed = models.IntegerField(default=1)
+    ratings_needed = models.IntegerField(default=ratings_per_turn)
     priority = models.IntegerField(default=0)
 
     class Meta:

@@ -10,6 +10,8 @@ from django.conf import settings
 from django.db import migrations, models
 from django.db.models import Count, Q
 
+import feedback.models
+
 if TYPE_CHECKING:
     from django.db.backends.base.schema import BaseDatabaseSchemaEditor
     from django.db.migrations.state import StateApps
@@ -117,7 +119,7 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name="turn",
             name="ratings_needed",
-            field=models.IntegerField(default=1),
+            field=models.IntegerField(default=feedback.models.ratings_per_turn),
         ),
         migrations.AddIndex(
             model_name="feedback",

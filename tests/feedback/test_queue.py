@@ -490,8 +490,8 @@ def test_the_migration_counts_the_turns_that_were_there_before_the_queue(
     rate(BOB, by_people)
     rate(AGENT, by_agent, score=-0.5)
     rate(ANN, unsure, confidence=0.1)
-    # As the columns were when the migration added them: the field defaults.
-    Turn.objects.update(ratings_needed=1, priority=0)
+    # As the columns were when the migration added them: the field defaults, counted nothing.
+    Turn.objects.update(ratings_needed=2, priority=0)
 
     fill(apps, None)
 
@@ -557,3 +557,11 @@ def test_an_undo_is_broadcast_after_it_commits(broadcasts: Broadcasts) -> None:
     queue_undo(ANN, feedback_id)
     assert broadcasts.events() == ["feedback.retracted"]
     assert broadcasts.sent[0].payload == {"count": 1, "components": ["search"], "by": "ann"}
+
+
+def test_a_turn_made_any_other_way_starts_needing_all_its_ratings(settings: Settings) -> None:
+    settings.LEARNPORTAL_RATINGS_PER_TURN = 3
+    made = Turn.objects.create(
+        correlation_id="orm", prompt="Q?", response="A.", model="m", submitted_by="x", created=0.0
+    )
+    assert made.ratings_needed == 3

@@ -222,12 +222,30 @@ def test_a_bad_undo_body_is_invalid_naming_the_field(
     assert not Retraction.objects.exists()
 
 
-def test_a_body_sent_to_next_must_be_empty(agent: Actor, ann: Actor) -> None:
+@pytest.mark.parametrize(
+    ("body", "locs"),
+    [(b'{"component": "search"}', [["component"]]), (b"[]", None), (b"{", None), (b"null", None)],
+)
+def test_a_body_sent_to_next_must_be_empty(
+    agent: Actor, ann: Actor, body: bytes, locs: list[list[str]] | None
+) -> None:
     queue_turns(agent, "t-1")
-    response = post(ann, "next", {"component": "search"})
+    response = post(ann, "next", body)
     assert response.status_code == 400
-    assert [d["loc"] for d in response.json()["details"]] == [["component"]]
+    assert response.json()["code"] == "invalid"
+    if locs is not None:
+        assert [d["loc"] for d in response.json()["details"]] == locs
     assert not Lease.objects.exists()
+
+
+def test_the_turns_api_calls_a_turn_unrated_until_a_person_rates_it(
+    agent: Actor, ann: Actor
+) -> None:
+    queue_turns(agent, "by-agent", "by-ann")
+    agent.learn(feedback_req(feedback(correlation_id="by-agent", source="self")))
+    ann.learn(feedback_req(feedback(correlation_id="by-ann")))
+    response = ann.client.get("/api/turns/?unrated=1")
+    assert [t["correlation_id"] for t in response.json()["results"]] == ["by-agent"]
 
 
 def test_a_session_needs_its_csrf_token(agent: Actor, ann: Actor) -> None:
