@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pydantic import ConfigDict, Field
 
-from learnportal.protocol.models import Answer
+from learnportal.protocol.models import Answer, FeedbackDimension
 
 
 class TurnsCreated(Answer):
@@ -33,3 +33,19 @@ class TurnPage(Answer):
     next: str | None = Field(description="the next page, or null")
     previous: str | None = Field(description="the page before, or null")
     results: list[Turn]
+
+
+class DimensionAgreement(Answer):
+    dimension: FeedbackDimension
+    alpha: float | None = Field(
+        description="Krippendorff's alpha, interval metric, over the human scores of the turns "
+        "below; null with fewer than two such turns (or no variation at all among their scores)"
+    )
+    turns: int = Field(description="turns with human scores from at least two people")
+    ratings: int = Field(description="the human scores on those turns, one per person")
+
+
+class Agreement(Answer):
+    """How much annotators agree, per dimension (every dimension, in the protocol's order)."""
+
+    dimensions: list[DimensionAgreement]

@@ -1,4 +1,5 @@
-"""`/api/turns/`: agents queue turns for annotators; everyone with a login reads the queue."""
+"""`/api/turns/`: agents queue turns for annotators; everyone with a login reads the queue.
+`/api/agreement/`: how much the annotators agree, for reviewers and admins."""
 
 from __future__ import annotations
 
@@ -12,8 +13,8 @@ from rest_framework.pagination import Cursor, CursorPagination
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from feedback.answers import Turn, TurnPage, TurnsCreated
-from feedback.selectors import turn_queue
+from feedback.answers import Agreement, Turn, TurnPage, TurnsCreated
+from feedback.selectors import agreement_read, turn_queue
 from feedback.services import TurnInput, turns_submit
 from learnportal.accounts.authentication import principal_of
 from learnportal.accounts.roles import Action
@@ -126,3 +127,16 @@ class TurnsView(APIView):
             ],
         )
         return Response(answer.model_dump(mode="json"), status=201)
+
+
+class AgreementView(APIView):
+    @extend_schema(
+        summary="Krippendorff's alpha (interval) per dimension over human scores",
+        responses={
+            200: Agreement,
+            403: OpenApiResponse(description="only reviewers and admins read agreement"),
+        },
+    )
+    def get(self, request: Request) -> Response:
+        principal_of(request).require(Action.READ_AGREEMENT)
+        return Response(agreement_read().agreement.model_dump(mode="json"))

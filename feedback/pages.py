@@ -1,4 +1,5 @@
-"""Annotators: the queue of agent turns, and rating one of them."""
+"""Annotators: the queue of agent turns, and rating one of them. Reviewers: how much the
+annotators agree."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from typing import TYPE_CHECKING
 from django.contrib import messages
 from django.core.paginator import Paginator
 from django.shortcuts import get_object_or_404, redirect
-from django.urls import reverse
+from django.urls import NoReverseMatch, reverse
 from pydantic import ValidationError
 
 from feedback import selectors
@@ -22,12 +23,18 @@ from learnportal.protocol.wire import invalid_from
 from learnportal.web import page, requires, show_learn_error
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from django.http import HttpRequest, HttpResponse
 
     from feedback import models
     from learnportal.accounts.principals import Principal
 
 QUEUE_PAGE_SIZE = 20
+DISAGREEMENTS_SHOWN = 20
+# Krippendorff's guideline (2004, p. 241): rely on data with alpha >= .800; draw tentative
+# conclusions only from .667 to .800; below that, the coders do not agree well enough.
+ALPHA_READINGS = ((0.8, "reliable"), (0.667, "tentative"), (float("-inf"), "unreliable"))
 
 
 @requires(Action.READ_TURNS)
@@ -109,3 +116,32 @@ def _rate_page(
         "queue_url": reverse("portal:turns"),
     }
     return page(request, "feedback/rate.html", context, status=status)
+
+
+@requires(Action.READ_AGREEMENT)
+def agreement(request: HttpRequest, principal: Principal) -> HttpResponse:
+    report = selectors.agreement_read(disagreements=DISAGREEMENTS_SHOWN)
+    rows = [{"row": row, "reading": _reading(row.alpha)} for row in report.agreement.dimensions]
+    detail = _turn_detail_url()
+    disagreements = [
+        {"turn": d, "url": detail(d.turn_id) if d.turn_id is not None else ""}
+        for d in report.disagreements
+    ]
+    context = {"rows": rows, "disagreements": disagreements, "shown": DISAGREEMENTS_SHOWN}
+    return page(request, "feedback/agreement.html", context)
+
+
+def _reading(alpha: float | None) -> str:
+    if alpha is None:
+        return "not enough data"
+    return next(label for floor, label in ALPHA_READINGS if alpha >= floor)
+
+
+def _turn_detail_url() -> Callable[[int], str]:
+    """The explorer's view of one turn: by its URL name, or by its path until that page is
+    routed (it comes with the explorer)."""
+    try:
+        reverse("portal:turn_detail", args=[0])
+    except NoReverseMatch:
+        return lambda pk: f"/explorer/turns/{pk}/"
+    return lambda pk: reverse("portal:turn_detail", args=[pk])

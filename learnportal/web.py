@@ -45,6 +45,7 @@ def nav_links(principal: Principal | None) -> dict[str, bool]:
         "rate": principal.may(Action.FEEDBACK) and principal.may(Action.READ_TURNS),
         "plans": principal.may(Action.DECIDE),
         "history": principal.may(Action.HISTORY),
+        "agreement": principal.may(Action.READ_AGREEMENT),
     }
 
 
