@@ -259,6 +259,8 @@ def _widest(
     if limit <= 0:
         return []
     codes, _count, spread, variance = agreement.spread_by_unit(unit, score)
+    apart = spread > 0  # people who gave the same score do not disagree
+    codes, spread, variance = codes[apart], spread[apart], variance[apart]
     # Widest range first, then the larger variance, then the unit code (a stable order).
     top = codes[np.lexsort((codes, -variance, -spread))[:limit]]
     if not top.size:

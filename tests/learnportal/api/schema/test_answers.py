@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from rest_framework.test import APIClient
 
-from feedback.answers import TurnPage, TurnsCreated
+from feedback.answers import Agreement, TurnPage, TurnsCreated
 from learnportal.api.openapi import ResponseJsonSchema
 from learnportal.api.schema import LearnResponse
 from learnportal.protocol.messages import (
@@ -45,6 +45,7 @@ ANSWERS: dict[tuple[str, str, str], type[BaseModel]] = {
     ("post", "/api/learn/", "200"): LearnResponse,
     ("get", "/api/turns/", "200"): TurnPage,
     ("post", "/api/turns/", "201"): TurnsCreated,
+    ("get", "/api/agreement/", "200"): Agreement,
     ("get", "/api/routing/", "200"): Routing,
     ("get", "/api/skills/", "200"): SkillList,
     ("get", "/api/skills/{path}", "200"): SkillFile,
