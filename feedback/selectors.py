@@ -9,8 +9,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypedDict
 
 import numpy as np
+from django.core.cache import cache
 from django.db import connection
-from django.db.models import Exists, OuterRef, QuerySet
+from django.db.models import Count, Exists, Max, OuterRef, QuerySet
 
 from feedback import agreement
 from feedback.answers import Agreement, DimensionAgreement
@@ -31,6 +32,7 @@ class Queued(TypedDict):
 # (component_name, reward, behaviour_prob) of one stored experience.
 ExperienceRow = tuple[str, float, float | None]
 CORRECTION_FIELDS = ("dimension", "comment", "correction", "annotator_id", "source")
+AGREEMENT_CACHE_SECONDS = 3600
 
 
 def component_names() -> list[str]:
@@ -150,16 +152,19 @@ class HumanScores:
         return len(self.score)
 
 
+def _human_rows() -> QuerySet[Feedback]:
+    return counted_feedback().filter(source="human")
+
+
 def human_scores() -> HumanScores:
     """The human scores that agreement is computed over: one query, values only.
 
     Executed on a plain cursor from the queryset's own SQL (so that whatever `counted_feedback`
-    leaves out stays out), because building a tuple per row through the ORM is most of the cost
-    at a few hundred thousand rows (bench/workspace.py).
+    leaves out stays out): building a tuple per row through the ORM would double the cost at a
+    few hundred thousand rows (bench/workspace.py).
     """
     rows = (
-        counted_feedback()
-        .filter(source="human")
+        _human_rows()
         .exclude(correlation_id="")
         .order_by("id")
         .values_list("dimension", "correlation_id", "annotator_id", "score")
@@ -168,10 +173,16 @@ def human_scores() -> HumanScores:
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         found = cursor.fetchall()
-    if not found:
-        return HumanScores([], [], [], [])
-    dimension, correlation_id, annotator_id, score = map(list, zip(*found, strict=True))
-    return HumanScores(dimension, correlation_id, annotator_id, score)
+    return HumanScores(
+        [r[0] for r in found], [r[1] for r in found], [r[2] for r in found], [r[3] for r in found]
+    )
+
+
+def human_scores_version() -> tuple[int, int]:
+    """How many counted human feedbacks there are, and the newest one's id: it changes with
+    every rating added, and with every one that stops counting (feedback is never edited)."""
+    found = _human_rows().aggregate(n=Count("id"), last=Max("id"))
+    return int(found["n"]), int(found["last"] or 0)
 
 
 def turn_ids(correlation_ids: set[str]) -> dict[str, int]:
@@ -212,8 +223,20 @@ def agreement_read(*, disagreements: int = 0) -> AgreementReport:
 
     A unit is one turn on one dimension; a coder, one person: a person's later score of the same
     turn and dimension replaces their earlier one. O(scores): numbering, dedup and the sums
-    are array operations, whatever the number of turns.
+    are array operations, whatever the number of turns. At 200k human scores that is most of a
+    second, so the answer is kept in the cache under `human_scores_version()`, which one
+    indexed aggregate reads: any new rating (or one that stops counting) is a new key.
     """
+    count, last = human_scores_version()
+    key = f"agreement:{count}:{last}:{disagreements}"
+    cached: AgreementReport | None = cache.get(key)
+    if cached is None:
+        cached = _agreement(disagreements)
+        cache.set(key, cached, AGREEMENT_CACHE_SECONDS)
+    return cached
+
+
+def _agreement(disagreements: int) -> AgreementReport:
     rows = human_scores()
     dimensions = list(FeedbackDimension)
     if not len(rows):

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 import krippendorff
 import numpy as np
 import pytest
+from django.core.cache import cache
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -165,6 +166,13 @@ def test_the_agreement_module_imports_nothing_from_django() -> None:
 # --- GET /api/agreement/ -----------------------------------------------------------------------
 
 
+@pytest.fixture(autouse=True)
+def _no_cached_agreement() -> None:
+    # Test databases reuse ids once a test's transaction is rolled back: a key of an earlier
+    # test could name other rows. A real database never reuses them.
+    cache.clear()
+
+
 def rate(actor: Actor, correlation_id: str, score: float, **fields: Any) -> None:
     """One human rating of a turn, through learn/feedback/req as the annotator's token sends it."""
     item = feedback(correlation_id=correlation_id, rated_turn=turn(), score=score, **fields)
@@ -272,3 +280,17 @@ def test_the_human_scores_are_read_in_one_query(
         scores = human_scores()
     assert sorted(scores.score) == [-0.9, -0.5, -0.1, 0.1, 0.5, 0.9]
     assert set(scores.annotator_id) == {"rater0", "rater1", "rater2"}
+
+
+def test_a_new_rating_is_in_the_next_answer_at_once(raters: list[Actor], rev: Actor) -> None:
+    a, b, c = raters
+    for j, (x, y) in enumerate([(0.1, 0.2), (0.8, 0.9)]):
+        rate(a, f"v-{j}", x)
+        rate(b, f"v-{j}", y)
+    before = by_dimension(rev.client.get("/api/agreement/").json())["helpfulness"]
+    assert rev.client.get("/api/agreement/").json()["dimensions"][1] == before  # read again
+    rate(c, "v-1", -0.9)
+    after = by_dimension(rev.client.get("/api/agreement/").json())["helpfulness"]
+    assert (before["ratings"], after["ratings"]) == (4, 5)
+    expected = package_alpha([[0.1, 0.8], [0.2, 0.9], [NAN, -0.9]])
+    assert after["alpha"] == pytest.approx(expected)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import pytest
+from django.core.cache import cache
 
 from feedback.models import Turn
 from tests.builders import feedback, feedback_req, turn
@@ -16,6 +17,13 @@ if TYPE_CHECKING:
     from tests.harness import Actor
 
 pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def _no_cached_agreement() -> None:
+    # Test databases reuse ids once a test's transaction is rolled back: a key of an earlier
+    # test could name other rows. A real database never reuses them.
+    cache.clear()
 
 
 def rate(actor: Actor, correlation_id: str, score: float, dimension: str = "correctness") -> None:
