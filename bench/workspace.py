@@ -1015,7 +1015,7 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         database.drop_all()
     results["meta"] = report.machine(database) | {
-        "command": "python -m bench.workspace " + " ".join(argv or sys.argv[1:]),
+        "command": " ".join(["python -m bench.workspace", *(argv or sys.argv[1:])]),
         "database": database.kind,
         "started": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(started)),
         "seconds": time.time() - started,
