@@ -10,7 +10,7 @@ from pydantic import ConfigDict, Field
 
 from learnportal.protocol import Feedback as FeedbackItem
 from learnportal.protocol import RatedTurn
-from learnportal.protocol.models import Answer
+from learnportal.protocol.models import Answer, FeedbackDimension
 
 if TYPE_CHECKING:
     from feedback.models import Turn as TurnRow
@@ -121,3 +121,19 @@ class Choices(Answer):
     """Values a filter may take that start with what was typed: a typeahead's suggestions."""
 
     values: list[str]
+
+
+class DimensionAgreement(Answer):
+    dimension: FeedbackDimension
+    alpha: float | None = Field(
+        description="Krippendorff's alpha, interval metric, over the human scores of the turns "
+        "below; null with fewer than two such turns (or no variation at all among their scores)"
+    )
+    turns: int = Field(description="turns with human scores from at least two people")
+    ratings: int = Field(description="the human scores on those turns, one per person")
+
+
+class Agreement(Answer):
+    """How much annotators agree, per dimension (every dimension, in the protocol's order)."""
+
+    dimensions: list[DimensionAgreement]

@@ -1,5 +1,6 @@
 """`/api/turns/`: agents queue turns for annotators; everyone with a login reads the queue.
-`/api/queue/*`: people take turns to rate from it, one lease at a time (feedback.queue)."""
+`/api/queue/*`: people take turns to rate from it, one lease at a time (feedback.queue).
+`/api/agreement/`: how much the annotators agree, for reviewers and admins."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from feedback.answers import (
+    Agreement,
     FeedbackPage,
     QueueLeased,
     QueueTurn,
@@ -36,7 +38,7 @@ from feedback.filters import (
     parse_filters,
 )
 from feedback.queue import queue_held, queue_next, queue_release, queue_skip, queue_undo
-from feedback.selectors import feedback_matching, feedback_page, turn_queue
+from feedback.selectors import agreement_read, feedback_matching, feedback_page, turn_queue
 from feedback.services import TurnInput, turns_submit
 from learnportal.accounts.authentication import principal_of
 from learnportal.accounts.roles import Action
@@ -354,3 +356,16 @@ class ExportView(APIView):
         filters = parse_filters(request.query_params)
         rows = feedback_matching(filters, viewer=principal)
         return streamed(request, export_chunks(kind, rows), f"{kind}.jsonl")
+
+
+class AgreementView(APIView):
+    @extend_schema(
+        summary="Krippendorff's alpha (interval) per dimension over human scores",
+        responses={
+            200: Agreement,
+            403: OpenApiResponse(description="only reviewers and admins read agreement"),
+        },
+    )
+    def get(self, request: Request) -> Response:
+        principal_of(request).require(Action.READ_AGREEMENT)
+        return Response(agreement_read().agreement.model_dump(mode="json"))

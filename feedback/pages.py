@@ -1,5 +1,5 @@
 """Annotators: the list of agent turns, rating one of them, the queue that leases them, and
-the feedback explorer with its detail of one turn."""
+the feedback explorer with its detail of one turn. Reviewers: how much the annotators agree."""
 
 from __future__ import annotations
 
@@ -42,6 +42,10 @@ if TYPE_CHECKING:
     from learnportal.accounts.principals import Principal
 
 QUEUE_PAGE_SIZE = 20
+DISAGREEMENTS_SHOWN = 20
+# Krippendorff's guideline (2004, p. 241): rely on data with alpha >= .800; draw tentative
+# conclusions only from .667 to .800; below that, the coders do not agree well enough.
+ALPHA_READINGS = ((0.8, "reliable"), (0.667, "tentative"), (float("-inf"), "unreliable"))
 
 
 @requires(Action.READ_TURNS)
@@ -359,3 +363,24 @@ def turn_detail(request: HttpRequest, principal: Principal, pk: int) -> HttpResp
         + f"?{urlencode({'correlation_id': turn.correlation_id})}",
     }
     return page(request, "feedback/turn_detail.html", context)
+
+
+@requires(Action.READ_AGREEMENT)
+def agreement(request: HttpRequest, principal: Principal) -> HttpResponse:
+    report = selectors.agreement_read(disagreements=DISAGREEMENTS_SHOWN)
+    rows = [{"row": row, "reading": _reading(row.alpha)} for row in report.agreement.dimensions]
+    disagreements = [
+        {
+            "turn": d,
+            "url": reverse("portal:turn_detail", args=[d.turn_id]) if d.turn_id is not None else "",
+        }
+        for d in report.disagreements
+    ]
+    context = {"rows": rows, "disagreements": disagreements, "shown": DISAGREEMENTS_SHOWN}
+    return page(request, "feedback/agreement.html", context)
+
+
+def _reading(alpha: float | None) -> str:
+    if alpha is None:
+        return "not enough data"
+    return next(label for floor, label in ALPHA_READINGS if alpha >= floor)

@@ -8,16 +8,21 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypedDict
 
+import numpy as np
+from django.core.cache import cache
 from django.db import connection
-from django.db.models import BooleanField, Exists, ExpressionWrapper, OuterRef, Q, QuerySet
+from django.db.models import BooleanField, Exists, ExpressionWrapper, Max, OuterRef, Q, QuerySet
 
+from feedback import agreement
+from feedback.answers import Agreement, DimensionAgreement
 from feedback.models import ComponentStats, Experience, Feedback, Turn
 from learnportal.accounts.models import User
 from learnportal.accounts.roles import Action
-from learnportal.protocol import FeedbackSource
+from learnportal.protocol import FeedbackDimension, FeedbackSource
 
 if TYPE_CHECKING:
     from django_stubs_ext import WithAnnotations
+    from numpy.typing import NDArray
 
     from feedback.filters import FeedbackFilters, Position
     from learnportal.accounts.principals import Principal
@@ -32,6 +37,7 @@ class Queued(TypedDict):
 # (component_name, reward, behaviour_prob) of one stored experience.
 ExperienceRow = tuple[str, float, float | None]
 CORRECTION_FIELDS = ("dimension", "comment", "correction", "annotator_id", "source")
+AGREEMENT_CACHE_SECONDS = 3600
 
 
 def counted_feedback() -> QuerySet[Feedback]:
@@ -286,3 +292,170 @@ def still_blind(ratings: list[Feedback], viewer: Principal) -> bool:
 
 def feedback_count() -> int:
     return counted_feedback().count()
+
+
+@dataclass(frozen=True)
+class HumanScores:
+    """Every counted human score on a turn, oldest first, as parallel lists of plain values."""
+
+    dimension: list[str]
+    correlation_id: list[str]
+    annotator_id: list[str]
+    score: list[float]
+
+    def __len__(self) -> int:
+        return len(self.score)
+
+
+def _human_rows() -> QuerySet[Feedback]:
+    return counted_feedback().filter(source="human")
+
+
+def human_scores() -> HumanScores:
+    """The human scores that agreement is computed over: one query, values only.
+
+    Executed on a plain cursor from the queryset's own SQL (so that whatever `counted_feedback`
+    leaves out stays out): building a tuple per row through the ORM would double the cost at a
+    few hundred thousand rows (bench/workspace.py).
+    """
+    rows = (
+        _human_rows()
+        .exclude(correlation_id="")
+        .order_by("id")
+        .values_list("dimension", "correlation_id", "annotator_id", "score")
+    )
+    sql, params = rows.query.sql_with_params()
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        found = cursor.fetchall()
+    return HumanScores(
+        [r[0] for r in found], [r[1] for r in found], [r[2] for r in found], [r[3] for r in found]
+    )
+
+
+def human_scores_version() -> tuple[int, int]:
+    """How many counted human feedbacks there are, and the newest one's id: it changes with
+    every rating added, and with every one that stops counting (feedback is never edited)."""
+    # Two queries, each an index-only read: MAX alone is one index probe, while COUNT(*)
+    # and MAX in one statement scan the index (2-4x slower on SQLite at 200k human rows).
+    last = _human_rows().aggregate(last=Max("id"))["last"]
+    return _human_rows().count(), int(last or 0)
+
+
+@dataclass(frozen=True)
+class Disagreement:
+    """One turn on one dimension whose human scores lie far apart."""
+
+    correlation_id: str
+    turn_id: int | None  # None: feedback about a turn that was never queued
+    dimension: str
+    spread: float  # max - min of the scores
+    variance: float
+    scores: list[tuple[str, float]]  # (annotator, score), in annotator order
+
+
+@dataclass(frozen=True)
+class AgreementReport:
+    agreement: Agreement
+    disagreements: list[Disagreement]
+
+
+def _codes(values: list[str]) -> tuple[list[str], NDArray[np.int64]]:
+    """Each distinct value numbered in order of first appearance, and each value's number."""
+    index: dict[str, int] = {}
+    codes = [index.setdefault(value, len(index)) for value in values]
+    return list(index), np.asarray(codes, dtype=np.int64)
+
+
+def agreement_read(*, disagreements: int = 0) -> AgreementReport:
+    """Krippendorff's alpha per dimension over counted human scores (feedback.agreement), and
+    the `disagreements` turns whose scores spread widest.
+
+    A unit is one turn on one dimension; a coder, one person: a person's later score of the same
+    turn and dimension replaces their earlier one. O(scores): numbering, dedup and the sums
+    are array operations, whatever the number of turns. At 200k human scores that is most of a
+    second, so the answer is kept in the cache under `human_scores_version()`, which one
+    indexed aggregate reads: any new rating (or one that stops counting) is a new key.
+    """
+    count, last = human_scores_version()
+    key = f"agreement:{count}:{last}:{disagreements}"
+    cached: AgreementReport | None = cache.get(key)
+    if cached is None:
+        cached = _agreement(disagreements)
+        cache.set(key, cached, AGREEMENT_CACHE_SECONDS)
+    return cached
+
+
+def _agreement(disagreements: int) -> AgreementReport:
+    rows = human_scores()
+    dimensions = list(FeedbackDimension)
+    if not len(rows):
+        empty = [
+            DimensionAgreement(dimension=d, alpha=None, turns=0, ratings=0) for d in dimensions
+        ]
+        return AgreementReport(Agreement(dimensions=empty), [])
+    dimension_index = {d.value: i for i, d in enumerate(dimensions)}
+    dim = np.asarray([dimension_index[d] for d in rows.dimension], dtype=np.int64)
+    turn_names, turn = _codes(rows.correlation_id)
+    person_names, person = _codes(rows.annotator_id)
+    score = np.asarray(rows.score, dtype=np.float64)
+    # The latest score of each (dimension, turn, person): rows come oldest first, so the first
+    # of each key in reversed order is the latest.
+    unit = dim * len(turn_names) + turn
+    key = unit * len(person_names) + person
+    _, first_reversed = np.unique(key[::-1], return_index=True)
+    keep = np.sort(len(key) - 1 - first_reversed)
+    unit, person, score = unit[keep], person[keep], score[keep]
+
+    answers = []
+    unit_dim = unit // len(turn_names)
+    for i, name in enumerate(dimensions):
+        alpha = agreement.alpha_interval(unit[unit_dim == i], score[unit_dim == i])
+        answers.append(
+            DimensionAgreement(
+                dimension=name, alpha=alpha.alpha, turns=alpha.units, ratings=alpha.values
+            )
+        )
+    worst = _widest(unit, person, score, disagreements, turn_names, person_names, dimensions)
+    return AgreementReport(Agreement(dimensions=answers), worst)
+
+
+def _widest(
+    unit: NDArray[np.int64],
+    person: NDArray[np.int64],
+    score: NDArray[np.float64],
+    limit: int,
+    turn_names: list[str],
+    person_names: list[str],
+    dimensions: list[FeedbackDimension],
+) -> list[Disagreement]:
+    if limit <= 0:
+        return []
+    codes, _count, spread, variance = agreement.spread_by_unit(unit, score)
+    apart = spread > 0  # people who gave the same score do not disagree
+    codes, spread, variance = codes[apart], spread[apart], variance[apart]
+    # Widest range first, then the larger variance, then the unit code (a stable order).
+    top = codes[np.lexsort((codes, -variance, -spread))[:limit]]
+    if not top.size:
+        return []
+    order = {int(u): rank for rank, u in enumerate(top)}
+    chosen = np.isin(unit, top)
+    scores: dict[int, list[tuple[str, float]]] = {int(u): [] for u in top}
+    for u, p, s in zip(unit[chosen], person[chosen], score[chosen], strict=True):
+        scores[int(u)].append((person_names[p], float(s)))
+    names = {u: turn_names[u % len(turn_names)] for u in scores}
+    ids = turn_ids(set(names.values()))
+    out = []
+    for u in sorted(scores, key=order.__getitem__):
+        values = np.asarray([s for _, s in scores[u]])
+        out.append(
+            Disagreement(
+                correlation_id=names[u],
+                turn_id=ids.get(names[u]),
+                dimension=dimensions[u // len(turn_names)].value,
+                spread=float(values.max() - values.min()),
+                variance=float(values.var()),
+                scores=sorted(scores[u]),
+            )
+        )
+    return out

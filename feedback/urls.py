@@ -4,6 +4,7 @@ from django.urls import path
 
 from feedback import pages
 from feedback.api import (
+    AgreementView,
     ExportView,
     FeedbackView,
     QueueNextView,
@@ -22,6 +23,7 @@ urlpatterns = [
     path("queue/undo/", QueueUndoView.as_view(), name="queue-undo"),
     path("feedback/", FeedbackView.as_view(), name="feedback"),
     path("exports/<str:kind>.jsonl", ExportView.as_view(), name="export"),
+    path("agreement/", AgreementView.as_view(), name="agreement"),
 ]
 
 # The annotators' pages, under / in the `portal` namespace (learnportal.urls).
@@ -31,4 +33,5 @@ page_urlpatterns = [
     path("queue/", pages.queue, name="queue"),
     path("explorer/", pages.explorer, name="explorer"),
     path("explorer/turns/<int:pk>/", pages.turn_detail, name="turn_detail"),
+    path("agreement/", pages.agreement, name="agreement"),
 ]

@@ -47,6 +47,7 @@ def nav_links(principal: Principal | None) -> dict[str, bool]:
         "explorer": principal.may(Action.EXPLORE),
         "plans": principal.may(Action.DECIDE),
         "history": principal.may(Action.HISTORY),
+        "agreement": principal.may(Action.READ_AGREEMENT),
     }
 
 

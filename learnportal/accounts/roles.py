@@ -40,6 +40,7 @@ class Action(StrEnum):
     EXPLORE = "explore feedback"
     EXPORT = "export feedback"
     SEE_ALL_RATINGS = "see every person's ratings"
+    READ_AGREEMENT = "read annotator agreement"
 
 
 ALLOWED: dict[Action, frozenset[Role]] = {
@@ -64,4 +65,5 @@ ALLOWED: dict[Action, frozenset[Role]] = {
     Action.EXPLORE: HUMAN_ROLES,
     Action.EXPORT: frozenset({Role.REVIEWER, Role.ADMIN}),
     Action.SEE_ALL_RATINGS: frozenset({Role.REVIEWER, Role.ADMIN}),
+    Action.READ_AGREEMENT: frozenset({Role.REVIEWER, Role.ADMIN}),
 }

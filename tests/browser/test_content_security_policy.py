@@ -84,6 +84,7 @@ def portal_pages(role: str) -> list[tuple[str, str, str]]:
             ("plans", "/plans/", "table.plans"),
             ("plan", f"/plans/{plan.plan_id}/", ".proposal .weight-diff"),
             ("history", "/history/", "#history-list"),
+            ("agreement", "/agreement/", "table.agreement"),
         ],
         "admin": [
             ("history", "/history/", "#history-list"),

@@ -9,7 +9,14 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from rest_framework.test import APIClient
 
-from feedback.answers import FeedbackPage, QueueLeased, QueueUndone, TurnPage, TurnsCreated
+from feedback.answers import (
+    Agreement,
+    FeedbackPage,
+    QueueLeased,
+    QueueUndone,
+    TurnPage,
+    TurnsCreated,
+)
 from learnportal.api.openapi import ResponseJsonSchema
 from learnportal.api.schema import LearnResponse
 from learnportal.protocol.messages import (
@@ -46,6 +53,7 @@ ANSWERS: dict[tuple[str, str, str], type[BaseModel]] = {
     ("get", "/api/turns/", "200"): TurnPage,
     ("post", "/api/turns/", "201"): TurnsCreated,
     ("get", "/api/feedback/", "200"): FeedbackPage,
+    ("get", "/api/agreement/", "200"): Agreement,
     ("get", "/api/routing/", "200"): Routing,
     ("get", "/api/skills/", "200"): SkillList,
     ("get", "/api/skills/{path}", "200"): SkillFile,
