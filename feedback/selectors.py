@@ -296,8 +296,9 @@ def feedback_count() -> int:
 
 @dataclass(frozen=True)
 class HumanScores:
-    """Every counted human score on a turn, oldest first, as parallel lists of plain values."""
+    """Every counted human score on a turn, in no order, as parallel lists of plain values."""
 
+    id: list[int]
     dimension: list[str]
     correlation_id: list[str]
     annotator_id: list[str]
@@ -316,21 +317,20 @@ def human_scores() -> HumanScores:
 
     Executed on a plain cursor from the queryset's own SQL (so that whatever `counted_feedback`
     leaves out stays out): building a tuple per row through the ORM would double the cost at a
-    few hundred thousand rows (bench/workspace.py).
+    few hundred thousand rows (bench/workspace.py). Unordered: the caller sorts by `id` in
+    numpy, where PostgreSQL would sort 200k rows on disk past its default `work_mem`.
     """
     rows = (
         _human_rows()
         .exclude(correlation_id="")
-        .order_by("id")
-        .values_list("dimension", "correlation_id", "annotator_id", "score")
+        .order_by()
+        .values_list("id", "dimension", "correlation_id", "annotator_id", "score")
     )
     sql, params = rows.query.sql_with_params()
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         found = cursor.fetchall()
-    return HumanScores(
-        [r[0] for r in found], [r[1] for r in found], [r[2] for r in found], [r[3] for r in found]
-    )
+    return HumanScores(*([r[i] for r in found] for i in range(5)))
 
 
 def human_scores_version() -> tuple[int, int]:
@@ -399,12 +399,13 @@ def _agreement(disagreements: int) -> AgreementReport:
     turn_names, turn = _codes(rows.correlation_id)
     person_names, person = _codes(rows.annotator_id)
     score = np.asarray(rows.score, dtype=np.float64)
-    # The latest score of each (dimension, turn, person): rows come oldest first, so the first
-    # of each key in reversed order is the latest.
+    # The latest score of each (dimension, turn, person): sorted by key, then id, the last of
+    # each key's run is the one with the highest id.
     unit = dim * len(turn_names) + turn
     key = unit * len(person_names) + person
-    _, first_reversed = np.unique(key[::-1], return_index=True)
-    keep = np.sort(len(key) - 1 - first_reversed)
+    order = np.lexsort((np.asarray(rows.id, dtype=np.int64), key))
+    ordered = key[order]
+    keep = order[np.append(ordered[1:] != ordered[:-1], True)]
     unit, person, score = unit[keep], person[keep], score[keep]
 
     answers = []
