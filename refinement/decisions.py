@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from learnportal.protocol.models import StrictModel, Text
+from learnportal.protocol.models import RequiredText, StrictModel, Text
 
 NOTE_MAX_LENGTH = 5_000  # an approval's note, a rejection's reason
 
@@ -17,4 +17,4 @@ class Approve(StrictModel):
 
 
 class Reject(StrictModel):
-    reason: Text = Field(max_length=NOTE_MAX_LENGTH, description="why; not blank")
+    reason: RequiredText = Field(max_length=NOTE_MAX_LENGTH, description="why; not blank")

@@ -25,9 +25,11 @@ INT64 = 2**63 - 1
 # since they become component names, paths and log lines. The messages are in wire.PATTERNS.
 NO_NUL = r"^[^\x00]*$"
 NO_CONTROL = r"^[^\x00-\x1f\x7f]*$"
+NOT_BLANK = r"^[^\x00]*[^\x00\s][^\x00]*$"  # a text that must say something, NUL refused too
 NAME_LENGTH = 200  # the columns that hold ids, names and component names
 
 Text = Annotated[str, StringConstraints(pattern=NO_NUL)]
+RequiredText = Annotated[str, StringConstraints(pattern=NOT_BLANK)]
 Name = Annotated[str, StringConstraints(max_length=NAME_LENGTH, pattern=NO_CONTROL)]
 RequiredName = Annotated[
     str, StringConstraints(min_length=1, max_length=NAME_LENGTH, pattern=NO_CONTROL)

@@ -10,13 +10,14 @@ from pydantic import BaseModel, ValidationError
 from learnportal.protocol.errors import ErrorCode, LearnError, detail, invalid
 from learnportal.protocol.fielderror import FieldError
 from learnportal.protocol.messages import REQUEST_MODELS, Envelope
-from learnportal.protocol.models import NO_CONTROL, NO_NUL
+from learnportal.protocol.models import NO_CONTROL, NO_NUL, NOT_BLANK
 
 BATCH_FIELDS = ("feedbacks", "experiences")
 # What a person reads instead of the regular expression a text failed to match.
 PATTERNS = {
     NO_NUL: "may not contain the NUL character (\\u0000)",
     NO_CONTROL: "may not contain control characters (NUL, tab, newline...)",
+    NOT_BLANK: "may not be blank, nor contain the NUL character (\\u0000)",
 }
 
 Model = TypeVar("Model", bound=BaseModel)

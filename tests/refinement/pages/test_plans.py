@@ -124,7 +124,7 @@ def test_rejecting_needs_a_reason_shown_next_to_the_field(reviewer: Client) -> N
     proposal = _proposal("skill_file")
     response = _decide(reviewer, proposal, "reject", reason="  ")
     assert response.status_code == 400
-    assert 'data-field="reason">required' in response.content.decode()
+    assert 'data-field="reason">Text may not be blank' in response.content.decode()
     assert Proposal.objects.get(pk=proposal.pk).status == "pending"
 
 
