@@ -36,6 +36,7 @@ class Action(StrEnum):
     MANAGE_STEPS = "change step settings"
     REPORT_RUNS = "report step runs"
     READ_SKILLS = "read the learning store"
+    MANAGE_ACCOUNTS = "manage people and tokens"
 
 
 ALLOWED: dict[Action, frozenset[Role]] = {
@@ -54,4 +55,5 @@ ALLOWED: dict[Action, frozenset[Role]] = {
     Action.MANAGE_STEPS: frozenset({Role.ADMIN}),
     Action.REPORT_RUNS: MACHINES_AND_ADMIN,
     Action.READ_SKILLS: EVERYONE,
+    Action.MANAGE_ACCOUNTS: frozenset({Role.ADMIN}),
 }
