@@ -443,3 +443,35 @@ def _import_edit(location: Location, current: Any, text: str, source: str) -> Pr
         step_id=location.step_id,
         reason=f"imported from {source}",
     )
+
+
+@dataclass
+class SkillVersions:
+    """One learnings file's text now (None once deleted) and every revision of it, newest first."""
+
+    path: str
+    text: str | None
+    version: int
+    revisions: list[Revision]
+
+    def text_at(self, version: int) -> str | None:
+        """The file's text at a version (0: before it was created)."""
+        for revision in self.revisions:
+            if revision.version == version:
+                return revision.after if isinstance(revision.after, str) else None
+        return None
+
+
+def skill_versions(*, principal: Principal, path: str) -> SkillVersions:
+    principal.require(Action.READ_SKILLS)
+    path = skill_path(path)
+    if locate(Target.SKILL_FILE, path) is None:
+        raise not_found(f"{path!r} is not a learnings path.")
+    row = StoreValue.objects.filter(path=path).first()
+    revisions = list(
+        Revision.objects.filter(path=path).select_related("refinement").order_by("-version", "-id")
+    )
+    if row is None and not revisions:
+        raise not_found(f"No learnings file {path!r}.")
+    text = row.value if row is not None and isinstance(row.value, str) else None
+    return SkillVersions(path, text, row.version if row else 0, revisions)

@@ -38,12 +38,14 @@ class PortalAdminSite(admin.AdminSite):
         return redirect_to_login(request.get_full_path(), reverse("portal:login"))
 
     def admin_view(self, view: Callable[..., Any], cacheable: bool = False) -> Callable[..., Any]:
+        admitted = super().admin_view(view, cacheable)
+
         def guard(request: HttpRequest, *args: Any, **kwargs: Any) -> Any:
             if not self.has_permission(request):
                 return self._refuse(request)
-            return view(request, *args, **kwargs)
+            return admitted(request, *args, **kwargs)
 
-        return super().admin_view(update_wrapper(guard, view), cacheable)
+        return update_wrapper(guard, admitted)
 
     def login(self, request: HttpRequest, extra_context: dict[str, Any] | None = None) -> Any:
         # The admin's own login form stays for whoever opens it logged out (and django-axes
