@@ -53,7 +53,11 @@ def _tree(entries: list[SkillEntry]) -> dict[str, Any]:
     and scripts, and each step's folder."""
     tree: dict[str, Any] = {"skill": None, "references": [], "scripts": [], "steps": {}}
     for entry in entries:
-        item = {**entry.model_dump(), "name": entry.path.rsplit("/", 1)[-1], "when": when(entry.updated)}
+        item = {
+            **entry.model_dump(),
+            "name": entry.path.rsplit("/", 1)[-1],
+            "when": when(entry.updated),
+        }
         if entry.path == GLOBAL_SKILL:
             tree["skill"] = item
         elif entry.path.startswith(f"{GLOBAL}references/"):
@@ -72,7 +76,9 @@ def skill_index(request: HttpRequest, principal: Principal) -> HttpResponse:
     tree = _tree(entries)
     skill_html = None
     if tree["skill"] is not None:
-        skill_html = markdown_html(skill_versions(principal=principal, path=GLOBAL_SKILL).text or "")
+        skill_html = markdown_html(
+            skill_versions(principal=principal, path=GLOBAL_SKILL).text or ""
+        )
     workflow = steps_list()
     configured = {step.step_id for step in workflow.steps}
     steps = [
@@ -115,7 +121,9 @@ def skill_show(request: HttpRequest, principal: Principal, path: str) -> HttpRes
     a = _version(request.GET.get("a"), older)
     b = _version(request.GET.get("b"), newest)
     known = {0, *numbers}
-    errors = {name: "not a version of this file" for name, v in (("a", a), ("b", b)) if v not in known}
+    errors = {
+        name: "not a version of this file" for name, v in (("a", a), ("b", b)) if v not in known
+    }
     if errors:
         a, b = older, newest
     revisions = [
@@ -133,7 +141,9 @@ def skill_show(request: HttpRequest, principal: Principal, path: str) -> HttpRes
         "path": versions.path,
         "text": versions.text,
         "version": versions.version,
-        "html": markdown_html(versions.text) if versions.text and is_markdown(versions.path) else None,
+        "html": markdown_html(versions.text)
+        if versions.text and is_markdown(versions.path)
+        else None,
         "revisions": revisions,
         "numbers": sorted(known),
         "a": a,
@@ -157,7 +167,11 @@ def _step_page(
     if not STEP_ID.match(step_id):
         raise Http404(f"{step_id!r} is not a step id.")
     step = step_get(step_id=step_id).model_dump()
-    entries = [e for e in skill_list(principal=principal).root if e.path.startswith(f"{LEARNINGS}{step_id}/")]
+    entries = [
+        e
+        for e in skill_list(principal=principal).root
+        if e.path.startswith(f"{LEARNINGS}{step_id}/")
+    ]
     refinements = []
     for refinement in step_refinements(step_id=step_id):
         undone = refinement.status == RefinementStatus.ROLLED_BACK

@@ -9,7 +9,7 @@ portal's login, coming back to the admin page afterwards.
 from __future__ import annotations
 
 from functools import update_wrapper
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from django.contrib import admin
 from django.contrib.auth.views import redirect_to_login
@@ -22,9 +22,9 @@ from learnportal.web import forbidden_page
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from django.http import HttpRequest, HttpResponse
+    from django.http import HttpRequest, HttpResponse, HttpResponseBase
 
-    from learnportal.accounts.models import User
+_View = TypeVar("_View", bound="Callable[..., HttpResponseBase]")
 
 
 class PortalAdminSite(admin.AdminSite):
@@ -33,11 +33,11 @@ class PortalAdminSite(admin.AdminSite):
 
     def _refuse(self, request: HttpRequest) -> HttpResponse:
         if request.user.is_authenticated:
-            user = cast("User", request.user)
-            return forbidden_page(request, principal_for_user(user), Action.MANAGE_ACCOUNTS)
+            principal = principal_for_user(request.user)
+            return forbidden_page(request, principal, Action.MANAGE_ACCOUNTS)
         return redirect_to_login(request.get_full_path(), reverse("portal:login"))
 
-    def admin_view(self, view: Callable[..., Any], cacheable: bool = False) -> Callable[..., Any]:
+    def admin_view(self, view: _View, cacheable: bool = False) -> _View:
         admitted = super().admin_view(view, cacheable)
 
         def guard(request: HttpRequest, *args: Any, **kwargs: Any) -> Any:
@@ -45,7 +45,7 @@ class PortalAdminSite(admin.AdminSite):
                 return self._refuse(request)
             return admitted(request, *args, **kwargs)
 
-        return update_wrapper(guard, admitted)
+        return cast("_View", update_wrapper(guard, admitted))
 
     def login(self, request: HttpRequest, extra_context: dict[str, Any] | None = None) -> Any:
         # The admin's own login form stays for whoever opens it logged out (and django-axes

@@ -81,11 +81,15 @@ def person_add(request: HttpRequest, principal: Principal) -> HttpResponse:
     return _people_page(request, form=form, status=400)
 
 
-def _person_change(request: HttpRequest, person_id: int, form: RoleForm | ActiveForm) -> HttpResponse:
+def _person_change(
+    request: HttpRequest, person_id: int, form: RoleForm | ActiveForm
+) -> HttpResponse:
     person = get_object_or_404(User, pk=person_id)
     actor = cast("User", request.user)  # behind `requires`: a person, logged in
     if not form.is_valid():
-        return _people_page(request, row_errors={person.pk: "Choose one of the options."}, status=400)
+        return _people_page(
+            request, row_errors={person.pk: "Choose one of the options."}, status=400
+        )
     try:
         if isinstance(form, RoleForm):
             services.person_set_role(actor=actor, person=person, role=form.cleaned_data["role"])

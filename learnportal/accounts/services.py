@@ -141,18 +141,21 @@ def person_add(*, username: str, role: str, password: str) -> User:
         )
     person = User(username=username)
     _apply_role(person, chosen)
-    for field, check in (
-        ("username", lambda: person.full_clean(exclude=["password"])),
-        ("password", lambda: validate_password(password, person)),
-    ):
-        try:
-            check()
-        except ValidationError as exc:
-            messages = exc.messages
-            raise invalid(" ".join(messages), [detail([field], m) for m in messages]) from None
+    try:
+        person.full_clean(exclude=["password"])
+    except ValidationError as exc:
+        raise _refused("username", exc) from None
+    try:
+        validate_password(password, person)
+    except ValidationError as exc:
+        raise _refused("password", exc) from None
     person.set_password(password)
     person.save()
     return person
+
+
+def _refused(field: str, exc: ValidationError) -> LearnError:
+    return invalid(" ".join(exc.messages), [detail([field], m) for m in exc.messages])
 
 
 def _not_self(actor: User, person: User, what: str) -> None:
