@@ -52,7 +52,9 @@ def test_it_issues_a_machine_token_whose_raw_value_is_not_stored() -> None:
         ("bot", "", ["role"], ErrorCode.INVALID),
     ],
 )
-def test_it_refuses_a_token_naming_the_field(name: str, role: str, loc: list[str], code: str) -> None:
+def test_it_refuses_a_token_naming_the_field(
+    name: str, role: str, loc: list[str], code: str
+) -> None:
     with pytest.raises(LearnError) as error:
         services.token_issue(name=name, role=role)
 
