@@ -26,7 +26,7 @@ def test_a_person_who_is_not_an_admin_gets_the_portals_403_page(
     for path in [*ADMIN_PATHS, "/admin/login/"]:
         response = client.get(path)
         assert response.status_code == 403, path
-        assert [t.name for t in response.templates][0] == "portal/403.html", path
+        assert response.templates[0].name == "portal/403.html", path
         assert "Not for your role" in response.content.decode()
 
 
