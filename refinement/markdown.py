@@ -8,6 +8,8 @@ elsewhere, and a learnings file has none of its own.
 
 from __future__ import annotations
 
+from urllib.parse import urljoin
+
 import nh3
 from django.utils.safestring import SafeString, mark_safe
 from markdown_it import MarkdownIt
@@ -19,14 +21,28 @@ URL_SCHEMES = {"http", "https", "mailto"}
 _renderer = MarkdownIt("commonmark", {"html": False, "linkify": False}).enable("table")
 
 
-def markdown_html(text: str) -> SafeString:
-    html = _renderer.render(text)
+def markdown_html(text: str, *, base: str) -> SafeString:
+    """The text as HTML; a relative link (`references/auth.md`) is resolved against `base`,
+    the URL of the file's folder, so that it works on any page that shows the file."""
+
+    def resolve(tag: str, attribute: str, value: str) -> str | None:
+        if tag == "a" and attribute == "href" and not value.startswith("#"):
+            return urljoin(base, value)
+        return value
+
+    tokens = _renderer.parse(text)
+    for token in tokens:
+        if token.type in {"heading_open", "heading_close"}:
+            # The page has its own h1: the file's headings sit one level below it.
+            token.tag = f"h{min(int(token.tag[1]) + 1, 6)}"
+    html = _renderer.renderer.render(tokens, _renderer.options, {})
     cleaned = nh3.clean(
         html,
         tags=TAGS,
         attributes=ATTRIBUTES,
         url_schemes=URL_SCHEMES,
         link_rel="noopener noreferrer nofollow",
+        attribute_filter=resolve,
     )
     return mark_safe(cleaned)  # sanitized just above
 

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from django.contrib import messages
 from django.http import Http404
 from django.shortcuts import redirect
+from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from learnportal.accounts.roles import Action
@@ -76,9 +77,8 @@ def skill_index(request: HttpRequest, principal: Principal) -> HttpResponse:
     tree = _tree(entries)
     skill_html = None
     if tree["skill"] is not None:
-        skill_html = markdown_html(
-            skill_versions(principal=principal, path=GLOBAL_SKILL).text or ""
-        )
+        text = skill_versions(principal=principal, path=GLOBAL_SKILL).text or ""
+        skill_html = markdown_html(text, base=_folder_url(GLOBAL_SKILL))
     workflow = steps_list()
     configured = {step.step_id for step in workflow.steps}
     steps = [
@@ -98,6 +98,10 @@ def skill_index(request: HttpRequest, principal: Principal) -> HttpResponse:
         "steps": steps,
     }
     return page(request, "refinement/skills.html", context)
+
+
+def _folder_url(path: str) -> str:
+    return reverse("portal:skill", args=[path]).rsplit("/", 1)[0] + "/"
 
 
 def _version(value: str | None, default: int) -> int:
@@ -141,7 +145,7 @@ def skill_show(request: HttpRequest, principal: Principal, path: str) -> HttpRes
         "path": versions.path,
         "text": versions.text,
         "version": versions.version,
-        "html": markdown_html(versions.text)
+        "html": markdown_html(versions.text, base=_folder_url(versions.path))
         if versions.text and is_markdown(versions.path)
         else None,
         "revisions": revisions,

@@ -43,8 +43,8 @@ def test_the_tree_renders_the_global_skill_as_sanitized_markdown(agent: Actor, r
 
     html = response.content.decode()
     assert response.status_code == 200
-    assert "<h1>Checkout runbook</h1>" in html
-    assert '<a href="references/auth.md"' in html
+    assert "<h2>Checkout runbook</h2>" in html  # below the page's own h1
+    assert f'<a href="/skills/{REFERENCE}"' in html  # relative to SKILL.md's folder
     assert "<script>alert" not in html
     assert "<p>&lt;script&gt;alert('owned')&lt;/script&gt;</p>" in html  # shown as text
     assert 'href="javascript:' not in html
