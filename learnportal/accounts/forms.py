@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from django import forms
 
-from learnportal.accounts.roles import HUMAN_ROLES, MACHINE_ROLES
+from learnportal.accounts.roles import HUMAN_ROLES, MACHINE_ROLES, Role
 from learnportal.protocol.models import USERNAME_LENGTH
 
 HUMAN_CHOICES = [(role.value, role.value) for role in sorted(HUMAN_ROLES)]
@@ -22,7 +22,7 @@ class PersonAddForm(forms.Form):
         max_length=USERNAME_LENGTH,
         widget=forms.TextInput(attrs={"autocomplete": "off"}),
     )
-    role = forms.ChoiceField(label="Role", choices=HUMAN_CHOICES)
+    role = forms.ChoiceField(label="Role", choices=HUMAN_CHOICES, initial=Role.ANNOTATOR.value)
     password = forms.CharField(
         label="Password",
         strip=False,

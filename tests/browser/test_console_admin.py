@@ -31,6 +31,12 @@ HOSTILE_SKILL = (
     "| step | selector |\n| --- | --- |\n| login | `#sso-button-with-a-rather-long-selector` |\n"
 )
 WIDTHS = [1280, 390]
+RECORD_VIOLATIONS = """
+window.__cspViolations = [];
+document.addEventListener("securitypolicyviolation", (event) => {
+  window.__cspViolations.push(`${event.violatedDirective} blocked ${event.blockedURI || "inline"}`);
+});
+"""
 
 
 def learn_status(base_url: str, raw: str) -> int:
@@ -202,6 +208,7 @@ def test_every_console_page_fits_a_desktop_and_a_phone(
     skills: None, live_server: LiveServer, browser_page: Page, width: int
 ) -> None:
     page = browser_page
+    page.add_init_script(RECORD_VIOLATIONS)
     page.set_viewport_size({"width": width, "height": 900})
     log_in(page, live_server.url, "admin")
     ApiToken.issue(name="a-token-with-a-long-name-for-the-checkout-agent", role="agent")
@@ -217,6 +224,7 @@ def test_every_console_page_fits_a_desktop_and_a_phone(
         page.goto(f"{live_server.url}{path}")
         page.wait_for_selector("main h1")
         no_sideways_scroll(page)
+        assert page.evaluate("window.__cspViolations") == [], path
         screenshot(page, f"console-{name}-{width}")
 
     page.goto(f"{live_server.url}/tokens/")
