@@ -47,7 +47,7 @@ ALLOWED_HOSTS = [
 
 INSTALLED_APPS = [
     "daphne",
-    "django.contrib.admin",
+    "learnportal.accounts.admin_apps.PortalAdminConfig",  # django.contrib.admin, for admins only
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",

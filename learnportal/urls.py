@@ -7,6 +7,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitVie
 
 from feedback import urls as feedback_urls
 from learnportal import pages
+from learnportal.accounts import urls as accounts_urls
 from learnportal.api.errors import api_not_found
 from learnportal.api.learn import LearnView
 from refinement import urls as refinement_urls
@@ -18,6 +19,7 @@ portal_urlpatterns = [
     path("logout/", auth_views.LogoutView.as_view(next_page="portal:login"), name="logout"),
     *feedback_urls.page_urlpatterns,
     *refinement_urls.page_urlpatterns,
+    *accounts_urls.page_urlpatterns,
 ]
 
 urlpatterns = [

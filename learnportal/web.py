@@ -48,6 +48,8 @@ def nav_links(principal: Principal | None) -> dict[str, bool]:
         "plans": principal.may(Action.DECIDE),
         "history": principal.may(Action.HISTORY),
         "agreement": principal.may(Action.READ_AGREEMENT),
+        "skills": principal.may(Action.DECIDE),
+        "accounts": principal.may(Action.MANAGE_ACCOUNTS),
     }
 
 
@@ -60,6 +62,12 @@ def page(
     return render(request, template, context, status=status)
 
 
+def forbidden_page(request: HttpRequest, principal: Principal, action: Action) -> HttpResponse:
+    """The portal's 403 page: who you are, and what your role may not do."""
+    context = {"role": principal.role.value, "action": action.value}
+    return page(request, "portal/403.html", context, status=403)
+
+
 def requires(action: Action) -> Callable[[PortalView], Callable[..., HttpResponse]]:
     """Log in first; then a role that may not `action` gets the 403 page, not the view."""
 
@@ -69,8 +77,7 @@ def requires(action: Action) -> Callable[[PortalView], Callable[..., HttpRespons
         def wrapper(request: AuthenticatedHttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
             principal = principal_for_user(request.user)
             if not principal.may(action):
-                context = {"role": principal.role.value, "action": action.value}
-                return page(request, "portal/403.html", context, status=403)
+                return forbidden_page(request, principal, action)
             return view(request, principal, *args, **kwargs)
 
         return wrapper

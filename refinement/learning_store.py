@@ -31,10 +31,11 @@ from refinement.answers import (
     StepState,
 )
 from refinement.history import history_record
-from refinement.models import Plan, Proposal, Step, StoreValue, Workflow
-from refinement.paths import STEP, Location, Target, locate
+from refinement.models import Plan, Proposal, Refinement, Revision, Step, StoreValue, Workflow
+from refinement.paths import STEP, Location, Target, locate, step_path
 from refinement.proposals import ProposalInput
-from refinement.services import plan_file
+from refinement.review import describe
+from refinement.services import Edit, edits_apply, plan_file
 from refinement.vocabulary import NEEDS_OBJECTIVE, LearningsAccess, lacks_objective
 
 if TYPE_CHECKING:
@@ -110,8 +111,17 @@ def workflow_update(*, principal: Principal, global_skill_objective: str) -> Ste
     return steps_list()
 
 
+STEP_SETTINGS = ("learnings_access", "learning_objective", "lock_learnings")
+
+
 def step_update(*, principal: Principal, step_id: str, changes: dict[str, Any]) -> StepState:
-    """An admin sets a step's gates; `changes` holds only the fields sent."""
+    """An admin sets a step's gates; `changes` holds only the fields sent.
+
+    The change of its settings is a refinement like any other (`edits_apply`): one refinement
+    of the fields that changed, a revision each and an `apply` entry in the history, so that it
+    can be rolled back. `review_notes` (why the step is locked) is a note beside the settings,
+    kept as sent.
+    """
     principal.require(Action.MANAGE_STEPS)
     _check_step_id(step_id)
     sent_read_only = sorted(READ_ONLY_STEP_FIELDS & changes.keys())
@@ -121,41 +131,79 @@ def step_update(*, principal: Principal, step_id: str, changes: dict[str, Any]) 
             [detail([name], READ_ONLY) for name in sent_read_only],
         )
     with transaction.atomic():
-        step, _ = Step.objects.select_for_update().get_or_create(step_id=step_id)
+        locations = [_step_location(step_id, name) for name in STEP_SETTINGS]
+        current = store.read_many(locations, lock=True)  # creates and locks the step's row
+        step = Step.objects.get(step_id=step_id)
         before = StepState.of(step, step_id).model_dump()
         after = {**before, **changes}
-        if after["learnings_access"] not in set(LearningsAccess):
-            words = ", ".join(LearningsAccess)
-            raise invalid(
-                f"learnings_access is one of {words}.",
-                [detail(["learnings_access"], f"must be one of {words}")],
-            )
-        if lacks_objective(after["learnings_access"], after["learning_objective"]):
-            raise invalid(
-                f"Step {step_id}: {NEEDS_OBJECTIVE}.", [detail(["learning_objective"], "required")]
-            )
-        locking = after["lock_learnings"] and not before["lock_learnings"]
-        if locking and not str(changes.get("review_notes", "")).strip():
-            raise invalid(
-                f"Step {step_id}: {NEEDS_REVIEW_NOTES}.", [detail(["review_notes"], "required")]
-            )
-        diff = [
-            {"path": f"steps.{step_id}.{name}", "before": before[name], "after": after[name]}
-            for name in changes
-            if before[name] != after[name]
+        _check_step_settings(step_id, before, after, changes)
+        edits = [
+            Edit(location, before[location.field], after[location.field])
+            for location in locations
+            if location.field in changes and before[location.field] != after[location.field]
         ]
-        if diff:
-            for name in changes:
-                setattr(step, name, after[name])
-            step.updated = time.time()
-            step.save()
-            history_record(
-                "step",
-                principal.key,
-                message=f"step {step_id}: " + ", ".join(d["path"].split(".")[-1] for d in diff),
-                diff=diff,
+        if "review_notes" in changes and changes["review_notes"] != step.review_notes:
+            step.review_notes = changes["review_notes"]
+            step.save(update_fields=["review_notes"])
+        if edits:
+            edits_apply(
+                principal,
+                None,
+                edits,
+                message=f"step {step_id}: "
+                + "; ".join(
+                    f"{e.location.field} {describe(e.before)} → {describe(e.after)}" for e in edits
+                )
+                + (
+                    f" (review notes: {step.review_notes})"
+                    if step.review_notes and after["lock_learnings"]
+                    else ""
+                ),
+                current=current,
+                stale_loc=("step_id",),
             )
-    return StepState.of(step, step_id)
+    return StepState.of(Step.objects.get(step_id=step_id), step_id)
+
+
+def _step_location(step_id: str, name: str) -> Location:
+    location = locate(Target.STEP_CONFIG, step_path(step_id, name))
+    assert location is not None  # a checked step id and a known field: always a step path
+    return location
+
+
+def _check_step_settings(
+    step_id: str, before: dict[str, Any], after: dict[str, Any], changes: dict[str, Any]
+) -> None:
+    if after["learnings_access"] not in set(LearningsAccess):
+        words = ", ".join(LearningsAccess)
+        raise invalid(
+            f"learnings_access is one of {words}.",
+            [detail(["learnings_access"], f"must be one of {words}")],
+        )
+    if lacks_objective(after["learnings_access"], after["learning_objective"]):
+        raise invalid(
+            f"Step {step_id}: {NEEDS_OBJECTIVE}.", [detail(["learning_objective"], "required")]
+        )
+    locking = after["lock_learnings"] and not before["lock_learnings"]
+    if locking and not str(changes.get("review_notes", "")).strip():
+        raise invalid(
+            f"Step {step_id}: {NEEDS_REVIEW_NOTES}.", [detail(["review_notes"], "required")]
+        )
+
+
+def step_refinements(*, step_id: str, limit: int = 50) -> list[Refinement]:
+    """The refinements that changed this step's settings, newest first (for its page)."""
+    _check_step_id(step_id)
+    ids = (
+        Revision.objects.filter(path__startswith=f"steps.{step_id}.", refinement__isnull=False)
+        .values_list("refinement_id", flat=True)
+        .distinct()
+    )
+    return list(
+        Refinement.objects.filter(pk__in=ids)
+        .select_related("rollback_of")
+        .order_by("-ts", "-id")[:limit]
+    )
 
 
 # Runs -------------------------------------------------------------------------------------
@@ -395,3 +443,35 @@ def _import_edit(location: Location, current: Any, text: str, source: str) -> Pr
         step_id=location.step_id,
         reason=f"imported from {source}",
     )
+
+
+@dataclass
+class SkillVersions:
+    """One learnings file's text now (None once deleted) and every revision of it, newest first."""
+
+    path: str
+    text: str | None
+    version: int
+    revisions: list[Revision]
+
+    def text_at(self, version: int) -> str | None:
+        """The file's text at a version (0: before it was created)."""
+        for revision in self.revisions:
+            if revision.version == version:
+                return revision.after if isinstance(revision.after, str) else None
+        return None
+
+
+def skill_versions(*, principal: Principal, path: str) -> SkillVersions:
+    principal.require(Action.READ_SKILLS)
+    path = skill_path(path)
+    if locate(Target.SKILL_FILE, path) is None:
+        raise not_found(f"{path!r} is not a learnings path.")
+    row = StoreValue.objects.filter(path=path).first()
+    revisions = list(
+        Revision.objects.filter(path=path).select_related("refinement").order_by("-version", "-id")
+    )
+    if row is None and not revisions:
+        raise not_found(f"No learnings file {path!r}.")
+    text = row.value if row is not None and isinstance(row.value, str) else None
+    return SkillVersions(path, text, row.version if row else 0, revisions)

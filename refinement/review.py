@@ -68,6 +68,9 @@ class Context:
     rolled_back: set[str]
     steps: dict[str, Step]
     evidence: dict[str, ComponentEvidence]
+    # The step settings this batch sets, by step: one refinement's edits land together, so a
+    # step's gate is judged on all of them (access back to `read` with its objective cleared).
+    settings: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
 def assess_all(proposals: list[ProposalInput], *, lock: bool = False) -> list[Assessment]:
@@ -81,6 +84,9 @@ def assess_all(proposals: list[ProposalInput], *, lock: bool = False) -> list[As
         steps={s.step_id: s for s in Step.objects.filter(step_id__in=step_ids - {""})},
         evidence=component_evidence(components - {""}),
     )
+    for proposal, location in zip(proposals, locations, strict=True):
+        if location.target is Target.STEP_CONFIG:
+            context.settings.setdefault(location.step_id, {})[location.field] = proposal.new_value
     results = []
     for proposal, location in zip(proposals, locations, strict=True):
         result = Assessment(current=current[location.path])
@@ -154,6 +160,7 @@ def _gates(
         after = {
             "learnings_access": current.learnings_access,
             "learning_objective": current.learning_objective,
+            **context.settings.get(location.step_id, {}),
             location.field: proposal.new_value,
         }
         if lacks_objective(after["learnings_access"], after["learning_objective"]):

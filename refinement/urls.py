@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from refinement import api, pages
+from refinement import api, pages, skill_pages
 
 # Under /api/ (learnportal.urls).
 urlpatterns = [
@@ -42,4 +42,13 @@ page_urlpatterns = [
         name="rollback",
     ),
     path("history/", pages.history_index, name="history"),
+    path("skills/", skill_pages.skill_index, name="skills"),
+    path("skills/<path:path>", skill_pages.skill_show, name="skill"),
+    path("steps/<str:step_id>/", skill_pages.step_show, name="step"),
+    path("steps/<str:step_id>/settings/", skill_pages.step_edit, name="step-edit"),
+    path(
+        "steps/<str:step_id>/refinements/<str:refinement_id>/rollback/",
+        skill_pages.step_rollback,
+        name="step-rollback",
+    ),
 ]

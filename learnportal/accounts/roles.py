@@ -41,6 +41,7 @@ class Action(StrEnum):
     EXPORT = "export feedback"
     SEE_ALL_RATINGS = "see every person's ratings"
     READ_AGREEMENT = "read annotator agreement"
+    MANAGE_ACCOUNTS = "manage people and tokens"
 
 
 ALLOWED: dict[Action, frozenset[Role]] = {
@@ -66,4 +67,5 @@ ALLOWED: dict[Action, frozenset[Role]] = {
     Action.EXPORT: frozenset({Role.REVIEWER, Role.ADMIN}),
     Action.SEE_ALL_RATINGS: frozenset({Role.REVIEWER, Role.ADMIN}),
     Action.READ_AGREEMENT: frozenset({Role.REVIEWER, Role.ADMIN}),
+    Action.MANAGE_ACCOUNTS: frozenset({Role.ADMIN}),
 }

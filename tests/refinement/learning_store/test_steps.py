@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from refinement.models import HistoryEntry
+from refinement.models import HistoryEntry, Refinement, Revision
 from tests.refinement.learning_store.helpers import make_step
 
 if TYPE_CHECKING:
@@ -50,9 +50,53 @@ def test_it_locks_a_step_with_review_notes_and_records_the_change(boss: Actor) -
     body = make_step(boss, "checkout", lock_learnings=True, review_notes="skill is stable")
 
     assert body["lock_learnings"] is True
-    entry = HistoryEntry.objects.get(kind="step")
+    assert body["review_notes"] == "skill is stable"
+    entry = HistoryEntry.objects.get(kind="apply")
     assert entry.actor == "user:boss"
-    assert {"path": "steps.checkout.lock_learnings", "before": False, "after": True} in entry.diff
+    assert entry.refinement_id
+    assert {
+        "path": "steps.checkout.lock_learnings",
+        "target": "step_config",
+        "before": False,
+        "after": True,
+    } in entry.diff
+    assert "skill is stable" in entry.message
+
+
+def test_a_step_change_over_put_is_a_refinement_that_rolls_back(boss: Actor) -> None:
+    make_step(boss, "checkout", learnings_access="read-write", learning_objective="auth flows")
+    make_step(boss, "checkout", lock_learnings=True, review_notes="skill is stable")
+    lock = Refinement.objects.get(edits__0__path="steps.checkout.lock_learnings")
+    assert lock.status == "applied"
+    assert Revision.objects.filter(refinement=lock, path="steps.checkout.lock_learnings").exists()
+
+    response = boss.rest("post", f"/api/refinements/{lock.refinement_id}/rollback/", {})
+
+    assert response.status_code == 200, response.json()
+    assert response.json()["rolled_back"] is True
+    step = boss.client.get("/api/steps/checkout/").json()
+    assert (step["lock_learnings"], step["learnings_access"]) == (False, "read-write")
+
+
+def test_rolling_back_a_first_setting_restores_the_defaults_together(boss: Actor) -> None:
+    """Access and objective set in one edit roll back in one refinement: back to `read` with no
+    objective, which is allowed although each alone (`read-write` without one) is not."""
+    make_step(boss, "login", learnings_access="read-write", learning_objective="auth flows")
+    first = Refinement.objects.get()
+    assert len(first.edits) == 2
+
+    response = boss.rest("post", f"/api/refinements/{first.refinement_id}/rollback/", {})
+
+    assert response.status_code == 200, response.json()
+    step = boss.client.get("/api/steps/login/").json()
+    assert (step["learnings_access"], step["learning_objective"]) == ("read", "")
+
+
+def test_an_unchanged_step_setting_files_no_refinement(boss: Actor) -> None:
+    make_step(boss, "checkout", learnings_access="none")
+    make_step(boss, "checkout", learnings_access="none")
+
+    assert Refinement.objects.count() == 1
 
 
 def test_it_refuses_to_set_the_runs_metadata(boss: Actor) -> None:

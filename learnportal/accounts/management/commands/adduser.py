@@ -2,12 +2,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.contrib.auth.password_validation import validate_password
-from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from learnportal.accounts.models import User
-from learnportal.accounts.roles import HUMAN_ROLES, Role
+from learnportal.accounts.roles import HUMAN_ROLES
+from learnportal.accounts.services import person_add
+from learnportal.protocol.errors import LearnError
 
 
 class Command(BaseCommand):
@@ -19,15 +18,8 @@ class Command(BaseCommand):
         parser.add_argument("--password", required=True)
 
     def handle(self, *args: Any, name: str, role: str, password: str, **options: Any) -> None:
-        if User.objects.filter(username=name).exists():
-            raise CommandError(f"A user named {name!r} exists already.")
-        is_admin = role == Role.ADMIN
-        person = User(username=name, role=role, is_staff=is_admin, is_superuser=is_admin)
         try:
-            person.full_clean(exclude=["password"])
-            validate_password(password, person)
-        except ValidationError as exc:
-            raise CommandError(" ".join(exc.messages)) from None
-        person.set_password(password)
-        person.save()
+            person_add(username=name, role=role, password=password)
+        except LearnError as error:
+            raise CommandError(error.message) from None
         self.stdout.write(f"Created {role} {name}.")

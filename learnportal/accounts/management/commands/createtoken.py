@@ -1,15 +1,13 @@
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from learnportal.accounts.models import ApiToken, User
+from learnportal.accounts.models import User
 from learnportal.accounts.roles import MACHINE_ROLES
-from learnportal.protocol.models import NO_CONTROL, USERNAME_LENGTH
-
-NAME_CHARACTERS = re.compile(NO_CONTROL)
+from learnportal.accounts.services import token_issue
+from learnportal.protocol.errors import LearnError
 
 
 class Command(BaseCommand):
@@ -24,17 +22,13 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args: Any, name: str, role: str | None, user: bool, **options: Any) -> None:
-        if not name or len(name) > USERNAME_LENGTH or not NAME_CHARACTERS.fullmatch(name):
-            raise CommandError(
-                f"A token's name is 1 to {USERNAME_LENGTH} characters with no control characters."
-            )
-        if ApiToken.objects.filter(name=name).exists():
-            raise CommandError(f"A token named {name!r} exists already; revoke it or pick a name.")
+        account = None
         if user:
             account = User.objects.filter(username=name).first()
             if account is None:
                 raise CommandError(f"No user named {name!r}; create one with adduser first.")
-            _, raw = ApiToken.issue(name=name, user=account)
-        else:
-            _, raw = ApiToken.issue(name=name, role=role or "")
+        try:
+            _, raw = token_issue(name=name, role=role or "", user=account)
+        except LearnError as error:
+            raise CommandError(error.message) from None
         self.stdout.write(raw)

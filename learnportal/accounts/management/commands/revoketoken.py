@@ -3,9 +3,9 @@ from __future__ import annotations
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
-from django.utils import timezone
 
-from learnportal.accounts.models import ApiToken
+from learnportal.accounts.services import token_revoke_named
+from learnportal.protocol.errors import LearnError
 
 
 class Command(BaseCommand):
@@ -15,9 +15,8 @@ class Command(BaseCommand):
         parser.add_argument("name")
 
     def handle(self, *args: Any, name: str, **options: Any) -> None:
-        token = ApiToken.objects.filter(name=name, revoked_at__isnull=True).first()
-        if token is None:
-            raise CommandError(f"No active token named {name!r}.")
-        token.revoked_at = timezone.now()
-        token.save(update_fields=["revoked_at"])
+        try:
+            token_revoke_named(name=name)
+        except LearnError as error:
+            raise CommandError(error.message) from None
         self.stdout.write(f"Revoked {name}.")
