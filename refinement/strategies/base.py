@@ -99,6 +99,7 @@ PARAMS: dict[str, ParamSpec] = {
     "epsilon": ParamSpec(0.1, 0.0, 1.0),
     "temperature": ParamSpec(1.0, 0.0, math.inf, low_open=True),
     "ucb_c": ParamSpec(math.sqrt(2.0), 0.0, math.inf),
+    "ucb_horizon": ParamSpec(100, 1, 1_000_000, integer=True),
     "ppo_clip": ParamSpec(0.2, 0.0, 1.0),
     "ppo_epochs": ParamSpec(10, 1, 1000, integer=True),
     "ppo_lr": ParamSpec(1.0, 0.0, math.inf, low_open=True),
@@ -149,6 +150,40 @@ def optimistic_means(evidence: Evidence) -> np.ndarray:
     tried = counts > 0
     means[tried] = sums[tried] / counts[tried]
     return means
+
+
+def tried_arms(evidence: Evidence) -> np.ndarray:
+    """Which arms have at least one recorded experience (bool, shape (n_arms,))."""
+    return np.bincount(evidence.arm, minlength=evidence.n_arms) > 0
+
+
+def with_untried(shares: np.ndarray, tried: np.ndarray) -> np.ndarray:
+    """Shares computed over the tried arms, with every untried arm given the top share.
+
+    Bounded optimism: an arm no one has tried yet weighs as much as the most favoured tried arm,
+    so that a runtime offered it tries it soon, yet it takes nothing from the tried arms'
+    relative shares, however many untried arms (demo data, other agents' components) exist.
+    With no arm tried, every arm weighs the same. The result sums to 1.
+    """
+    shares = np.where(tried, np.asarray(shares, dtype=np.float64), 0.0)
+    top = shares.max() if tried.any() else 0.0
+    out = np.where(tried, shares, top if top > 0 else 1.0)
+    if not tried.any():
+        out = np.ones_like(out)
+    return out / out.sum()
+
+
+def relative_to_best(target: np.ndarray) -> np.ndarray:
+    """A strategy's distribution as routing weights: each arm's share over the top one's.
+
+    A runtime picks among its candidates with probability proportional to their weights, so
+    any positive scale gives the same choice on every candidate set; dividing by the largest
+    share puts the most favoured arm at 1.0 and so keeps every weight as far from the 6-decimal
+    rounding of stored weights as it can be, however many components share the traffic.
+    """
+    target = np.asarray(target, dtype=np.float64)
+    top = target.max() if target.size else 0.0
+    return target / top if top > 0 else np.full(target.shape, 1.0)
 
 
 def argmax_mass(values: np.ndarray) -> np.ndarray:

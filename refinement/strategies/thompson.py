@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .base import Evidence, arm_stats, param
+from .base import Evidence, arm_stats, param, tried_arms, with_untried
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -22,12 +22,18 @@ def thompson(evidence: Evidence, params: Mapping[str, float]) -> np.ndarray:
     to [0, 1] count as fractional successes, each experience adding r to alpha and 1 - r to beta
     over a uniform Beta(1, 1) prior, so binary rewards give the textbook Bernoulli posterior.
     The generator is seeded by `seed` so that one set of evidence always gives one answer.
+    The probabilities are over the tried arms; an untried arm weighs as much as the most likely
+    one (`with_untried`), so untried components do not take the tried ones' mass.
     """
     samples = int(param(params, "thompson_samples"))
     rng = np.random.default_rng(int(param(params, "seed")))
+    tried = tried_arms(evidence)
+    if not tried.any():
+        return np.full(evidence.n_arms, 1.0 / evidence.n_arms)
     counts, successes = arm_stats(evidence)
-    alpha = 1.0 + successes
-    beta = 1.0 + np.maximum(counts - successes, 0.0)
-    draws = rng.beta(alpha, beta, size=(samples, evidence.n_arms))
-    wins = np.bincount(draws.argmax(axis=1), minlength=evidence.n_arms)
-    return wins / samples
+    alpha = 1.0 + successes[tried]
+    beta = 1.0 + np.maximum(counts[tried] - successes[tried], 0.0)
+    draws = rng.beta(alpha, beta, size=(samples, alpha.size))
+    wins = np.zeros(evidence.n_arms)
+    wins[tried] = np.bincount(draws.argmax(axis=1), minlength=alpha.size) / samples
+    return with_untried(wins, tried)
