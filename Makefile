@@ -51,6 +51,7 @@ test: venv $(ENV_FILE)
 bench: migrate $(VENV)/.bench-installed
 	$(PY) -m bench
 	$(PY) -m bench.adapt
+	$(PY) -m bench.loop
 
 lint: venv
 	$(VENV)/bin/ruff check .

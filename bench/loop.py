@@ -339,3 +339,289 @@ def _iter_grid(grid: Mapping[str, Sequence[float]]) -> Iterator[dict[str, float]
     keys = list(grid)
     for values in itertools.product(*(grid[k] for k in keys)):
         yield dict(zip(keys, values, strict=True))
+
+
+# --- a live portal --------------------------------------------------------------------------
+
+
+class LiveHost:
+    """A runtime's side of a live portal: its public HTTP API, one keep-alive connection."""
+
+    def __init__(self, base_url: str, token: str) -> None:
+        import httpx
+
+        self.client = httpx.Client(
+            base_url=base_url,
+            headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"},
+            timeout=120,
+        )
+
+    def close(self) -> None:
+        self.client.close()
+
+    def _learn(self, body: dict[str, Any]) -> dict[str, Any]:
+        import orjson
+
+        response = self.client.post("/api/learn/", content=orjson.dumps(body))
+        reply: dict[str, Any] = response.json()
+        if response.status_code != 200 or reply.get("type") == "learn/error":
+            raise RuntimeError(f"{body['type']} refused: {response.status_code} {reply}")
+        return reply
+
+    def routing(self) -> dict[str, float]:
+        response = self.client.get("/api/routing/")
+        response.raise_for_status()
+        weights: dict[str, float] = response.json()["weights"]
+        return weights
+
+    def report(self, experiences: list[dict[str, Any]]) -> None:
+        self._learn({"type": "learn/experience/req", "id": _req(), "experiences": experiences})
+
+    def feedback(self, component: str, score: float) -> None:
+        item = {
+            "feedback_id": f"fb-{time.time_ns()}-{next(_ids)}",
+            "polarity": "positive",
+            "score": score,
+            "component_name": component,
+        }
+        self._learn({"type": "learn/feedback/req", "id": _req(), "feedbacks": [item]})
+
+    def adapt(self, strategy: str) -> None:
+        self._learn({"type": "learn/adapt/req", "id": _req(), "strategy": strategy})
+
+
+def _req() -> str:
+    return f"req-{next(_ids)}"
+
+
+def server_env(strategy: str, params: Mapping[str, float], window: int) -> dict[str, str]:
+    """The settings a portal for one strategy runs with: its parameters, the custom path."""
+    env = {VARIABLES[k]: f"{v:g}" for k, v in params.items() if k in VARIABLES}
+    env["LEARNPORTAL_ADAPT_WINDOW"] = str(window)
+    if strategy == "custom":
+        env["LEARNPORTAL_CUSTOM_STRATEGY"] = CUSTOM
+    return env
+
+
+class Portals:
+    """Fresh portals on SQLite: one migrated template, copied for every run, served by uvicorn."""
+
+    def __init__(self) -> None:
+        from bench.environment import Database, app_env, manage
+
+        self.database = Database(None)
+        self.template_env = app_env(self.database.create("loop-template"), debug=False)
+        manage(self.template_env, "migrate", "--no-input", "-v", "0")
+        self.token = manage(self.template_env, "createtoken", "loop-agent", "--role", "agent")
+        self.runs = 0
+
+    def run(
+        self,
+        strategy: str,
+        params: Mapping[str, float],
+        *,
+        turns: int,
+        seed: int,
+        swap_at: int | None = None,
+        window: int = 1_000_000,
+    ) -> LoopResult:
+        import shutil
+
+        from bench.environment import Server
+
+        self.runs += 1
+        source = Path(self.template_env["LEARNPORTAL_VAR_DIR"])
+        var_dir = source.parent / f"loop-{self.runs}"
+        var_dir.mkdir()
+        shutil.copy(source / "learnportal.sqlite3", var_dir / "learnportal.sqlite3")
+        env = dict(self.template_env, LEARNPORTAL_VAR_DIR=str(var_dir))
+        env.update(server_env(strategy, params, window))
+        server = Server("uvicorn", env, var_dir / "server.log")
+        server.start(self.token)
+        host = LiveHost(server.base_url, self.token)
+        try:
+            return run_loop(host, strategy, turns=turns, seed=seed, swap_at=swap_at)
+        except Exception as error:
+            raise RuntimeError(f"{error}\n{server.log_tail()}") from error
+        finally:
+            host.close()
+            server.stop()
+            shutil.rmtree(var_dir, ignore_errors=True)
+
+    def close(self) -> None:
+        self.database.drop_all()
+
+
+# --- the table ------------------------------------------------------------------------------
+
+SWEEP: dict[str, dict[str, list[float]]] = {
+    "epsilon_greedy": {"epsilon": [0.02, 0.05, 0.1]},
+    "softmax": {"temperature": [0.03, 0.05, 0.1, 1.0]},
+    "ucb1": {"ucb_c": [0.3, 0.5, math.sqrt(2.0)], "ucb_horizon": [100, 500]},
+    "ppo": {"ppo_lr": [1.0, 2.0, 5.0], "ppo_clip": [0.2, 0.5, 0.8]},
+}
+
+
+def sweep(seeds: Sequence[int], turns: int) -> list[dict[str, Any]]:
+    """Each strategy's parameters over a grid, on the model of the host: regret and last 500."""
+    rows = []
+    thompson_regret = np.mean([offline_thompson(turns, s).regret for s in seeds])
+    for strategy, grid in SWEEP.items():
+        for params in _iter_grid(grid):
+            runs = model_runs(strategy, params, seeds, turns)
+            s = summarise(strategy, runs, min(500, turns // 4))
+            rows.append(
+                {
+                    "strategy": strategy,
+                    "params": params,
+                    "last500": s.last500,
+                    "regret_x": s.regret / thompson_regret,
+                    "inverted": s.inverted,
+                }
+            )
+            log(f"sweep {strategy} {params}: {s.last500:.1%}, {s.regret / thompson_regret:.2f}x")
+    return rows
+
+
+def live_table(
+    seeds: Sequence[int], turns: int, swap_seeds: Sequence[int]
+) -> tuple[dict[str, Any], list[Summary]]:
+    """Every strategy at its defaults on fresh live portals, and offline Thompson, same seeds."""
+    last = min(500, turns // 4)
+    swap_at = turns // 2
+    thompson_runs = [offline_thompson(turns, s) for s in seeds]
+    thompson_swap = [offline_thompson(turns, s, swap_at) for s in swap_seeds]
+    baseline = summarise("thompson (offline)", thompson_runs, last)
+    baseline.follow = [None for _ in thompson_swap]
+    portals = Portals()
+    summaries = []
+    try:
+        for strategy in STRATEGIES:
+            started = time.perf_counter()
+            runs = [portals.run(strategy, {}, turns=turns, seed=s) for s in seeds]
+            summary = summarise(strategy, runs, last)
+            swapped = [
+                portals.run(
+                    strategy,
+                    {},
+                    turns=turns,
+                    seed=s,
+                    swap_at=swap_at,
+                    window=WINDOW_NONSTATIONARY,
+                )
+                for s in swap_seeds
+            ]
+            summary.follow = [r.follow_turns(swap_at) for r in swapped]
+            summary.max_step = max(summary.max_step, *(r.max_step for r in swapped))
+            summaries.append(summary)
+            log(
+                f"{strategy}: last {summary.last500:.1%} of best, regret {summary.regret:.1f} "
+                f"({summary.regret / baseline.regret:.2f}x Thompson), inverted "
+                f"{summary.inverted}, max step {summary.max_step:.3f}, follow {summary.follow} "
+                f"({time.perf_counter() - started:.0f} s)"
+            )
+    finally:
+        portals.close()
+    meta = {"turns": turns, "seeds": list(seeds), "swap_seeds": list(swap_seeds), "last": last}
+    return {"baseline": baseline, **meta}, summaries
+
+
+def verdicts(baseline: Summary, rows: Sequence[Summary], follow_limit: int) -> dict[str, bool]:
+    """Each target of issue 8, met or not."""
+    ratios = [row.regret / baseline.regret for row in rows]
+    follows = [f for row in rows for f in row.follow]
+    return {
+        "last 500 >= 90% of best, every strategy": all(r.last500 >= 0.9 for r in rows),
+        "no inverted pair of final weights": all(r.inverted == 0 for r in rows),
+        "regret within 3x Thompson, every strategy": all(x <= 3.0 for x in ratios),
+        "regret within 2x Thompson, the best strategy": min(ratios) <= 2.0,
+        "no adapt moves a weight more than the auto-apply step": all(
+            r.max_step <= STEP + 1e-9 for r in rows
+        ),
+        f"weights follow a swap within {follow_limit} turns": all(
+            f is not None and f <= follow_limit for f in follows
+        ),
+    }
+
+
+def render(meta: dict[str, Any], rows: Sequence[Summary], follow_limit: int) -> str:
+    baseline: Summary = meta["baseline"]
+    seeds = ", ".join(str(s) for s in meta["seeds"])
+    lines = [
+        f"10 components of quality {ARMS[0]:.1f} … {ARMS[-1]:.1f} (`np.linspace`), "
+        f"{meta['turns']} turns in batches of {BATCH}, an adapt after each, seeds {seeds}; "
+        f"fresh live portal (uvicorn, SQLite) per strategy and seed, every strategy at its "
+        f"defaults; other components present ({len(DEMO)} demo ones with feedback only, "
+        f"{len(OTHERS)} of another agent with {OTHER_CALLS} calls each). Regret is expected "
+        f"regret (best quality minus the chosen arm's, summed), mean over the seeds; "
+        f"offline Thompson sampling on the same arms and seeds: **{baseline.regret:.1f}**.",
+        "",
+        f"| strategy | success over the last {meta['last']} turns | cumulative regret | "
+        "inverted pairs | largest adapt step | mean final weights (arm 0.1 … arm 0.9) | "
+        f"turns to follow the swap at {meta['turns'] // 2} |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for row in rows:
+        follow = ", ".join("never" if f is None else str(f) for f in row.follow)
+        lines.append(
+            f"| {row.strategy} | {row.last500:.1%} of the best arm | {row.regret:.1f} ± "
+            f"{row.regret_se:.1f} ({row.regret / baseline.regret:.2f}x Thompson) | "
+            f"{row.inverted} | {row.max_step:.3f} | "
+            f"{' '.join(f'{w:.3f}' for w in row.final)} | {follow} |"
+        )
+    lines.append(
+        f"| thompson (offline) | {baseline.last500:.1%} of the best arm | {baseline.regret:.1f} "
+        f"± {baseline.regret_se:.1f} | | | | |"
+    )
+    lines += ["", "Targets:", ""]
+    for name, ok in verdicts(baseline, rows, follow_limit).items():
+        lines.append(f"- {name}: {'PASS' if ok else 'MISS'}")
+    lines += [
+        "",
+        f"The swap: at turn {meta['turns'] // 2} arm {SWAP[0]} (the best) and arm {SWAP[1]} "
+        f"exchange qualities; the portal runs with `LEARNPORTAL_ADAPT_WINDOW="
+        f"{WINDOW_NONSTATIONARY}`, seeds {', '.join(str(s) for s in meta['swap_seeds'])}. "
+        "\"Turns to follow\" is the number of turns after the swap until the new best arm has "
+        "the top weight for the rest of the run. An inverted pair is two of the agent's arms "
+        f"where the better weighs less than the worse by more than {INVERSION_TOLERANCE:.0%} of "
+        "the top weight, counted over every seed's final weights.",
+    ]
+    return "\n".join(lines)
+
+
+def write_block(path: Path, text: str) -> None:
+    content = path.read_text() if path.exists() else ""
+    block = f"{MARK_START}\n{text}\n{MARK_END}"
+    if MARK_START in content and MARK_END in content:
+        head, rest = content.split(MARK_START, 1)
+        _, tail = rest.split(MARK_END, 1)
+        content = head + block + tail
+    else:
+        content = content.rstrip() + "\n\n## The learning loop (issue 8)\n\n" + block + "\n"
+    path.write_text(content)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.loop", description=__doc__)
+    parser.add_argument("--quick", action="store_true", help="600 turns, one seed")
+    parser.add_argument("--sweep", action="store_true", help="the parameter sweep on the model")
+    parser.add_argument("--output", default=None, help="markdown file ('-': none)")
+    args = parser.parse_args(argv)
+    sizes = QUICK if args.quick else FULL
+    turns, seeds = sizes["turns"], sizes["seeds"]
+    if args.sweep:
+        for row in sweep(seeds, turns):
+            print(row)
+        return 0
+    swap_seeds = seeds[:3]
+    meta, rows = live_table(seeds, turns, swap_seeds)
+    text = render(meta, rows, TARGETS["follow"] * turns // 2000)
+    print(text)
+    output = args.output or ("-" if args.quick else str(ROOT / "BENCHMARKS.md"))
+    if output != "-":
+        write_block(Path(output), text)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

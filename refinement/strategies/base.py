@@ -96,20 +96,24 @@ class ParamSpec:
 
 
 PARAMS: dict[str, ParamSpec] = {
-    "epsilon": ParamSpec(0.1, 0.0, 1.0),
-    "temperature": ParamSpec(1.0, 0.0, math.inf, low_open=True),
-    "ucb_c": ParamSpec(math.sqrt(2.0), 0.0, math.inf),
-    "ucb_horizon": ParamSpec(100, 1, 1_000_000, integer=True),
-    "ppo_clip": ParamSpec(0.2, 0.0, 1.0),
+    "epsilon": ParamSpec(0.02, 0.0, 1.0),
+    "temperature": ParamSpec(0.03, 0.0, math.inf, low_open=True),
+    "ucb_c": ParamSpec(0.3, 0.0, math.inf),
+    "ucb_horizon": ParamSpec(500, 1, 1_000_000, integer=True),
+    "ppo_clip": ParamSpec(0.8, 0.0, 1.0),
     "ppo_epochs": ParamSpec(10, 1, 1000, integer=True),
-    "ppo_lr": ParamSpec(1.0, 0.0, math.inf, low_open=True),
+    "ppo_lr": ParamSpec(2.0, 0.0, math.inf, low_open=True),
     "ppo_entropy": ParamSpec(0.01, 0.0, math.inf),
     "ppo_max_grad_norm": ParamSpec(0.5, 0.0, math.inf, low_open=True),
     "ppo_normalize": ParamSpec(1, 0, 1, integer=True),
     "thompson_samples": ParamSpec(1000, 1, 1_000_000, integer=True),
     "seed": ParamSpec(0, 0, 2**63 - 1, integer=True),
 }
-"""Every parameter a built-in strategy reads, so that settings can be checked at start-up."""
+"""Every parameter a built-in strategy reads, so that settings can be checked at start-up.
+
+The defaults of epsilon, temperature, ucb_c, ucb_horizon and the PPO ones were chosen by the
+loop benchmark (bench/loop.py; README, "Routing weights", gives each one's figure).
+"""
 
 
 def param(params: Mapping[str, float], name: str) -> float:
