@@ -42,7 +42,9 @@ class InProcessHost:
         return weights
 
     def report(self, experiences: list[dict[str, Any]]) -> None:
-        self._learn({"type": "learn/experience/req", "id": next_id("le"), "experiences": experiences})
+        self._learn(
+            {"type": "learn/experience/req", "id": next_id("le"), "experiences": experiences}
+        )
 
     def feedback(self, component: str, score: float) -> None:
         item = {
