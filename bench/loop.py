@@ -167,13 +167,16 @@ class LoopResult:
         """Success over the last turns as a share of the best arm's quality then."""
         return float(self.success[-last:].mean() / self.means[-last:].max(axis=1).mean())
 
-    def follow_turns(self, swap_at: int) -> int | None:
-        """Turns after the swap until the new best arm has the top weight for good (None: never)."""
+    def follow_turns(self, swap_at: int, hold: int = 200) -> int | None:
+        """Turns after the swap until the new best arm has the top weight for `hold` turns on end.
+
+        None: never within the run. A tie counts as the top.
+        """
         best = self.means[-1].argmax()
-        tops = self.weights.argmax(axis=1) == best
-        start = swap_at // BATCH
-        for batch in range(start, tops.size):
-            if tops[batch:].all():
+        tops = self.weights[:, best] >= self.weights.max(axis=1) - 1e-9
+        start, span = swap_at // BATCH, hold // BATCH
+        for batch in range(start, tops.size - span + 1):
+            if tops[batch : batch + span].all():
                 return batch * BATCH - swap_at
         return None
 
