@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .base import Evidence, normalised_current, param, with_untried
+from .base import Evidence, normalised_current, param
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -108,8 +108,7 @@ def ppo(evidence: Evidence, params: Mapping[str, float]) -> np.ndarray:
     the policy that chose it. Experiences recorded under a policy already outside the trust
     region (starting ratio outside [1 - clip, 1 + clip]) are left out: PPO learns from
     near-on-policy data, and with stale replay data the clip's asymmetry would keep pushing up
-    arms whose probability has since fallen. An arm with no experience at all weighs as much as
-    the most favoured one (`with_untried`). The baseline is the mean reward of that
+    arms whose probability has since fallen. The baseline is the mean reward of that
     near-on-policy batch (the value of the policy that collected it), not of the whole replay
     window, which under a policy that improved would make every recent choice look good. With
     nothing left to learn from, the weights in force come back, normalised.
@@ -162,7 +161,4 @@ def ppo(evidence: Evidence, params: Mapping[str, float]) -> np.ndarray:
     new = old.copy()
     change = np.exp(log_softmax(theta) - log_softmax(start))
     new[index] = old[index] * change
-    # An arm without any experience in the window weighs as much as the most favoured one, as
-    # under every strategy: under a replay window, an arm starved long enough is tried again,
-    # which is how the policy notices that it got better.
-    return with_untried(new / new.sum(), np.bincount(evidence.arm, minlength=evidence.n_arms) > 0)
+    return new / new.sum()
