@@ -177,6 +177,26 @@ def with_untried(shares: np.ndarray, tried: np.ndarray) -> np.ndarray:
     return out / out.sum()
 
 
+def monotone_in(shares: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """`shares` raised so that an arm of higher value never has less than one of lower value.
+
+    Each arm gets the largest share among the arms whose value is no higher than its own (equal
+    values get equal shares), then the whole is renormalised. For rules whose shares also reward
+    uncertainty (UCB1's bonus, Thompson's spread), this keeps what a runtime sees in order: a
+    component better on the evidence never weighs less than a worse one, on any candidate set.
+    """
+    shares = np.asarray(shares, dtype=np.float64)
+    values = np.asarray(values, dtype=np.float64)
+    if shares.size == 0:
+        return shares.copy()
+    distinct, group = np.unique(values, return_inverse=True)
+    best_in_group = np.zeros(distinct.size)
+    np.maximum.at(best_in_group, group, shares)
+    raised = np.maximum.accumulate(best_in_group)[group]
+    total = raised.sum()
+    return raised / total if total > 0 else raised
+
+
 def relative_to_best(target: np.ndarray) -> np.ndarray:
     """A strategy's distribution as routing weights: each arm's share over the top one's.
 

@@ -15,7 +15,15 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .base import Evidence, argmax_mass, arm_stats, param, tried_arms, with_untried
+from .base import (
+    Evidence,
+    argmax_mass,
+    arm_stats,
+    monotone_in,
+    param,
+    tried_arms,
+    with_untried,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -41,7 +49,9 @@ def ucb1_shares(counts: np.ndarray, means: np.ndarray, c: float, horizon: float)
     Pulling the top index until the horizon is spent raises every pulled arm's count until its
     index comes down to a common level L: arm i ends at n_i' = c^2 ln(N + H) / (L - mean_i)^2
     pulls (never fewer than it has). L is the level at which the extra pulls add up to H, found
-    by bisection; the shares are the extra pulls over H. Fractional pulls make the shares a
+    by bisection; the shares are the extra pulls over H, plus the rate at which the rule comes
+    back to each arm once the level is reached (so an arm below it keeps a share that shrinks
+    with its distance to the level, never 0). Fractional pulls make the shares a
     smooth function of the evidence: an arm with a better mean and no more pulls than another
     never gets a smaller share. With c = 0 the rule is greedy: all on the best mean.
     """
@@ -63,18 +73,22 @@ def ucb1_shares(counts: np.ndarray, means: np.ndarray, c: float, horizon: float)
             low = middle
         else:
             high = middle
-    pulls = extra(high)
-    total = pulls.sum()
-    if total <= 0:  # the horizon is too short to lift anyone past its current count
-        return argmax_mass(means + np.sqrt(scale / np.maximum(counts, 1e-12)))
-    return pulls / total
+    # Beyond the horizon the rule keeps every arm's index near the level, coming back to arm i
+    # at the rate d n_i' / dt = c^2 / ((L - mean_i)^2 (N + H)) pulls per pull: an arm below the
+    # level now still gets that share, so that no tried arm weighs 0 however good another is.
+    gap = np.maximum(high - means, 1e-12)
+    rate = c * c / (gap * gap * (counts.sum() + horizon))
+    pulls = extra(high) / horizon + rate
+    return pulls / pulls.sum()
 
 
 def ucb1(evidence: Evidence, params: Mapping[str, float]) -> np.ndarray:
     """The UCB1 rule's share of the next `ucb_horizon` pulls for each tried arm.
 
-    An untried arm (infinite index) weighs as much as the most favoured tried arm
-    (`with_untried`), so it is tried wherever it is offered, yet takes nothing from the others.
+    An arm with a better mean never gets less than a worse one (`monotone_in`: the exploration
+    bonus may favour the less tried arm, which then lifts the better ones to its share). An
+    untried arm (infinite index) weighs as much as the most favoured tried arm (`with_untried`),
+    so it is tried wherever it is offered, yet takes nothing from the others.
     """
     c = param(params, "ucb_c")
     horizon = param(params, "ucb_horizon")
@@ -83,5 +97,6 @@ def ucb1(evidence: Evidence, params: Mapping[str, float]) -> np.ndarray:
         return np.full(evidence.n_arms, 1.0 / evidence.n_arms)
     counts, sums = arm_stats(evidence)
     shares = np.zeros(evidence.n_arms)
-    shares[tried] = ucb1_shares(counts[tried], sums[tried] / counts[tried], c, horizon)
+    means = sums[tried] / counts[tried]
+    shares[tried] = monotone_in(ucb1_shares(counts[tried], means, c, horizon), means)
     return with_untried(shares, tried)
