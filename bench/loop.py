@@ -592,6 +592,30 @@ def render(meta: dict[str, Any], rows: Sequence[Summary], follow_limit: int) -> 
     return "\n".join(lines)
 
 
+def render_sweep(rows: Sequence[dict[str, Any]], seeds: Sequence[int], turns: int) -> str:
+    defaults = check_params({})
+    lines = [
+        f"The parameter sweep behind the defaults: the same loop on `ModelHost` (the host's adapt "
+        f"arithmetic in process; it reproduces the live portal's runs exactly), {turns} turns, "
+        f"seeds {', '.join(str(s) for s in seeds)}; regret over offline Thompson's on the same "
+        "seeds. **Bold**: the default.",
+        "",
+        "| strategy | parameters | success over the last 500 turns | regret / Thompson's | "
+        "inverted pairs |",
+        "| --- | --- | --- | --- | --- |",
+    ]
+    for row in rows:
+        params = row["params"]
+        shown = ", ".join(f"{k}={v:.4g}" for k, v in params.items())
+        if all(math.isclose(defaults[k], v) for k, v in params.items()):
+            shown = f"**{shown}**"
+        lines.append(
+            f"| {row['strategy']} | {shown} | {row['last500']:.1%} | {row['regret_x']:.2f}x | "
+            f"{row['inverted']} |"
+        )
+    return "\n".join(lines)
+
+
 def write_block(path: Path, text: str) -> None:
     content = path.read_text() if path.exists() else ""
     block = f"{MARK_START}\n{text}\n{MARK_END}"
@@ -607,18 +631,21 @@ def write_block(path: Path, text: str) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.loop", description=__doc__)
     parser.add_argument("--quick", action="store_true", help="600 turns, one seed")
-    parser.add_argument("--sweep", action="store_true", help="the parameter sweep on the model")
+    parser.add_argument(
+        "--sweep", action="store_true", help="only the parameter sweep, on the model of the host"
+    )
     parser.add_argument("--output", default=None, help="markdown file ('-': none)")
     args = parser.parse_args(argv)
     sizes = QUICK if args.quick else FULL
     turns, seeds = sizes["turns"], sizes["seeds"]
     if args.sweep:
-        for row in sweep(seeds, turns):
-            print(row)
+        print(render_sweep(sweep(seeds, turns), seeds, turns))
         return 0
     swap_seeds = seeds[:3]
     meta, rows = live_table(seeds, turns, swap_seeds)
     text = render(meta, rows, TARGETS["follow"] * turns // 2000)
+    if not args.quick:
+        text += "\n\n" + render_sweep(sweep(seeds, turns), seeds, turns)
     print(text)
     output = args.output or ("-" if args.quick else str(ROOT / "BENCHMARKS.md"))
     if output != "-":
