@@ -58,7 +58,7 @@ STRATEGIES = ("ucb1", "epsilon_greedy", "softmax", "ppo", "custom")
 CUSTOM = "refinement.strategies.thompson.thompson"
 SWAP_AT = 1000
 SWAP = (9, 5)  # the best arm's quality goes to arm 5, arm 5's to the best
-WINDOW_NONSTATIONARY = 500  # LEARNPORTAL_ADAPT_WINDOW for the swapped run
+WINDOW_NONSTATIONARY = 200  # LEARNPORTAL_ADAPT_WINDOW for the swapped run
 INVERSION_TOLERANCE = 0.01
 TARGETS = {"last500": 0.9, "regret_x": 3.0, "best_regret_x": 2.0, "follow": 500}
 
@@ -641,7 +641,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.sweep:
         print(render_sweep(sweep(seeds, turns), seeds, turns))
         return 0
-    swap_seeds = seeds[:3]
+    swap_seeds = seeds
     meta, rows = live_table(seeds, turns, swap_seeds)
     text = render(meta, rows, TARGETS["follow"] * turns // 2000)
     if not args.quick:
