@@ -541,9 +541,15 @@ def verdicts(baseline: Summary, rows: Sequence[Summary], follow_limit: int) -> d
         "no adapt moves a weight more than the auto-apply step": all(
             r.max_step <= STEP + 1e-9 for r in rows
         ),
-        f"weights follow a swap within {follow_limit} turns": all(
+        f"weights follow a swap within {follow_limit} turns, every strategy and seed": all(
             f is not None and f <= follow_limit for f in follows
         ),
+        **{
+            f"weights follow a swap within {follow_limit} turns, {row.strategy}": all(
+                f is not None and f <= follow_limit for f in row.follow
+            )
+            for row in rows
+        },
     }
 
 
