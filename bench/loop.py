@@ -591,7 +591,7 @@ def render(meta: dict[str, Any], rows: Sequence[Summary], follow_limit: int) -> 
         f"exchange qualities; the portal runs with `LEARNPORTAL_ADAPT_WINDOW="
         f"{WINDOW_NONSTATIONARY}`, seeds {', '.join(str(s) for s in meta['swap_seeds'])}. "
         '"Turns to follow" is the number of turns after the swap until the new best arm has '
-        "the top weight for the rest of the run. An inverted pair is two of the agent's arms "
+        "the top weight (a tie counts) for 200 turns on end. An inverted pair is two of the agent's arms "
         f"where the better weighs less than the worse by more than {INVERSION_TOLERANCE:.0%} of "
         "the top weight, counted over every seed's final weights.",
     ]
