@@ -458,7 +458,7 @@ class Portals:
 # --- the table ------------------------------------------------------------------------------
 
 SWEEP: dict[str, dict[str, list[float]]] = {
-    "epsilon_greedy": {"epsilon": [0.02, 0.05, 0.1]},
+    "epsilon_greedy": {"epsilon": [0.02, 0.03, 0.05, 0.1]},
     "softmax": {"temperature": [0.03, 0.05, 0.1, 1.0]},
     "ucb1": {"ucb_c": [0.3, 0.5, math.sqrt(2.0)], "ucb_horizon": [100, 500]},
     "ppo": {"ppo_lr": [1.0, 2.0, 5.0], "ppo_clip": [0.2, 0.5, 0.8]},

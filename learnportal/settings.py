@@ -305,7 +305,7 @@ AXES_HTTP_RESPONSE_CODE = 429
 # refinement.strategies.base.PARAMS', chosen by the loop benchmark (bench/loop.py).
 _STRATEGY_PARAMS: dict[str, tuple[str, Callable[[str, Any], float], float]] = {
     # parameter: (environment variable, reader, default)
-    "epsilon": ("LEARNPORTAL_EPSILON", env_float, 0.02),
+    "epsilon": ("LEARNPORTAL_EPSILON", env_float, 0.03),
     "temperature": ("LEARNPORTAL_SOFTMAX_TEMPERATURE", env_float, 0.03),
     "ucb_c": ("LEARNPORTAL_UCB_C", env_float, 0.3),
     "ucb_horizon": ("LEARNPORTAL_UCB_HORIZON", env_int, 500),

@@ -96,7 +96,7 @@ class ParamSpec:
 
 
 PARAMS: dict[str, ParamSpec] = {
-    "epsilon": ParamSpec(0.02, 0.0, 1.0),
+    "epsilon": ParamSpec(0.03, 0.0, 1.0),
     "temperature": ParamSpec(0.03, 0.0, math.inf, low_open=True),
     "ucb_c": ParamSpec(0.3, 0.0, math.inf),
     "ucb_horizon": ParamSpec(500, 1, 1_000_000, integer=True),

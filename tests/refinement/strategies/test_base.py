@@ -46,7 +46,7 @@ def test_missing_params_take_the_documented_defaults() -> None:
     resolved = check_params({})
 
     # The loop benchmark's choices (bench/loop.py; README, "Routing weights").
-    assert resolved["epsilon"] == 0.02
+    assert resolved["epsilon"] == 0.03
     assert resolved["temperature"] == 0.03
     assert resolved["ucb_c"] == 0.3
     assert resolved["ucb_horizon"] == 500

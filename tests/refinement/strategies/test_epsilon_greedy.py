@@ -25,8 +25,8 @@ def test_epsilon_one_is_uniform() -> None:
     np.testing.assert_allclose(epsilon_greedy(EVIDENCE, {"epsilon": 1.0}), [1 / 3] * 3)
 
 
-def test_default_epsilon_is_two_hundredths() -> None:
-    np.testing.assert_allclose(epsilon_greedy(EVIDENCE, {}), [0.02 / 3, 0.98 + 0.02 / 3, 0.02 / 3])
+def test_default_epsilon_is_three_hundredths() -> None:
+    np.testing.assert_allclose(epsilon_greedy(EVIDENCE, {}), [0.01, 0.97 + 0.01, 0.01])
 
 
 def test_an_untried_arm_weighs_as_much_as_the_best_and_takes_none_of_its_mass() -> None:
