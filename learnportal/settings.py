@@ -306,15 +306,17 @@ AXES_HTTP_RESPONSE_CODE = 429
 
 # Strategy parameters: read here, judged by refinement's system check (refinement/checks.py)
 # against their ranges, at `manage.py check` and at every start-up (learnportal/asgi.py).
-# A reader is env_float, or env_int with an int default.
+# A reader is env_float, or env_int with an int default. The defaults are
+# refinement.strategies.base.PARAMS', chosen by the loop benchmark (bench/loop.py).
 _STRATEGY_PARAMS: dict[str, tuple[str, Callable[[str, Any], float], float]] = {
     # parameter: (environment variable, reader, default)
-    "epsilon": ("LEARNPORTAL_EPSILON", env_float, 0.1),
-    "temperature": ("LEARNPORTAL_SOFTMAX_TEMPERATURE", env_float, 1.0),
-    "ucb_c": ("LEARNPORTAL_UCB_C", env_float, 2**0.5),
-    "ppo_clip": ("LEARNPORTAL_PPO_CLIP", env_float, 0.2),
+    "epsilon": ("LEARNPORTAL_EPSILON", env_float, 0.03),
+    "temperature": ("LEARNPORTAL_SOFTMAX_TEMPERATURE", env_float, 0.03),
+    "ucb_c": ("LEARNPORTAL_UCB_C", env_float, 0.3),
+    "ucb_horizon": ("LEARNPORTAL_UCB_HORIZON", env_int, 500),
+    "ppo_clip": ("LEARNPORTAL_PPO_CLIP", env_float, 0.8),
     "ppo_epochs": ("LEARNPORTAL_PPO_EPOCHS", env_int, 10),
-    "ppo_lr": ("LEARNPORTAL_PPO_LR", env_float, 1.0),
+    "ppo_lr": ("LEARNPORTAL_PPO_LR", env_float, 2.0),
     "ppo_entropy": ("LEARNPORTAL_PPO_ENTROPY", env_float, 0.01),
     "seed": ("LEARNPORTAL_STRATEGY_SEED", env_int, 0),
 }

@@ -24,6 +24,8 @@ from refinement.paths import UNWEIGHTED, Location, Target, weight_path
 from refinement.proposals import ProposalInput
 from refinement.review import recently_rolled_back, weight_step_risk
 from refinement.services import Edit, edits_apply, locked, new_id, plan_settle
+from refinement.strategies import validate_target
+from refinement.strategies.base import relative_to_best
 from refinement.strategy_registry import strategy_for, strategy_params
 from refinement.trust_region import MOVED, PRECISION, max_step, step_toward
 from refinement.vocabulary import PlanStatus, ReviewKind
@@ -68,10 +70,17 @@ class AdaptOutcome:
 
 
 def targets_for(strategy: str, names: list[str]) -> dict[str, float]:
+    """Each component's target weight: the strategy's traffic share over the top share.
+
+    A strategy answers with a distribution over every component; a runtime chooses among its
+    own candidates in proportion to their weights, so only ratios matter, and the host stores
+    them relative to the most favoured component (which gets 1.0; `relative_to_best`).
+    """
     weights = store.routing_weights()
     evidence = load_evidence(names, weights)
-    target = strategy_for(strategy)(evidence, strategy_params())
-    return {name: float(value) for name, value in zip(names, target, strict=True)}
+    target = validate_target(strategy_for(strategy)(evidence, strategy_params()), len(names))
+    weights_wanted = relative_to_best(target)
+    return {name: float(value) for name, value in zip(names, weights_wanted, strict=True)}
 
 
 def adapt_run(*, principal: Principal, component_name: str, strategy: str) -> AdaptOutcome:

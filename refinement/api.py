@@ -142,7 +142,15 @@ JSON = "application/json"
 
 
 class RoutingView(APIView):
-    @extend_schema(summary="Current routing weights", responses=Routing)
+    @extend_schema(
+        summary="Current routing weights",
+        description=(
+            "Each component's traffic share relative to the most favoured one (1.0); a component "
+            "never weighted counts as 0.5. Choose among your candidates with probability "
+            "proportional to their weights and report that probability as `action.action_prob`."
+        ),
+        responses=Routing,
+    )
     def get(self, request: Request) -> Response:
         return Response(routing_read().model_dump(mode="json"))
 

@@ -71,7 +71,7 @@ def _weight_proposals(names: list[str], chosen: list[str]) -> list[ProposalInput
                     path=weight_path(name),
                     old_value=current,
                     new_value=target,
-                    reason=f"{strategy} puts {target:.3f} of the traffic on {name}",
+                    reason=f"{strategy} weighs {name} {target:.3f} of the most favoured component",
                 )
             )
     return proposals

@@ -21,7 +21,11 @@ CHAIN_LIMIT = 50
 
 
 def routing_read() -> Routing:
-    """The current routing weights, as a runtime's component selection reads them."""
+    """The current routing weights, as a runtime's component selection reads them.
+
+    Relative traffic shares (the most favoured component at 1.0, `refinement.adapt.targets_for`):
+    a runtime picks among its candidates in proportion to them (README, "Routing weights").
+    """
     return Routing(weights=store.routing_weights(), updated=store.routing_updated())
 
 

@@ -96,19 +96,24 @@ class ParamSpec:
 
 
 PARAMS: dict[str, ParamSpec] = {
-    "epsilon": ParamSpec(0.1, 0.0, 1.0),
-    "temperature": ParamSpec(1.0, 0.0, math.inf, low_open=True),
-    "ucb_c": ParamSpec(math.sqrt(2.0), 0.0, math.inf),
-    "ppo_clip": ParamSpec(0.2, 0.0, 1.0),
+    "epsilon": ParamSpec(0.03, 0.0, 1.0),
+    "temperature": ParamSpec(0.03, 0.0, math.inf, low_open=True),
+    "ucb_c": ParamSpec(0.3, 0.0, math.inf),
+    "ucb_horizon": ParamSpec(500, 1, 1_000_000, integer=True),
+    "ppo_clip": ParamSpec(0.8, 0.0, 1.0),
     "ppo_epochs": ParamSpec(10, 1, 1000, integer=True),
-    "ppo_lr": ParamSpec(1.0, 0.0, math.inf, low_open=True),
+    "ppo_lr": ParamSpec(2.0, 0.0, math.inf, low_open=True),
     "ppo_entropy": ParamSpec(0.01, 0.0, math.inf),
     "ppo_max_grad_norm": ParamSpec(0.5, 0.0, math.inf, low_open=True),
     "ppo_normalize": ParamSpec(1, 0, 1, integer=True),
     "thompson_samples": ParamSpec(1000, 1, 1_000_000, integer=True),
     "seed": ParamSpec(0, 0, 2**63 - 1, integer=True),
 }
-"""Every parameter a built-in strategy reads, so that settings can be checked at start-up."""
+"""Every parameter a built-in strategy reads, so that settings can be checked at start-up.
+
+The defaults of epsilon, temperature, ucb_c, ucb_horizon and the PPO ones were chosen by the
+loop benchmark (bench/loop.py; README, "Routing weights", gives each one's figure).
+"""
 
 
 def param(params: Mapping[str, float], name: str) -> float:
@@ -149,6 +154,60 @@ def optimistic_means(evidence: Evidence) -> np.ndarray:
     tried = counts > 0
     means[tried] = sums[tried] / counts[tried]
     return means
+
+
+def tried_arms(evidence: Evidence) -> np.ndarray:
+    """Which arms have at least one recorded experience (bool, shape (n_arms,))."""
+    return np.bincount(evidence.arm, minlength=evidence.n_arms) > 0
+
+
+def with_untried(shares: np.ndarray, tried: np.ndarray) -> np.ndarray:
+    """Shares computed over the tried arms, with every untried arm given the top share.
+
+    Bounded optimism: an arm no one has tried yet weighs as much as the most favoured tried arm,
+    so that a runtime offered it tries it soon, yet it takes nothing from the tried arms'
+    relative shares, however many untried arms (demo data, other agents' components) exist.
+    With no arm tried, every arm weighs the same. The result sums to 1.
+    """
+    shares = np.where(tried, np.asarray(shares, dtype=np.float64), 0.0)
+    top = shares.max() if tried.any() else 0.0
+    out = np.where(tried, shares, top if top > 0 else 1.0)
+    if not tried.any():
+        out = np.ones_like(out)
+    return out / out.sum()
+
+
+def monotone_in(shares: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """`shares` raised so that an arm of higher value never has less than one of lower value.
+
+    Each arm gets the largest share among the arms whose value is no higher than its own (equal
+    values get equal shares), then the whole is renormalised. For rules whose shares also reward
+    uncertainty (UCB1's bonus, Thompson's spread), this keeps what a runtime sees in order: a
+    component better on the evidence never weighs less than a worse one, on any candidate set.
+    """
+    shares = np.asarray(shares, dtype=np.float64)
+    values = np.asarray(values, dtype=np.float64)
+    if shares.size == 0:
+        return shares.copy()
+    distinct, group = np.unique(values, return_inverse=True)
+    best_in_group = np.zeros(distinct.size)
+    np.maximum.at(best_in_group, group, shares)
+    raised = np.maximum.accumulate(best_in_group)[group]
+    total = raised.sum()
+    return raised / total if total > 0 else raised
+
+
+def relative_to_best(target: np.ndarray) -> np.ndarray:
+    """A strategy's distribution as routing weights: each arm's share over the top one's.
+
+    A runtime picks among its candidates with probability proportional to their weights, so
+    any positive scale gives the same choice on every candidate set; dividing by the largest
+    share puts the most favoured arm at 1.0 and so keeps every weight as far from the 6-decimal
+    rounding of stored weights as it can be, however many components share the traffic.
+    """
+    target = np.asarray(target, dtype=np.float64)
+    top = target.max() if target.size else 0.0
+    return target / top if top > 0 else np.full(target.shape, 1.0)
 
 
 def argmax_mass(values: np.ndarray) -> np.ndarray:

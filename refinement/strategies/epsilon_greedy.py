@@ -4,20 +4,27 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .base import Evidence, argmax_mass, optimistic_means, param
+import numpy as np
+
+from .base import Evidence, argmax_mass, arm_stats, param, tried_arms, with_untried
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-    import numpy as np
-
 
 def epsilon_greedy(evidence: Evidence, params: Mapping[str, float]) -> np.ndarray:
-    """epsilon / n_arms everywhere, plus 1 - epsilon on the best mean rescaled reward.
+    """Over the tried arms, epsilon / k each plus 1 - epsilon on the best mean rescaled reward.
 
-    Arms with no data count as the best possible (mean 1.0), so the greedy part tries them first;
-    ties split the greedy mass evenly.
+    Ties split the greedy mass evenly. An untried arm weighs as much as the best one
+    (`with_untried`): it is tried soon wherever it is offered, and it takes none of the greedy
+    mass, so the tried arms keep their order whatever untried components exist.
     """
     epsilon = param(params, "epsilon")
-    means = optimistic_means(evidence)
-    return epsilon / evidence.n_arms + (1.0 - epsilon) * argmax_mass(means)
+    tried = tried_arms(evidence)
+    if not tried.any():
+        return np.full(evidence.n_arms, 1.0 / evidence.n_arms)
+    counts, sums = arm_stats(evidence)
+    means = np.where(tried, sums / np.maximum(counts, 1.0), -np.inf)
+    k = np.count_nonzero(tried)
+    shares = np.where(tried, epsilon / k + (1.0 - epsilon) * argmax_mass(means), 0.0)
+    return with_untried(shares, tried)

@@ -88,15 +88,30 @@ def surrogate_grad(
     return grad - entropy * pi * (logp + entropy_value)
 
 
+def _restricted(policy: np.ndarray, arms: np.ndarray) -> np.ndarray:
+    """`policy` renormalised over `arms` (a bool mask), zero elsewhere."""
+    restricted = np.where(arms, policy, 0.0)
+    return restricted / restricted.sum()
+
+
 def ppo(evidence: Evidence, params: Mapping[str, float]) -> np.ndarray:
     """One PPO-clip update of the routing policy from the recorded experiences.
+
+    A runtime chooses among its candidates with the weights renormalised over them, so the
+    probability it records (`action_prob`) is that of the candidates, not of every component
+    the host knows. The update therefore works on the arms the learning data covers: the policy
+    is the weights in force renormalised over those arms, the ratio of each experience is that
+    policy's probability over the recorded one, and the new weights are the old ones times how
+    much the update changed each covered arm's probability (the other arms keep theirs).
 
     Where an experience's behaviour probability is unknown, the weights in force stand in for
     the policy that chose it. Experiences recorded under a policy already outside the trust
     region (starting ratio outside [1 - clip, 1 + clip]) are left out: PPO learns from
-    near-on-policy data, and with stale replay data the clip's asymmetry would keep pushing
-    up arms whose probability has since fallen. With nothing left to learn from, the weights
-    in force come back, normalised.
+    near-on-policy data, and with stale replay data the clip's asymmetry would keep pushing up
+    arms whose probability has since fallen. The baseline is the mean reward of that
+    near-on-policy batch (the value of the policy that collected it), not of the whole replay
+    window, which under a policy that improved would make every recent choice look good. With
+    nothing left to learn from, the weights in force come back, normalised.
     """
     clip = param(params, "ppo_clip")
     epochs = int(param(params, "ppo_epochs"))
@@ -110,25 +125,40 @@ def ppo(evidence: Evidence, params: Mapping[str, float]) -> np.ndarray:
         return old
     arm, reward = evidence.arm, evidence.reward
     known = ~np.isnan(evidence.behaviour_prob)
-    behaviour = np.where(known, evidence.behaviour_prob, old[arm])
-    # The baseline comes from every recorded reward, the best estimate of the policy's value;
-    # only the gradient is restricted to the near-on-policy experiences.
-    adv = advantages(reward, normalize=normalize)
-    start_ratio = old[arm] / behaviour
-    near = (start_ratio >= 1.0 - clip) & (start_ratio <= 1.0 + clip)
-    if not near.all():
-        arm, adv, behaviour = arm[near], adv[near], behaviour[near]
-    if arm.size == 0:
-        return old
+    # First guess of the arms the data covers: all of them; then the arms of the experiences
+    # near the current policy over that guess, and once more over those (a fixed point in
+    # practice: the near experiences cover the arms their runtime chose among).
+    covered = np.bincount(arm, minlength=evidence.n_arms) > 0
+    near = np.zeros(arm.size, dtype=bool)
+    for _ in range(3):
+        policy = _restricted(old, covered)
+        behaviour = np.where(known, evidence.behaviour_prob, policy[arm])
+        start_ratio = policy[arm] / behaviour
+        near = (start_ratio >= 1.0 - clip) & (start_ratio <= 1.0 + clip)
+        if not near.any():
+            return old
+        again = np.bincount(arm[near], minlength=evidence.n_arms) > 0
+        if np.array_equal(again, covered):
+            break
+        covered = again
+    policy = _restricted(old, covered)
+    behaviour = np.where(known, evidence.behaviour_prob, policy[arm])[near]
+    chosen = arm[near]
+    adv = advantages(reward[near], normalize=normalize)
+    index = np.flatnonzero(covered)
+    local = np.searchsorted(index, chosen)
 
-    theta = np.log(old)
+    theta = np.log(policy[index])
+    start = theta.copy()
     for _ in range(epochs):
-        grad = surrogate_grad(theta, arm, adv, behaviour, clip=clip, entropy=entropy)
+        grad = surrogate_grad(theta, local, adv, behaviour, clip=clip, entropy=entropy)
         norm = np.sqrt(grad @ grad)
         if norm > max_norm:
             # Global gradient-norm clipping, as in common PPO implementations: whatever the
             # data, one step cannot fling the logits far past the clip before it can act.
             grad *= max_norm / norm
         theta += lr * grad
-    policy = np.exp(log_softmax(theta))
-    return policy / policy.sum()
+    new = old.copy()
+    change = np.exp(log_softmax(theta) - log_softmax(start))
+    new[index] = old[index] * change
+    return new / new.sum()

@@ -23,7 +23,7 @@ def test_a_bad_epsilon_fails_the_check_with_a_message_naming_it(tmp_path: Path) 
     result = manage("check", env=clean_env(tmp_path, DJANGO_DEBUG="1", LEARNPORTAL_EPSILON="1.5"))
     assert result.returncode != 0
     assert BAD_EPSILON in result.stderr
-    assert "HINT: Set LEARNPORTAL_EPSILON within that range, or unset it for 0.1." in result.stderr
+    assert "HINT: Set LEARNPORTAL_EPSILON within that range, or unset it for 0.03." in result.stderr
 
 
 def test_a_good_epsilon_passes_the_check(tmp_path: Path) -> None:

@@ -72,8 +72,9 @@ def test_unweighted_components_are_proposed_from_one_half(agent: Actor, settings
     two_arms(agent)
     proposals = by_path(ok(http_send(agent, plan_req())))
     assert proposals[weight_path("alpha")]["old_value"] == 0.5
-    assert proposals[weight_path("alpha")]["new_value"] == pytest.approx(0.95)
-    assert proposals[weight_path("beta")]["new_value"] == pytest.approx(0.05)
+    # Weights relative to the best (README, "Routing weights"): epsilon-greedy's 0.985, 0.015.
+    assert proposals[weight_path("alpha")]["new_value"] == pytest.approx(1.0)
+    assert proposals[weight_path("beta")]["new_value"] == pytest.approx(0.015 / 0.985, abs=1e-6)
 
 
 def test_no_data_is_an_empty_plan(transport: Send, agent: Actor) -> None:

@@ -45,10 +45,13 @@ def test_evidence_refuses_current_weights_of_wrong_shape_or_range(current: list[
 def test_missing_params_take_the_documented_defaults() -> None:
     resolved = check_params({})
 
-    assert resolved["epsilon"] == 0.1
-    assert resolved["temperature"] == 1.0
-    assert resolved["ucb_c"] == pytest.approx(math.sqrt(2.0))
-    assert resolved["ppo_clip"] == 0.2
+    # The loop benchmark's choices (bench/loop.py; README, "Routing weights").
+    assert resolved["epsilon"] == 0.03
+    assert resolved["temperature"] == 0.03
+    assert resolved["ucb_c"] == 0.3
+    assert resolved["ucb_horizon"] == 500
+    assert resolved["ppo_clip"] == 0.8
+    assert resolved["ppo_lr"] == 2.0
     assert resolved["ppo_epochs"] == 10
     assert resolved["ppo_entropy"] == 0.01
     assert resolved["seed"] == 0

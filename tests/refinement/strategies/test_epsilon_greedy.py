@@ -25,17 +25,22 @@ def test_epsilon_one_is_uniform() -> None:
     np.testing.assert_allclose(epsilon_greedy(EVIDENCE, {"epsilon": 1.0}), [1 / 3] * 3)
 
 
-def test_default_epsilon_is_a_tenth() -> None:
-    np.testing.assert_allclose(epsilon_greedy(EVIDENCE, {}), [0.1 / 3, 0.9 + 0.1 / 3, 0.1 / 3])
+def test_default_epsilon_is_three_hundredths() -> None:
+    np.testing.assert_allclose(epsilon_greedy(EVIDENCE, {}), [0.01, 0.97 + 0.01, 0.01])
 
 
-def test_untried_arms_count_as_best_so_the_greedy_part_tries_them() -> None:
-    evidence = Evidence.from_history(3, [0], [1.0])  # arm 0 paid the maximum
+def test_an_untried_arm_weighs_as_much_as_the_best_and_takes_none_of_its_mass() -> None:
+    # Arms 3 and 4 have no data: each weighs as the best tried arm, and the tried arms keep
+    # exactly the shares they have without them.
+    evidence = Evidence.from_history(5, [0, 1, 1, 2], [0.0, 1.0, 0.6, -1.0])
 
-    np.testing.assert_allclose(epsilon_greedy(evidence, {"epsilon": 0.0}), [1 / 3] * 3)
-    evidence = Evidence.from_history(3, [0], [0.9])
+    target = epsilon_greedy(evidence, {"epsilon": 0.3})
 
-    np.testing.assert_allclose(epsilon_greedy(evidence, {"epsilon": 0.0}), [0.0, 0.5, 0.5])
+    np.testing.assert_allclose(target / target.max(), [0.1 / 0.8, 1.0, 0.1 / 0.8, 1.0, 1.0])
+
+
+def test_with_no_arm_tried_every_arm_weighs_the_same() -> None:
+    np.testing.assert_allclose(epsilon_greedy(Evidence.from_history(4, [], []), {}), [0.25] * 4)
 
 
 @pytest.mark.parametrize("seed", [0, 1])

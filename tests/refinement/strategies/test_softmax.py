@@ -34,13 +34,23 @@ def test_tiny_temperature_is_greedy_and_stays_finite() -> None:
     np.testing.assert_allclose(softmax(EVIDENCE, {"temperature": 1e-6}), [0.0, 1.0, 0.0])
 
 
-def test_untried_arms_count_as_best_so_they_are_favoured() -> None:
+def test_an_untried_arm_weighs_as_much_as_the_best_tried_one() -> None:
     evidence = Evidence.from_history(3, [0, 1], [0.8, -1.0])
 
     target = softmax(evidence, {"temperature": 0.1})
 
-    assert target.argmax() == 2
-    assert target[2] > target[0] > target[1]
+    assert target[2] == pytest.approx(target[0])
+    assert target[0] > target[1]
+
+
+def test_the_ratio_of_two_arms_does_not_depend_on_the_other_arms() -> None:
+    # What a runtime renormalising over a subset needs: the softmax of that subset.
+    few = Evidence.from_history(2, [0, 1, 1], [0.0, 1.0, 0.6])
+    many = Evidence.from_history(4, [0, 1, 1, 2, 3], [0.0, 1.0, 0.6, 1.0, -1.0])
+
+    a, b = softmax(few, {"temperature": 0.2}), softmax(many, {"temperature": 0.2})
+
+    assert a[1] / a[0] == pytest.approx(b[1] / b[0])
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])

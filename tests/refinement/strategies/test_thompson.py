@@ -17,18 +17,19 @@ def test_thompson_is_loadable_as_the_hosts_custom_strategy() -> None:
 @pytest.mark.parametrize(
     ("reward", "expected"),
     [
-        # Beta(3, 1) against an untried arm's uniform prior: P(X > U) = E[X] = 3/4.
-        ([1.0, 1.0], 0.75),
-        # Two half rewards are one success and one failure: Beta(2, 2), E[X] = 1/2.
-        ([0.0, 0.0], 0.5),
-        # Beta(1, 3): E[X] = 1/4.
-        ([-1.0, -1.0], 0.25),
+        # Against arm 1's one failure, Beta(1, 2) (cdf 2y - y^2): P(X > Y) = E[2X - X^2].
+        # Beta(3, 1): 6/4 - 3/5.
+        ([1.0, 1.0], 0.9),
+        # Two half rewards are one success and one failure: Beta(2, 2).
+        ([0.0, 0.0], 0.7),
+        # Beta(1, 3).
+        ([-1.0, -1.0], 0.4),
     ],
 )
 def test_thompson_probability_matches_the_exact_posterior_value(
     reward: list[float], expected: float
 ) -> None:
-    evidence = Evidence.from_history(2, [0, 0], reward)
+    evidence = Evidence.from_history(2, [0, 0, 1], [*reward, -1.0])
 
     target = thompson(evidence, {"thompson_samples": 200_000, "seed": 1})
 
