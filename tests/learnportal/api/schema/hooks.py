@@ -59,6 +59,12 @@ BEYOND_THE_SCHEMA = [
         "a run files new proposals: a proposal_id already stored is refused",
     ),
     Rule(
+        "POST /api/proposals/{proposal_id}/reject/",
+        ("reason",),
+        "a rejection's reason is not blank: not whitespace alone by Python's str.strip(), a set "
+        "of characters no JSON Schema pattern names portably",
+    ),
+    Rule(
         "POST /api/learn/",
         ("feedbacks", None, "correction_span"),
         "a correction_span [start, end] has start <= end <= the rated response's length",
