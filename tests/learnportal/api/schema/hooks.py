@@ -64,6 +64,12 @@ BEYOND_THE_SCHEMA = [
         "a cursor is one the host signed (from a page's next): no pattern tells those apart",
     ),
     Rule(
+        "POST /api/proposals/{proposal_id}/reject/",
+        ("reason",),
+        "a rejection's reason is not blank: its pattern refuses the common whitespace, but "
+        "Python's str.strip() strips more (\\x1c-\\x1f) than a portable pattern names",
+    ),
+    Rule(
         "POST /api/learn/",
         ("feedbacks", None, "correction_span"),
         "a correction_span [start, end] has start <= end <= the rated response's length",
