@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from learnportal.accounts.principals import Principal
 
 QUEUE_PAGE_SIZE = 20
+CHOICES_SHOWN = 200  # a typeahead's suggestions; any other value can still be typed
 DISAGREEMENTS_SHOWN = 20
 # Krippendorff's guideline (2004, p. 241): rely on data with alpha >= .800; draw tentative
 # conclusions only from .667 to .800; below that, the coders do not agree well enough.
@@ -51,17 +52,21 @@ ALPHA_READINGS = ((0.8, "reliable"), (0.667, "tentative"), (float("-inf"), "unre
 @requires(Action.READ_TURNS)
 def turn_list(request: HttpRequest, principal: Principal) -> HttpResponse:
     component, session = request.GET.get("component", ""), request.GET.get("session", "")
-    turns = selectors.turn_queue(component_name=component, session_id=session, viewer=principal)
-    paginator = Paginator(turns, QUEUE_PAGE_SIZE)
+    open_only = request.GET.get("open") == "1"
+    turns = selectors.turn_list(component_name=component, session_id=session, open_only=open_only)
+    page_obj = Paginator(turns, QUEUE_PAGE_SIZE).get_page(request.GET.get("page"))
+    filters = {"component": component, "session": session, "open": "1" if open_only else ""}
     context = {
-        "page_obj": paginator.get_page(request.GET.get("page")),
-        "component": component,
-        "session": session,
-        "unrated": turns.filter(rated=False).count(),
+        "page_obj": page_obj,
+        "rated": selectors.rated_for(list(page_obj.object_list), principal),
+        **filters,
+        "filters_query": urlencode({name: value for name, value in filters.items() if value}),
+        "unrated": selectors.unrated_turn_count(),
+        "progress": queue_progress(principal) if principal.may(Action.QUEUE) else None,
         "can_rate": principal.may(Action.FEEDBACK),
         "can_queue": principal.may(Action.QUEUE),
         "ratings_per_turn": settings.LEARNPORTAL_RATINGS_PER_TURN,
-        **selectors.queue_filters(),
+        "components": selectors.component_names()[:CHOICES_SHOWN],
     }
     return page(request, "feedback/turns.html", context)
 
@@ -271,8 +276,6 @@ def _queue_page(
 
 
 # --- the explorer (docs/contract.md, "Explorer") ------------------------------------------------
-
-CHOICES_SHOWN = 200  # a typeahead's suggestions; any other value can still be typed
 
 
 def _epoch(value: str) -> str:

@@ -208,24 +208,42 @@ def turn_queue(
 
 
 def unrated_turn_count() -> int:
-    return turn_queue().filter(rated=False).count()
+    """Turns that still need human ratings: a count over the queue's partial index."""
+    return Turn.objects.filter(ratings_needed__gt=0).count()
+
+
+def turn_list(
+    *, component_name: str = "", session_id: str = "", open_only: bool = False
+) -> QuerySet[Turn]:
+    """Every turn, newest first (the `created` index): the list a person browses. What to rate
+    next is the queue's to say (feedback.queue); `open_only` keeps the turns that still need
+    human ratings."""
+    turns = Turn.objects.all()
+    if component_name:
+        turns = turns.filter(component_name=component_name)
+    if session_id:
+        turns = turns.filter(session_id=session_id)
+    if open_only:
+        turns = turns.filter(ratings_needed__gt=0)
+    return turns.order_by("-created", "-id")
+
+
+def rated_for(turns: list[Turn], viewer: Principal) -> set[int]:
+    """Of these turns (one page of `turn_list`), those this viewer sees as rated: with all the
+    human ratings they need, or, to a blind annotator, rated by them (one query a page)."""
+    if sees_all_ratings(viewer):
+        return {turn.pk for turn in turns if turn.ratings_needed <= 0}
+    mine = set(
+        counted_feedback()
+        .filter(own_human(viewer), correlation_id__in=[turn.correlation_id for turn in turns])
+        .values_list("correlation_id", flat=True)
+    )
+    return {turn.pk for turn in turns if turn.correlation_id in mine}
 
 
 def next_unrated_turn(*, after: Turn, viewer: Principal | None = None) -> Turn | None:
     """The turn to rate next: the queue's first unrated one other than `after`."""
     return turn_queue(viewer=viewer).filter(rated=False).exclude(pk=after.pk).first()
-
-
-def queue_filters() -> dict[str, list[str]]:
-    def distinct(field: str) -> list[str]:
-        return list(
-            Turn.objects.exclude(**{field: ""})
-            .order_by(field)
-            .values_list(field, flat=True)
-            .distinct()
-        )
-
-    return {"components": distinct("component_name"), "sessions": distinct("session_id")}
 
 
 def turn_ratings(turn: Turn, *, viewer: Principal | None) -> list[Feedback]:

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 import pytest
 from django.core.management import call_command
 
+from feedback import selectors
 from feedback.models import Turn
 from feedback.services import feedback_record
 from learnportal.demo import DEMO_AGENT
@@ -31,7 +32,8 @@ def test_an_agents_own_feedback_leaves_a_turn_unrated_in_the_list(annotator: Cli
         feedbacks=[Feedback(correlation_id="demo-turn-2", polarity=FeedbackPolarity.POSITIVE)],
     )
     page = annotator.get("/turns/").content.decode()
-    assert "3</b> unrated turns" in page  # as before the agent's feedback: 2, 4 and 5
+    assert "<b>3</b> left for you to rate" in page  # as before the agent's feedback: 2, 4 and 5
+    assert selectors.unrated_turn_count() == 3
 
 
 def test_a_turn_short_of_its_ratings_says_how_many_more_to_a_reviewer(

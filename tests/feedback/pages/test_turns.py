@@ -40,12 +40,20 @@ def test_it_sends_anonymous_visitors_to_log_in(seeded: None) -> None:
     assert response["Location"].startswith("/login/")
 
 
-def test_it_lists_unrated_turns_before_rated_ones(annotator: Client) -> None:
-    page = annotator.get("/turns/").content.decode()
-    # The demo rated turns 0, 1 and 3; 2, 4 and 5 wait.
-    positions = {i: page.index(f"demo-turn-{i}") for i in range(6)}
-    assert max(positions[i] for i in (2, 4, 5)) < min(positions[i] for i in (0, 1, 3))
-    assert "3</b> unrated turns" in page
+def test_it_lists_turns_newest_first_marking_those_rated(annotator: Client) -> None:
+    page = annotator.get("/turns/")
+    listed = [turn.correlation_id for turn in page.context["page_obj"]]
+    assert listed == [t.correlation_id for t in Turn.objects.order_by("-created", "-id")]
+    # The demo annotator rated turns 0, 1 and 3; 2, 4 and 5 wait.
+    rated = {Turn.objects.get(pk=pk).correlation_id for pk in page.context["rated"]}
+    assert rated == {"demo-turn-0", "demo-turn-1", "demo-turn-3"}
+    assert "<b>3</b> left for you to rate" in page.content.decode()
+
+
+def test_it_can_keep_only_the_turns_that_still_need_ratings(annotator: Client) -> None:
+    page = annotator.get("/turns/", {"open": "1"})
+    listed = {turn.correlation_id for turn in page.context["page_obj"]}
+    assert listed == {"demo-turn-2", "demo-turn-4", "demo-turn-5"}
 
 
 def test_it_filters_by_component_and_session(annotator: Client) -> None:
