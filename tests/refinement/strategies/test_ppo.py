@@ -4,7 +4,14 @@ import numpy as np
 import pytest
 
 from refinement.strategies import Evidence
-from refinement.strategies.ppo import advantages, log_softmax, ppo, surrogate, surrogate_grad
+from refinement.strategies.ppo import (
+    advantages,
+    log_softmax,
+    ppo,
+    surrogate,
+    surrogate_grad,
+    window_value,
+)
 from refinement.strategies.simulate import run_bandit, uniform_regret
 
 MEANS = np.array([0.9, 0.6, 0.4, 0.2])
@@ -129,10 +136,13 @@ def test_experiences_recorded_far_from_the_current_policy_pull_nothing_to_their_
 
 def test_ppo_entropy_bonus_keeps_probabilities_away_from_zero_and_one() -> None:
     finals = {}
+    # Each update sees only its own batch, so an arm starved out of one would be held at the
+    # untried floor (tested below); without the floor the bonus is what keeps it alive.
     for bonus in (0.0, 0.3):
         policy = np.full(4, 0.25)
         for update in range(40):
-            policy = ppo(_on_policy(policy, 2000, seed=update), {"ppo_entropy": bonus})
+            params = {"ppo_entropy": bonus, "ppo_untried_floor": 0.0}
+            policy = ppo(_on_policy(policy, 2000, seed=update), params)
         finals[bonus] = policy
 
     assert finals[0.0].min() < 1e-3 and finals[0.0].max() > 0.99
@@ -186,3 +196,31 @@ def test_ppo_regret_is_far_below_uniform(seed: int) -> None:
     result = run_bandit(ppo, means, rounds, seed=seed, refit_every=20)
 
     assert result.regret < uniform_regret(means, rounds) / 5
+
+
+def test_a_drop_of_the_favoured_arms_reward_moves_mass_away_from_it() -> None:
+    # Nearly all traffic on arm 0, which paid 0.9 for the first half of the window and 0.5 since;
+    # arms 1 and 2 were pulled a little at their usual rate. The batch's own mean would be arm
+    # 0's recent rate and say nothing; the window's value of the policy remembers the drop.
+    rng = np.random.default_rng(3)
+    current = np.array([1.0, 0.02, 0.02])
+    policy = current / current.sum()
+    arm = np.where(rng.random(400) < policy[0], 0, rng.integers(1, 3, 400))
+    rate = np.where(np.arange(400) < 200, 0.9, 0.5)
+    rate = np.where(arm == 0, rate, 0.7)
+    reward = np.where(rng.random(400) < rate, 1.0, -1.0)
+    evidence = Evidence.from_history(3, arm, reward, behaviour_prob=policy[arm], current=current)
+
+    assert window_value(evidence, policy) > reward[200:][arm[200:] == 0].mean()
+    assert ppo(evidence, {})[0] < policy[0] - 0.01
+
+
+def test_an_arm_starved_out_of_the_replay_window_keeps_a_share_of_the_top_weight() -> None:
+    current = np.array([1.0, 1e-4, 0.3])
+    evidence = Evidence.from_history(
+        3, [0, 2] * 50, [1.0, -1.0] * 50, behaviour_prob=[0.77, 0.23] * 50, current=current
+    )
+
+    new = ppo(evidence, {})
+    assert new[1] == pytest.approx(0.05 * new.max())
+    assert ppo(evidence, {"ppo_untried_floor": 0.0})[1] < 1e-3
