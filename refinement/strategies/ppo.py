@@ -29,12 +29,11 @@ def log_softmax(theta: np.ndarray) -> np.ndarray:
     return shifted - np.log(np.exp(shifted).sum())
 
 
-def advantages(reward: np.ndarray, *, normalize: bool, baseline: float | None = None) -> np.ndarray:
-    """Reward minus the baseline (the batch's mean reward unless given), optionally scaled to
-    unit standard deviation."""
+def advantages(reward: np.ndarray, *, normalize: bool) -> np.ndarray:
+    """Reward minus the mean-reward baseline, optionally scaled to unit standard deviation."""
     if reward.size == 0:
         return reward.copy()
-    centred = reward - (reward.mean() if baseline is None else baseline)
+    centred = reward - reward.mean()
     std = centred.std()
     if std < 1e-8:
         # No spread, no signal: dividing rounding noise by a tiny std would invent some.
@@ -95,20 +94,6 @@ def _restricted(policy: np.ndarray, arms: np.ndarray) -> np.ndarray:
     return restricted / restricted.sum()
 
 
-def window_value(evidence: Evidence, policy: np.ndarray) -> float:
-    """V(pi) = sum_k pi_k Q_k: the policy's value from each arm's mean reward over the window.
-
-    Q_k is the mean over every experience of arm k in the replay window, whatever policy chose
-    it (a per-arm sample mean needs no importance weight); arms outside `policy`'s support or
-    without experiences do not count.
-    """
-    counts = np.bincount(evidence.arm, minlength=evidence.n_arms).astype(np.float64)
-    sums = np.bincount(evidence.arm, weights=evidence.reward, minlength=evidence.n_arms)
-    seen = (counts > 0) & (policy > 0)
-    q = sums[seen] / counts[seen]
-    return float((policy[seen] * q).sum() / policy[seen].sum())
-
-
 def ppo(evidence: Evidence, params: Mapping[str, float]) -> np.ndarray:
     """One PPO-clip update of the routing policy from the recorded experiences.
 
@@ -126,13 +111,9 @@ def ppo(evidence: Evidence, params: Mapping[str, float]) -> np.ndarray:
     arms whose probability has since fallen. With nothing left to learn from, the weights in
     force come back, normalised.
 
-    The baseline is the value of the policy in force estimated over the whole replay window,
-    sum_k pi_k Q_k with Q_k arm k's mean reward there (`window_value`), not the mean reward of
-    the batch. With nearly all traffic on one arm the batch mean is that arm's own recent rate,
-    so when the arm gets worse its advantages stay centred on zero and nothing says to move;
-    the window's estimate remembers the rate it had, so a drop is a negative advantage and mass
-    leaves it. Weighting each arm's mean by today's policy (not averaging the window's rewards)
-    keeps a policy that improved from making every recent choice look good.
+    The baseline is the mean reward of that near-on-policy batch (the value of the policy that
+    collected it), not of the whole replay window, which under a policy that improved would
+    make every recent choice look good.
     """
     clip = param(params, "ppo_clip")
     epochs = int(param(params, "ppo_epochs"))
@@ -166,7 +147,7 @@ def ppo(evidence: Evidence, params: Mapping[str, float]) -> np.ndarray:
     policy = _restricted(old, covered)
     behaviour = np.where(known, evidence.behaviour_prob, policy[arm])[near]
     chosen = arm[near]
-    adv = advantages(reward[near], normalize=normalize, baseline=window_value(evidence, policy))
+    adv = advantages(reward[near], normalize=normalize)
     index = np.flatnonzero(covered)
     local = np.searchsorted(index, chosen)
 
@@ -183,14 +164,18 @@ def ppo(evidence: Evidence, params: Mapping[str, float]) -> np.ndarray:
     new = old.copy()
     change = np.exp(log_softmax(theta) - log_softmax(start))
     new[index] = old[index] * change
-    # An arm with no experience left in the replay window is one the policy has starved for a
-    # whole window: keep it at a small share of the top weight so that a runtime still tries it
-    # now and then. Without this, a component that got better after being starved is never
-    # chosen again, and PPO, which only learns from what was chosen, cannot find out. It is
-    # PPO's analogue of the value-based strategies' optimism about arms without data, bounded
-    # (at `ppo_untried_floor`, not at the top) because resetting them to the top made the policy jump.
-    # Arms the window covers are left to the clipped update; with the default window (every
-    # experience) no tried arm is ever below it, so a stationary run never pays for it.
+    # An arm with no experience left in the replay window has been starved for a whole window:
+    # it keeps at least `ppo_untried_floor` of the top weight, so that a runtime still tries
+    # it now and then. PPO learns only from what was chosen: with nearly all traffic on one arm
+    # its advantages are that arm's rewards against its own rate, so when it gets worse nothing
+    # says another arm is now better (a baseline that remembers does not help: over the window
+    # the favoured arm's advantages still sum to about zero, and the arms that might now be
+    # better are not in the data at all). The floor is PPO's counterpart of the value-based
+    # strategies' optimism about arms without data, bounded rather than "as the best" because
+    # that reset made the policy jump. It leaves the update itself alone (PPO-clip on the arms
+    # the window covers); an arm it revives re-enters the data and from then on the clipped
+    # update decides. With the default window (every experience) a tried arm never leaves it,
+    # so a stationary run never pays for the floor.
     absent = np.bincount(arm, minlength=evidence.n_arms) == 0
     new[absent] = np.maximum(new[absent], floor * new.max())
     return new / new.sum()

@@ -4,14 +4,7 @@ import numpy as np
 import pytest
 
 from refinement.strategies import Evidence
-from refinement.strategies.ppo import (
-    advantages,
-    log_softmax,
-    ppo,
-    surrogate,
-    surrogate_grad,
-    window_value,
-)
+from refinement.strategies.ppo import advantages, log_softmax, ppo, surrogate, surrogate_grad
 from refinement.strategies.simulate import run_bandit, uniform_regret
 
 MEANS = np.array([0.9, 0.6, 0.4, 0.2])
@@ -198,23 +191,6 @@ def test_ppo_regret_is_far_below_uniform(seed: int) -> None:
     assert result.regret < uniform_regret(means, rounds) / 5
 
 
-def test_a_drop_of_the_favoured_arms_reward_moves_mass_away_from_it() -> None:
-    # Nearly all traffic on arm 0, which paid 0.9 for the first half of the window and 0.5 since;
-    # arms 1 and 2 were pulled a little at their usual rate. The batch's own mean would be arm
-    # 0's recent rate and say nothing; the window's value of the policy remembers the drop.
-    rng = np.random.default_rng(3)
-    current = np.array([1.0, 0.02, 0.02])
-    policy = current / current.sum()
-    arm = np.where(rng.random(400) < policy[0], 0, rng.integers(1, 3, 400))
-    rate = np.where(np.arange(400) < 200, 0.9, 0.5)
-    rate = np.where(arm == 0, rate, 0.7)
-    reward = np.where(rng.random(400) < rate, 1.0, -1.0)
-    evidence = Evidence.from_history(3, arm, reward, behaviour_prob=policy[arm], current=current)
-
-    assert window_value(evidence, policy) > reward[200:][arm[200:] == 0].mean()
-    assert ppo(evidence, {})[0] < policy[0] - 0.01
-
-
 def test_an_arm_starved_out_of_the_replay_window_keeps_a_share_of_the_top_weight() -> None:
     current = np.array([1.0, 1e-4, 0.3])
     evidence = Evidence.from_history(
@@ -222,5 +198,5 @@ def test_an_arm_starved_out_of_the_replay_window_keeps_a_share_of_the_top_weight
     )
 
     new = ppo(evidence, {})
-    assert new[1] == pytest.approx(0.05 * new.max())
+    assert new[1] == pytest.approx(0.2 * new.max())
     assert ppo(evidence, {"ppo_untried_floor": 0.0})[1] < 1e-3
