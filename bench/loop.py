@@ -465,6 +465,31 @@ SWEEP: dict[str, dict[str, list[float]]] = {
 }
 
 
+# Parameters that only act when the arms change: swept on the swap run (window 200).
+SWAP_SWEEP: dict[str, dict[str, list[float]]] = {
+    "ppo": {"ppo_untried_floor": [0.0, 0.03, 0.05, 0.1, 0.2]},
+}
+
+
+def swap_sweep(seeds: Sequence[int], turns: int) -> list[dict[str, Any]]:
+    """`SWAP_SWEEP` on the model of the host: turns to follow the swap, per seed."""
+    rows = []
+    for strategy, grid in SWAP_SWEEP.items():
+        for params in _iter_grid(grid):
+            runs = model_runs(
+                strategy,
+                params,
+                seeds,
+                turns,
+                swap_at=turns // 2,
+                window=WINDOW_NONSTATIONARY,
+            )
+            follow = [r.follow_turns(turns // 2) for r in runs]
+            rows.append({"strategy": strategy, "params": params, "follow": follow})
+            log(f"swap sweep {strategy} {params}: follow {follow}")
+    return rows
+
+
 def sweep(seeds: Sequence[int], turns: int) -> list[dict[str, Any]]:
     """Each strategy's parameters over a grid, on the model of the host: regret and last 500."""
     rows = []
@@ -622,6 +647,26 @@ def render_sweep(rows: Sequence[dict[str, Any]], seeds: Sequence[int], turns: in
     return "\n".join(lines)
 
 
+def render_swap_sweep(rows: Sequence[dict[str, Any]], seeds: Sequence[int], turns: int) -> str:
+    defaults = check_params({})
+    lines = [
+        f"The parameters that act only when the arms change, on the swap run of `ModelHost` "
+        f"({turns} turns, the swap at {turns // 2}, window {WINDOW_NONSTATIONARY}, seeds "
+        f"{', '.join(str(s) for s in seeds)}). **Bold**: the default.",
+        "",
+        "| strategy | parameters | turns to follow the swap |",
+        "| --- | --- | --- |",
+    ]
+    for row in rows:
+        params = row["params"]
+        shown = ", ".join(f"{k}={v:.4g}" for k, v in params.items())
+        if all(math.isclose(defaults[k], v) for k, v in params.items()):
+            shown = f"**{shown}**"
+        follow = ", ".join("never" if f is None else str(f) for f in row["follow"])
+        lines.append(f"| {row['strategy']} | {shown} | {follow} |")
+    return "\n".join(lines)
+
+
 def write_block(path: Path, text: str) -> None:
     content = path.read_text() if path.exists() else ""
     block = f"{MARK_START}\n{text}\n{MARK_END}"
@@ -646,12 +691,14 @@ def main(argv: list[str] | None = None) -> int:
     turns, seeds = sizes["turns"], sizes["seeds"]
     if args.sweep:
         print(render_sweep(sweep(seeds, turns), seeds, turns))
+        print("\n" + render_swap_sweep(swap_sweep(seeds, turns), seeds, turns))
         return 0
     swap_seeds = seeds
     meta, rows = live_table(seeds, turns, swap_seeds)
     text = render(meta, rows, TARGETS["follow"] * turns // 2000)
     if not args.quick:
         text += "\n\n" + render_sweep(sweep(seeds, turns), seeds, turns)
+        text += "\n\n" + render_swap_sweep(swap_sweep(seeds, turns), seeds, turns)
     print(text)
     output = args.output or ("-" if args.quick else str(ROOT / "BENCHMARKS.md"))
     if output != "-":

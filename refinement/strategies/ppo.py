@@ -108,10 +108,12 @@ def ppo(evidence: Evidence, params: Mapping[str, float]) -> np.ndarray:
     the policy that chose it. Experiences recorded under a policy already outside the trust
     region (starting ratio outside [1 - clip, 1 + clip]) are left out: PPO learns from
     near-on-policy data, and with stale replay data the clip's asymmetry would keep pushing up
-    arms whose probability has since fallen. The baseline is the mean reward of that
-    near-on-policy batch (the value of the policy that collected it), not of the whole replay
-    window, which under a policy that improved would make every recent choice look good. With
-    nothing left to learn from, the weights in force come back, normalised.
+    arms whose probability has since fallen. With nothing left to learn from, the weights in
+    force come back, normalised.
+
+    The baseline is the mean reward of that near-on-policy batch (the value of the policy that
+    collected it), not of the whole replay window, which under a policy that improved would
+    make every recent choice look good.
     """
     clip = param(params, "ppo_clip")
     epochs = int(param(params, "ppo_epochs"))
@@ -119,6 +121,7 @@ def ppo(evidence: Evidence, params: Mapping[str, float]) -> np.ndarray:
     entropy = param(params, "ppo_entropy")
     max_norm = param(params, "ppo_max_grad_norm")
     normalize = bool(param(params, "ppo_normalize"))
+    floor = param(params, "ppo_untried_floor")
 
     old = normalised_current(evidence)
     if evidence.size == 0:
@@ -161,4 +164,18 @@ def ppo(evidence: Evidence, params: Mapping[str, float]) -> np.ndarray:
     new = old.copy()
     change = np.exp(log_softmax(theta) - log_softmax(start))
     new[index] = old[index] * change
+    # An arm with no experience left in the replay window has been starved for a whole window:
+    # it keeps at least `ppo_untried_floor` of the top weight, so that a runtime still tries
+    # it now and then. PPO learns only from what was chosen: with nearly all traffic on one arm
+    # its advantages are that arm's rewards against its own rate, so when it gets worse nothing
+    # says another arm is now better (a baseline that remembers does not help: over the window
+    # the favoured arm's advantages still sum to about zero, and the arms that might now be
+    # better are not in the data at all). The floor is PPO's counterpart of the value-based
+    # strategies' optimism about arms without data, bounded rather than "as the best" because
+    # that reset made the policy jump. It leaves the update itself alone (PPO-clip on the arms
+    # the window covers); an arm it revives re-enters the data and from then on the clipped
+    # update decides. With the default window (every experience) a tried arm never leaves it,
+    # so a stationary run never pays for the floor.
+    absent = np.bincount(arm, minlength=evidence.n_arms) == 0
+    new[absent] = np.maximum(new[absent], floor * new.max())
     return new / new.sum()

@@ -83,3 +83,21 @@ def test_the_runtime_renormalises_the_weights_over_its_own_candidates() -> None:
     picks = {loop.choose(weights, rng) for _ in range(20)}
 
     assert picks == {(3, 1.0)}
+
+
+def test_ppo_weights_follow_when_the_best_component_gets_worse() -> None:
+    # The bench's swap run on the model of the host's adapt (bench.loop.ModelHost, the same
+    # strategy and trust-region arithmetic in process): 2,000 turns, the best arm's quality
+    # exchanged with arm 5's at turn 1,000, a replay window of 200.
+    (result,) = loop.model_runs(
+        "ppo",
+        {},
+        [SEED],
+        2000,
+        swap_at=1000,
+        window=loop.WINDOW_NONSTATIONARY,
+    )
+
+    follow = result.follow_turns(1000)
+    assert follow is not None and follow <= loop.TARGETS["follow"]
+    assert result.max_step <= loop.STEP + 1e-9

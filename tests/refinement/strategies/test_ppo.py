@@ -129,10 +129,13 @@ def test_experiences_recorded_far_from_the_current_policy_pull_nothing_to_their_
 
 def test_ppo_entropy_bonus_keeps_probabilities_away_from_zero_and_one() -> None:
     finals = {}
+    # Each update sees only its own batch, so an arm starved out of one would be held at the
+    # untried floor (tested below); without the floor the bonus is what keeps it alive.
     for bonus in (0.0, 0.3):
         policy = np.full(4, 0.25)
         for update in range(40):
-            policy = ppo(_on_policy(policy, 2000, seed=update), {"ppo_entropy": bonus})
+            params = {"ppo_entropy": bonus, "ppo_untried_floor": 0.0}
+            policy = ppo(_on_policy(policy, 2000, seed=update), params)
         finals[bonus] = policy
 
     assert finals[0.0].min() < 1e-3 and finals[0.0].max() > 0.99
@@ -186,3 +189,14 @@ def test_ppo_regret_is_far_below_uniform(seed: int) -> None:
     result = run_bandit(ppo, means, rounds, seed=seed, refit_every=20)
 
     assert result.regret < uniform_regret(means, rounds) / 5
+
+
+def test_an_arm_starved_out_of_the_replay_window_keeps_a_share_of_the_top_weight() -> None:
+    current = np.array([1.0, 1e-4, 0.3])
+    evidence = Evidence.from_history(
+        3, [0, 2] * 50, [1.0, -1.0] * 50, behaviour_prob=[0.77, 0.23] * 50, current=current
+    )
+
+    new = ppo(evidence, {})
+    assert new[1] == pytest.approx(0.2 * new.max())
+    assert ppo(evidence, {"ppo_untried_floor": 0.0})[1] < 1e-3
