@@ -5,6 +5,7 @@ Screenshots of the queue at 1280 and 390 px: var/screenshots/queue-*.png.
 
 from __future__ import annotations
 
+import json
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -151,6 +152,15 @@ def test_an_annotator_rates_three_turns_by_keyboard_alone_one_with_a_span(
     screenshot(page, "queue-empty-desktop")
     page.set_viewport_size({"width": WIDTHS["phone"], "height": 900})
     screenshot(page, "queue-empty-phone")
+    # The trl export holds that correction as a pair, the span spliced into the response.
+    reviewer = _person(chromium, live_server.url, "reviewer")
+    export = reviewer.request.get(
+        f"{live_server.url}/api/exports/trl.jsonl?correlation_id={third.correlation_id}"
+    )
+    assert export.ok
+    pairs = [json.loads(line) for line in export.text().splitlines()]
+    spliced = response[:start] + "the figure, sourced " + response[end:]
+    assert {"prompt": third.prompt, "chosen": spliced, "rejected": response} in pairs
 
 
 def test_a_span_chosen_with_the_mouse_is_highlighted_and_stored(
