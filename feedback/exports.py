@@ -8,10 +8,12 @@ too. An export reads in keyset batches on `id`, so its memory stays flat however
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import orjson
+from django.db import connection
 
 from feedback.answers import StoredFeedback, StoredRatedTurn
 from feedback.models import Feedback, Turn
@@ -26,6 +28,8 @@ if TYPE_CHECKING:
     from learnportal.protocol import Feedback as FeedbackItem
 
 BATCH = 2000
+# SQLite's page cache while an export reads (KiB, as PRAGMA cache_size takes it when negative).
+STREAMING_CACHE_KIB = 2048
 Record = dict[str, Any]
 
 
@@ -80,12 +84,33 @@ def feedback_items(
     rows = (counted_feedback() if rows is None else rows).order_by("id")
     size = batch or BATCH
     last_id = 0
-    while True:
-        page = list(rows.filter(id__gt=last_id)[:size])
-        if not page:
-            return
-        last_id = page[-1].id
-        yield as_items(page)
+    with _small_page_cache():
+        while True:
+            page = list(rows.filter(id__gt=last_id)[:size])
+            if not page:
+                return
+            last_id = page[-1].id
+            yield as_items(page)
+
+
+@contextmanager
+def _small_page_cache() -> Iterator[None]:
+    """On SQLite, a small page cache for the connection while it reads: an export reads each
+    page once, and the connection's usual cache (64 MB, learnportal/settings.py) would only keep
+    pages that are never read again, in the serving process's memory. Restored afterwards, also
+    when the download is abandoned (the generator is closed)."""
+    if connection.vendor != "sqlite":
+        yield
+        return
+    with connection.cursor() as cursor:
+        cursor.execute("PRAGMA cache_size")
+        (usual,) = cursor.fetchone()
+        cursor.execute(f"PRAGMA cache_size=-{STREAMING_CACHE_KIB}")
+    try:
+        yield
+    finally:
+        with connection.cursor() as cursor:
+            cursor.execute(f"PRAGMA cache_size={int(usual)}")
 
 
 # --- the formats --------------------------------------------------------------------------------

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 import orjson
 import pytest
+from django.db import connection
 from django.http import StreamingHttpResponse
 
 from feedback import exports
@@ -171,3 +172,22 @@ async def test_over_asgi_the_export_streams_chunk_by_chunk_without_a_list(
         chunks = [chunk async for chunk in response.streaming_content]
     assert len(chunks) == 5
     assert sum(chunk.count(b"\n") for chunk in chunks) == 450
+
+
+@pytest.mark.django_db
+def test_an_export_reads_sqlite_through_a_small_page_cache_then_restores_the_usual() -> None:
+    if connection.vendor != "sqlite":
+        pytest.skip("the page cache is SQLite's")
+    store(10)
+
+    def cache_size() -> int:
+        with connection.cursor() as cursor:
+            cursor.execute("PRAGMA cache_size")
+            return int(cursor.fetchone()[0])
+
+    usual = cache_size()
+    batches = exports.feedback_items(batch=4)
+    next(batches)
+    assert cache_size() == -exports.STREAMING_CACHE_KIB != usual
+    batches.close()  # a download abandoned half way
+    assert cache_size() == usual
