@@ -21,7 +21,7 @@ from feedback.selectors import counted_feedback
 from learnportal.protocol import FeedbackDimension, FeedbackPolarity, FeedbackSource
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterator
+    from collections.abc import Callable, Generator, Iterator
 
     from django.db.models import QuerySet
 
@@ -78,7 +78,7 @@ def as_items(rows: list[Feedback]) -> list[StoredFeedback]:
 
 def feedback_items(
     rows: QuerySet[Feedback] | None = None, *, batch: int | None = None
-) -> Iterator[list[StoredFeedback]]:
+) -> Generator[list[StoredFeedback], None, None]:
     """The rows (all counted feedback by default) as protocol objects, oldest first, one list a
     batch: keyset batches on `id`, never OFFSET and never every row at once."""
     rows = (counted_feedback() if rows is None else rows).order_by("id")
