@@ -171,23 +171,27 @@ def _decide(principal: Principal, proposal_id: str, decision: str, data: dict[st
     return f"Applied {proposal_id} as {outcome.refinement_id}."
 
 
+def rollback_and_say(request: HttpRequest, principal: Principal, refinement_id: str) -> None:
+    """Roll a refinement back for a page, and say how it went in the page's messages."""
+    try:
+        outcome = refinement_rollback(principal=principal, refinement_id=refinement_id)
+    except LearnError as error:
+        messages.error(request, error.message)
+        return
+    if outcome.rolled_back:
+        messages.success(
+            request, f"Rolled back {refinement_id} (undone by {outcome.rollback_refinement_id})."
+        )
+    else:
+        messages.error(request, f"{refinement_id} was not rolled back: {outcome.error}")
+
+
 @require_POST
 @requires(Action.DECIDE)
 def refinement_undo(
     request: HttpRequest, principal: Principal, plan_id: str, refinement_id: str
 ) -> HttpResponse:
-    try:
-        outcome = refinement_rollback(principal=principal, refinement_id=refinement_id)
-    except LearnError as error:
-        messages.error(request, error.message)
-    else:
-        if outcome.rolled_back:
-            messages.success(
-                request,
-                f"Rolled back {refinement_id} (undone by {outcome.rollback_refinement_id}).",
-            )
-        else:
-            messages.error(request, f"{refinement_id} was not rolled back: {outcome.error}")
+    rollback_and_say(request, principal, refinement_id)
     if plan_id == NO_PLAN:
         return redirect("portal:plans")
     return redirect("portal:plan", plan_id=plan_id)

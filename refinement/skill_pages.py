@@ -31,7 +31,7 @@ from refinement.learning_store import (
 )
 from refinement.markdown import is_markdown, markdown_html
 from refinement.models import RefinementStatus
-from refinement.services import refinement_rollback
+from refinement.pages import rollback_and_say
 from refinement.skill_forms import StepSettingsForm
 
 if TYPE_CHECKING:
@@ -235,16 +235,5 @@ def step_edit(request: HttpRequest, principal: Principal, step_id: str) -> HttpR
 def step_rollback(
     request: HttpRequest, principal: Principal, step_id: str, refinement_id: str
 ) -> HttpResponse:
-    try:
-        outcome = refinement_rollback(principal=principal, refinement_id=refinement_id)
-    except LearnError as error:
-        messages.error(request, error.message)
-    else:
-        if outcome.rolled_back:
-            messages.success(
-                request,
-                f"Rolled back {refinement_id} (undone by {outcome.rollback_refinement_id}).",
-            )
-        else:
-            messages.error(request, f"{refinement_id} was not rolled back: {outcome.error}")
+    rollback_and_say(request, principal, refinement_id)
     return redirect("portal:step", step_id=step_id)
