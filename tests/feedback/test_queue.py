@@ -28,7 +28,7 @@ from feedback.queue import (
     queue_skip,
     queue_undo,
 )
-from feedback.selectors import counted_feedback, turn_queue
+from feedback.selectors import counted_feedback, feedback_count, turn_queue
 from feedback.services import TurnInput, experience_store, feedback_record, turns_submit
 from learnportal.accounts.principals import Principal
 from learnportal.accounts.roles import Role
@@ -340,6 +340,14 @@ def test_an_undo_after_the_window_is_refused_and_changes_nothing(
     assert error.details[0]["loc"] == ["feedback_id"]
     assert not Retraction.objects.exists()
     assert needed(turn) == 0
+
+
+def test_an_undone_rating_leaves_the_overviews_count_of_feedback() -> None:
+    turn, *_ = queued("t-1")
+    feedback_id = rate(ANN, turn)
+    before = feedback_count()
+    queue_undo(ANN, feedback_id)
+    assert feedback_count() == before - 1 == counted_feedback().count()
 
 
 def test_a_rating_is_undone_once() -> None:
