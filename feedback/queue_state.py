@@ -89,7 +89,7 @@ def _tally_chunk(keys: list[str]) -> None:
                 *params,
             ],
         )
-        counts = {key: (raters, negative, unsure) for key, raters, negative, unsure in cursor}
+        counts = {row[0]: row[1:] for row in cursor.fetchall()}
         wanted = settings.LEARNPORTAL_RATINGS_PER_TURN
         # One UPDATE for each distinct (needed, priority): a handful, however many turns.
         changes: dict[tuple[int, int], list[int]] = defaultdict(list)
