@@ -44,6 +44,16 @@ def insert_rows(
             for row in rows:
                 copy.write_row(row)
         return
+    if connection.vendor == "postgresql" and len(rows) > 1 and on_conflict.endswith("DO NOTHING"):
+        # One statement over one array a column, instead of one INSERT a row: executemany binds
+        # and sends each row (at 1000 turns, most of the ingest's client time on PostgreSQL).
+        # Only for DO NOTHING: one statement may not DO UPDATE a row twice, as a batch may ask.
+        fields = [model._meta.get_field(c) for c in columns]
+        arrays = ", ".join(f"%s::{f.db_type(connection)}[]" for f in fields)
+        sql = f"INSERT INTO {_table(model)} ({names}) SELECT * FROM unnest({arrays}) {on_conflict}"
+        with connection.cursor() as cursor:
+            cursor.execute(sql, [list(column) for column in zip(*rows, strict=True)])
+        return
     marks = ", ".join(["%s"] * len(columns))
     sql = f"INSERT INTO {_table(model)} ({names}) VALUES ({marks}) {on_conflict}"
     with connection.cursor() as cursor:

@@ -66,7 +66,8 @@ class Feedback(models.Model):
     source = models.CharField(max_length=8)
     annotator_id = models.CharField(max_length=150, blank=True)
     ts = models.FloatField()
-    submitted_by = models.CharField(max_length=160, db_index=True)
+    # Shown beside a rating, never filtered on: no index (each one is written by every ingest).
+    submitted_by = models.CharField(max_length=160)
     content_hash = models.CharField(max_length=32)
     received = models.FloatField()
 

@@ -203,7 +203,13 @@ def feedback_record(
         turns_tally(rated | {str(row[0]) for row in turns})
         if principal.is_human and rated:
             # A person's rating of the turn they hold ends that lease, whatever path it came by.
-            Lease.objects.filter(username=principal.name, turn__correlation_id__in=rated).delete()
+            # A person holds one lease at most (Lease.username is unique): read it, rather than
+            # send the batch's keys to the database.
+            held = Lease.objects.filter(username=principal.name).values_list(
+                "pk", "turn__correlation_id"
+            )
+            if ended := [pk for pk, key in held if key in rated]:
+                Lease.objects.filter(pk__in=ended).delete()
         stats_add_scores(deltas)
         last_component = _feedback_components(feedbacks[-1:])[0] if feedbacks else ""
         new_score = component_avg_score(last_component) if last_component else None
