@@ -61,7 +61,6 @@ def turn_list(request: HttpRequest, principal: Principal) -> HttpResponse:
         "rated": selectors.rated_for(list(page_obj.object_list), principal),
         **filters,
         "filters_query": urlencode({name: value for name, value in filters.items() if value}),
-        "unrated": selectors.unrated_turn_count(),
         "progress": queue_progress(principal) if principal.may(Action.QUEUE) else None,
         "can_rate": principal.may(Action.FEEDBACK),
         "can_queue": principal.may(Action.QUEUE),
