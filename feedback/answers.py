@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-import orjson
 from pydantic import ConfigDict, Field
 
 from learnportal.protocol import Feedback as FeedbackItem
@@ -62,7 +61,7 @@ class QueueTurn(Answer):
 
     @classmethod
     def of(cls, turn: TurnRow) -> QueueTurn:
-        environment = None if turn.environment is None else orjson.loads(turn.environment)
+        environment = turn.environment_value()
         return cls(
             id=turn.pk,
             correlation_id=turn.correlation_id,

@@ -6,6 +6,9 @@ as text, written straight by the bulk insert path.
 
 from __future__ import annotations
 
+from typing import Any
+
+import orjson
 from django.conf import settings
 from django.db import models
 
@@ -46,6 +49,14 @@ class Turn(models.Model):
 
     def __str__(self) -> str:
         return self.correlation_id
+
+    def environment_value(self) -> Any:
+        """The turn's context as the agent sent it: a JSON value, or None for none (or for
+        text an older host stored that is not JSON)."""
+        try:
+            return None if self.environment is None else orjson.loads(self.environment)
+        except orjson.JSONDecodeError:
+            return None
 
 
 class Feedback(models.Model):

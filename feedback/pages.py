@@ -105,7 +105,7 @@ def _feedback(turn: Turn, form: RatingForm) -> Feedback:
             "prompt": turn.prompt,
             "response": turn.response,
             "model": turn.model,
-            "environment": _stored_json(turn.environment),
+            "environment": turn.environment_value(),
             "version": turn.version,
         },
         "polarity": data["polarity"] or None,
@@ -131,17 +131,9 @@ def _excerpt(turn: Turn, rating: models.Feedback) -> str:
     return turn.response[rating.span_start : rating.span_end]
 
 
-def _stored_json(text: str | None) -> Any:
-    """A turn's stored JSON text as a value; None for none, or for text that is not JSON."""
-    try:
-        return None if text is None else json.loads(text)
-    except ValueError:  # an older host may have stored something else: it is not context
-        return None
-
-
 def _environment(turn: Turn) -> str:
     """The turn's context, indented for reading ("" when it has none)."""
-    value = _stored_json(turn.environment)
+    value = turn.environment_value()
     return "" if value is None else json.dumps(value, indent=2, ensure_ascii=False)
 
 

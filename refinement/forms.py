@@ -40,7 +40,7 @@ class ApproveForm(DecisionForm):
 class RejectForm(DecisionForm):
     body_model = Reject
 
-    # Required in the browser; the service refuses a blank reason with its own message.
+    # Required in the browser; Reject's pattern refuses a blank reason with the protocol's message.
     reason = forms.CharField(
         required=False,
         strip=False,

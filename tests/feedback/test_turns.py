@@ -215,3 +215,14 @@ def test_queued_turns_refuse_a_repeated_key(agent: Actor) -> None:
     assert (response.status_code, response.json()["code"]) == (400, "invalid")
     assert "duplicate key" in response.json()["message"]
     assert not Turn.objects.exists()
+
+
+def test_a_turns_context_reads_as_json_and_text_that_is_not_json_as_none() -> None:
+    from feedback.models import Turn
+
+    assert Turn(environment='{"tool": "search", "k": 3}').environment_value() == {
+        "tool": "search",
+        "k": 3,
+    }
+    assert Turn(environment=None).environment_value() is None
+    assert Turn(environment="not json, from an older host").environment_value() is None
