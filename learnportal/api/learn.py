@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
 from drf_spectacular.utils import OpenApiExample, OpenApiResponse, extend_schema
 from rest_framework.response import Response
@@ -29,7 +30,8 @@ class LearnView(APIView):
         responses={200: Capability},
     )
     def get(self, request: Request) -> Response:
-        return Response(Capability().model_dump(mode="json"))
+        capability = Capability(max_batch=settings.LEARNPORTAL_MAX_BATCH)
+        return Response(capability.model_dump(mode="json"))
 
     @extend_schema(
         summary="Send one learn/* request envelope",

@@ -223,3 +223,6 @@ class Capability(StrictModel):
     plugin: str = "LearnPlugin"
     version: str = PROTOCOL_VERSION
     messages: list[str] = Field(default_factory=lambda: list(ALL_MESSAGE_TYPES))
+    # Host addition (docs/extensions.md): the most feedbacks or experiences one request may
+    # carry (LEARNPORTAL_MAX_BATCH), so that a client splits larger batches instead of failing.
+    max_batch: int = Field(default=1000, ge=1)

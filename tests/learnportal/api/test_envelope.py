@@ -107,9 +107,15 @@ def test_get_describes_the_capability(agent: Actor) -> None:
         "plugin": "LearnPlugin",
         "version": "1.0",
         "messages": ALL_MESSAGE_TYPES,
+        "max_batch": 1000,
     }
     assert "learn/feedback/req" in response.json()["messages"]
     assert len(response.json()["messages"]) == 18
+
+
+def test_discovery_says_the_hosts_batch_limit(agent: Actor, settings: Any) -> None:
+    settings.LEARNPORTAL_MAX_BATCH = 7
+    assert agent.client.get("/api/learn/").json()["max_batch"] == 7
 
 
 @pytest.mark.django_db(transaction=True)

@@ -1,0 +1,3 @@
+"""The Python client of LearnPortal's learn/* API."""
+
+from __future__ import annotations
