@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import os
 import shutil
+import socket
+import threading
 import uuid
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
@@ -45,6 +47,8 @@ from tests.harness import (
 )
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
     from learnportal.accounts.roles import Action
 
 REQUIRE_SERVICES = os.environ.get("LEARNPORTAL_REQUIRE_SERVICES") == "1"
@@ -222,3 +226,23 @@ def _release_stray_connections(django_db_setup: None, django_db_blocker: Any) ->
                     "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
                     "WHERE datname = current_database() AND pid <> pg_backend_pid()"
                 )
+
+
+@pytest.fixture
+def asgi_server(transactional_db: None) -> Iterator[str]:
+    """`make run`'s server (uvicorn and learnportal.asgi) in a thread, on a free port."""
+    import uvicorn
+
+    from learnportal.asgi import application
+
+    # Listening before uvicorn starts: early connections wait in the backlog, no polling.
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(64)
+    server = uvicorn.Server(uvicorn.Config(application, lifespan="off", log_level="warning"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{sock.getsockname()[1]}"
+    server.should_exit = True
+    thread.join(timeout=30)
+    sock.close()

@@ -5,14 +5,12 @@ These tests stay in a folder of their own, not under one app's, because they cro
 one Chromium session logs in (learnportal), rates turns (feedback) and decides plans
 (refinement), and the policy test opens every page of every app.
 
-`live_server` is pytest-django's (WSGI: pages only); `asgi_server` serves the real ASGI
-application with uvicorn, so that pages reach their WebSockets too.
+`live_server` is pytest-django's (WSGI: pages only); `asgi_server` (tests/conftest.py) serves
+the real ASGI application with uvicorn, so that pages reach their WebSockets too.
 """
 
 from __future__ import annotations
 
-import socket
-import threading
 from typing import TYPE_CHECKING
 
 import pytest
@@ -40,23 +38,3 @@ def browser_page(monkeypatch: pytest.MonkeyPatch) -> Iterator[Page]:
         page.set_default_timeout(10_000)
         yield page
         browser.close()
-
-
-@pytest.fixture
-def asgi_server(transactional_db: None) -> Iterator[str]:
-    """`make run`'s server (uvicorn and learnportal.asgi) in a thread, on a free port."""
-    import uvicorn
-
-    from learnportal.asgi import application
-
-    # Listening before uvicorn starts: early connections wait in the backlog, no polling.
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.bind(("127.0.0.1", 0))
-    sock.listen(64)
-    server = uvicorn.Server(uvicorn.Config(application, lifespan="off", log_level="warning"))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{sock.getsockname()[1]}"
-    server.should_exit = True
-    thread.join(timeout=30)
-    sock.close()

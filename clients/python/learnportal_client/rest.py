@@ -1,0 +1,66 @@
+"""What the REST side that agents use answers (`/api/routing/`, `/api/turns/`, step runs).
+
+These are the host's REST answers (`refinement.answers`, `feedback.answers`, which live in the
+server's Django apps) read leniently: a field the host adds later is ignored, so an older
+client keeps working. The learn/* models are not copied here: they are `learnportal.protocol`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from learnportal.protocol.models import Name, RatedTurn, RequiredName, StrictModel
+
+
+class Lenient(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+
+class Routing(Lenient):
+    """`GET /api/routing/`: each component's weight relative to the most favoured (1.0)."""
+
+    weights: dict[str, float]
+    updated: float
+
+
+class TurnsCreated(Lenient):
+    received: int
+    created: int
+
+
+class Turn(Lenient):
+    id: int
+    correlation_id: str
+    session_id: str
+    component_name: str
+    prompt: str
+    response: str
+    model: str
+    version: str | None = None
+    created: float
+
+
+class TurnPage(Lenient):
+    next: str | None = None
+    previous: str | None = None
+    results: list[Turn]
+
+
+class RunOutcome(Lenient):
+    """A reported step run: the step after it, and the plan its edits were filed as, or why not."""
+
+    step: dict[str, Any]
+    plan_id: str = ""
+    proposals: list[dict[str, Any]] = Field(default_factory=list)
+    reason: str = ""
+
+
+class QueuedTurn(StrictModel):
+    """One turn for the annotators' queue (`POST /api/turns/`), deduplicated by correlation_id."""
+
+    correlation_id: RequiredName
+    session_id: Name = ""
+    component_name: Name = ""
+    rated_turn: RatedTurn

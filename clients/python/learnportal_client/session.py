@@ -1,0 +1,236 @@
+"""WebSocket sessions on `/ws/learn/`: many requests in flight, replies matched by `req_id`.
+
+`LearnSession` (blocking) sends a whole list before reading (`pipeline`); `AsyncLearnSession`
+keeps one reader task that hands each reply to the request awaiting its `req_id`, so any number
+of `await session.send(...)` may run at once (`asyncio.gather`). A `rate_limited` or
+`unavailable` frame is retried with the same frame after its `retry_after`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import TYPE_CHECKING, Any
+
+from websockets.asyncio.client import ClientConnection as AsyncConnection
+from websockets.asyncio.client import connect as async_connect
+from websockets.exceptions import ConnectionClosed
+from websockets.sync.client import ClientConnection, connect
+
+from learnportal.protocol.messages import Envelope, Response
+from learnportal_client.calls import AsyncLearnCalls, LearnCalls
+from learnportal_client.errors import LearnError
+from learnportal_client.wire import decode, encode, request_json, response_of, unreachable
+
+if TYPE_CHECKING:
+    from collections.abc import Awaitable, Callable, Sequence
+    from types import TracebackType
+
+    from learnportal_client.retry import Retry
+
+CLOSE_UNAUTHENTICATED = 4401
+MAX_FRAME = 64 * 1024 * 1024  # the host's default LEARNPORTAL_MAX_BODY_BYTES
+
+
+def closed(exc: ConnectionClosed) -> LearnError:
+    code = exc.rcvd.code if exc.rcvd is not None else None
+    if code == CLOSE_UNAUTHENTICATED:
+        return LearnError("unauthenticated", "the host closed the socket: bad or dead credential")
+    return unreachable(f"the socket closed ({code})")
+
+
+def outcome(request: Envelope, body: Any) -> Response:
+    if isinstance(body, dict) and body.get("type") == "learn/error":
+        raise LearnError.of_envelope(body)
+    return response_of(request.type, request.id, 200, body)
+
+
+class LearnSession(LearnCalls):
+    """A blocking session: `with client.session() as s: s.pipeline([...])`."""
+
+    def __init__(
+        self,
+        url: str,
+        token: str,
+        *,
+        retry: Retry,
+        max_batch: int,
+        sleep: Callable[[float], None] = time.sleep,
+        open_timeout: float = 30.0,
+    ) -> None:
+        self._retry = retry
+        self._max_batch = max_batch
+        self._sleep = sleep
+        self._conn: ClientConnection = connect(
+            url,
+            additional_headers={"Authorization": f"Bearer {token}"},
+            open_timeout=open_timeout,
+            max_size=MAX_FRAME,
+        )
+
+    def __enter__(self) -> LearnSession:
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self._conn.close()
+
+    def batch_limit(self) -> int:
+        return self._max_batch
+
+    def send(self, request: Envelope) -> Response:
+        (result,) = self.pipeline([request])
+        if isinstance(result, LearnError):
+            raise result
+        return result
+
+    def pipeline(self, requests: Sequence[Envelope]) -> list[Response | LearnError]:
+        """Send every request, then read the replies; each one's response or error, in order."""
+        by_id = {r.id: r for r in requests}
+        if len(by_id) != len(requests):
+            raise ValueError("requests in one pipeline need distinct ids")
+        frames = {r.id: encode(request_json(r)).decode() for r in requests}
+        results: dict[str, Response | LearnError] = {}
+        waiting, tries = list(by_id), 0
+        while waiting:
+            tries += 1
+            for request_id in waiting:
+                self._send(frames[request_id])
+            for _ in waiting:
+                body = self._receive()
+                request = by_id.get(body.get("req_id", "")) if isinstance(body, dict) else None
+                if request is None:
+                    raise LearnError("invalid_reply", f"a reply to no request sent: {body!r}")
+                try:
+                    results[request.id] = outcome(request, body)
+                except LearnError as error:
+                    results[request.id] = error
+            waits = {rid: self._wait(results[rid], tries) for rid in waiting}
+            waiting = [rid for rid, wait in waits.items() if wait is not None]
+            if waiting:
+                self._sleep(max(w for w in waits.values() if w is not None))
+        return [results[r.id] for r in requests]
+
+    def _wait(self, result: Response | LearnError, tries: int) -> float | None:
+        if not isinstance(result, LearnError):
+            return None
+        return self._retry.wait(result, tries, resend_safe=False)
+
+    def _send(self, frame: str) -> None:
+        try:
+            self._conn.send(frame)
+        except ConnectionClosed as exc:
+            raise closed(exc) from None
+
+    def _receive(self) -> Any:
+        try:
+            return decode(self._conn.recv())
+        except ConnectionClosed as exc:
+            raise closed(exc) from None
+
+
+class AsyncLearnSession(AsyncLearnCalls):
+    """An awaited session: `async with await client.session() as s: await asyncio.gather(...)`."""
+
+    def __init__(
+        self,
+        url: str,
+        token: str,
+        *,
+        retry: Retry,
+        max_batch: int,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+    ) -> None:
+        self._url = url
+        self._token = token
+        self._retry = retry
+        self._max_batch = max_batch
+        self._sleep = sleep
+        self._conn: AsyncConnection | None = None
+        self._reader: asyncio.Task[None] | None = None
+        self._waiting: dict[str, asyncio.Future[Any]] = {}
+
+    async def __aenter__(self) -> AsyncLearnSession:
+        await self.open()
+        return self
+
+    async def __aexit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self.close()
+
+    async def open(self) -> None:
+        self._conn = await async_connect(
+            self._url,
+            additional_headers={"Authorization": f"Bearer {self._token}"},
+            max_size=MAX_FRAME,
+        )
+        self._reader = asyncio.create_task(self._read(self._conn))
+
+    async def close(self) -> None:
+        if self._conn is not None:
+            await self._conn.close()
+        if self._reader is not None:
+            await self._reader
+
+    async def batch_limit(self) -> int:
+        return self._max_batch
+
+    async def send(self, request: Envelope) -> Response:
+        if self._conn is None:
+            raise RuntimeError("the session is not open: use `async with`")
+        if request.id in self._waiting:
+            raise ValueError(f"a request with id {request.id!r} is already in flight")
+        frame = encode(request_json(request)).decode()
+        tries = 0
+        while True:
+            tries += 1
+            reply: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+            self._waiting[request.id] = reply
+            try:
+                await self._conn.send(frame)
+            except ConnectionClosed as exc:
+                self._waiting.pop(request.id, None)
+                raise closed(exc) from None
+            try:
+                return outcome(request, await reply)
+            except LearnError as error:
+                wait = self._retry.wait(error, tries, resend_safe=False)
+                if wait is None:
+                    raise
+                await self._sleep(wait)
+
+    async def pipeline(self, requests: Sequence[Envelope]) -> list[Response | LearnError]:
+        """All in flight at once; each one's response or error, in order."""
+        results = await asyncio.gather(*(self.send(r) for r in requests), return_exceptions=True)
+        out: list[Response | LearnError] = []
+        for result in results:
+            if isinstance(result, Response | LearnError):
+                out.append(result)
+            else:
+                raise result
+        return out
+
+    async def _read(self, conn: AsyncConnection) -> None:
+        error: LearnError | None = None
+        try:
+            async for frame in conn:
+                body = decode(frame)
+                request_id = body.get("req_id", "") if isinstance(body, dict) else ""
+                reply = self._waiting.pop(request_id, None)
+                if reply is not None and not reply.done():
+                    reply.set_result(body)
+        except ConnectionClosed as exc:
+            error = closed(exc)
+        if error is None and conn.close_code == CLOSE_UNAUTHENTICATED:
+            error = LearnError(
+                "unauthenticated", "the host closed the socket: bad or dead credential"
+            )
+        for reply in self._waiting.values():
+            if not reply.done():
+                reply.set_exception(error or unreachable("the socket closed"))
+        self._waiting.clear()

@@ -1,0 +1,139 @@
+"""Requests to JSON and replies to models, the same for HTTP, WebSocket and the buffer.
+
+A request is encoded once and its bytes are what every retry sends: the host keys idempotency on
+`feedback_id` / `experience_id` and on the exact content sent, so a retry must not differ.
+Fields a caller left unset stay out of the JSON (a feedback without `source` gets the
+credential's own), except the ids and `ts`, which are fixed when an item is made.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from learnportal.protocol.messages import RESPONSE_MODELS, Envelope, Response, response_type_for
+from learnportal.protocol.wire import summarize, validation_details
+from learnportal_client.errors import UNREACHABLE, LearnError
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+Item = TypeVar("Item", bound=BaseModel)
+Answer = TypeVar("Answer", bound=BaseModel)
+KEPT = ("feedback_id", "experience_id", "ts")  # fixed when the item is made, sent every time
+
+
+def invalid(exc: ValidationError, loc: tuple[str | int, ...] = ()) -> LearnError:
+    """A model the client refused to send, with the details the host would have given."""
+    details = [{**d, "loc": [*loc, *d["loc"]]} for d in validation_details(exc)]
+    return LearnError("invalid", summarize(details), details)
+
+
+def model_of(
+    model: type[Item], value: Item | Mapping[str, Any], loc: tuple[str | int, ...] = ()
+) -> Item:
+    """A model as given, or one read from a dict as the host reads JSON (strictly)."""
+    if isinstance(value, model):
+        return value
+    try:
+        return model.model_validate_json(encode(value))
+    except ValidationError as exc:
+        raise invalid(exc, loc) from None
+    except ValueError as exc:  # NaN or Infinity in the dict: not JSON
+        raise LearnError("invalid", f"{list(loc)}: not JSON: {exc}") from None
+
+
+def item_json(item: BaseModel) -> dict[str, Any]:
+    data = item.model_dump(mode="json", exclude_unset=True)
+    for name in KEPT:
+        if name in type(item).model_fields:
+            data[name] = getattr(item, name)
+    return data
+
+
+def request_json(request: Envelope) -> dict[str, Any]:
+    """The envelope as sent: its type, id, version and ts, and the fields the caller set."""
+    data: dict[str, Any] = {
+        "type": request.type,
+        "id": request.id,
+        "version": request.version,
+        "ts": request.ts,
+    }
+    for name in request.model_fields_set - data.keys():
+        value = getattr(request, name)
+        if isinstance(value, list):
+            data[name] = [item_json(v) if isinstance(v, BaseModel) else v for v in value]
+        else:
+            data[name] = request.model_dump(mode="json", include={name})[name]
+    return data
+
+
+def build(model: type[Item], **fields: Any) -> Item:
+    """A request model from keyword fields, refused here (`invalid`) as the host would refuse it."""
+    try:
+        return model(**fields)
+    except ValidationError as exc:
+        raise invalid(exc) from None
+
+
+def encode(data: Mapping[str, Any]) -> bytes:
+    return json.dumps(data, separators=(",", ":"), allow_nan=False).encode()
+
+
+def decode(content: bytes | str) -> Any:
+    try:
+        return json.loads(content)
+    except ValueError:
+        return None
+
+
+def unreachable(message: str) -> LearnError:
+    return LearnError(UNREACHABLE, message)
+
+
+def error_of(status: int, body: Any, retry_after_header: str | None = None) -> LearnError:
+    """A refusal: the host's `learn/error`, or what a reply without one means."""
+    header = _seconds(retry_after_header)
+    if isinstance(body, dict) and body.get("type") == "learn/error":
+        return LearnError.of_envelope(body, status=status, retry_after=header)
+    if status in (502, 503, 504):
+        return LearnError(
+            "unavailable", f"HTTP {status} without a learn/error", status=status, retry_after=header
+        )
+    return LearnError("invalid_reply", f"HTTP {status}: not a learn/* reply", status=status)
+
+
+def response_of(request_type: str, request_id: str, status: int, body: Any) -> Response:
+    """The response envelope answering `request_id`, or the LearnError the reply says."""
+    if status != 200 or not isinstance(body, dict) or body.get("type") == "learn/error":
+        raise error_of(status, body)
+    expected = response_type_for(request_type)
+    if body.get("type") != expected or body.get("req_id") != request_id:
+        raise LearnError(
+            "invalid_reply",
+            f"expected {expected} for {request_id!r}, got {body.get('type')!r} "
+            f"for {body.get('req_id')!r}",
+        )
+    try:
+        return RESPONSE_MODELS[expected].model_validate(body, strict=False)
+    except ValidationError as exc:
+        raise LearnError("invalid_reply", f"the {expected} does not parse: {exc}") from None
+
+
+def answer_of(model: type[Answer], status: int, body: Any, retry_after: str | None) -> Answer:
+    """A REST answer (2xx), or the LearnError its `learn/error` says."""
+    if not 200 <= status < 300 or not isinstance(body, dict) or body.get("type") == "learn/error":
+        raise error_of(status, body, retry_after)
+    try:
+        return model.model_validate(body)
+    except ValidationError as exc:
+        raise LearnError("invalid_reply", f"the answer does not parse: {exc}") from None
+
+
+def _seconds(header: str | None) -> float | None:
+    try:
+        return None if header is None else max(0.0, float(header))
+    except ValueError:
+        return None

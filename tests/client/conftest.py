@@ -1,0 +1,40 @@
+"""The client's tests run against a live server: `asgi_server` (uvicorn in a thread of the test
+process, over the test database), as an agent would reach `make run`.
+
+`portal` is that server's URL and an agent's raw token; `client` a LearnClient on it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import pytest
+
+from learnportal.accounts.models import ApiToken
+from learnportal_client import LearnClient
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+
+@dataclass(frozen=True)
+class Portal:
+    url: str
+    token: str  # an agent's
+
+    def token_for(self, name: str, role: str) -> str:
+        _, raw = ApiToken.issue(name=name, role=role)
+        return raw
+
+
+@pytest.fixture
+def portal(asgi_server: str) -> Portal:
+    _, raw = ApiToken.issue(name="client-agent", role="agent")
+    return Portal(asgi_server, raw)
+
+
+@pytest.fixture
+def client(portal: Portal) -> Iterator[LearnClient]:
+    with LearnClient(portal.url, portal.token) as client:
+        yield client
