@@ -25,9 +25,9 @@ from learnportal_client import (
     LearnRefinementRollbackResponse,
     LearnStatsResponse,
 )
-from learnportal_client.calls import LearnCalls
 
 if TYPE_CHECKING:
+    from learnportal_client.calls import LearnCalls
     from tests.client.conftest import Portal
 
 CALLS = {

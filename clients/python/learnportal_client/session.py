@@ -9,6 +9,7 @@ of `await session.send(...)` may run at once (`asyncio.gather`). A `rate_limited
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from typing import TYPE_CHECKING, Any
 
@@ -61,11 +62,14 @@ class LearnSession(LearnCalls):
         self._retry = retry
         self._max_batch = max_batch
         self._sleep = sleep
-        self._conn: ClientConnection = connect(
-            url,
-            additional_headers={"Authorization": f"Bearer {token}"},
-            open_timeout=open_timeout,
-            max_size=MAX_FRAME,
+        self._stack = contextlib.ExitStack()
+        self._conn: ClientConnection = self._stack.enter_context(
+            connect(
+                url,
+                additional_headers={"Authorization": f"Bearer {token}"},
+                open_timeout=open_timeout,
+                max_size=MAX_FRAME,
+            )
         )
 
     def __enter__(self) -> LearnSession:
@@ -77,7 +81,7 @@ class LearnSession(LearnCalls):
         self.close()
 
     def close(self) -> None:
-        self._conn.close()
+        self._stack.close()
 
     def batch_limit(self) -> int:
         return self._max_batch
@@ -195,6 +199,10 @@ class AsyncLearnSession(AsyncLearnCalls):
                 await self._conn.send(frame)
             except ConnectionClosed as exc:
                 self._waiting.pop(request.id, None)
+                if reply.done():
+                    reply.exception()  # the reader's verdict: this one says why, too
+                else:
+                    reply.cancel()
                 raise closed(exc) from None
             try:
                 return outcome(request, await reply)

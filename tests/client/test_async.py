@@ -1,0 +1,104 @@
+"""`AsyncLearnClient` and `AsyncLearnSession` against a live server."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING
+
+import pytest
+
+from learnportal.protocol.messages import LearnExperienceRequest, LearnStatsRequest
+from learnportal_client import (
+    AsyncLearnClient,
+    Experience,
+    LearnError,
+    LearnExperienceResponse,
+    LearnStatsResponse,
+)
+
+if TYPE_CHECKING:
+    from learnportal_client.calls import AsyncLearnCalls
+    from tests.client.conftest import Portal
+
+
+async def each_call(client: AsyncLearnCalls) -> None:
+    stored = await client.experience(
+        [{"action": {"component_name": "search", "success": True}, "reward": 1.0}]
+    )
+    assert stored.stored == 1
+    recorded = await client.feedback([{"polarity": "positive", "component_name": "search"}])
+    assert recorded.recorded == 1
+    assert (await client.stats("search")).components[0]["calls_total"] == 1
+    assert (await client.adapt(strategy="ucb1")).updated
+    plan = await client.refinement_plan("search")
+    assert plan.plan_id
+    proposal = {
+        "target": "router_weight",
+        "op": "update",
+        "path": "router.weights.fresh",
+        "old_value": 0.5,
+        "new_value": 0.55,
+    }
+    assert (await client.refinement_review(proposal)).approved
+    applied = await client.refinement_apply(proposal)
+    assert (await client.refinement_rollback(applied.refinement_id)).rolled_back
+    assert (await client.refinement_history()).entries
+
+
+async def test_each_call_is_awaited_over_http(portal: Portal) -> None:
+    async with AsyncLearnClient(portal.url, portal.token) as client:
+        await each_call(client)
+
+
+async def test_each_call_is_awaited_over_a_session(portal: Portal) -> None:
+    async with (
+        AsyncLearnClient(portal.url, portal.token) as client,
+        await client.session() as session,
+    ):
+        await each_call(session)
+
+
+async def test_a_session_pipelines_and_matches_replies_by_req_id(portal: Portal) -> None:
+    requests = [
+        LearnExperienceRequest(
+            id=f"exp-{i}", experiences=[Experience(action={"component_name": f"c{i % 3}"})]
+        )
+        for i in range(30)
+    ]
+    requests.insert(15, LearnStatsRequest(id="stats"))
+    async with (
+        AsyncLearnClient(portal.url, portal.token) as client,
+        await client.session() as session,
+    ):
+        replies = await session.pipeline(requests)
+    assert [r.req_id for r in replies if not isinstance(r, LearnError)] == [r.id for r in requests]
+    assert isinstance(replies[15], LearnStatsResponse)
+    assert all(isinstance(r, LearnExperienceResponse) and r.stored == 1 for r in replies[16:])
+
+
+async def test_a_sessions_refusal_is_a_learn_error_and_the_session_goes_on(
+    portal: Portal,
+) -> None:
+    async with (
+        AsyncLearnClient(portal.url, portal.token) as client,
+        await client.session() as session,
+    ):
+        refused, answered = await asyncio.gather(
+            session.feedback([{"polarity": "positive", "source": "human"}]),
+            session.stats(),
+            return_exceptions=True,
+        )
+    assert isinstance(refused, LearnError)
+    assert refused.code == "forbidden"
+    assert refused.details
+    assert isinstance(answered, LearnStatsResponse)
+
+
+async def test_a_session_with_a_bad_token_is_unauthenticated(portal: Portal) -> None:
+    async with AsyncLearnClient(portal.url, portal.token) as client:
+        session = await client.session()
+    session._token = "not-a-token"
+    with pytest.raises(LearnError) as refused:
+        async with session:
+            await session.stats()
+    assert refused.value.code == "unauthenticated"

@@ -1,0 +1,64 @@
+"""The blocking `LearnSession`: a whole list sent before any reply is read."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from feedback.models import Experience as StoredExperience
+from learnportal.protocol.messages import (
+    LearnExperienceRequest,
+    LearnFeedbackRequest,
+    LearnStatsRequest,
+)
+from learnportal_client import (
+    Experience,
+    Feedback,
+    FeedbackPolarity,
+    FeedbackSource,
+    LearnError,
+    LearnExperienceResponse,
+    LearnStatsResponse,
+)
+from tests.client.test_calls import calls
+
+if TYPE_CHECKING:
+    from learnportal_client import LearnClient
+
+
+def test_each_call_answers_its_response_model_over_a_session(client: LearnClient) -> None:
+    with client.session() as session:
+        calls(session)
+
+
+def test_a_pipeline_answers_each_request_in_order(client: LearnClient) -> None:
+    requests = [
+        LearnExperienceRequest(experiences=[Experience(action={"component_name": "c"})])
+        for _ in range(20)
+    ]
+    requests.append(LearnStatsRequest())
+    with client.session() as session:
+        replies = session.pipeline(requests)
+    assert [r.req_id for r in replies if not isinstance(r, LearnError)] == [r.id for r in requests]
+    assert all(isinstance(r, LearnExperienceResponse) for r in replies[:20])
+    assert isinstance(replies[20], LearnStatsResponse)
+    assert StoredExperience.objects.count() == 20
+
+
+def test_a_refused_request_of_a_pipeline_is_its_error_and_the_others_are_answered(
+    client: LearnClient,
+) -> None:
+    with client.session() as session:
+        bad, good = session.pipeline(
+            [
+                LearnFeedbackRequest(
+                    feedbacks=[
+                        Feedback(polarity=FeedbackPolarity.NEUTRAL, source=FeedbackSource.ENV)
+                    ]
+                ),
+                LearnStatsRequest(),
+            ]
+        )
+        assert isinstance(bad, LearnError)
+        assert (bad.code, bad.details[0]["loc"][:2]) == ("forbidden", ["feedbacks", 0])
+        assert isinstance(good, LearnStatsResponse)
+        assert session.experience([{"reward": 0.1}]).stored == 1
