@@ -21,8 +21,12 @@ from __future__ import annotations
 import os
 import shutil
 import socket
+import subprocess
+import sys
 import threading
 import uuid
+import zipfile
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -45,9 +49,11 @@ from tests.harness import (
     token_actor,
     ws_send,
 )
+from tests.processes import REPO
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
+    from pathlib import Path
 
     from learnportal.accounts.roles import Action
 
@@ -246,3 +252,28 @@ def asgi_server(transactional_db: None) -> Iterator[str]:
     server.should_exit = True
     thread.join(timeout=30)
     sock.close()
+
+
+@dataclass(frozen=True)
+class InstalledClient:
+    """The client's wheel, as `pip install ./clients/python` builds it, and where it is unpacked."""
+
+    wheel: Path
+    site: Path  # on PYTHONPATH alone, it is the client installed (without the checkout)
+
+
+@pytest.fixture(scope="session")
+def installed_client(tmp_path_factory: pytest.TempPathFactory) -> InstalledClient:
+    out = tmp_path_factory.mktemp("client")
+    # No download: hatchling, the client's build backend, is pinned in the dev dependencies.
+    pip_wheel = [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps"]
+    subprocess.run(
+        [*pip_wheel, "--no-build-isolation", "--wheel-dir", str(out), str(REPO / "clients/python")],
+        check=True,
+        capture_output=True,
+        timeout=300,
+    )
+    (wheel,) = out.glob("learnportal_client-*.whl")
+    site = out / "site"
+    zipfile.ZipFile(wheel).extractall(site)
+    return InstalledClient(wheel, site)

@@ -7,8 +7,9 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from learnportal.protocol.messages import LearnExperienceRequest, LearnStatsRequest
+from learnportal.protocol.messages import Envelope, LearnExperienceRequest, LearnStatsRequest
 from learnportal_client import (
+    Action,
     AsyncLearnClient,
     Experience,
     LearnError,
@@ -59,9 +60,9 @@ async def test_each_call_is_awaited_over_a_session(portal: Portal) -> None:
 
 
 async def test_a_session_pipelines_and_matches_replies_by_req_id(portal: Portal) -> None:
-    requests = [
+    requests: list[Envelope] = [
         LearnExperienceRequest(
-            id=f"exp-{i}", experiences=[Experience(action={"component_name": f"c{i % 3}"})]
+            id=f"exp-{i}", experiences=[Experience(action=Action(component_name=f"c{i % 3}"))]
         )
         for i in range(30)
     ]

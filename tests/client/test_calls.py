@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from feedback.models import Experience as StoredExperience
 from feedback.models import Feedback as StoredFeedback
-from learnportal.protocol import RESPONSE_MODELS
+from learnportal.protocol import RESPONSE_MODELS, RiskLevel
 from learnportal_client import (
+    Action,
     Experience,
     Feedback,
     FeedbackPolarity,
@@ -45,8 +46,8 @@ CALLS = {
 
 def calls(client: LearnCalls) -> None:
     """Each of the nine requests once; every answer is its own response model."""
-    experiences = [
-        Experience(action={"component_name": "search", "success": True}, reward=1.0),
+    experiences: list[Experience | dict[str, Any]] = [
+        Experience(action=Action(component_name="search", success=True), reward=1.0),
         {"action": {"component_name": "search", "success": False}, "reward": -1.0},
     ]
     stored = client.experience(experiences)
@@ -74,7 +75,7 @@ def calls(client: LearnCalls) -> None:
     review = client.refinement_review(proposal)
     assert isinstance(review, LearnRefinementReviewResponse)
     assert review.approved, review.reasons
-    assert review.risk_level == "low"
+    assert review.risk_level is RiskLevel.LOW
     applied = client.refinement_apply(proposal)
     assert isinstance(applied, LearnRefinementApplyResponse)
     assert applied.applied_edits == 1, applied.error
@@ -126,7 +127,7 @@ def test_a_feedback_without_source_gets_the_credentials_own(client: LearnClient)
 
 
 def test_a_batch_sent_again_is_stored_once(client: LearnClient) -> None:
-    batch = [Experience(action={"component_name": "search"}, reward=0.5) for _ in range(3)]
+    batch = [Experience(action=Action(component_name="search"), reward=0.5) for _ in range(3)]
     assert client.experience(batch).stored == 3
     assert client.experience(batch).stored == 3  # counted, not stored again
     assert StoredExperience.objects.count() == 3

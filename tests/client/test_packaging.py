@@ -14,12 +14,12 @@ import zipfile
 from email.parser import Parser
 from typing import TYPE_CHECKING
 
-import pytest
-
 from tests.processes import REPO
 
 if TYPE_CHECKING:
     from pathlib import Path
+
+    from tests.conftest import InstalledClient
 
 USE = """
 import json, sys
@@ -33,24 +33,10 @@ print(json.dumps({
 """
 
 
-@pytest.fixture(scope="module")
-def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("wheel")
-    pip_wheel = [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps"]
-    subprocess.run(
-        [*pip_wheel, "--no-build-isolation", "--wheel-dir", str(out), str(REPO / "clients/python")],
-        check=True,
-        capture_output=True,
-        timeout=300,
-    )
-    (built,) = out.glob("learnportal_client-*.whl")
-    return built
-
-
 def test_the_wheel_holds_the_client_and_the_protocol_models_of_this_checkout(
-    wheel: Path,
+    installed_client: InstalledClient,
 ) -> None:
-    names = zipfile.ZipFile(wheel).namelist()
+    names = zipfile.ZipFile(installed_client.wheel).namelist()
     packages = {n.split("/")[0] for n in names if not n.startswith("learnportal_client-")}
     assert packages == {"learnportal_client", "learnportal"}
     protocol = sorted(n for n in names if n.startswith("learnportal/"))
@@ -60,8 +46,8 @@ def test_the_wheel_holds_the_client_and_the_protocol_models_of_this_checkout(
     assert "learnportal/__init__.py" not in names  # a namespace portion: never the server's
 
 
-def test_the_wheel_depends_on_no_django(wheel: Path) -> None:
-    with zipfile.ZipFile(wheel) as archive:
+def test_the_wheel_depends_on_no_django(installed_client: InstalledClient) -> None:
+    with zipfile.ZipFile(installed_client.wheel) as archive:
         (metadata,) = (n for n in archive.namelist() if n.endswith(".dist-info/METADATA"))
         requires = Parser().parsestr(archive.read(metadata).decode()).get_all("Requires-Dist")
     assert sorted(r.split("==")[0].lower() for r in requires or []) == [
@@ -72,9 +58,10 @@ def test_the_wheel_depends_on_no_django(wheel: Path) -> None:
     ]
 
 
-def test_the_unpacked_wheel_alone_imports_and_runs(wheel: Path, tmp_path: Path) -> None:
-    site = tmp_path / "site"
-    zipfile.ZipFile(wheel).extractall(site)
+def test_the_unpacked_wheel_alone_imports_and_runs(
+    installed_client: InstalledClient, tmp_path: Path
+) -> None:
+    site = installed_client.site
     result = subprocess.run(
         [sys.executable, "-c", USE],
         cwd=tmp_path,

@@ -65,7 +65,7 @@ EXPERIENCES = [{"experience_id": "e1", "reward": 1.0}]
 
 
 def test_rate_limited_is_sent_again_after_retry_after_with_the_same_bytes() -> None:
-    host, waits = Host(error("rate_limited", 429, **{"Retry-After": "3"})), []
+    host, waits = Host(error("rate_limited", 429, **{"Retry-After": "3"})), list[float]()
     assert client_of(host, waits).experience(EXPERIENCES).stored == 1
     assert waits == [3.0]
     assert len(host.bodies) == 2
@@ -74,7 +74,7 @@ def test_rate_limited_is_sent_again_after_retry_after_with_the_same_bytes() -> N
 
 
 def test_unavailable_without_retry_after_backs_off() -> None:
-    host, waits = Host(error("unavailable", 503), error("unavailable", 503)), []
+    host, waits = Host(error("unavailable", 503), error("unavailable", 503)), list[float]()
     client_of(host, waits, Retry(backoff=0.5)).experience(EXPERIENCES)
     assert waits == [0.5, 1.0]
 
@@ -82,13 +82,13 @@ def test_unavailable_without_retry_after_backs_off() -> None:
 def test_a_socket_frames_retry_after_counts_like_the_header() -> None:
     frame = error("rate_limited", 429)
     body = json.loads(frame.content) | {"retry_after": 2}
-    host, waits = Host(httpx.Response(429, json=body)), []
+    host, waits = Host(httpx.Response(429, json=body)), list[float]()
     client_of(host, waits).stats()
     assert waits == [2.0]
 
 
 def test_the_last_error_is_raised_after_the_attempts() -> None:
-    host, waits = Host(*[error("rate_limited", 429, **{"Retry-After": "1"})] * 3), []
+    host, waits = Host(*[error("rate_limited", 429, **{"Retry-After": "1"})] * 3), list[float]()
     with pytest.raises(LearnError) as refused:
         client_of(host, waits, Retry(attempts=3)).stats()
     assert refused.value.code == "rate_limited"
@@ -97,7 +97,7 @@ def test_the_last_error_is_raised_after_the_attempts() -> None:
 
 
 def test_other_refusals_are_not_retried() -> None:
-    host, waits = Host(error("conflict", 409)), []
+    host, waits = Host(error("conflict", 409)), list[float]()
     with pytest.raises(LearnError) as refused:
         client_of(host, waits).experience(EXPERIENCES)
     assert refused.value.code == "conflict"
@@ -105,13 +105,13 @@ def test_other_refusals_are_not_retried() -> None:
 
 
 def test_no_answer_is_retried_for_a_batch_the_ids_make_safe() -> None:
-    host, waits = Host(httpx.ConnectError("refused")), []
+    host, waits = Host(httpx.ConnectError("refused")), list[float]()
     assert client_of(host, waits).experience(EXPERIENCES).stored == 1
     assert host.bodies[0] == host.bodies[1]
 
 
 def test_no_answer_is_not_retried_for_an_adapt_that_could_act_twice() -> None:
-    host, waits = Host(httpx.ReadTimeout("no answer")), []
+    host, waits = Host(httpx.ReadTimeout("no answer")), list[float]()
     with pytest.raises(LearnError) as refused:
         client_of(host, waits).adapt()
     assert refused.value.code == "unreachable"
@@ -119,13 +119,13 @@ def test_no_answer_is_not_retried_for_an_adapt_that_could_act_twice() -> None:
 
 
 def test_a_proxys_502_is_unavailable() -> None:
-    host, waits = Host(httpx.Response(502, text="<html>bad gateway</html>")), []
+    host, waits = Host(httpx.Response(502, text="<html>bad gateway</html>")), list[float]()
     client_of(host, waits).stats()
     assert len(waits) == 1
 
 
 async def test_the_async_client_retries_alike() -> None:
-    host, waits = Host(error("rate_limited", 429, **{"Retry-After": "4"})), []
+    host, waits = Host(error("rate_limited", 429, **{"Retry-After": "4"})), list[float]()
 
     async def record(seconds: float) -> None:
         waits.append(seconds)

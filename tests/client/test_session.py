@@ -6,11 +6,13 @@ from typing import TYPE_CHECKING
 
 from feedback.models import Experience as StoredExperience
 from learnportal.protocol.messages import (
+    Envelope,
     LearnExperienceRequest,
     LearnFeedbackRequest,
     LearnStatsRequest,
 )
 from learnportal_client import (
+    Action,
     Experience,
     Feedback,
     FeedbackPolarity,
@@ -31,8 +33,8 @@ def test_each_call_answers_its_response_model_over_a_session(client: LearnClient
 
 
 def test_a_pipeline_answers_each_request_in_order(client: LearnClient) -> None:
-    requests = [
-        LearnExperienceRequest(experiences=[Experience(action={"component_name": "c"})])
+    requests: list[Envelope] = [
+        LearnExperienceRequest(experiences=[Experience(action=Action(component_name="c"))])
         for _ in range(20)
     ]
     requests.append(LearnStatsRequest())

@@ -9,16 +9,14 @@ credential's own), except the ids and `ts`, which are fixed when an item is made
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any, TypeVar
+from collections.abc import Mapping
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
 from learnportal.protocol.messages import RESPONSE_MODELS, Envelope, Response, response_type_for
 from learnportal.protocol.wire import summarize, validation_details
 from learnportal_client.errors import UNREACHABLE, LearnError
-
-if TYPE_CHECKING:
-    from collections.abc import Mapping
 
 Item = TypeVar("Item", bound=BaseModel)
 Answer = TypeVar("Answer", bound=BaseModel)
@@ -37,6 +35,8 @@ def model_of(
     """A model as given, or one read from a dict as the host reads JSON (strictly)."""
     if isinstance(value, model):
         return value
+    if not isinstance(value, Mapping):
+        raise LearnError("invalid", f"{list(loc)}: expected a {model.__name__} or a dict")
     try:
         return model.model_validate_json(encode(value))
     except ValidationError as exc:

@@ -1,0 +1,1 @@
+"""Runnable examples of agents on LearnPortal (see the README, "Connecting an agent")."""
