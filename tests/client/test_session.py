@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import time
+from typing import TYPE_CHECKING, Any
 
 from feedback.models import Experience as StoredExperience
 from learnportal.protocol.messages import (
@@ -17,6 +18,7 @@ from learnportal_client import (
     Feedback,
     FeedbackPolarity,
     FeedbackSource,
+    LearnClient,
     LearnError,
     LearnExperienceResponse,
     LearnStatsResponse,
@@ -24,7 +26,7 @@ from learnportal_client import (
 from tests.client.test_calls import calls
 
 if TYPE_CHECKING:
-    from learnportal_client import LearnClient
+    from tests.client.conftest import Portal
 
 
 def test_each_call_answers_its_response_model_over_a_session(client: LearnClient) -> None:
@@ -64,3 +66,23 @@ def test_a_refused_request_of_a_pipeline_is_its_error_and_the_others_are_answere
         assert (bad.code, bad.details[0]["loc"][:2]) == ("forbidden", ["feedbacks", 0])
         assert isinstance(good, LearnStatsResponse)
         assert session.experience([{"reward": 0.1}]).stored == 1
+
+
+def test_a_rate_limited_frame_is_sent_again_after_its_retry_after(
+    portal: Portal, settings: Any
+) -> None:
+    settings.LEARNPORTAL_RATE_LIMIT = 1
+    waits: list[float] = []
+
+    def sleep(seconds: float) -> None:
+        waits.append(seconds)
+        time.sleep(seconds)
+
+    with (
+        LearnClient(portal.url, portal.token, max_batch=100, sleep=sleep) as client,
+        client.session() as session,
+    ):
+        replies = session.pipeline([LearnStatsRequest() for _ in range(3)])
+    assert all(isinstance(r, LearnStatsResponse) for r in replies), replies
+    assert waits
+    assert all(0 < w <= 1 for w in waits)

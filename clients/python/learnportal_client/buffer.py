@@ -42,7 +42,11 @@ MAX_BACKOFF = 30.0
 
 @dataclass(frozen=True)
 class Unsent:
-    """An accepted item the host did not store: `error` is its refusal, None if never answered."""
+    """An accepted item the host did not store: `error` is its refusal, None if never answered.
+
+    An item reported with no answer may still arrive (a send outlived `close()`'s timeout);
+    sending it again is safe, since its id makes the host store it once.
+    """
 
     kind: str  # "feedbacks" or "experiences"
     item: dict[str, Any]  # its JSON, as it would have been sent
