@@ -16,7 +16,7 @@ from refinement import services
 from refinement.models import Proposal, Refinement, StoreValue
 from refinement.paths import Target, weight_path
 from refinement.permissions import Verb, may
-from refinement.proposals import ProposalInput
+from refinement.proposals import ProposalInput, parse_proposal
 from refinement.review import assess
 from refinement.services import plan_file, proposal_permissions, proposal_wire, rollback_permission
 
@@ -50,7 +50,7 @@ def _filed(by: Principal, new: float = 0.55) -> Proposal:
 
 def _may(principal: Principal, verb: Verb, record: Proposal) -> tuple[bool, str]:
     record.refresh_from_db()
-    assessment = assess(services.parse_proposal(proposal_wire(record)))
+    assessment = assess(parse_proposal(proposal_wire(record)))
     answer = may(principal, verb, record, [assessment])
     return answer.allowed, answer.reason
 
