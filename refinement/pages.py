@@ -151,6 +151,8 @@ def _decorate(
     )
     if proposal["target"] == "skill_file":
         proposal["rows"] = side_by_side(proposal["old_value"], proposal["new_value"])
+        proposal["old_absent"] = proposal["old_value"] is None
+        proposal["new_absent"] = proposal["new_value"] is None
     elif proposal["target"] == "router_weight":
         proposal["weight"] = weight_step(
             proposal["old_value"], proposal["new_value"], settings.LEARNPORTAL_AUTO_APPLY_MAX_RISK

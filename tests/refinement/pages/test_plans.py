@@ -127,8 +127,8 @@ def test_a_plan_shows_risk_badges_and_diffs(reviewer: Client) -> None:
     page = reviewer.get(f"/plans/{_demo_plan().plan_id}/").content.decode()
     assert 'class="risk risk-medium">medium risk' in page
     assert 'class="risk risk-low">low risk' in page
-    assert '<table class="sbs">' in page  # a learnings file's diff, side by side
-    assert "added: </span>- **correctness**: Point out that add() subtracts." in page
+    assert '<table class="sbs sbs-one">' in page  # a new learnings file: its one side
+    assert '<td class="new added">- **correctness**: Point out that add() subtracts.' in page
     weight = _proposal("router_weight")
     assert weight.new_value is not None and weight.old_value is not None
     delta = weight.new_value - weight.old_value
@@ -378,3 +378,22 @@ def test_a_queued_rollback_of_no_plan_waits_on_the_plans_page_for_a_reviewer(
     page = reviewer.get("/plans/").content.decode()
     assert f"Rolled back {refinement_id}" in page
     assert "Rollbacks waiting for a reviewer" not in page
+
+
+def test_an_edited_learnings_file_is_shown_side_by_side(reviewer: Client) -> None:
+    path = "learnings/_global/SKILL.md"
+    StoreValue.objects.create(path=path, value="# Skill\nold advice\n", version=1)
+    edit = ProposalInput(
+        target=Target.SKILL_FILE,
+        op="update",
+        path=path,
+        old_value="# Skill\nold advice\n",
+        new_value="# Skill\nnew advice\n",
+    )
+    plan = plan_file(DEMO_AGENT, [edit], origin="plan", summary="a better skill")[0]
+    page = reviewer.get(f"/plans/{plan.plan_id}/").content.decode()
+    assert '<table class="sbs">' in page
+    assert (
+        '<td class="old removed"><span class="visually-hidden">removed: </span>old advice' in page
+    )
+    assert '<td class="new added"><span class="visually-hidden">added: </span>new advice' in page
