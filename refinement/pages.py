@@ -283,6 +283,7 @@ def _confirm_decision(
         "reviews": [],
     }
     _decorate(proposal, assessment, None)
+    proposal["auto_reasons"] = assessment.reasons + assessment.blocking  # the review now
     permission = permissions[Verb(decision)]
     verb, consequence = CONFIRM[decision]
     context = {

@@ -163,6 +163,7 @@ def test_buttons_open_a_confirmation_and_only_its_post_acts(reviewer: Client) ->
     assert confirm.status_code == 200
     body = confirm.content.decode()
     assert "Apply this proposal?" in body and f"Yes, apply {proposal.proposal_id}" in body
+    assert "<li>moves the weight by" in body  # the review, again, where one decides
     assert f'<form method="post" action="{_url(proposal, "apply")}"' in body
     assert Proposal.objects.get(pk=proposal.pk).status == "pending"
     reject = reviewer.get(_url(proposal, "reject")).content.decode()
