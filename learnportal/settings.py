@@ -278,6 +278,10 @@ LEARNPORTAL_CUSTOM_STRATEGY = env_str("LEARNPORTAL_CUSTOM_STRATEGY")
 LEARNPORTAL_AUTO_APPLY_MAX_RISK = RiskLevel(
     env_choice("LEARNPORTAL_AUTO_APPLY_MAX_RISK", RiskLevel.LOW, RiskLevel)
 )
+# The highest review risk a reviewer may approve, apply or roll back; above it only an admin may.
+LEARNPORTAL_REVIEWER_MAX_RISK = RiskLevel(
+    env_choice("LEARNPORTAL_REVIEWER_MAX_RISK", RiskLevel.HIGH, RiskLevel)
+)
 LEARNPORTAL_FORWARD_ENV_REWARDS = env_bool("LEARNPORTAL_FORWARD_ENV_REWARDS", True)
 # How many of the newest experiences an adapt or a plan learns from (a replay window).
 LEARNPORTAL_ADAPT_WINDOW = env_int("LEARNPORTAL_ADAPT_WINDOW", 1_000_000, minimum=1)

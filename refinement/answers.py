@@ -126,6 +126,7 @@ class ProposalReview(Answer):
     approved: bool
     risk_level: RiskLevel
     reasons: list[str]
+    confidence_adjusted: bool  # the evidence behind it is thin, so its confidence was lowered
     reviewer: str
     note: str
     ts: float
@@ -138,6 +139,7 @@ class ProposalReview(Answer):
             approved=review.approved,
             risk_level=RiskLevel(review.risk_level),
             reasons=review.reasons,
+            confidence_adjusted=review.confidence_adjusted,
             reviewer=review.reviewer,
             note=review.note,
             ts=review.ts,

@@ -303,12 +303,12 @@ class ApproveView(APIView):
         responses={
             200: Decision,
             403: OpenApiResponse(
-                description="only reviewers and admins decide, never on a plan they requested"
+                description="only reviewers and admins decide, never on a plan they requested, "
+                "nor into a locked step, nor above LEARNPORTAL_REVIEWER_MAX_RISK (reviewers)"
             ),
             404: NO_PROPOSAL,
             409: OpenApiResponse(
-                description="applied or rolled back already, a stale old_value, or a write "
-                "into a locked step"
+                description="applied, rolled back or rejected already, or a stale old_value"
             ),
         },
     )
@@ -330,7 +330,7 @@ class RejectView(APIView):
             200: Decision,
             403: DECIDERS_ONLY,
             404: NO_PROPOSAL,
-            409: OpenApiResponse(description="applied or rolled back already"),
+            409: OpenApiResponse(description="applied, rolled back or rejected already"),
         },
     )
     def post(self, request: Request, proposal_id: str) -> Response:
@@ -351,10 +351,12 @@ class ApplyView(APIView):
             200: Applied,
             403: OpenApiResponse(
                 description="only reviewers and admins apply here, never a plan they requested, "
-                "nor into a locked step"
+                "nor into a locked step, nor above LEARNPORTAL_REVIEWER_MAX_RISK (reviewers)"
             ),
             404: NO_PROPOSAL,
-            409: OpenApiResponse(description="not approved, or a stale old_value"),
+            409: OpenApiResponse(
+                description="applied, rolled back or rejected already, or a stale old_value"
+            ),
         },
     )
     def post(self, request: Request, proposal_id: str) -> Response:

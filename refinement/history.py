@@ -8,7 +8,7 @@ from typing import Any
 from learnportal.accounts.roles import Action
 from learnportal.events import broadcast_on_commit
 from learnportal.protocol.messages import History
-from refinement.models import HistoryEntry
+from refinement.models import HistoryEntry, HistoryPath, Proposal
 
 HISTORY_LIMIT = 500
 
@@ -33,8 +33,25 @@ def history_record(
         message=message,
         diff=diff or [],
     )
+    paths = entry_paths(entry.diff)
+    if not paths and proposal_id:  # a review or a decision names its proposal, not its path
+        paths = list(
+            Proposal.objects.filter(proposal_id=proposal_id).values_list("path", flat=True)
+        )
+    HistoryPath.objects.bulk_create([HistoryPath(entry=entry, path=path) for path in paths])
     broadcast_on_commit(f"refinement.{kind}", entry.as_entry(), audience=Action.HISTORY)
     return entry
+
+
+def entry_paths(diff: list[dict[str, Any]]) -> list[str]:
+    """The paths a history entry's diff names, once each: edits' and proposals' `path`, and a
+    changed proposal's wire form before and after."""
+    paths: list[str] = []
+    for item in diff:
+        for value in (item, item.get("before"), item.get("after")):
+            if isinstance(value, dict) and isinstance(value.get("path"), str):
+                paths.append(value["path"])
+    return list(dict.fromkeys(paths))
 
 
 def history_entries(*, limit: int = HISTORY_LIMIT, offset: int = 0) -> list[dict[str, Any]]:

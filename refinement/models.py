@@ -178,6 +178,11 @@ class HistoryEntry(models.Model):
 
     class Meta:
         verbose_name_plural = "history entries"
+        # The history page's filters by actor and by refinement, each newest first.
+        indexes = [
+            models.Index(fields=["actor", "ts"], name="history_actor_ts"),
+            models.Index(fields=["refinement_id"], name="history_refinement"),
+        ]
 
     def __str__(self) -> str:
         return f"{self.kind} by {self.actor}"
@@ -193,3 +198,22 @@ class HistoryEntry(models.Model):
             "message": self.message,
             "diff": self.diff,
         }
+
+
+class HistoryPath(models.Model):
+    """A path a history entry touched, so that the history filters by path without a scan."""
+
+    entry = models.ForeignKey(HistoryEntry, on_delete=models.CASCADE, related_name="paths")
+    path = models.CharField(max_length=400)
+
+    class Meta:
+        # A path prefix filter is LIKE 'prefix%', which PostgreSQL serves from a pattern index.
+        indexes = [
+            models.Index(fields=["path", "entry"], name="history_path_entry"),
+            models.Index(
+                fields=["path"], name="history_path_pattern", opclasses=["varchar_pattern_ops"]
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.path

@@ -4,90 +4,131 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from django.conf import settings
 from django.contrib import messages
-from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect
 from django.urls import reverse
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_http_methods
 
 from learnportal.accounts.roles import Action
 from learnportal.protocol.errors import ErrorCode, LearnError
 from learnportal.web import page, requires, show_learn_error, when
-from refinement.diffs import edits_summary, skill_file_diff, weight_change
-from refinement.forms import DECISION_FORMS, ApproveForm, RejectForm
-from refinement.learning_store import plan_get, plan_list
+from refinement.diffs import edits_summary, side_by_side, weight_step
+from refinement.forms import DECISION_FORMS
+from refinement.learning_store import plan_get
 from refinement.models import ProposalStatus, Refinement, RefinementStatus
+from refinement.permissions import Permission, Verb
+from refinement.review import describe
 from refinement.selectors import (
-    history_page_entries,
+    HistoryCursor,
+    HistoryFilters,
+    history_links,
+    history_page,
+    plan_proposal,
+    plan_proposals,
     plan_refinements,
+    plan_rows,
     proposal_refinements,
+    queued_rollback_of,
     queued_rollbacks,
+    refinement_get,
     rollback_chain,
 )
 from refinement.services import (
     proposal_apply_stored,
     proposal_approve,
+    proposal_permissions,
     proposal_reject,
+    proposal_wire,
     refinement_rollback,
+    rollback_permission,
 )
-from refinement.vocabulary import ReviewKind
+from refinement.vocabulary import PlanStatus, ReviewKind, RiskLevel
 
 if TYPE_CHECKING:
     from django.forms import Form
 
     from learnportal.accounts.principals import Principal
+    from refinement.models import Proposal
+    from refinement.review import Assessment
 
 PLANS_SHOWN = 200
 HISTORY_PAGE_SIZE = 25
-HISTORY_LIST_PARTIAL = "refinement/partials/history_list.html"
+HISTORY_LIST_PARTIAL = "refinement/_history_list.html"
+ROLLBACK_EDITS_SHOWN = 20
+FIELD_ID = "decision-%s"  # the confirm page has one form, so its fields may have ids
 NO_PLAN = "-"  # the plan part of a rollback's URL for a refinement of no plan
 OPEN = {ProposalStatus.PENDING, ProposalStatus.APPROVED, ProposalStatus.QUEUED}
 
 
 @requires(Action.DECIDE)
 def plan_index(request: HttpRequest, principal: Principal) -> HttpResponse:
-    plans = plan_list(principal=principal, limit=PLANS_SHOWN).model_dump(mode="json")
-    for plan in plans:
-        plan["when"] = when(plan["created"])
-        plan["open"] = sum(p["status"] in OPEN for p in plan["proposals"])
-        plan["applied"] = sum(p["status"] == ProposalStatus.APPLIED for p in plan["proposals"])
-    context = {"plans": plans, "queued_rollbacks": queued_rollbacks(), "no_plan": NO_PLAN}
+    status = request.GET.get("status", "")
+    if status not in {s.value for s in PlanStatus}:
+        status = ""
+    plans = [_plan_row(row, principal) for row in plan_rows(status=status, limit=PLANS_SHOWN)]
+    context = {
+        "plans": plans,
+        "status": status,
+        "statuses": [s.value for s in PlanStatus],
+        "shown": PLANS_SHOWN,
+        "queued_rollbacks": queued_rollbacks(),
+        "no_plan": NO_PLAN,
+    }
     return page(request, "refinement/plans.html", context)
+
+
+def _plan_row(row: dict[str, Any], principal: Principal) -> dict[str, Any]:
+    return {
+        **row,
+        "when": when(row["created"]),
+        "requester": requester(row["requested_by"], principal),
+    }
+
+
+def requester(key: str, principal: Principal) -> dict[str, Any]:
+    """Who requested a plan, for its badge: a machine (a token) or a person, and whether it is you."""
+    kind, _, name = key.partition(":")
+    return {
+        "key": key,
+        "name": name or key,
+        "kind": "machine" if kind == "token" else "person",
+        "you": key == principal.key,
+    }
 
 
 @requires(Action.DECIDE)
 def plan_show(request: HttpRequest, principal: Principal, plan_id: str) -> HttpResponse:
-    return _plan_page(request, principal, plan_id)
-
-
-def _plan_page(
-    request: HttpRequest,
-    principal: Principal,
-    plan_id: str,
-    *,
-    forms: dict[tuple[str, str], Form] | None = None,
-    status: int = 200,
-) -> HttpResponse:
     try:
         plan = plan_get(principal=principal, plan_id=plan_id).model_dump(mode="json")
     except LearnError as error:
         if error.code == ErrorCode.NOT_FOUND:
             raise Http404(error.message) from None
         raise
+    records = plan_proposals(plan_id)
+    judged = proposal_permissions(principal=principal, records=records)
     refinements = proposal_refinements([p["proposal_id"] for p in plan["proposals"]])
-    forms = forms or {}
     for proposal in plan["proposals"]:
-        _decorate(proposal, refinements.get(proposal["proposal_id"]))
-        proposal["approve_form"] = forms.get(("approve", proposal["proposal_id"]), ApproveForm())
-        proposal["reject_form"] = forms.get(("reject", proposal["proposal_id"]), RejectForm())
+        assessment, permissions = judged[proposal["proposal_id"]]
+        _decorate(proposal, assessment, refinements.get(proposal["proposal_id"]))
+        proposal["actions"] = _actions(plan_id, proposal, permissions)
+        proposal["chain"] = _chain(principal, plan_id, refinements.get(proposal["proposal_id"]))
     plan["when"] = when(plan["created"])
-    plan["refinements"] = [_chain(r) for r in plan_refinements(plan_id)]
-    context = {"plan": plan, "own_plan": plan["requested_by"] == principal.key}
-    return page(request, "refinement/plan.html", context, status=status)
+    plan["refinements"] = [_chain(principal, plan_id, r) for r in plan_refinements(plan_id)]
+    plan["requester"] = requester(plan["requested_by"], principal)
+    plan["risk_level"] = max(
+        (RiskLevel(p["risk_level"]) for p in plan["proposals"]), default=RiskLevel.NONE
+    ).value
+    plan["open"] = sum(p["status"] in OPEN for p in plan["proposals"])
+    context = {"plan": plan, "own_plan": plan["requester"]["you"]}
+    return page(request, "refinement/plan.html", context)
 
 
-def _decorate(proposal: dict[str, Any], refinement: Refinement | None) -> None:
+def _decorate(
+    proposal: dict[str, Any], assessment: Assessment, refinement: Refinement | None
+) -> None:
+    """A proposal's review and diff, shaped for its card."""
     # Plans are filed without an automatic review; until one exists, a decision's review
     # carries the same assessment, so its reasons explain the risk as well.
     reviewed = [r for r in proposal["reviews"] if r["reasons"]]
@@ -95,67 +136,168 @@ def _decorate(proposal: dict[str, Any], refinement: Refinement | None) -> None:
         (r for r in reviewed if r["kind"] == ReviewKind.AUTO), reviewed[0] if reviewed else None
     )
     proposal["auto_reasons"] = latest["reasons"] if latest else []
+    proposal["confidence_adjusted"] = assessment.confidence_adjusted or any(
+        r["confidence_adjusted"] for r in proposal["reviews"] if r["current"]
+    )
     people = {ReviewKind.APPROVE, ReviewKind.REJECT}
     decisions = [r for r in proposal["reviews"] if r["kind"] in people]
     proposal["decision"] = decisions[0] if decisions else None
+    proposal["open"] = proposal["status"] in OPEN
+    # What is there now, if it is not what the proposal expects (only news while it is open).
+    proposal["stale"] = (
+        {"expected": describe(proposal["old_value"]), "found": describe(assessment.current)}
+        if assessment.conflict and proposal["open"]
+        else None
+    )
     if proposal["target"] == "skill_file":
-        proposal["diff_lines"] = skill_file_diff(
-            proposal["path"], proposal["old_value"], proposal["new_value"]
-        )
+        proposal["rows"] = side_by_side(proposal["old_value"], proposal["new_value"])
+        proposal["old_absent"] = proposal["old_value"] is None
+        proposal["new_absent"] = proposal["new_value"] is None
     elif proposal["target"] == "router_weight":
-        proposal["weight"] = weight_change(proposal["old_value"], proposal["new_value"])
-    proposal["chain"] = _chain(refinement) if refinement else []
-    proposal["may_decide"] = proposal["status"] in OPEN
+        proposal["weight"] = weight_step(
+            proposal["old_value"], proposal["new_value"], settings.LEARNPORTAL_AUTO_APPLY_MAX_RISK
+        )
 
 
-def _chain(refinement: Refinement) -> list[dict[str, Any]]:
+ACTION_LABELS = {Verb.APPROVE: "Approve…", Verb.REJECT: "Reject…", Verb.APPLY: "Apply…"}
+
+
+def _actions(
+    plan_id: str, proposal: dict[str, Any], permissions: dict[Verb, Permission]
+) -> list[dict[str, Any]]:
+    """An open proposal's buttons, each enabled or disabled with the reason `may` gives."""
+    if not proposal["open"]:
+        return []
+    return [
+        {
+            "verb": verb.value,
+            "label": ACTION_LABELS[verb],
+            "url": reverse("portal:decide", args=[plan_id, proposal["proposal_id"], verb.value]),
+            "allowed": permissions[verb].allowed,
+            "reason": permissions[verb].reason,
+            "id": f"{proposal['proposal_id']}-{verb.value}-why",
+        }
+        for verb in ACTION_LABELS
+    ]
+
+
+def _chain(
+    principal: Principal, plan_id: str, refinement: Refinement | None
+) -> list[dict[str, Any]]:
     """A refinement and the rollbacks that followed it, with the one action the last allows.
 
     An applied one may be rolled back; a rollback queued for a reviewer is applied by rolling
     back what it undoes, which is the reviewer's approval.
     """
+    if refinement is None:
+        return []
     chain = rollback_chain(refinement)
     links: list[dict[str, Any]] = []
     for index, link in enumerate(chain):
         last = index == len(chain) - 1
-        action, target = "", ""
+        action, target = "", None
         if last and link.status == RefinementStatus.APPLIED:
-            action, target = "rollback", link.refinement_id
+            action, target = "rollback", link
         elif last and link.status == RefinementStatus.QUEUED and index > 0:
-            action, target = "apply_rollback", chain[index - 1].refinement_id
+            action, target = "apply_rollback", chain[index - 1]
+        permission = rollback_permission(principal=principal, refinement=target) if target else None
         links.append(
             {
                 "refinement": link,
                 "is_rollback": index > 0,
+                "rolls_back": chain[index - 1].refinement_id if index > 0 else "",
+                "rolled_back_by": chain[index + 1].refinement_id if not last else "",
                 "queued": link.status == RefinementStatus.QUEUED,
                 "action": action,
-                "target": target,
+                "url": reverse("portal:rollback", args=[plan_id, target.refinement_id])
+                if target
+                else "",
+                "allowed": permission.allowed if permission else False,
+                "reason": permission.reason if permission else "",
+                "id": f"{link.refinement_id}-why",
             }
         )
     return links
 
 
-@require_POST
+@require_http_methods(["GET", "POST"])
 @requires(Action.DECIDE)
 def proposal_decide(
     request: HttpRequest, principal: Principal, plan_id: str, proposal_id: str, decision: str
 ) -> HttpResponse:
+    """GET asks to confirm the decision (the page works without JavaScript); POST makes it."""
     if decision not in DECISION_FORMS:
         raise Http404(f"No decision {decision!r}.")
-    form = DECISION_FORMS[decision](request.POST)
-    forms = {(decision, proposal_id): form}
+    record = plan_proposal(plan_id, proposal_id)
+    if record is None:
+        raise Http404(f"No proposal {proposal_id!r} in plan {plan_id!r}.")
+    if request.method == "GET":
+        return _confirm_decision(
+            request, principal, record, decision, DECISION_FORMS[decision](auto_id=FIELD_ID)
+        )
+    form = DECISION_FORMS[decision](request.POST, auto_id=FIELD_ID)
     if not form.is_valid():
-        return _plan_page(request, principal, plan_id, forms=forms, status=400)
+        return _confirm_decision(request, principal, record, decision, form, status=400)
     try:
         done = _decide(principal, proposal_id, decision, form.cleaned_data)
     except LearnError as error:
         if any(set(d.get("loc", [])) & form.fields.keys() for d in error.details):
             show_learn_error(form, error)
-            return _plan_page(request, principal, plan_id, forms=forms, status=400)
-        messages.error(request, error.message)
-    else:
-        messages.success(request, done)
+            return _confirm_decision(request, principal, record, decision, form, status=400)
+        return _confirm_decision(
+            request,
+            principal,
+            record,
+            decision,
+            form,
+            refusal=error.message,
+            status=error.http_status,
+        )
+    messages.success(request, done)
     return redirect(reverse("portal:plan", args=[plan_id]) + f"#{proposal_id}")
+
+
+CONFIRM = {
+    "approve": ("Approve", "It can then be applied, by you or another reviewer."),
+    "reject": ("Reject", "It will not be applied; the requester reads your reason."),
+    "apply": ("Apply", "The change goes live now; it can be rolled back afterwards."),
+}
+
+
+def _confirm_decision(
+    request: HttpRequest,
+    principal: Principal,
+    record: Proposal,
+    decision: str,
+    form: Form,
+    *,
+    refusal: str = "",
+    status: int = 200,
+) -> HttpResponse:
+    assessment, permissions = proposal_permissions(principal=principal, records=[record])[
+        record.proposal_id
+    ]
+    proposal = proposal_wire(record) | {
+        "status": record.status,
+        "risk_level": record.risk_level,
+        "reviews": [],
+    }
+    _decorate(proposal, assessment, None)
+    proposal["auto_reasons"] = assessment.reasons + assessment.blocking  # the review now
+    permission = permissions[Verb(decision)]
+    verb, consequence = CONFIRM[decision]
+    context = {
+        "verb": verb,
+        "decision": decision,
+        "consequence": consequence,
+        "proposal": proposal,
+        "plan_id": record.plan.plan_id if record.plan else NO_PLAN,
+        "form": form,
+        "allowed": permission.allowed and not refusal,
+        "refusal": refusal or permission.reason,
+        "action_url": request.path,
+    }
+    return page(request, "refinement/confirm_decision.html", context, status=status)
 
 
 def _decide(principal: Principal, proposal_id: str, decision: str, data: dict[str, Any]) -> str:
@@ -186,28 +328,107 @@ def rollback_and_say(request: HttpRequest, principal: Principal, refinement_id: 
         messages.error(request, f"{refinement_id} was not rolled back: {outcome.error}")
 
 
-@require_POST
+@require_http_methods(["GET", "POST"])
 @requires(Action.DECIDE)
 def refinement_undo(
     request: HttpRequest, principal: Principal, plan_id: str, refinement_id: str
 ) -> HttpResponse:
-    rollback_and_say(request, principal, refinement_id)
-    if plan_id == NO_PLAN:
-        return redirect("portal:plans")
-    return redirect("portal:plan", plan_id=plan_id)
+    """GET asks to confirm the rollback; POST rolls back (or applies the queued rollback)."""
+    refinement = refinement_get(refinement_id)
+    if refinement is None:
+        raise Http404(f"No refinement {refinement_id!r}.")
+    back = reverse("portal:plans") if plan_id == NO_PLAN else reverse("portal:plan", args=[plan_id])
+    if request.method == "GET":
+        return _confirm_rollback(request, principal, refinement, back)
+    try:
+        outcome = refinement_rollback(principal=principal, refinement_id=refinement_id)
+    except LearnError as error:
+        return _confirm_rollback(
+            request, principal, refinement, back, refusal=error.message, status=error.http_status
+        )
+    if outcome.rolled_back:
+        messages.success(
+            request, f"Rolled back {refinement_id} (undone by {outcome.rollback_refinement_id})."
+        )
+    else:
+        messages.error(request, f"{refinement_id} was not rolled back: {outcome.error}")
+    return redirect(back)
+
+
+def _confirm_rollback(
+    request: HttpRequest,
+    principal: Principal,
+    refinement: Refinement,
+    back: str,
+    *,
+    refusal: str = "",
+    status: int = 200,
+) -> HttpResponse:
+    permission = rollback_permission(principal=principal, refinement=refinement)
+    queued = queued_rollback_of(refinement)
+    context = {
+        "refinement": refinement,
+        "queued": queued,
+        "changes": [
+            {
+                "path": e["path"],
+                "now": describe(e["after"]),
+                "back_to": describe(e["before"]),
+            }
+            for e in refinement.edits[:ROLLBACK_EDITS_SHOWN]
+        ],
+        "more": max(0, len(refinement.edits) - ROLLBACK_EDITS_SHOWN),
+        "back": back,
+        "allowed": permission.allowed and not refusal,
+        "refusal": refusal or permission.reason,
+        "action_url": request.path,
+    }
+    return page(request, "refinement/confirm_rollback.html", context, status=status)
 
 
 @requires(Action.HISTORY)
 def history_index(request: HttpRequest, principal: Principal) -> HttpResponse:
-    paginator = Paginator(history_page_entries(), HISTORY_PAGE_SIZE)
-    page_obj = paginator.get_page(request.GET.get("page"))
+    filters = HistoryFilters.of(request.GET)
+    before = HistoryCursor.parse(request.GET.get("before", ""))
+    after = HistoryCursor.parse(request.GET.get("after", ""))
+    records, older, newer = history_page(
+        filters, before=before, after=after, size=HISTORY_PAGE_SIZE
+    )
+    links = history_links([r.refinement_id for r in records if r.refinement_id])
     entries = []
-    for record in page_obj:
+    for record in records:
         entry = record.as_entry()
+        entry["id"] = record.pk
         entry["when"] = when(entry["ts"])
         entry["changes"] = edits_summary(entry["diff"])
+        entry["links"] = links.get(record.refinement_id, {})
         entries.append(entry)
-    context = {"page_obj": page_obj, "entries": entries}
-    # `?partial=1` is what history.js fetches when the server pushes an event.
+    query = filters.query()
+    first_page = before is None and after is None
+    context = {
+        "entries": entries,
+        "filters": filters,
+        "kinds": HISTORY_KINDS,
+        "older": f"?{query}&before={older}" if older else "",
+        "newer": f"?{query}&after={newer}" if newer else "",
+        "newest": f"?{query}" if not first_page else "",
+        # Only the newest page follows live events (history.js fetches this URL).
+        "live_url": f"?partial=1&{query}" if first_page else "",
+    }
     template = HISTORY_LIST_PARTIAL if request.GET.get("partial") else "refinement/history.html"
     return page(request, template, context)
+
+
+HISTORY_KINDS = (
+    "plan",
+    "review",
+    "approve",
+    "reject",
+    "queue",
+    "apply",
+    "rollback",
+    "change",
+    "adapt",
+    "run",
+    "workflow",
+)

@@ -2,19 +2,28 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import math
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from django.db.models import Case, Count, Exists, IntegerField, Max, OuterRef, Q, Value, When
 
 from refinement import store
 from refinement.answers import Routing
 from refinement.models import (
     HistoryEntry,
+    HistoryPath,
+    Plan,
     Proposal,
     ProposalStatus,
     Refinement,
     RefinementStatus,
 )
+from refinement.vocabulary import RiskLevel
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from django.db.models import QuerySet
 
 CHAIN_LIMIT = 50
@@ -77,9 +86,179 @@ def proposal_refinements(proposal_ids: list[str]) -> dict[str, Refinement]:
     return found
 
 
-def history_page_entries() -> QuerySet[HistoryEntry]:
-    """The whole history, newest first, for a paginator (`history_entries` stops at a limit)."""
-    return HistoryEntry.objects.order_by("-ts", "-id")
+OPEN = (ProposalStatus.PENDING, ProposalStatus.APPROVED, ProposalStatus.QUEUED)
+RISK_ORDER = list(RiskLevel)
+
+
+def plan_rows(*, status: str = "", limit: int) -> list[dict[str, Any]]:
+    """The newest plans (of one status, if given) with their proposals counted and their
+    highest risk, in one query."""
+    risk_rank = Case(
+        *[When(proposals__risk_level=r.value, then=Value(i)) for i, r in enumerate(RISK_ORDER)],
+        default=Value(0),
+        output_field=IntegerField(),
+    )
+    plans = Plan.objects.order_by("-created", "-id")
+    if status:
+        plans = plans.filter(status=status)
+    rows = plans.annotate(
+        proposal_count=Count("proposals"),
+        open_count=Count("proposals", filter=Q(proposals__status__in=OPEN)),
+        applied_count=Count("proposals", filter=Q(proposals__status=ProposalStatus.APPLIED)),
+        risk_rank=Max(risk_rank),
+    ).values(
+        "plan_id",
+        "origin",
+        "component_name",
+        "status",
+        "requested_by",
+        "summary",
+        "created",
+        "proposal_count",
+        "open_count",
+        "applied_count",
+        "risk_rank",
+    )[:limit]
+    return [
+        {**row, "risk_level": RISK_ORDER[row["risk_rank"]].value if row["proposal_count"] else ""}
+        for row in rows
+    ]
+
+
+def plan_proposals(plan_id: str) -> list[Proposal]:
+    """A plan's proposals in the order they were filed, with their plan."""
+    return list(
+        Proposal.objects.filter(plan__plan_id=plan_id).select_related("plan").order_by("id")
+    )
+
+
+def plan_proposal(plan_id: str, proposal_id: str) -> Proposal | None:
+    """One proposal of a plan (`-` for a proposal of no plan)."""
+    rows = Proposal.objects.select_related("plan").filter(proposal_id=proposal_id)
+    rows = rows.filter(plan__isnull=True) if plan_id == "-" else rows.filter(plan__plan_id=plan_id)
+    return rows.first()
+
+
+def refinement_get(refinement_id: str) -> Refinement | None:
+    return (
+        Refinement.objects.select_related("plan", "proposal", "rollback_of")
+        .filter(refinement_id=refinement_id)
+        .first()
+    )
+
+
+def queued_rollback_of(refinement: Refinement) -> Refinement | None:
+    """The rollback of this refinement that waits for a reviewer, if one does."""
+    return Refinement.objects.filter(rollback_of=refinement, status=RefinementStatus.QUEUED).first()
+
+
+@dataclass(frozen=True)
+class HistoryCursor:
+    """Where a page of the history starts: an entry's time and id (keyset, never OFFSET)."""
+
+    ts: float
+    id: int
+
+    def __str__(self) -> str:
+        return f"{self.ts!r}_{self.id}"
+
+    @classmethod
+    def of(cls, entry: HistoryEntry) -> HistoryCursor:
+        return cls(entry.ts, entry.pk)
+
+    @classmethod
+    def parse(cls, text: str) -> HistoryCursor | None:
+        """A cursor from a URL; None for none or a malformed one (which shows the newest)."""
+        ts, _, pk = text.partition("_")
+        try:
+            cursor = cls(float(ts), int(pk))
+        except ValueError:
+            return None
+        return cursor if math.isfinite(cursor.ts) else None
+
+
+FILTER_MAX_LENGTH = 400
+
+
+@dataclass(frozen=True)
+class HistoryFilters:
+    """The history page's filters, from its GET parameters; blank means any."""
+
+    path: str = ""  # a path, or the start of one (learnings/_global/)
+    actor: str = ""  # user:NAME, token:NAME, or a bare NAME for either
+    kind: str = ""
+    refinement: str = ""
+
+    @classmethod
+    def of(cls, params: Mapping[str, str]) -> HistoryFilters:
+        values = {
+            name: str(params.get(name, "")).strip()[:FILTER_MAX_LENGTH]
+            for name in ("path", "actor", "kind", "refinement")
+        }
+        return cls(**values)
+
+    def query(self) -> str:
+        from urllib.parse import urlencode
+
+        return urlencode({k: v for k, v in self.__dict__.items() if v})
+
+    def apply(self, rows: QuerySet[HistoryEntry]) -> QuerySet[HistoryEntry]:
+        if self.path:
+            rows = rows.filter(
+                Exists(HistoryPath.objects.filter(entry=OuterRef("pk"), path__startswith=self.path))
+            )
+        if self.actor:
+            names = [self.actor]
+            if ":" not in self.actor:
+                names += [f"user:{self.actor}", f"token:{self.actor}"]
+            rows = rows.filter(actor__in=names)
+        if self.kind:
+            rows = rows.filter(kind=self.kind)
+        if self.refinement:
+            rows = rows.filter(refinement_id=self.refinement)
+        return rows
+
+
+def history_page(
+    filters: HistoryFilters,
+    *,
+    before: HistoryCursor | None = None,
+    after: HistoryCursor | None = None,
+    size: int,
+) -> tuple[list[HistoryEntry], str, str]:
+    """One page of the filtered history, newest first, and the cursors of the pages older and
+    newer than it ("" where there is none)."""
+    rows = filters.apply(HistoryEntry.objects.all())
+    if after is not None:
+        chunk = list(
+            rows.filter(Q(ts__gt=after.ts) | Q(ts=after.ts, id__gt=after.id)).order_by("ts", "id")[
+                : size + 1
+            ]
+        )
+        newer = str(HistoryCursor.of(chunk[size - 1])) if len(chunk) > size else ""
+        page = chunk[:size][::-1]
+        return page, str(HistoryCursor.of(page[-1])) if page else "", newer
+    if before is not None:
+        rows = rows.filter(Q(ts__lt=before.ts) | Q(ts=before.ts, id__lt=before.id))
+    chunk = list(rows.order_by("-ts", "-id")[: size + 1])
+    page = chunk[:size]
+    older = str(HistoryCursor.of(page[-1])) if len(chunk) > size else ""
+    newer = str(HistoryCursor.of(page[0])) if before is not None and page else ""
+    return page, older, newer
+
+
+def history_links(refinement_ids: list[str]) -> dict[str, dict[str, str]]:
+    """For each refinement, the rollback that undid it and the refinement it undoes, if any."""
+    rows = Refinement.objects.filter(refinement_id__in=set(refinement_ids)).values(
+        "refinement_id", "rollback_of__refinement_id", "rolled_back_by__refinement_id"
+    )
+    return {
+        row["refinement_id"]: {
+            "rolls_back": row["rollback_of__refinement_id"] or "",
+            "rolled_back_by": row["rolled_back_by__refinement_id"] or "",
+        }
+        for row in rows
+    }
 
 
 def open_proposal_count() -> int:

@@ -26,7 +26,7 @@ from django.db import models, transaction
 from pydantic import ValidationError
 
 from learnportal.accounts.roles import Action, Role
-from learnportal.protocol.errors import conflict, detail, forbidden, invalid, not_found
+from learnportal.protocol.errors import LearnError, conflict, detail, forbidden, invalid, not_found
 from learnportal.protocol.messages import Applied
 from refinement import store
 from refinement.answers import ProposalWire, RolledBack
@@ -40,6 +40,7 @@ from refinement.models import (
     Review,
 )
 from refinement.paths import Location, Target
+from refinement.permissions import Permission, Verb, by_person, may
 from refinement.proposals import ProposalInput, parse_proposal
 from refinement.review import Assessment, assess, assess_all, describe, same_value
 from refinement.vocabulary import PlanStatus, ReviewKind, RiskLevel
@@ -50,8 +51,6 @@ if TYPE_CHECKING:
     from django.db.models import QuerySet
 
     from learnportal.accounts.principals import Principal
-
-HUMAN_APPLIERS = frozenset({Role.REVIEWER, Role.ADMIN})
 
 
 def new_id(prefix: str) -> str:
@@ -64,11 +63,6 @@ _Row = TypeVar("_Row", bound=models.Model)
 def locked(rows: QuerySet[_Row]) -> QuerySet[_Row]:
     """Rows locked until the transaction ends (PostgreSQL; SQLite serializes writers anyway)."""
     return rows.select_for_update(of=("self",), no_key=True)
-
-
-def by_person(principal: Principal) -> bool:
-    """A reviewer's or admin's act is itself the human approval the risk gate asks for."""
-    return principal.is_human and principal.role in HUMAN_APPLIERS
 
 
 @dataclass(frozen=True)
@@ -346,35 +340,6 @@ def _human_approval(record: Proposal) -> Review | None:
     return None
 
 
-def _check_four_eyes(principal: Principal, record: Proposal, *, applying: bool) -> None:
-    """Nobody approves what they requested: a plan, or a lone proposal they sent for review.
-
-    Applying one's own lone edit is allowed: a person's apply is itself the approval.
-    """
-    if record.plan is not None:
-        if record.plan.requested_by == principal.key:
-            raise forbidden(
-                f"You requested {record.plan.plan_id}; another reviewer must approve it."
-            )
-    elif not applying and record.requested_by == principal.key:
-        raise forbidden(
-            f"You sent {record.proposal_id} for review; another reviewer must approve it."
-        )
-
-
-def _refuse_unsafe(proposal: ProposalInput, assessment: Assessment) -> None:
-    if assessment.conflict:
-        raise conflict(
-            f"The proposal is stale: {assessment.conflict}.",
-            [detail(["proposal", "old_value"], assessment.conflict)],
-        )
-    if assessment.blocking:
-        raise forbidden(
-            "The proposal may not be applied: " + "; ".join(assessment.blocking) + ".",
-            [detail(["proposal", "path"], reason) for reason in assessment.blocking],
-        )
-
-
 def proposal_apply(*, principal: Principal, raw: dict[str, Any]) -> Applied:
     """Apply one proposal; a machine's apply above the auto-apply risk waits for a person."""
     principal.require(Action.APPLY)
@@ -407,9 +372,8 @@ def _apply_record(principal: Principal, proposal: ProposalInput, record: Proposa
     The caller holds the proposal's row lock (`proposal_register` or `_stored`).
     """
     assessment = assess(proposal, lock=True)
-    _refuse_unsafe(proposal, assessment)
+    may(principal, Verb.APPLY, record, [assessment]).require()
     if by_person(principal):
-        _check_four_eyes(principal, record, applying=True)
         review_record(
             record, assessment, principal.key, ReviewKind.APPROVE, note="approved by applying"
         )
@@ -478,12 +442,8 @@ def proposal_approve(*, principal: Principal, proposal_id: str, note: str = "") 
     principal.require(Action.DECIDE)
     with transaction.atomic():
         record = _stored(proposal_id)
-        _check_four_eyes(principal, record, applying=False)
-        if record.status in {ProposalStatus.APPLIED, ProposalStatus.ROLLED_BACK}:
-            raise conflict(f"Proposal {proposal_id} is {record.status} already.")
-        proposal = parse_proposal(proposal_wire(record))
-        assessment = assess(proposal)
-        _refuse_unsafe(proposal, assessment)
+        assessment = assess(parse_proposal(proposal_wire(record)))
+        may(principal, Verb.APPROVE, record, [assessment]).require()
         review = review_record(record, assessment, principal.key, ReviewKind.APPROVE, note=note)
         record.status = (
             ProposalStatus.APPROVED if record.status != ProposalStatus.QUEUED else record.status
@@ -505,14 +465,9 @@ def proposal_reject(*, principal: Principal, proposal_id: str, reason: str) -> R
         raise invalid("Say why the proposal is rejected.", [detail(["reason"], "required")])
     with transaction.atomic():
         record = _stored(proposal_id)
-        if record.status in {ProposalStatus.APPLIED, ProposalStatus.ROLLED_BACK}:
-            raise conflict(
-                f"Proposal {proposal_id} is {record.status} already; roll it back instead."
-            )
-        proposal = parse_proposal(proposal_wire(record))
-        review = review_record(
-            record, assess(proposal), principal.key, ReviewKind.REJECT, note=reason
-        )
+        assessment = assess(parse_proposal(proposal_wire(record)))
+        may(principal, Verb.REJECT, record, [assessment]).require()
+        review = review_record(record, assessment, principal.key, ReviewKind.REJECT, note=reason)
         record.status = ProposalStatus.REJECTED
         record.save(update_fields=["status"])
         record.refinements.filter(status=RefinementStatus.QUEUED).update(
@@ -540,24 +495,8 @@ def refinement_rollback(*, principal: Principal, refinement_id: str) -> RolledBa
     principal.require(Action.ROLLBACK)
     with transaction.atomic():
         original = _rollback_target(refinement_id)
-        if not by_person(principal) and original.actor != principal.key:
-            raise forbidden("An agent may roll back only what it applied itself.")
         undo = Refinement.objects.filter(rollback_of=original).first()  # a queued one, if any
-        if original.status == RefinementStatus.ROLLED_BACK:
-            raise conflict(
-                f"{refinement_id} was rolled back already"
-                + (f" by {undo.refinement_id}" if undo else "")
-                + "."
-            )
-        if original.status != RefinementStatus.APPLIED:
-            raise conflict(f"{refinement_id} is {original.status}; it was never applied.")
-        reverse = [
-            {"path": e["path"], "target": e["target"], "before": e["after"], "after": e["before"]}
-            for e in reversed(original.edits)
-        ]
-        proposals = _reverse_proposals(original, reverse)
-        assessments = assess_all(proposals, lock=True)
-        _refuse_unsafe_rollback(refinement_id, proposals, assessments)
+        reverse, proposals, assessments = _rollback_review(principal, original, lock=True)
         waiting = "" if by_person(principal) else awaits_person(assessments)
         if waiting:
             return _queue_rollback(principal, original, undo, reverse, waiting)
@@ -582,6 +521,47 @@ def refinement_rollback(*, principal: Principal, refinement_id: str) -> RolledBa
     return RolledBack(
         refinement_id=refinement_id, rolled_back=True, rollback_refinement_id=undo.refinement_id
     )
+
+
+def _rollback_review(
+    principal: Principal, original: Refinement, *, lock: bool
+) -> tuple[list[dict[str, Any]], list[ProposalInput], list[Assessment]]:
+    """The undo's edits, as proposals, and their review; refused (`may`) if it may not happen."""
+    may(principal, Verb.ROLLBACK, original, []).require()  # who, and whether it is applied
+    reverse = [
+        {"path": e["path"], "target": e["target"], "before": e["after"], "after": e["before"]}
+        for e in reversed(original.edits)
+    ]
+    proposals = _reverse_proposals(original, reverse)
+    assessments = assess_all(proposals, lock=lock)
+    may(principal, Verb.ROLLBACK, original, assessments).require()  # and what it would write
+    return reverse, proposals, assessments
+
+
+def rollback_permission(*, principal: Principal, refinement: Refinement) -> Permission:
+    """Whether this person may roll `refinement` back now (for a page; nothing is locked)."""
+    try:
+        _rollback_review(principal, refinement, lock=False)
+    except LearnError as error:
+        return Permission(False, error.code, error.message, error.details)
+    return Permission(True)
+
+
+def proposal_permissions(
+    *, principal: Principal, records: Sequence[Proposal]
+) -> dict[str, tuple[Assessment, dict[Verb, Permission]]]:
+    """Each proposal's review now and what this person may do with it, by id (for a page)."""
+    assessments = assess_all([parse_proposal(proposal_wire(r)) for r in records])
+    return {
+        record.proposal_id: (
+            assessment,
+            {
+                verb: may(principal, verb, record, [assessment])
+                for verb in (Verb.APPROVE, Verb.REJECT, Verb.APPLY)
+            },
+        )
+        for record, assessment in zip(records, assessments, strict=True)
+    }
 
 
 def _rollback_target(refinement_id: str) -> Refinement:
@@ -631,28 +611,6 @@ def _step_of(refinement: Refinement) -> str:
     while seen < 100 and refinement.proposal_id is None and refinement.rollback_of is not None:
         refinement, seen = refinement.rollback_of, seen + 1
     return refinement.proposal.step_id if refinement.proposal is not None else ""
-
-
-def _refuse_unsafe_rollback(
-    refinement_id: str, proposals: list[ProposalInput], assessments: list[Assessment]
-) -> None:
-    changed = {
-        p.path: a.conflict for p, a in zip(proposals, assessments, strict=True) if a.conflict
-    }
-    if changed:
-        paths = ", ".join(list(changed)[:5]) + (
-            f" and {len(changed) - 5} more" if len(changed) > 5 else ""
-        )
-        raise conflict(
-            f"Changed since {refinement_id} was applied: {paths}; roll back the later change first.",
-            [detail(["refinement_id"], why) for why in changed.values()],
-        )
-    blocking = list(dict.fromkeys(reason for a in assessments for reason in a.blocking))
-    if blocking:
-        raise forbidden(
-            f"{refinement_id} may not be rolled back: " + "; ".join(blocking) + ".",
-            [detail(["refinement_id"], reason) for reason in blocking],
-        )
 
 
 def _queue_rollback(

@@ -66,6 +66,7 @@ def portal_pages(role: str) -> list[tuple[str, str, str]]:
     turn = Turn.objects.order_by("pk").first()
     plan = Plan.objects.order_by("pk").first()
     assert turn is not None and plan is not None
+    proposal_id = plan.proposals.order_by("pk").values_list("proposal_id", flat=True).first()
     common = [
         ("home", "/", ".tiles"),
         ("api-docs", "/api/docs/", ".swagger-ui .info .title"),
@@ -83,6 +84,7 @@ def portal_pages(role: str) -> list[tuple[str, str, str]]:
             ("queue", "/queue/", "#queue-page .shortcuts-open:not([hidden])"),
             ("plans", "/plans/", "table.plans"),
             ("plan", f"/plans/{plan.plan_id}/", ".proposal .weight-diff"),
+            ("confirm", f"/plans/{plan.plan_id}/proposals/{proposal_id}/reject/", "#confirm"),
             ("history", "/history/", "#history-list"),
             ("agreement", "/agreement/", "table.agreement"),
         ],

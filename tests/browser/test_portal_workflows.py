@@ -85,12 +85,17 @@ def test_a_reviewer_approves_and_applies_a_proposal_then_reads_the_history(
     screenshot(page, "plan")
 
     card = page.locator(f"article#{weight.proposal_id}")
-    card.locator("input[name=note]").fill("Traffic follows the better component")
-    card.locator("button.approve").click()
+    card.locator("button.approve").click()  # a confirmation first, with the note
+    page.wait_for_selector("#confirm")
+    page.fill("#decision-note", "Traffic follows the better component")
+    page.click("#confirm button.approve")
     page.wait_for_selector(".message-success")
     card = page.locator(f"article#{weight.proposal_id}")
     assert card.locator(".proposal-head .status").inner_text().lower() == "approved"
     card.locator("button.apply").click()
+    page.wait_for_selector("#confirm")
+    assert Proposal.objects.get(pk=weight.pk).status == "approved"  # not before it is confirmed
+    page.click("#confirm button.apply")
     page.wait_for_selector(".message-success")
     card = page.locator(f"article#{weight.proposal_id}")
     assert card.locator(".proposal-head .status").inner_text().lower() == "applied"
@@ -100,7 +105,7 @@ def test_a_reviewer_approves_and_applies_a_proposal_then_reads_the_history(
 
     page.click("nav a[href='/history/']")
     page.wait_for_selector("#history-list")
-    assert page.locator("#history-list tbody tr").first.locator(".kind-badge").inner_text() == (
+    assert page.locator("#history-list .entry").first.locator(".kind-badge").inner_text() == (
         "APPLY"
     )
     screenshot(page, "history")

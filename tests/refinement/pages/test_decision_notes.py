@@ -106,9 +106,10 @@ def test_the_portal_keeps_a_note_exactly_as_rest_does(reviewer: Client) -> None:
     assert [review.note for review in _decisions(proposal)] == ["  spaced  "]
 
 
-def test_the_note_field_tells_the_browser_its_limit(reviewer: Client) -> None:
+def test_the_note_field_on_the_confirmation_tells_the_browser_its_limit(reviewer: Client) -> None:
     proposal = _pending()
+    url = f"/plans/{plan_of(proposal).plan_id}/proposals/{proposal.proposal_id}/approve/"
 
-    page = reviewer.get(f"/plans/{plan_of(proposal).plan_id}/").content.decode()
+    page = reviewer.get(url).content.decode()
 
     assert 'name="note"' in page and 'maxlength="5000"' in page
