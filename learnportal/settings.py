@@ -148,15 +148,11 @@ def _database() -> dict[str, Any]:
     if config["ENGINE"] == "django.db.backends.sqlite3":
         return _sqlite_tuned(config)
     if config["ENGINE"] == "django.db.backends.postgresql":
-        from psycopg_pool import ConnectionPool
-
-        # Django's native psycopg pool; a connection is checked when taken, so that one the
-        # server closed (a restart, an idle timeout) is replaced instead of failing a request.
-        config.setdefault("OPTIONS", {})["pool"] = {
-            "min_size": 1,
-            "max_size": 16,
-            "check": ConnectionPool.check_connection,
-        }
+        # Django's native psycopg pool. With health checks a connection is checked when taken
+        # (Django passes psycopg_pool's check_connection), so that one the server closed (a
+        # restart, an idle timeout) is replaced instead of failing a request.
+        config.setdefault("OPTIONS", {})["pool"] = {"min_size": 1, "max_size": 16}
+        config["CONN_HEALTH_CHECKS"] = True
     return config
 
 
