@@ -72,7 +72,7 @@ def until(condition: Any, within: float = 1.0) -> bool:
 def test_a_revocation_published_elsewhere_drops_the_cached_principal_within_a_second(
     agent: Actor,
 ) -> None:
-    credential = Credential("token", hash_token(agent.raw_token))
+    credential = Credential("token", hash_token(agent.token))
     assert principals.principal(credential) is not None and principals.is_fresh(credential)
     assert invalidation.linked()
     token = ApiToken.objects.get(name="agent-1")
