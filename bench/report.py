@@ -130,7 +130,7 @@ def hot_block(results: dict[str, Any]) -> str:
     meta, r = results["meta"], results["hot"]
     load = meta.get("load", ["?", "?"])
     out = [
-        f"Run {meta['started']}, {DB_TITLE[meta['database']]} {meta['db_version']}, "
+        f"Run {meta['started']}, {meta['db_version']}, "
         f"{meta['server']}, `DJANGO_DEBUG={'1' if meta['debug'] else '0'}`, "
         f"{meta['nproc']} x {meta['cpu']}; load average {load[0]} before, {load[1]} after.",
         f"{r['requests']:,} small `learn/stats/req` (one component) each way, in {r['rounds']} "
