@@ -7,9 +7,9 @@ once when a change to a person or a token is saved (signals.py), in this process
 `REDIS_URL` set, in every other one (invalidation.py). Open sockets watch their credential and
 hear of the drop at once (`watch`), so that a revoked credential loses an idle socket too.
 
-An entry is trusted for `LINKED_TTL` seconds while the cross-process channel is up, and for
-`PRINCIPAL_TTL` otherwise (no Redis, or Redis unreachable): a change made where no signal fires
-(another process without Redis, SQL) counts within that.
+An entry is trusted for at most `PRINCIPAL_TTL` seconds (one query a second per credential and
+process, whatever the traffic), so that a change made where no signal fires (another process
+without Redis, SQL, a lost Redis message) counts within that too.
 """
 
 from __future__ import annotations
@@ -43,7 +43,6 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 PRINCIPAL_TTL = 1.0
-LINKED_TTL = 60.0
 MAX_ENTRIES = 10_000  # past this, expired entries are swept out
 
 
@@ -102,7 +101,7 @@ class PrincipalCache:
     def __init__(
         self, ttl: float = PRINCIPAL_TTL, clock: Callable[[], float] = time.monotonic
     ) -> None:
-        self.local_ttl = ttl
+        self.ttl = ttl
         self.clock = clock
         self._lock = threading.Lock()
         self._entries: dict[Credential, tuple[float, Principal | None]] = {}
@@ -110,10 +109,6 @@ class PrincipalCache:
         # before the change) is answered but not stored.
         self._epoch = 0
         self._watches: set[_Watch] = set()
-
-    @property
-    def ttl(self) -> float:
-        return LINKED_TTL if invalidation.linked() else self.local_ttl
 
     def principal(self, credential: Credential) -> Principal | None:
         """The principal now: from the cache when fresh, else from the database."""
@@ -129,9 +124,8 @@ class PrincipalCache:
             if self._epoch != epoch:
                 return principal
             if len(self._entries) >= MAX_ENTRIES:
-                ttl = self.ttl
                 self._entries = {
-                    key: entry for key, entry in self._entries.items() if now - entry[0] < ttl
+                    key: entry for key, entry in self._entries.items() if now - entry[0] < self.ttl
                 }
             self._entries[credential] = (now, principal)
         return principal
@@ -212,7 +206,7 @@ class PrincipalCache:
         return len(self._entries)
 
     def clear(self) -> None:
-        """Forget every principal (the cross-process channel came up or went down)."""
+        """Forget every principal (the cross-process channel (re)subscribed: it may have missed one)."""
         with self._lock:
             self._epoch += 1
             self._entries.clear()

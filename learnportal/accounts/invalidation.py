@@ -2,10 +2,9 @@
 
 With `REDIS_URL` set, every committed change to a person, a token or a session is published
 (`publish`), and each process runs one listener thread (started by the cache's first use) that
-drops what it hears. While the listener is subscribed the cache is *linked* and may trust its
-entries longer; whenever it (re)subscribes or loses Redis the whole cache is dropped, since a
-message may have been missed, and until it is back entries get the short, local TTL. Without
-`REDIS_URL` nothing is published and the cache stays local.
+drops what it hears. Whenever it (re)subscribes the whole cache is dropped, since a message may
+have been missed meanwhile; while Redis is down, a change made elsewhere counts within the
+cache's TTL, as without `REDIS_URL` (then nothing is published and the cache stays local).
 """
 
 from __future__ import annotations
@@ -91,11 +90,12 @@ class _Listener:
             except Exception:  # whatever redis raises: fall back to the local TTL and retry
                 if self.subscribed.is_set() or not down_logged:
                     logger.warning(
-                        "principal invalidation: Redis unreachable, caching locally", exc_info=True
+                        "principal invalidation: Redis unreachable; changes made in other "
+                        "processes count within the cache's TTL until it is back",
+                        exc_info=True,
                     )
                     down_logged = True
                 self.subscribed.clear()
-                cache.clear()
                 threading.Event().wait(RETRY_SECONDS)
 
     def publish(self, message: str) -> None:
@@ -105,8 +105,7 @@ class _Listener:
             if self._publisher is None:
                 self._publisher = self.client()
             self._publisher.publish(channel_name(), message)
-        except Exception:  # a lost publish: the other processes' listeners are down too, or
-            # will be soon, and then they trust their entries only for the local TTL
+        except Exception:  # a lost publish: the other processes see the change within the TTL
             logger.warning("principal invalidation: could not publish %s", message, exc_info=True)
             self._publisher = None
 
@@ -133,7 +132,7 @@ def listen(cache: Droppable) -> None:
 
 
 def linked() -> bool:
-    """Whether changes made in other processes reach this one's cache at once."""
+    """Whether changes made in other processes reach this one's cache at once (subscribed)."""
     return _listener.subscribed.is_set()
 
 

@@ -17,7 +17,7 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from learnportal.accounts import services
-from learnportal.accounts.credentials import LINKED_TTL, usage
+from learnportal.accounts.credentials import usage
 from learnportal.accounts.models import ApiToken, User
 from tests.builders import experience, experience_req, feedback, feedback_req, stats_req
 
@@ -113,10 +113,3 @@ def test_a_cached_person_deactivated_is_refused_on_the_next_request(boss: Actor)
     other = services.person_add(username="root2", role="admin", password="long-enough-1")
     services.person_set_active(actor=other, person=User.objects.get(username="boss"), active=False)
     assert boss.learn(stats_req()).status_code == 401
-
-
-def test_the_cache_trusts_entries_long_only_while_linked_to_other_processes() -> None:
-    from learnportal.accounts import invalidation
-    from learnportal.accounts.credentials import PRINCIPAL_TTL, principals
-
-    assert principals.ttl == (LINKED_TTL if invalidation.linked() else PRINCIPAL_TTL)
