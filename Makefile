@@ -40,7 +40,7 @@ run: demo
 	@$(PY) manage.py seed_demo --logins
 	@echo ""
 	$(VENV)/bin/uvicorn learnportal.asgi:application --host $(HOST) --port $(PORT) \
-		--no-access-log --ws-max-size 67108864
+		--no-access-log --ws-max-size 67108864 --workers $${WEB_CONCURRENCY:-1}
 
 test: venv $(ENV_FILE)
 	$(VENV)/bin/ruff check .

@@ -23,7 +23,7 @@ from bench import report, sections
 from bench.environment import ROOT, SERVERS, BenchError, Database, Stack, inproc
 from bench.sections import log
 
-SECTIONS = ("feedback", "experience", "stats", "ws", "servers")
+SECTIONS = ("feedback", "experience", "stats", "ws", "servers", "hot")
 
 FULL = {
     "ingest_batches": 100,
@@ -38,6 +38,8 @@ FULL = {
     "server_batches": 20,
     "server_ws": 5000,
     "profile_batches": 5,
+    "hot_requests": 5000,
+    "hot_rounds": 5,
 }
 QUICK = {
     "ingest_batches": 10,
@@ -52,6 +54,8 @@ QUICK = {
     "server_batches": 5,
     "server_ws": 1000,
     "profile_batches": 2,
+    "hot_requests": 1000,
+    "hot_rounds": 2,
 }
 
 
@@ -144,6 +148,24 @@ def run(args: argparse.Namespace, database: Database) -> dict[str, Any]:
             results["profiles"]["stats"] = sections.profile(s, "stats", 500, 0)
             log("ws: probing the ASGI path of a small HTTP request in-process")
             results["asgi_probe"] = inproc(s.env, "asgi_probe", token=s.tokens["agent"])
+    if "hot" in args.sections:
+        with Stack(
+            database,
+            "hot",
+            server_kind=args.server,
+            debug=args.debug,
+            settings_module="bench.baseline_settings",
+        ) as s:
+            results["hot"] = sections.hot(
+                s, sizes["hot_requests"], sizes["hot_rounds"], sizes["ws_window"]
+            )
+            r = results["hot"]
+            log(
+                f"hot: bare {r['bare_rps']:,.0f} req/s, learn/stats {r['http_rps']:,.0f} "
+                f"({r['http_over_bare']:.2f}); WebSocket one in flight {r['ws_one_rps']:,.0f}, "
+                f"{r['window']} in flight {r['ws_window_rps']:,.0f} "
+                f"({r['window_over_one']:.2f}x one, {r['window_over_http']:.2f}x HTTP)"
+            )
     if "servers" in args.sections:
         results["servers"] = {}
         for kind in SERVERS:

@@ -65,7 +65,11 @@ def http_sequential(
 
 
 def http_sequential_raw(
-    base_url: str, headers: dict[str, str], bodies: Sequence[bytes], expect_type: str
+    base_url: str,
+    headers: dict[str, str],
+    bodies: Sequence[bytes],
+    expect_type: str,
+    path: str = "/api/learn/",
 ) -> Run:
     """The same with the standard library's http.client: much less client-side work a request."""
     host, port = base_url.removeprefix("http://").split(":")
@@ -73,7 +77,7 @@ def http_sequential_raw(
     latencies, errors = [], 0
 
     def post(body: bytes) -> tuple[int, bytes]:
-        conn.request("POST", "/api/learn/", body=body, headers=headers)
+        conn.request("POST", path, body=body, headers=headers)
         response = conn.getresponse()
         return response.status, response.read()
 
@@ -159,7 +163,8 @@ async def _ws_pipelined(url: str, token: str, bodies: Sequence[bytes], window: i
             t0 = sent_at.pop(reply.get("req_id", ""), None)
             if t0 is not None:
                 latencies.append(now - t0)
-            errors += reply.get("type") == "learn/error"
+            # A reply must carry the req_id of a request in flight, and not be an error.
+            errors += t0 is None or reply.get("type") == "learn/error"
         seconds = time.perf_counter() - start
         await task
     return Run(len(bodies), seconds, latencies, errors)

@@ -259,10 +259,13 @@ class Stack:
     env: dict[str, str] = field(default_factory=dict)
     tokens: dict[str, str] = field(default_factory=dict)
     server: Server | None = None
+    settings_module: str | None = None  # instead of learnportal.settings, e.g. with a baseline
 
     def __enter__(self) -> Stack:
         db_env = self.database.create(self.label)
         self.env = app_env(db_env, debug=self.debug)
+        if self.settings_module:
+            self.env["DJANGO_SETTINGS_MODULE"] = self.settings_module
         try:
             self._prepare()
         except BaseException:

@@ -14,6 +14,8 @@ if TYPE_CHECKING:
 INGEST_TARGET = {"sqlite": 0.5, "postgresql": 0.3}
 STATS_TARGET = 2.0
 WS_TARGET = 3.0
+HOT_TARGET = 0.8  # small learn/* over HTTP against a bare Django JSON view (issue 11)
+PIPELINE_TARGET = 2.0  # 100 WebSocket frames in flight against one (issue 11)
 DB_TITLE = {"sqlite": "SQLite", "postgresql": "PostgreSQL"}
 
 
@@ -98,7 +100,75 @@ def targets(results: dict[str, Any]) -> list[tuple[str, str, str, str]]:
                 verdict(r["ratio"] >= WS_TARGET),
             )
         )
+    r = results.get("hot")
+    if r:
+        rows += [
+            (
+                "HTTP learn/stats / bare Django JSON view, req/s",
+                f"{r['http_rps']:,.0f} / {r['bare_rps']:,.0f} = {r['http_over_bare']:.2f}",
+                f">= {HOT_TARGET}",
+                verdict(r["http_over_bare"] >= HOT_TARGET),
+            ),
+            (
+                f"WebSocket {r['window']} in flight / one in flight, req/s",
+                f"{r['ws_window_rps']:,.0f} / {r['ws_one_rps']:,.0f} = {r['window_over_one']:.2f}x",
+                f">= {PIPELINE_TARGET}x",
+                verdict(r["window_over_one"] >= PIPELINE_TARGET),
+            ),
+            (
+                f"WebSocket {r['window']} in flight / HTTP, req/s",
+                f"{r['ws_window_rps']:,.0f} / {r['http_rps']:,.0f} = {r['window_over_http']:.2f}x",
+                f">= {WS_TARGET}x",
+                verdict(r["window_over_http"] >= WS_TARGET),
+            ),
+        ]
     return rows
+
+
+def hot_block(results: dict[str, Any]) -> str:
+    """The hot-path figures of one run (`python -m bench --only hot`), with the load."""
+    meta, r = results["meta"], results["hot"]
+    load = meta.get("load", ["?", "?"])
+    out = [
+        f"Run {meta['started']}, {meta['db_version']}, "
+        f"{meta['server']}, `DJANGO_DEBUG={'1' if meta['debug'] else '0'}`, "
+        f"{meta['nproc']} x {meta['cpu']}; load average {load[0]} before, {load[1]} after.",
+        f"{r['requests']:,} small `learn/stats/req` (one component) each way, in {r['rounds']} "
+        "interleaved rounds on one server (`bench/baseline_settings.py` adds the bare view).",
+        "",
+        _table(
+            ["path", "req/s", "p50 ms (median of rounds)"],
+            [
+                [
+                    "HTTP, bare Django JSON view (`/bench/bare/`)",
+                    f"{r['bare_rps']:,.0f}",
+                    f"{r['bare_ms_p50']:.2f}",
+                ],
+                [
+                    "HTTP, `learn/stats/req` (`/api/learn/`)",
+                    f"{r['http_rps']:,.0f}",
+                    f"{r['http_ms_p50']:.2f}",
+                ],
+                [
+                    "WebSocket, one in flight",
+                    f"{r['ws_one_rps']:,.0f}",
+                    f"{r['ws_one_ms_p50']:.2f}",
+                ],
+                [
+                    f"WebSocket, {r['window']} in flight",
+                    f"{r['ws_window_rps']:,.0f}",
+                    f"{r['ws_window_ms_p50']:.2f}",
+                ],
+            ],
+        ),
+        "",
+        _table(
+            ["figure", "measured", "target", ""],
+            [list(row) for row in targets({"meta": meta, "hot": r})],
+            "lllr",
+        ),
+    ]
+    return "\n".join(out) + "\n"
 
 
 def _table(header: list[str], rows: list[list[str]], align: str = "") -> str:
@@ -401,7 +471,11 @@ def asgi_block(probe: dict[str, Any]) -> str:
 
 
 def write(path: Path, results: dict[str, Any]) -> None:
-    write_marked_block(path, results["meta"]["database"], block(results))
+    database = results["meta"]["database"]
+    if results.get("hot"):
+        write_marked_block(path, f"hot-{database}", hot_block(results))
+    if any(results.get(name) for name in ("feedback", "experience", "stats", "ws", "servers")):
+        write_marked_block(path, database, block(results))
 
 
 def write_marked_block(path: Path, name: str, body: str) -> None:

@@ -243,3 +243,47 @@ def profile(stack: Stack, kind: str, batches: int, size: int) -> dict[str, Any]:
 
 def dumps(value: Any) -> str:
     return orjson.dumps(value, option=orjson.OPT_INDENT_2).decode()
+
+
+# --- the hot path: learn/* against a bare Django view, WebSocket pipelining ------------------
+
+
+def hot(stack: Stack, requests: int, rounds: int, window: int) -> dict[str, Any]:
+    """Small `learn/stats/req` against the bare view, both over HTTP on the same server, in
+    `rounds` interleaved rounds (so that both meet the same drift); then one WebSocket with one
+    frame in flight and with `window` in flight, also interleaved."""
+    inproc(stack.env, "seed_calls", token=stack.tokens["seeder"], target=1000)
+    expect = "learn/stats/resp"
+    share = max(1, requests // rounds)
+    totals = {"bare": [0, 0.0], "http": [0, 0.0], "ws_one": [0, 0.0], "ws_window": [0, 0.0]}
+    errors = 0
+    p50: dict[str, list[float]] = {key: [] for key in totals}
+    for n in range(rounds):
+        bodies = [payloads.stats_body("component-07", f"h-{n}-{i}") for i in range(share)]
+        log(f"hot: round {n + 1}/{rounds}: {share} requests each way")
+        runs = {
+            "bare": clients.http_sequential_raw(
+                stack.base_url, stack.headers(), bodies, "bare", path="/bench/bare/"
+            ),
+            "http": clients.http_sequential_raw(stack.base_url, stack.headers(), bodies, expect),
+            "ws_one": clients.ws_sequential(stack.ws_url, stack.tokens["agent"], bodies),
+            "ws_window": clients.ws_pipelined(stack.ws_url, stack.tokens["agent"], bodies, window),
+        }
+        for key, run in runs.items():
+            totals[key][0] += run.requests
+            totals[key][1] += run.seconds
+            p50[key].append(1000 * run.median)
+            errors += run.errors
+    if errors:
+        raise RuntimeError(f"hot: {errors} error replies")
+    rps = {key: count / seconds for key, (count, seconds) in totals.items()}
+    return {
+        "requests": share * rounds,
+        "rounds": rounds,
+        "window": window,
+        **{f"{key}_rps": rate for key, rate in rps.items()},
+        **{f"{key}_ms_p50": statistics.median(values) for key, values in p50.items()},
+        "http_over_bare": rps["http"] / rps["bare"],
+        "window_over_one": rps["ws_window"] / rps["ws_one"],
+        "window_over_http": rps["ws_window"] / rps["http"],
+    }

@@ -128,12 +128,60 @@ def component_names() -> list[str]:
     )
 
 
+_RECORD_COLUMNS = (
+    "component_name",
+    "calls_total",
+    "calls_success",
+    "calls_failed",
+    "duration_count",
+    "duration_sum",
+    "score_weight",
+    "score_weighted_sum",
+    "last_called",
+    "p95_duration_ms",
+)
+
+
 def component_records(component_name: str = "") -> list[dict[str, Any]]:
-    """ComponentPerformanceRecords: one indexed row a component, never the calls themselves."""
-    stats = ComponentStats.objects.defer("duration_sketch").order_by("component_name")
-    if component_name:
-        stats = stats.filter(component_name=component_name)
-    return [row.as_record() for row in stats]
+    """ComponentPerformanceRecords: one indexed row a component, never the calls themselves.
+
+    Raw SQL over plain number columns: for this one-row read, building the ORM query cost
+    several times what running it does, and learn/stats/req is the agents' hot path.
+    """
+    table = connection.ops.quote_name(ComponentStats._meta.db_table)
+    where, params = ("WHERE component_name = %s ", [component_name]) if component_name else ("", [])
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT {', '.join(_RECORD_COLUMNS)} FROM {table} {where}ORDER BY component_name",
+            params,
+        )
+        rows = cursor.fetchall()
+    return [_record(*row) for row in rows]
+
+
+def _record(
+    name: str,
+    calls_total: int,
+    calls_success: int,
+    calls_failed: int,
+    duration_count: int,
+    duration_sum: float,
+    score_weight: float,
+    score_weighted_sum: float,
+    last_called: float,
+    p95_duration_ms: float,
+) -> dict[str, Any]:
+    """As ComponentStats.as_record, from the columns themselves."""
+    return {
+        "component_name": name,
+        "calls_total": calls_total,
+        "calls_success": calls_success,
+        "calls_failed": calls_failed,
+        "avg_duration_ms": float(duration_sum) / duration_count if duration_count else 0.0,
+        "avg_score": float(score_weighted_sum) / score_weight if score_weight > 0 else 0.0,
+        "last_called": float(last_called),
+        "p95_duration_ms": float(p95_duration_ms),
+    }
 
 
 @dataclass(frozen=True)

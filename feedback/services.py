@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 from django.conf import settings
-from django.db import transaction
+from django.db import connection, transaction
 
 from feedback.answers import TurnsCreated
 from feedback.bulk import Row, existing_values, insert_rows
@@ -263,7 +263,7 @@ def experience_store(
         )
         if not fresh:
             return len(experiences)
-        _reserve_quota(owner, len(fresh))
+        stored = _reserve_quota(owner, len(fresh))
         batch = {experiences[i].action.component_name for i in fresh}
         probability = policy((set(component_names()) | batch) - {""})
         rows: list[Row] = []
@@ -300,7 +300,7 @@ def experience_store(
                     succeeded=succeeded, duration_ms=action.duration_ms, ts=item.ts
                 )
         insert_rows(Experience, EXPERIENCE_COLUMNS, rows)
-        _evict_over_limit(owner)
+        _evict_over_limit(owner, stored)
         stats_add_calls(calls)
         if principal.role is Role.ENVIRONMENT and settings.LEARNPORTAL_FORWARD_ENV_REWARDS:
             _forward_env_rewards(owner, [experiences[i] for i in fresh], now)
@@ -312,36 +312,42 @@ def experience_store(
     return len(experiences)
 
 
-def _reserve_quota(owner: str, count: int) -> None:
-    insert_rows(
-        ExperienceQuota,
-        ("owner", "stored"),
-        [(owner, 0)],
-        on_conflict="ON CONFLICT (owner) DO NOTHING",
-    )
-    quota = ExperienceQuota.objects.select_for_update().get(owner=owner)
+def _reserve_quota(owner: str, count: int) -> int:
+    """Count `count` more experiences against the owner's quota: how many it holds now.
+
+    One upsert that adds and reads back, locking the owner's row until commit (a refusal raises
+    inside the batch's transaction, which rolls the count back with everything else).
+    """
+    table = connection.ops.quote_name(ExperienceQuota._meta.db_table)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"INSERT INTO {table} (owner, stored) VALUES (%s, %s) "
+            f"ON CONFLICT (owner) DO UPDATE SET stored = {table}.stored + excluded.stored "
+            "RETURNING stored",
+            [owner, count],
+        )
+        stored: int = cursor.fetchone()[0]
     limit = settings.LEARNPORTAL_EXPERIENCE_LIMIT
-    if settings.LEARNPORTAL_EXPERIENCE_OVERFLOW == "reject" and quota.stored + count > limit:
+    if settings.LEARNPORTAL_EXPERIENCE_OVERFLOW == "reject" and stored > limit:
         raise LearnError(
             ErrorCode.QUOTA_EXCEEDED,
             f"Storing {count} more experiences would exceed the limit of {limit} "
-            f"({quota.stored} stored); nothing was stored.",
+            f"({stored - count} stored); nothing was stored.",
         )
-    ExperienceQuota.objects.filter(pk=quota.pk).update(stored=quota.stored + count)
+    return stored
 
 
-def _evict_over_limit(owner: str) -> None:
+def _evict_over_limit(owner: str, stored: int) -> None:
     """Drop this owner's oldest experiences past the limit, as a replay buffer does."""
     limit = settings.LEARNPORTAL_EXPERIENCE_LIMIT
-    quota = ExperienceQuota.objects.get(owner=owner)
-    excess = quota.stored - limit
+    excess = stored - limit
     if excess <= 0:
         return
     oldest = Experience.objects.filter(owner=owner).order_by("id").values("id")[:excess]
     deleted, _ = Experience.objects.filter(
         id__in=list(oldest.values_list("id", flat=True))
     ).delete()
-    ExperienceQuota.objects.filter(pk=quota.pk).update(stored=quota.stored - deleted)
+    ExperienceQuota.objects.filter(owner=owner).update(stored=stored - deleted)
 
 
 def _forward_env_rewards(owner: str, experiences: list[ExperienceItem], now: float) -> None:

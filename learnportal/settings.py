@@ -129,6 +129,9 @@ def _sqlite_tuned(config: dict[str, Any]) -> dict[str, Any]:
     }
     return {
         **config,
+        # Django's SQLite backend, with connections handed back to a pool at the end of a
+        # request instead of closed (learnportal/sqlite/base.py).
+        "ENGINE": "learnportal.sqlite",
         "OPTIONS": {**options, **config.get("OPTIONS", {})},
         # One file per test run, so that runs side by side never share a database.
         "TEST": {"NAME": VAR_DIR / f"test-learnportal-{os.getpid()}.sqlite3"},
@@ -145,7 +148,11 @@ def _database() -> dict[str, Any]:
     if config["ENGINE"] == "django.db.backends.sqlite3":
         return _sqlite_tuned(config)
     if config["ENGINE"] == "django.db.backends.postgresql":
+        # Django's native psycopg pool. With health checks a connection is checked when taken
+        # (Django passes psycopg_pool's check_connection), so that one the server closed (a
+        # restart, an idle timeout) is replaced instead of failing a request.
         config.setdefault("OPTIONS", {})["pool"] = {"min_size": 1, "max_size": 16}
+        config["CONN_HEALTH_CHECKS"] = True
     return config
 
 

@@ -37,7 +37,8 @@ from django.test import Client
 from rest_framework.test import APIClient
 
 from learnportal import demo, events
-from learnportal.accounts.credentials import principals
+from learnportal.accounts import invalidation
+from learnportal.accounts.credentials import principals, usage
 from learnportal.accounts.models import User
 from tests.harness import (
     Actor,
@@ -117,7 +118,12 @@ def clock(time_machine: Any) -> Any:
 
 @pytest.fixture(autouse=True)
 def _fresh_principal_cache() -> None:
+    if settings.REDIS_URL:
+        # The listener's first subscription clears the cache: let it happen before the test.
+        invalidation.listen(principals)
+        assert invalidation.wait_linked(5.0), "the principal invalidation listener never subscribed"
     principals.clear()
+    usage.clear()
 
 
 @pytest.fixture

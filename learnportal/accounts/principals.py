@@ -5,8 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import timedelta
 
-from django.utils import timezone
-
 from learnportal.accounts.models import ApiToken, User, hash_token
 from learnportal.accounts.roles import ALLOWED, Action, Role
 from learnportal.protocol.errors import ErrorCode, LearnError
@@ -51,6 +49,11 @@ def principal_for_token(raw: str) -> Principal | None:
 
 
 def principal_for_token_hash(key_hash: str) -> Principal | None:
+    """The principal of a token's hash, read from the database (one query, nothing written).
+
+    Callers on the request path go through accounts.credentials, which caches this and records
+    `last_used_at` at most once a `LAST_USED_RESOLUTION`.
+    """
     token = (
         ApiToken.objects.select_related("user")
         .filter(key_hash=key_hash, revoked_at__isnull=True)
@@ -58,10 +61,6 @@ def principal_for_token_hash(key_hash: str) -> Principal | None:
     )
     if token is None or (token.user is not None and not token.user.is_active):
         return None
-    now = timezone.now()
-    if token.last_used_at is None or now - token.last_used_at > LAST_USED_RESOLUTION:
-        # Throttled so that a busy agent does not turn every read into a write.
-        ApiToken.objects.filter(pk=token.pk).update(last_used_at=now)
     if token.user is not None:
         principal = principal_for_user(token.user)
         return Principal(

@@ -1,4 +1,5 @@
-"""A saved change to a person or a token reaches open connections at once (credentials)."""
+"""A saved change to a person or a token reaches the principal cache and open sockets at once,
+in every process (accounts.credentials, accounts.invalidation)."""
 
 from __future__ import annotations
 
@@ -18,17 +19,19 @@ if TYPE_CHECKING:
 
 @receiver([post_save, post_delete], sender=User)
 def _person_changed(sender: type[User], instance: User, **kwargs: Any) -> None:
+    # Dropped now for this transaction's own later reads, and again once committed (and then
+    # in every process), since a lookup in between may have read the state from before.
     principals.drop(user_id=instance.pk)
-    transaction.on_commit(lambda: principals.drop(user_id=instance.pk))
+    transaction.on_commit(lambda: principals.changed(user_id=instance.pk))
 
 
 @receiver([post_save, post_delete], sender=ApiToken)
 def _token_changed(sender: type[ApiToken], instance: ApiToken, **kwargs: Any) -> None:
     principals.drop(token_id=instance.pk)
-    transaction.on_commit(lambda: principals.drop(token_id=instance.pk))
+    transaction.on_commit(lambda: principals.changed(token_id=instance.pk))
 
 
 @receiver(user_logged_out)
 def _logged_out(sender: Any, request: HttpRequest, **kwargs: Any) -> None:
     if request.session.session_key:
-        principals.drop_session(request.session.session_key)
+        principals.session_ended(request.session.session_key)

@@ -13,6 +13,7 @@ from rest_framework.views import APIView
 from learnportal import dispatch
 from learnportal.accounts.authentication import principal_of
 from learnportal.api.errors import envelope_response, learn_error_response
+from learnportal.api.negotiation import FastJSONRenderer
 from learnportal.api.schema import LEARN_REQUEST, LEARN_RESPONSE
 from learnportal.protocol import Capability
 from learnportal.protocol.errors import ErrorCode, LearnError
@@ -23,6 +24,7 @@ if TYPE_CHECKING:
 
 class LearnView(APIView):
     parser_classes = []  # the body is read raw and parsed strictly by the protocol core
+    renderer_classes = [FastJSONRenderer]
     counted_by_dispatch = ("POST",)  # the rate limit counts a POST once, in dispatch
 
     @extend_schema(

@@ -1,15 +1,25 @@
 """`/ws/learn/`: the WebSocket adapter over the one dispatch path.
 
-One JSON envelope a frame each way. The credential of the handshake is judged again on every
-frame, by the principal's state now (accounts.credentials: cached for at most a second, dropped
-at once on a change saved here): a frame from a revoked, deactivated or logged-out credential is
-refused and the socket closed with 4401; a changed role applies to the next frame.
+One JSON envelope a frame each way; replies carry their request's `req_id` and may be pipelined.
+Frames are read ahead into a bounded queue while earlier ones are answered, and answered in
+batches on the consumers' one sync thread, which keeps its database connection between frames:
+a hop to that thread and back, and a connection per frame, would each cost more than a small
+request itself.
+
+The credential of the handshake is judged again on every frame, by the principal's state now
+(accounts.credentials), and the socket watches it: when a change to it is committed (here or, with
+Redis, in another process) the socket re-checks at once and, if the credential was revoked,
+deactivated or logged out, is closed with 4401 whether or not a frame is in flight. A changed role
+applies to the next frame.
 
 The consumer uses no channel layer: serving requests must not depend on Redis.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import contextvars
 from typing import TYPE_CHECKING
 
 import orjson
@@ -19,34 +29,49 @@ from django.conf import settings
 from django.db import connection
 
 from learnportal import dispatch
-from learnportal.accounts.credentials import Credential, credential_of_scope, principals
+from learnportal.accounts.credentials import Credential, credential_of_scope, principals, usage
 from learnportal.protocol.errors import ErrorCode, LearnError
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
     from learnportal.accounts.principals import Principal
 
 CLOSE_UNAUTHENTICATED = 4401
 CREDENTIAL_ENDED = "This connection's credential was revoked, deactivated or logged out."
+PIPELINE_DEPTH = 256  # frames read ahead of their answers; past this, reading waits
+BATCH_FRAMES = 64  # frames answered per hop to the database thread
+
+Frame = str | bytes | dispatch.Reply  # a Reply: refused before it reached the sync thread
 
 
 def principal_of(credential: Credential | None) -> Principal | None:
     return None if credential is None else principals.principal(credential)
 
 
-def _answer(credential: Credential, frame: str | bytes) -> tuple[dispatch.Reply, bool]:
-    """Answer one frame as the credential's principal now; False once the credential is dead.
-
-    Runs on the consumers' one sync thread, which keeps its database connection between frames:
-    reconnecting (with SQLite's pragmas) for each would cost more than a small request itself.
-    """
-    principal = principals.principal(credential)
-    if principal is None:
-        error = LearnError(ErrorCode.UNAUTHENTICATED, CREDENTIAL_ENDED)
-        return dispatch.error_reply(error, dispatch.request_id(frame)), False
-    reply = dispatch.dispatch(principal, frame)
-    if reply.status == 503:
-        connection.close()  # never keep a connection the database refused
-    return reply, True
+def _answer(credential: Credential, frames: list[Frame]) -> tuple[list[dict[str, Any]], bool]:
+    """Answer frames in order, each as the credential's principal now; False once it is dead
+    (the frames after that one are not answered)."""
+    replies: list[dict[str, Any]] = []
+    seen = False
+    for frame in frames:
+        if isinstance(frame, dispatch.Reply):
+            replies.append(frame.body)
+            continue
+        principal = principals.principal(credential)
+        if principal is None:
+            error = LearnError(ErrorCode.UNAUTHENTICATED, CREDENTIAL_ENDED)
+            replies.append(dispatch.error_reply(error, dispatch.request_id(frame)).body)
+            return replies, False
+        if not seen:
+            usage.seen(principal)
+            seen = True
+        reply = dispatch.dispatch(principal, frame)
+        if reply.status == 503:
+            connection.close()  # never keep a connection the database refused
+        replies.append(reply.body)
+    return replies, True
 
 
 def _release_connection() -> None:
@@ -56,32 +81,88 @@ def _release_connection() -> None:
 class LearnConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]  # channels has no types
     channel_layer_alias = None
     credential: Credential | None = None
+    _frames: asyncio.Queue[Frame]
+    _answering: asyncio.Task[None] | None = None
+    _recheck: asyncio.Task[None] | None = None
+    _recheck_wanted = False
+    _unwatch: Callable[[], None] | None = None
 
     async def connect(self) -> None:
         credential = credential_of_scope(self.scope)
         principal = await sync_to_async(principal_of, thread_sensitive=True)(credential)
         await self.accept()
-        if principal is None:
+        if credential is None or principal is None:
             await self.close(code=CLOSE_UNAUTHENTICATED)
             return
         self.credential = credential
+        self._frames = asyncio.Queue(PIPELINE_DEPTH)
+        loop = asyncio.get_running_loop()
+        # The consumer's own context, not the notifying thread's (asgiref marks a context that
+        # is inside a sync call, and a sync call from a task of that context would refuse).
+        context = contextvars.copy_context()
+
+        def changed() -> None:  # from whichever thread saved the change
+            loop.call_soon_threadsafe(self._credential_changed, context=context)
+
+        self._unwatch = principals.watch(credential, principal, changed)
+        self._answering = asyncio.create_task(self._answer_frames())
 
     async def disconnect(self, code: int) -> None:
+        self.credential = None
+        if self._unwatch is not None:
+            self._unwatch()
+        for task in (self._answering, self._recheck):
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
         await sync_to_async(_release_connection, thread_sensitive=True)()
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         if self.credential is None:
             return
-        frame = text_data if text_data is not None else bytes_data or b""
-        alive = True
-        if len(frame) > settings.LEARNPORTAL_MAX_BODY_BYTES:
+        data = text_data if text_data is not None else bytes_data or b""
+        frame: Frame = data
+        if len(data) > settings.LEARNPORTAL_MAX_BODY_BYTES:
             error = LearnError(ErrorCode.TOO_LARGE, "The frame is over the size limit.")
-            reply = dispatch.error_reply(error)
-        else:
-            reply, alive = await sync_to_async(_answer, thread_sensitive=True)(
-                self.credential, frame
-            )
-        await self.send(text_data=orjson.dumps(reply.body).decode())
-        if not alive:
-            self.credential = None
-            await self.close(code=CLOSE_UNAUTHENTICATED)
+            frame = dispatch.error_reply(error)
+        await self._frames.put(frame)
+
+    async def _answer_frames(self) -> None:
+        while True:
+            batch = [await self._frames.get()]
+            while len(batch) < BATCH_FRAMES and not self._frames.empty():
+                batch.append(self._frames.get_nowait())
+            credential = self.credential
+            if credential is None:
+                return
+            replies, alive = await sync_to_async(_answer, thread_sensitive=True)(credential, batch)
+            if self.credential is None:
+                return  # ended while these were answered: the socket is closed
+            for body in replies:
+                await self.send(text_data=orjson.dumps(body).decode())
+            if not alive:
+                await self._end()
+                return
+
+    def _credential_changed(self) -> None:
+        """A change to the credential was saved: look again, at once (on the event loop)."""
+        self._recheck_wanted = True
+        if self._recheck is None or self._recheck.done():
+            self._recheck = asyncio.create_task(self._check_credential())
+
+    async def _check_credential(self) -> None:
+        # Again while changes keep coming: a look that began before a commit read the old state.
+        while self._recheck_wanted and self.credential is not None:
+            self._recheck_wanted = False
+            credential = self.credential
+            principal = await sync_to_async(principal_of, thread_sensitive=True)(credential)
+            if principal is None:
+                await self._end()
+                return
+
+    async def _end(self) -> None:
+        if self.credential is None:
+            return
+        self.credential = None
+        await self.close(code=CLOSE_UNAUTHENTICATED)

@@ -108,3 +108,15 @@ def test_p95_of_few_calls_is_close_to_the_largest(transport: Send, agent: Actor)
     transport(agent, experience_req(*items))
     (record,) = transport(agent, stats_req("few"))[1]["components"]
     assert record["p95_duration_ms"] == pytest.approx(np.percentile([10, 20, 1000], 95), rel=0.01)
+
+
+def test_the_stats_read_gives_each_components_own_record(agent: Actor, env: Actor) -> None:
+    from feedback.models import ComponentStats
+    from feedback.selectors import component_records
+
+    agent.learn(experience_req(experience("b"), experience("a")))
+    env.learn(feedback_req(feedback(component_name="a")))
+    assert component_records() == [
+        row.as_record() for row in ComponentStats.objects.order_by("component_name")
+    ]
+    assert component_records("a") == [ComponentStats.objects.get(component_name="a").as_record()]

@@ -1,8 +1,10 @@
 """Open sockets are judged by the principal's state now, not at the handshake.
 
-A change saved through the portal, the admin or a command takes effect on the next frame; one
-made behind the host's back (another process, SQL) within the principal cache's TTL. A frame
-from a dead credential is refused with `unauthenticated` and the socket is closed with 4401.
+A change saved through the portal, the admin or a command closes a socket of a dead credential
+with 4401 at once, idle or not, and a changed role applies to the next frame; a change made
+behind the host's back (SQL, another process without Redis) counts within the principal cache's
+TTL, and a frame from a credential found dead is refused with `unauthenticated` and the socket
+closed. Seen as an attacker holding the socket: nothing they send after the change is done.
 """
 
 from __future__ import annotations
@@ -66,11 +68,33 @@ def save_user(username: str, **fields: Any) -> None:
     user.save()
 
 
-async def test_a_frame_after_revoketoken_is_refused_and_the_socket_closed(agent: Actor) -> None:
+async def assert_closed_at_once(communicator: WebsocketCommunicator) -> None:
+    """The socket is closed with 4401 without the client sending anything more."""
+    assert await communicator.receive_output(timeout=WS_TIMEOUT) == {
+        "type": "websocket.close",
+        "code": 4401,
+    }
+
+
+async def test_revoketoken_closes_an_idle_socket_at_once(agent: Actor) -> None:
     communicator = await opened(ws_communicator(token=agent.raw_token))
     assert (await ask(communicator, stats_req()))["type"] == "learn/stats/resp"
     await sync_to_async(call_command)("revoketoken", "agent-1")
-    await assert_refused_then_closed(communicator, experience_req(experience("c")))
+    await assert_closed_at_once(communicator)
+    await communicator.send_json_to(experience_req(experience("c")))
+    assert await communicator.receive_nothing(timeout=0.2)
+    assert await database_sync_to_async(Experience.objects.count)() == 0
+
+
+async def test_frames_queued_behind_a_revocation_are_not_done(agent: Actor) -> None:
+    # An attacker pipelines writes and the token is revoked while they are in flight: whatever
+    # was answered before the revocation committed, nothing after it is stored.
+    communicator = await opened(ws_communicator(token=agent.raw_token))
+    assert (await ask(communicator, stats_req()))["type"] == "learn/stats/resp"
+    await sync_to_async(call_command)("revoketoken", "agent-1")
+    for n in range(50):
+        await communicator.send_json_to(experience_req(experience("c"), id=f"late-{n}"))
+    await assert_closed_at_once(communicator)
     assert await database_sync_to_async(Experience.objects.count)() == 0
 
 
@@ -78,7 +102,7 @@ async def test_a_deactivated_person_keeps_no_power_on_an_open_socket(boss: Actor
     communicator = await opened(ws_communicator(token=boss.raw_token))
     assert (await ask(communicator, experience_req(experience("c"))))["stored"] == 1
     await save_user("boss", is_active=False)
-    await assert_refused_then_closed(communicator, experience_req(experience("c")))
+    await assert_closed_at_once(communicator)
     assert await database_sync_to_async(Experience.objects.count)() == 1
 
 
@@ -104,7 +128,7 @@ async def test_a_session_socket_ends_when_its_person_logs_out(ann: Actor) -> Non
     communicator = await opened(ws_communicator(headers=headers))
     assert (await ask(communicator, feedback_req(feedback())))["recorded"] == 1
     await sync_to_async(client.post)("/logout/")
-    await assert_refused_then_closed(communicator, feedback_req(feedback()))
+    await assert_closed_at_once(communicator)
     assert await database_sync_to_async(Feedback.objects.count)() == 1
 
 

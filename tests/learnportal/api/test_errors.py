@@ -8,9 +8,9 @@ from typing import TYPE_CHECKING, Any
 import orjson
 import pytest
 from django.db import OperationalError
-from django.utils import timezone
 from rest_framework.test import APIClient
 
+from learnportal.accounts import services
 from learnportal.accounts.models import ApiToken
 from tests.builders import (
     experience,
@@ -144,7 +144,7 @@ def test_no_credentials_is_unauthenticated(anonymous: Actor) -> None:
 
 def test_a_revoked_token_is_unauthenticated_and_changes_nothing(agent: Actor) -> None:
     assert agent.learn(stats_req()).status_code == 200
-    ApiToken.objects.filter(name="agent-1").update(revoked_at=timezone.now())
+    services.token_revoke(token=ApiToken.objects.get(name="agent-1"))
     response = agent.learn(feedback_req(feedback(component_name="c")))
     assert response.status_code == 401
     assert response.json()["code"] == "unauthenticated"
@@ -165,7 +165,9 @@ def test_a_bad_authorization_header_is_unauthenticated(db: None, header: str) ->
 def test_a_token_of_a_deactivated_person_is_unauthenticated(ann: Actor) -> None:
     from learnportal.accounts.models import User
 
-    User.objects.filter(username="ann").update(is_active=False)
+    person = User.objects.get(username="ann")
+    person.is_active = False
+    person.save()
     assert ann.learn(stats_req()).status_code == 401
 
 
@@ -271,7 +273,7 @@ def test_a_database_down_while_authenticating_is_unavailable(
     agent: Actor, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(
-        "learnportal.accounts.authentication.principal_for_token",
+        "learnportal.accounts.credentials.resolve",
         _database_is_locked,
     )
     response = agent.learn(stats_req())
