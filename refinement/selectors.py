@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from refinement import store
@@ -12,7 +13,9 @@ from refinement.models import (
     ProposalStatus,
     Refinement,
     RefinementStatus,
+    Revision,
 )
+from refinement.paths import UNWEIGHTED, WEIGHT_PREFIX
 
 if TYPE_CHECKING:
     from django.db.models import QuerySet
@@ -87,3 +90,50 @@ def open_proposal_count() -> int:
     return Proposal.objects.filter(
         status__in=[ProposalStatus.PENDING, ProposalStatus.QUEUED]
     ).count()
+
+
+@dataclass(frozen=True)
+class WeightChange:
+    """One applied change of a component's routing weight, and the refinement that made it."""
+
+    ts: float
+    before: float
+    after: float
+    actor: str
+    refinement_id: str
+    plan_id: str
+    is_rollback: bool
+
+
+def _weight(value: object) -> float:
+    return float(value) if isinstance(value, int | float) else UNWEIGHTED
+
+
+def weight_history(component_name: str, *, limit: int) -> list[WeightChange]:
+    """The newest `limit` changes of the component's weight, oldest first: one range of the
+    revisions' (path, ts) index, however many adapts there were."""
+    revisions = (
+        Revision.objects.filter(path=WEIGHT_PREFIX + component_name)
+        .select_related("refinement__plan")
+        .order_by("-ts", "-id")[:limit]
+    )
+    changes = []
+    for revision in reversed(revisions):
+        refinement = revision.refinement
+        changes.append(
+            WeightChange(
+                ts=revision.ts,
+                before=_weight(revision.before),
+                after=_weight(revision.after),
+                actor=revision.actor,
+                refinement_id=refinement.refinement_id if refinement else "",
+                plan_id=refinement.plan.plan_id if refinement and refinement.plan else "",
+                is_rollback=bool(refinement and refinement.rollback_of_id),
+            )
+        )
+    return changes
+
+
+def component_weight(component_name: str) -> float:
+    """The weight in force (0.5 for a component never weighted)."""
+    return store.routing_weights_of([component_name]).get(component_name, UNWEIGHTED)
