@@ -13,8 +13,8 @@ from itertools import pairwise
 
 WIDTH = 640
 HEIGHT = 220
-LEFT, RIGHT, TOP, BOTTOM = 52, 16, 14, 30  # margins around the plot, in SVG units
-TIME_TICKS = 4
+LEFT, RIGHT, TOP, BOTTOM = 64, 16, 16, 36  # margins around the plot, in SVG units
+TIME_TICKS = 3
 VALUE_TICKS = 5
 
 
@@ -87,6 +87,8 @@ def _scale(low: float, high: float, start: float, end: float) -> tuple[float, fl
 
 def time_label(ts: float, span: float) -> str:
     moment = datetime.fromtimestamp(ts, tz=UTC)
+    if span < 3600:
+        return moment.strftime("%H:%M:%S")
     return moment.strftime("%H:%M" if span < 86_400 else "%b %d %H:%M")
 
 
@@ -112,10 +114,12 @@ def line_chart(
         else:
             parts.append(f"L{point.x},{point.y}")
     span = last - first
-    x_ticks = [
-        Tick(round(ax + bx * t, 1), time_label(t, span))
-        for t in _spread(first, last, TIME_TICKS if span > 0 else 1)
-    ]
+    x_ticks = _distinct(
+        [
+            Tick(round(ax + bx * t, 1), time_label(t, span))
+            for t in _spread(first, last, TIME_TICKS if span > 0 else 1)
+        ]
+    )
     y_ticks = [
         Tick(round(ay + by * v, 1), value_format.format(v)) for v in _spread(low, high, VALUE_TICKS)
     ]
@@ -125,6 +129,11 @@ def line_chart(
         points=points,
         baseline=round(ay, 1) if low < 0 < high else None,
     )
+
+
+def _distinct(ticks: list[Tick]) -> list[Tick]:
+    """Ticks whose label differs from the one before (a short span repeats the minute)."""
+    return [t for i, t in enumerate(ticks) if i == 0 or t.label != ticks[i - 1].label]
 
 
 def _spread(low: float, high: float, n: int) -> list[float]:
@@ -155,8 +164,15 @@ def histogram(edges: list[float], counts: list[int], markers: dict[str, float]) 
                f"{name} {_ms(value)}")
         for name, value in markers.items()
     ]  # fmt: skip
-    decades = range(math.ceil(logs[0]), math.floor(logs[-1]) + 1)
-    x_ticks = [Tick(round(ax + bx * d, 1), _ms(10.0**d)) for d in decades]
+    # Powers of ten, and 2 and 5 times them when the range spans few decades.
+    steps = (1.0,) if logs[-1] - logs[0] > 2.5 else (1.0, 2.0, 5.0)
+    values = [
+        m * 10.0**d
+        for d in range(math.floor(logs[0]), math.ceil(logs[-1]) + 1)
+        for m in steps
+        if logs[0] <= math.log10(m * 10.0**d) <= logs[-1]
+    ]
+    x_ticks = [Tick(round(ax + bx * math.log10(v), 1), _ms(v)) for v in values]
     if not x_ticks:
         x_ticks = [Tick(round(ax + bx * v, 1), _ms(10.0**v)) for v in (logs[0], logs[-1])]
     y_ticks = [Tick(round(ay + by * v, 1), f"{v:,.0f}") for v in _spread(0, tallest, 3)]
