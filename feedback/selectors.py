@@ -161,17 +161,32 @@ class ComponentHour:
 def component_hours(component_name: str, limit: int) -> list[ComponentHour]:
     """A component's newest `limit` hours with calls or scores, oldest first: one range of the
     bucket index, whatever the number of calls."""
-    rows = ComponentBucket.objects.filter(component_name=component_name).order_by("-hour")[:limit]
+    rows = (
+        ComponentBucket.objects.filter(component_name=component_name)
+        .order_by("-hour")
+        .values_list(
+            "hour",
+            "calls_total",
+            "calls_success",
+            "duration_count",
+            "duration_sum",
+            "score_count",
+            "score_weight",
+            "score_weighted_sum",
+        )[:limit]
+    )
     return [
         ComponentHour(
-            start=float(row.hour * BUCKET_SECONDS),
-            calls=row.calls_total,
-            calls_success=row.calls_success,
-            avg_duration_ms=row.duration_sum / row.duration_count if row.duration_count else None,
-            scores=row.score_count,
-            avg_score=row.score_weighted_sum / row.score_weight if row.score_weight > 0 else None,
+            start=float(hour * BUCKET_SECONDS),
+            calls=calls,
+            calls_success=success,
+            avg_duration_ms=duration_sum / durations if durations else None,
+            scores=scores,
+            avg_score=weighted_sum / weight if weight > 0 else None,
         )
-        for row in reversed(rows)
+        for hour, calls, success, durations, duration_sum, scores, weight, weighted_sum in list(
+            rows
+        )[::-1]
     ]
 
 

@@ -52,7 +52,8 @@ class Frame:
 class LineChart:
     frame: Frame
     path: str  # an SVG path's `d`
-    points: list[Point]  # a dot at each measured value
+    points: list[Point]
+    dots: str  # a path's `d` with a dot at each measured value (round caps of empty segments)
     baseline: float | None  # y of the value 0 when it is inside the range
 
 
@@ -127,6 +128,7 @@ def line_chart(
         frame=Frame(x_ticks=x_ticks, y_ticks=y_ticks),
         path="".join(parts),
         points=points,
+        dots="".join(f"M{p.x},{p.y}h0" for p in points),
         baseline=round(ay, 1) if low < 0 < high else None,
     )
 

@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from html import escape
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
 from django.http import Http404, HttpRequest, HttpResponse
 from django.urls import reverse
+from django.utils.safestring import mark_safe
 
 from feedback.selectors import (
     component_durations,
@@ -29,6 +31,8 @@ from refinement.selectors import component_weight, weight_history
 from refinement.store import routing_weights
 
 if TYPE_CHECKING:
+    from django.utils.safestring import SafeString
+
     from feedback.selectors import ComponentHour, DurationDistribution
     from learnportal.accounts.principals import Principal
     from refinement.selectors import WeightChange
@@ -38,6 +42,50 @@ WEIGHT_POINTS = 200
 HISTOGRAM_BINS = 24
 FEEDBACK_SHOWN = 15
 REFINEMENTS_SHOWN = 10
+
+
+@dataclass(frozen=True)
+class Header:
+    label: str
+    numeric: bool = False
+
+
+@dataclass(frozen=True)
+class Cell:
+    text: str
+    css: str = ""
+
+
+@dataclass(frozen=True)
+class NumbersTable:
+    """A chart's numbers as text, formatted here: a few hundred cells through `floatformat`
+    would cost more than the rest of the page."""
+
+    id: str
+    label: str
+    headers: list[Header]
+    rows: list[list[Cell]]
+
+    @property
+    def body(self) -> SafeString:
+        """The rows as markup, every text escaped: one template node instead of two a cell."""
+        # The stdlib's escape: Django's, lazy-aware, costs five times as much a cell.
+        return mark_safe(
+            "".join(
+                "<tr>"
+                + "".join(f'<td class="{c.css}">{escape(c.text, quote=True)}</td>' for c in row)
+                + "</tr>"
+                for row in self.rows
+            )
+        )
+
+
+def _num(value: float | None, places: int) -> Cell:
+    return Cell("—" if value is None else f"{value:.{places}f}", "num")
+
+
+def _utc(ts: float, pattern: str) -> Cell:
+    return Cell(when(ts).strftime(pattern), "nowrap")
 
 
 @dataclass(frozen=True)
@@ -138,9 +186,9 @@ def component_show(request: HttpRequest, principal: Principal, name: str) -> Htt
         "weight_label": f"{weight:.3f}",
         "weighted": bool(changes) or weight != UNWEIGHTED,
         "score": _score_chart(hours),
-        "hours": [{"when": when(h.start), "hour": h} for h in hours],
+        "score_numbers": _score_numbers(hours),
         "weights": _weight_chart(changes, weight),
-        "changes": [{"when": when(c.ts), "change": c} for c in reversed(changes)],
+        "weight_numbers": _weight_numbers(changes),
         "durations": _duration_chart(durations),
         "feedback": [
             row | {"when": when(row["ts"])}
@@ -161,6 +209,52 @@ def _score_chart(hours: list[ComponentHour]) -> charts.LineChart | None:
     )
 
 
+def _score_numbers(hours: list[ComponentHour]) -> NumbersTable:
+    return NumbersTable(
+        id="score-numbers",
+        label="Average score by hour",
+        headers=[
+            Header("Hour (UTC)"),
+            Header("Avg score", numeric=True),
+            Header("Scores", numeric=True),
+            Header("Calls", numeric=True),
+            Header("Avg ms", numeric=True),
+        ],
+        rows=[
+            [
+                _utc(h.start, "%Y-%m-%d %H:00"),
+                _num(h.avg_score, 3),
+                Cell(str(h.scores), "num"),
+                Cell(str(h.calls), "num"),
+                _num(h.avg_duration_ms, 0),
+            ]
+            for h in reversed(hours)
+        ],
+    )
+
+
+def _weight_numbers(changes: list[WeightChange]) -> NumbersTable:
+    return NumbersTable(
+        id="weight-numbers",
+        label="Routing weight changes",
+        headers=[
+            Header("When (UTC)"),
+            Header("Before", numeric=True),
+            Header("After", numeric=True),
+            Header("By"),
+        ],
+        rows=[
+            [
+                _utc(c.ts, "%Y-%m-%d %H:%M:%S"),
+                _num(c.before, 3),
+                Cell(f"{c.after:.3f}", "num weight-after"),
+                Cell(c.actor + (" (rollback)" if c.is_rollback else "")),
+            ]
+            for c in reversed(changes)
+        ],
+    )
+
+
 def _weight_chart(changes: list[WeightChange], current: float) -> charts.LineChart | None:
     if not changes:
         return None
@@ -175,13 +269,18 @@ def _duration_chart(durations: DurationDistribution | None) -> dict[str, Any] | 
     chart = charts.histogram(
         durations.edges, durations.counts, {"p50": durations.p50, "p95": durations.p95}
     )
-    bins = [
-        {"low": low, "high": high, "count": count}
-        for low, high, count in zip(
-            durations.edges, durations.edges[1:], durations.counts, strict=False
-        )
-    ]
-    return {"chart": chart, "bins": bins, "figures": durations}
+    numbers = NumbersTable(
+        id="duration-numbers",
+        label="Call durations by bin",
+        headers=[Header("From ms", True), Header("To ms", True), Header("Calls", True)],
+        rows=[
+            [_num(low, 1), _num(high, 1), Cell(str(count), "num")]
+            for low, high, count in zip(
+                durations.edges, durations.edges[1:], durations.counts, strict=False
+            )
+        ],
+    )
+    return {"chart": chart, "numbers": numbers, "figures": durations}
 
 
 def _refinements(changes: list[WeightChange], principal: Principal) -> list[dict[str, Any]] | None:

@@ -112,25 +112,31 @@ def _weight(value: object) -> float:
 def weight_history(component_name: str, *, limit: int) -> list[WeightChange]:
     """The newest `limit` changes of the component's weight, oldest first: one range of the
     revisions' (path, ts) index, however many adapts there were."""
-    revisions = (
+    rows = (
         Revision.objects.filter(path=WEIGHT_PREFIX + component_name)
-        .select_related("refinement__plan")
-        .order_by("-ts", "-id")[:limit]
+        .order_by("-ts", "-id")
+        .values_list(
+            "ts",
+            "before",
+            "after",
+            "actor",
+            "refinement__refinement_id",
+            "refinement__plan__plan_id",
+            "refinement__rollback_of_id",
+        )[:limit]
     )
-    changes = []
-    for revision in reversed(revisions):
-        refinement = revision.refinement
-        changes.append(
-            WeightChange(
-                ts=revision.ts,
-                before=_weight(revision.before),
-                after=_weight(revision.after),
-                actor=revision.actor,
-                refinement_id=refinement.refinement_id if refinement else "",
-                plan_id=refinement.plan.plan_id if refinement and refinement.plan else "",
-                is_rollback=bool(refinement and refinement.rollback_of_id),
-            )
+    changes = [
+        WeightChange(
+            ts=ts,
+            before=_weight(before),
+            after=_weight(after),
+            actor=actor,
+            refinement_id=refinement_id or "",
+            plan_id=plan_id or "",
+            is_rollback=rollback_of is not None,
         )
+        for ts, before, after, actor, refinement_id, plan_id, rollback_of in list(rows)[::-1]
+    ]
     return changes
 
 
