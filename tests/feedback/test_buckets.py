@@ -6,6 +6,8 @@ from collections import defaultdict
 from typing import Any
 
 import pytest
+from django.db import connection
+from django.db.migrations.executor import MigrationExecutor
 
 from feedback.buckets import BUCKET_SECONDS, hour_of
 from feedback.models import ComponentBucket, Experience
@@ -165,3 +167,27 @@ def test_a_retracted_rating_leaves_its_hour_as_a_recomputation_has_it(clock: Any
 
     assert_buckets_match()
     assert stored()[("search", 5)]["score_count"] == 1
+
+
+def _migrate(*targets: tuple[str, str]) -> None:
+    executor = MigrationExecutor(connection)
+    executor.migrate(list(targets) or executor.loader.graph.leaf_nodes())
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_migration_fills_the_buckets_from_what_was_stored_before(clock: Any) -> None:
+    experience_store(
+        principal=ENV,
+        experiences=calls(("search", H - 1, 1.0, None, 100.0), ("search", 9 * H, -1.0, None, None)),
+        policy=behaviour_policy,
+    )
+    feedback_record(principal=AGENT, feedbacks=scores(("browse", 2 * H, 0.5, 0.5)))
+    kept = stored()
+
+    _migrate(("feedback", "0005_feedback_submitted_by_unindexed"))
+    _migrate()
+
+    again = stored()
+    assert set(again) == set(kept)
+    for key, row in kept.items():
+        assert again[key] == pytest.approx(row), key
