@@ -94,7 +94,7 @@ def _record(target: int, start: float, seed: int) -> float:
                     ),
                 )
             )
-            if i % FEEDBACK_PER_CALLS == 0:
+            if (i // len(COMPONENTS)) % FEEDBACK_PER_CALLS == 0:  # every component's
                 score = max(-1.0, min(1.0, rng.gauss(0.3 if good else -0.3, 0.4)))
                 scores.append(
                     FeedbackItem(
@@ -232,6 +232,63 @@ def _measure(requests: int) -> dict[str, Any]:
     return out
 
 
+def _ingest_share(batches: int = 20) -> dict[str, Any]:
+    """What keeping the buckets adds to ingest: 1000-call batches through `experience_store`
+    and `feedback_record` (a score each), alternately with the bucket upserts and without
+    (patched out), on the same tables in the same run."""
+    import feedback.services as services
+    from feedback.services import experience_store, feedback_record
+    from learnportal.accounts.principals import Principal
+    from learnportal.accounts.roles import Role
+    from learnportal.protocol import Experience, FeedbackPolarity
+    from learnportal.protocol import Feedback as FeedbackItem
+    from learnportal.protocol.models import Action
+    from refinement.store import behaviour_policy
+
+    agent = Principal(role=Role.AGENT, name="bench-share", is_human=False)
+    # The services' own references (they import the functions by name), patched and put back.
+    names = ("buckets_add_experiences", "buckets_add_feedback")
+    kept = {name: getattr(services, name) for name in names}
+    times: dict[bool, list[float]] = {True: [], False: []}
+    now = time.time()
+    for n in range(2 * batches):
+        with_buckets = n % 2 == 0
+        calls = [
+            Experience(
+                experience_id=f"share-{n}-{i}",
+                reward=1.0,
+                ts=now - 3600 * (i % 24),
+                action=Action(component_name=COMPONENTS[i % 10], duration_ms=10.0, success=True),
+            )
+            for i in range(BATCH)
+        ]
+        scores = [
+            FeedbackItem(
+                feedback_id=f"share-{n}-{i}",
+                component_name=COMPONENTS[i % 10],
+                score=0.5,
+                polarity=FeedbackPolarity.POSITIVE,
+                ts=now - 3600 * (i % 24),
+            )
+            for i in range(BATCH)
+        ]
+        for name in names:
+            setattr(services, name, kept[name] if with_buckets else _skip)
+        t0 = time.perf_counter()
+        experience_store(principal=agent, experiences=calls, policy=behaviour_policy)
+        feedback_record(principal=agent, feedbacks=scores)
+        times[with_buckets].append(time.perf_counter() - t0)
+    for name in names:
+        setattr(services, name, kept[name])
+    with_ms = 1000 * statistics.median(times[True])
+    without_ms = 1000 * statistics.median(times[False])
+    return {"batches": batches, "with_ms": with_ms, "without_ms": without_ms}
+
+
+def _skip(*_args: Any, **_kwargs: Any) -> None:
+    return None
+
+
 def child_run(*, small: int, large: int, requests: int) -> dict[str, Any]:
     _urls()
     start = time.time() - SPAN_S
@@ -242,7 +299,9 @@ def child_run(*, small: int, large: int, requests: int) -> dict[str, Any]:
     log(f"components: recording up to {large:,} calls")
     seconds = _record(large, start, seed=2)
     at_large = _measure(requests) | {"record_s": seconds}
-    return {"small": at_small, "large": at_large}
+    share = _ingest_share()
+    log(f"ingest with buckets {share['with_ms']:.1f} ms, without {share['without_ms']:.1f} ms")
+    return {"small": at_small, "large": at_large, "ingest": share}
 
 
 def child(env: dict[str, str], task: str, **kwargs: Any) -> Any:
@@ -313,6 +372,14 @@ def block(results: dict[str, Any]) -> str:
         f"{page['ms_p50'] / bare['ms_p50']:.1f}x (what rendering the page, its charts and "
         "its session add).",
     ]
+    if share := results.get("ingest"):
+        lines.append(
+            f"- What keeping the buckets adds to ingest: a batch of {BATCH:,} calls and "
+            f"{BATCH:,} scores (24 hours, 10 components) takes {share['with_ms']:.1f} ms "
+            f"with the bucket upserts, {share['without_ms']:.1f} ms without (median of "
+            f"{share['batches']} each, alternating): "
+            f"{100 * (share['with_ms'] / share['without_ms'] - 1):+.1f}%."
+        )
     return "\n".join(lines) + "\n"
 
 

@@ -3,8 +3,8 @@
 A chart over time reads a bounded number of these rows (feedback.selectors.component_hours)
 instead of the calls and feedback themselves, so its cost does not grow with the data. An
 item counts in the hour of its own `ts` (the time the agent reports, as the stats'
-`last_called` does). Each batch adds to its hours in one upsert statement (a few for a batch
-spanning thousands of hours): no read, no row lock beyond the upsert's own.
+`last_called` does). Each batch adds to its hours in one upsert statement (on SQLite, one per
+99 hours and components it touches): no read, no row lock beyond the upsert's own.
 """
 
 from __future__ import annotations
@@ -36,7 +36,6 @@ COUNTERS = (
     "score_weighted_sum",
 )
 COLUMNS = ("component_name", "hour", *COUNTERS)
-ROWS_PER_STATEMENT = 500  # 10 parameters a row, under every SQLite's variable limit
 
 
 def hour_of(ts: float) -> int:
@@ -115,12 +114,23 @@ def _upsert(tallies: dict[Key, Tally]) -> None:
     names = ", ".join(qn(c) for c in COLUMNS)
     added = ", ".join(f"{qn(c)} = {table}.{qn(c)} + excluded.{qn(c)}" for c in COUNTERS)
     rows = [(name, hour, *astuple(t)) for (name, hour), t in sorted(tallies.items())]
+    upsert = f"ON CONFLICT (component_name, hour) DO UPDATE SET {added}"
     with connection.cursor() as cursor:
-        for start in range(0, len(rows), ROWS_PER_STATEMENT):
-            chunk = rows[start : start + ROWS_PER_STATEMENT]
+        if connection.vendor == "postgresql":
+            # One array a column: a 240-row VALUES list costs PostgreSQL 4-6x as much to parse
+            # and plan. Allowed here, as the keys are distinct (tallied above).
+            fields = [ComponentBucket._meta.get_field(c) for c in COLUMNS]
+            arrays = ", ".join(f"%s::{f.db_type(connection)}[]" for f in fields)
+            cursor.execute(
+                f"INSERT INTO {table} ({names}) SELECT * FROM unnest({arrays}) {upsert}",
+                [list(column) for column in zip(*rows, strict=True)],
+            )
+            return
+        step = (connection.features.max_query_params or 999) // len(COLUMNS)
+        for start in range(0, len(rows), step):
+            chunk = rows[start : start + step]
             marks = ", ".join(["(" + ", ".join(["%s"] * len(COLUMNS)) + ")"] * len(chunk))
             cursor.execute(
-                f"INSERT INTO {table} ({names}) VALUES {marks} "
-                f"ON CONFLICT (component_name, hour) DO UPDATE SET {added}",
+                f"INSERT INTO {table} ({names}) VALUES {marks} {upsert}",
                 [value for row in chunk for value in row],
             )

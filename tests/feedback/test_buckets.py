@@ -144,6 +144,19 @@ def test_buckets_equal_a_recomputation_after_batches_across_hour_boundaries(
     assert ("search", hour_of(1e300)) in stored()  # a far future ts is capped, not an overflow
 
 
+def test_a_batch_over_hundreds_of_hours_is_counted_in_each(clock: Any) -> None:
+    experience_store(
+        principal=AGENT,
+        experiences=calls(*((f"c{i % 3}", i * H / 2, 1.0, None, float(i)) for i in range(600))),
+        policy=behaviour_policy,
+    )
+    feedback_record(
+        principal=AGENT, feedbacks=scores(*(("c0", i * H, 0.5, 1.0) for i in range(400)))
+    )
+    assert len(stored()) > 400
+    assert_buckets_match()
+
+
 def test_a_retracted_rating_leaves_its_hour_as_a_recomputation_has_it(clock: Any) -> None:
     rated = RatedTurn(prompt="Q?", response="A.", model="m")
     turns_submit(principal=AGENT, turns=[TurnInput("t-1", "s-1", "search", rated)])
