@@ -110,17 +110,22 @@ BY_KEY = {column.key: column for column in COLUMNS}
 ORDERS = ("asc", "desc")
 
 
+def _shown(record: dict[str, Any]) -> dict[str, Any]:
+    """A ComponentPerformanceRecord with what a page shows beside it."""
+    calls = record["calls_total"]
+    return record | {
+        "success_rate": 100 * record["calls_success"] / calls if calls else 0.0,
+        "last_when": when(record["last_called"]) if record["last_called"] else None,
+    }
+
+
 def _rows() -> list[dict[str, Any]]:
     weights = routing_weights()
     return [
-        record
+        _shown(record)
         | {
             "weight": weights.get(record["component_name"], UNWEIGHTED),
             "weighted": record["component_name"] in weights,
-            "success_rate": 100 * record["calls_success"] / record["calls_total"]
-            if record["calls_total"]
-            else 0.0,
-            "last_when": when(record["last_called"]) if record["last_called"] else None,
         }
         for record in component_records()
     ]
@@ -169,19 +174,12 @@ def component_show(request: HttpRequest, principal: Principal, name: str) -> Htt
     records = component_records(name)
     if not records:
         raise Http404("No component of that name has any data yet.")
-    record = records[0]
     weight = component_weight(name)
     hours = component_hours(name, HOURS_SHOWN)
     changes = weight_history(name, limit=WEIGHT_POINTS)
     durations = component_durations(name, HISTOGRAM_BINS)
     context = {
-        "record": record
-        | {
-            "success_rate": 100 * record["calls_success"] / record["calls_total"]
-            if record["calls_total"]
-            else 0.0,
-            "last_when": when(record["last_called"]) if record["last_called"] else None,
-        },
+        "record": _shown(records[0]),
         "weight": weight,
         "weight_label": f"{weight:.3f}",
         "weighted": bool(changes) or weight != UNWEIGHTED,
