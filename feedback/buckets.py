@@ -9,7 +9,6 @@ item counts in the hour of its own `ts` (the time the agent reports, as the stat
 
 from __future__ import annotations
 
-from dataclasses import astuple, dataclass
 from typing import TYPE_CHECKING
 
 from django.db import connection
@@ -42,35 +41,35 @@ def hour_of(ts: float) -> int:
     return int(min(ts, LATEST_TS) // BUCKET_SECONDS)
 
 
-@dataclass
-class Tally:
-    calls_total: int = 0
-    calls_success: int = 0
-    calls_failed: int = 0
-    duration_count: int = 0
-    duration_sum: float = 0.0
-    score_count: int = 0
-    score_weight: float = 0.0
-    score_weighted_sum: float = 0.0
-
-
+# A tally is the COUNTERS of one (component, hour), in that order: a plain list, as this
+# runs once an item on the ingest path.
 Key = tuple[str, int]
+Tallies = dict[Key, list[float]]
+CALLS_TOTAL, CALLS_SUCCESS, CALLS_FAILED, DURATION_COUNT, DURATION_SUM = range(5)
+SCORE_COUNT, SCORE_WEIGHT, SCORE_WEIGHTED_SUM = range(5, 8)
+
+
+def _tally(tallies: Tallies, component: str, ts: float) -> list[float]:
+    key = (component, hour_of(ts))
+    tally = tallies.get(key)
+    if tally is None:
+        tally = tallies[key] = [0] * len(COUNTERS)
+    return tally
 
 
 def buckets_add_feedback(columns: Sequence[str], rows: Iterable[Row], *, sign: int = 1) -> None:
     """Add the scores of feedback rows (in `columns` order, as the services insert them) to
     their components' hours; `sign=-1` takes them back (a retraction)."""
-    at = {name: columns.index(name) for name in ("component_name", "ts", "score", "confidence")}
-    tallies: dict[Key, Tally] = {}
+    c, t, s, w = (columns.index(n) for n in ("component_name", "ts", "score", "confidence"))
+    tallies: Tallies = {}
     for row in rows:
-        component = row[at["component_name"]]
-        if not component:
+        if not row[c]:
             continue
-        ts, score, confidence = (float(row[at[n]] or 0) for n in ("ts", "score", "confidence"))
-        tally = tallies.setdefault((str(component), hour_of(ts)), Tally())
-        tally.score_count += sign
-        tally.score_weight += sign * confidence
-        tally.score_weighted_sum += sign * confidence * score
+        tally = _tally(tallies, str(row[c]), float(row[t] or 0))
+        confidence = sign * float(row[w] or 0)
+        tally[SCORE_COUNT] += sign
+        tally[SCORE_WEIGHT] += confidence
+        tally[SCORE_WEIGHTED_SUM] += confidence * float(row[s] or 0)
     _upsert(tallies)
 
 
@@ -84,36 +83,33 @@ def buckets_add_experiences(columns: Sequence[str], rows: Iterable[Row]) -> None
     """Add experience rows (in `columns` order) to their components' hours as calls: a call
     succeeded as the stats say (`success`, else `reward >= 0`)."""
     names = ("component_name", "ts", "success", "reward", "duration_ms")
-    at = {name: columns.index(name) for name in names}
-    tallies: dict[Key, Tally] = {}
+    c, t, ok, r, d = (columns.index(n) for n in names)
+    tallies: Tallies = {}
     for row in rows:
-        component = row[at["component_name"]]
-        if not component:
+        if not row[c]:
             continue
-        tally = tallies.setdefault((str(component), hour_of(float(row[at["ts"]] or 0))), Tally())
-        success = row[at["success"]]
+        tally = _tally(tallies, str(row[c]), float(row[t] or 0))
+        success = row[ok]
         if success is None:
-            success = float(row[at["reward"]] or 0) >= 0
-        tally.calls_total += 1
-        if success:
-            tally.calls_success += 1
-        else:
-            tally.calls_failed += 1
-        duration = row[at["duration_ms"]]
-        if duration is not None:
-            tally.duration_count += 1
-            tally.duration_sum += float(duration)
+            success = float(row[r] or 0) >= 0
+        tally[CALLS_TOTAL] += 1
+        tally[CALLS_SUCCESS if success else CALLS_FAILED] += 1
+        if row[d] is not None:
+            tally[DURATION_COUNT] += 1
+            tally[DURATION_SUM] += float(row[d] or 0)
     _upsert(tallies)
 
 
-def _upsert(tallies: dict[Key, Tally]) -> None:
+def _upsert(tallies: Tallies) -> None:
     if not tallies:
         return
     qn = connection.ops.quote_name
     table = qn(ComponentBucket._meta.db_table)
     names = ", ".join(qn(c) for c in COLUMNS)
     added = ", ".join(f"{qn(c)} = {table}.{qn(c)} + excluded.{qn(c)}" for c in COUNTERS)
-    rows = [(name, hour, *astuple(t)) for (name, hour), t in sorted(tallies.items())]
+    rows: list[tuple[str | float, ...]] = [
+        (name, hour, *tally) for (name, hour), tally in sorted(tallies.items())
+    ]
     upsert = f"ON CONFLICT (component_name, hour) DO UPDATE SET {added}"
     with connection.cursor() as cursor:
         if connection.vendor == "postgresql":
