@@ -47,13 +47,15 @@ Key = tuple[str, int]
 Tallies = dict[Key, list[float]]
 CALLS_TOTAL, CALLS_SUCCESS, CALLS_FAILED, DURATION_COUNT, DURATION_SUM = range(5)
 SCORE_COUNT, SCORE_WEIGHT, SCORE_WEIGHTED_SUM = range(5, 8)
+# Counts are integers and sums floats in every row: PostgreSQL's arrays take one type each.
+ZERO = (0, 0, 0, 0, 0.0, 0, 0.0, 0.0)
 
 
 def _tally(tallies: Tallies, component: str, ts: float) -> list[float]:
     key = (component, hour_of(ts))
     tally = tallies.get(key)
     if tally is None:
-        tally = tallies[key] = [0] * len(COUNTERS)
+        tally = tallies[key] = list(ZERO)
     return tally
 
 
