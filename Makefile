@@ -52,6 +52,7 @@ bench: migrate $(VENV)/.bench-installed
 	$(PY) -m bench
 	$(PY) -m bench.adapt
 	$(PY) -m bench.workspace
+	$(PY) -m bench.components
 	$(PY) -m bench.loop
 
 lint: venv

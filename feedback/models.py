@@ -233,3 +233,28 @@ class ComponentStats(models.Model):
             "last_called": self.last_called,
             "p95_duration_ms": self.p95_duration_ms,
         }
+
+
+class ComponentBucket(models.Model):
+    """One component's calls and scores in one hour of their `ts`, kept at ingest
+    (feedback.buckets): what the charts over time read, a row an hour however many calls."""
+
+    component_name = models.CharField(max_length=200)
+    hour = models.BigIntegerField(help_text="epoch seconds // 3600 of the calls' and scores' ts")
+    calls_total = models.BigIntegerField(default=0)
+    calls_success = models.BigIntegerField(default=0)
+    calls_failed = models.BigIntegerField(default=0)
+    duration_count = models.BigIntegerField(default=0)
+    duration_sum = models.FloatField(default=0.0)
+    score_count = models.BigIntegerField(default=0)
+    score_weight = models.FloatField(default=0.0)
+    score_weighted_sum = models.FloatField(default=0.0)
+
+    class Meta:
+        constraints = [
+            # Also the charts' index: one component's newest hours are one range of it.
+            models.UniqueConstraint(fields=["component_name", "hour"], name="component_bucket_once")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.component_name}@{self.hour}"

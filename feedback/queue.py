@@ -33,6 +33,7 @@ from django.db import connection, transaction
 from django.db.models import Count, Exists, F, IntegerField, OuterRef, Subquery, Value
 from django.db.models.functions import Coalesce
 
+from feedback.buckets import buckets_retract
 from feedback.bulk import insert_rows
 from feedback.models import Feedback, Lease, Retraction, Skip, Turn
 from feedback.queue_state import turns_tally
@@ -175,6 +176,7 @@ def queue_undo(principal: Principal, feedback_id: str) -> Turn:
                 weighted_sum=-rating.confidence * rating.score,
             )
             stats_add_scores({rating.component_name: taken_back})
+            buckets_retract(rating.component_name, rating.ts, rating.score, rating.confidence)
         turns_tally([turn.correlation_id])
         if not _my_ratings(principal.name).filter(correlation_id=turn.correlation_id).exists():
             _lease(turn, principal.name, now + settings.LEARNPORTAL_LEASE_SECONDS)

@@ -15,7 +15,17 @@ from django.db.models import BooleanField, Exists, ExpressionWrapper, Max, Outer
 
 from feedback import agreement
 from feedback.answers import Agreement, DimensionAgreement
-from feedback.models import ComponentStats, Experience, Feedback, Retraction, Turn
+from feedback.buckets import BUCKET_SECONDS
+from feedback.filters import FeedbackFilters
+from feedback.models import (
+    ComponentBucket,
+    ComponentStats,
+    Experience,
+    Feedback,
+    Retraction,
+    Turn,
+)
+from feedback.sketch import DurationSketch, coarse_histogram
 from learnportal.accounts.models import User
 from learnportal.accounts.roles import Action
 from learnportal.protocol import FeedbackDimension, FeedbackSource
@@ -24,7 +34,7 @@ if TYPE_CHECKING:
     from django_stubs_ext import WithAnnotations
     from numpy.typing import NDArray
 
-    from feedback.filters import FeedbackFilters, Position
+    from feedback.filters import Position
     from learnportal.accounts.principals import Principal
 
 
@@ -182,6 +192,112 @@ def _record(
         "last_called": float(last_called),
         "p95_duration_ms": float(p95_duration_ms),
     }
+
+
+@dataclass(frozen=True)
+class ComponentHour:
+    """One hour of one component (feedback.buckets), as a chart reads it."""
+
+    start: float  # epoch seconds
+    calls: int
+    calls_success: int
+    avg_duration_ms: float | None
+    scores: int
+    avg_score: float | None  # confidence-weighted, as the stats' avg_score
+
+
+def component_hours(component_name: str, limit: int) -> list[ComponentHour]:
+    """A component's newest `limit` hours with calls or scores, oldest first: one range of the
+    bucket index, whatever the number of calls."""
+    rows = (
+        ComponentBucket.objects.filter(component_name=component_name)
+        .order_by("-hour")
+        .values_list(
+            "hour",
+            "calls_total",
+            "calls_success",
+            "duration_count",
+            "duration_sum",
+            "score_count",
+            "score_weight",
+            "score_weighted_sum",
+        )[:limit]
+    )
+    return [
+        ComponentHour(
+            start=float(hour * BUCKET_SECONDS),
+            calls=calls,
+            calls_success=success,
+            avg_duration_ms=duration_sum / durations if durations else None,
+            scores=scores,
+            avg_score=weighted_sum / weight if weight > 0 else None,
+        )
+        for hour, calls, success, durations, duration_sum, scores, weight, weighted_sum in list(
+            rows
+        )[::-1]
+    ]
+
+
+@dataclass(frozen=True)
+class DurationDistribution:
+    """A component's call durations: histogram bins (ms edges, one more than counts), p50, p95."""
+
+    edges: list[float]
+    counts: list[int]
+    p50: float
+    p95: float
+    count: int
+
+
+def component_durations(component_name: str, bins: int) -> DurationDistribution | None:
+    """From the component's duration sketch (one row), never from the calls; None: no durations."""
+    raw = (
+        ComponentStats.objects.filter(component_name=component_name)
+        .values_list("duration_sketch", flat=True)
+        .first()
+    )
+    sketch = DurationSketch.from_bytes(raw)
+    if sketch.count == 0:
+        return None
+    edges, counts = coarse_histogram(sketch, bins)
+    return DurationDistribution(
+        edges=edges,
+        counts=counts,
+        p50=sketch.quantile(0.5),
+        p95=sketch.quantile(0.95),
+        count=sketch.count,
+    )
+
+
+FEEDBACK_VALUES = (
+    "feedback_id",
+    "correlation_id",
+    "source",
+    "annotator_id",
+    "polarity",
+    "score",
+    "dimension",
+    "confidence",
+    "comment",
+    "correction",
+    "ts",
+)
+
+
+def component_feedback(
+    component_name: str, *, viewer: Principal, limit: int
+) -> list[dict[str, Any]]:
+    """A component's newest counted feedback that this viewer may see (blind, as the explorer),
+    as plain values, each with `turn_id`: its queued turn's id, or None."""
+    rows, _ = feedback_page(
+        FeedbackFilters(component=component_name), viewer=viewer, after=None, limit=limit
+    )
+    ids = turn_ids({row.correlation_id for row in rows} - {""})
+    return [
+        {name: getattr(row, name) for name in FEEDBACK_VALUES}
+        | {"turn_id": ids.get(row.correlation_id)}
+        for row in rows
+    ]
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ from django.conf import settings
 from django.db import connection, transaction
 
 from feedback.answers import TurnsCreated
+from feedback.buckets import buckets_add_experiences, buckets_add_feedback
 from feedback.bulk import Row, existing_values, insert_rows
 from feedback.idempotency import content_hash, new_items
 from feedback.models import Experience, ExperienceQuota, Feedback, Lease, Turn
@@ -211,6 +212,7 @@ def feedback_record(
             if ended := [pk for pk, key in held if key in rated]:
                 Lease.objects.filter(pk__in=ended).delete()
         stats_add_scores(deltas)
+        buckets_add_feedback(FEEDBACK_COLUMNS, rows)
         last_component = _feedback_components(feedbacks[-1:])[0] if feedbacks else ""
         new_score = component_avg_score(last_component) if last_component else None
         if rows:
@@ -302,6 +304,7 @@ def experience_store(
         insert_rows(Experience, EXPERIENCE_COLUMNS, rows)
         _evict_over_limit(owner, stored)
         stats_add_calls(calls)
+        buckets_add_experiences(EXPERIENCE_COLUMNS, rows)
         if principal.role is Role.ENVIRONMENT and settings.LEARNPORTAL_FORWARD_ENV_REWARDS:
             _forward_env_rewards(owner, [experiences[i] for i in fresh], now)
         broadcast_on_commit(
@@ -394,6 +397,7 @@ def _forward_env_rewards(owner: str, experiences: list[ExperienceItem], now: flo
     )
     turns_tally({item.experience_id for item in experiences})
     stats_add_scores(deltas)
+    buckets_add_feedback(FEEDBACK_COLUMNS, rows)
 
 
 @dataclass(frozen=True)

@@ -79,3 +79,27 @@ class DurationSketch:
         bucket = int(np.searchsorted(cumulative, rank - self.zeros, side="right"))
         key = self.offset + min(bucket, self.counts.size - 1)
         return 2.0 * GAMMA**key / (GAMMA + 1.0)
+
+
+def coarse_histogram(sketch: DurationSketch, bins: int) -> tuple[list[float], list[int]]:
+    """The sketch's counts regrouped into at most `bins` log-spaced bins for a chart: the
+    `bins + 1` edges (ms) and each bin's count. Durations counted as zero go to the first bin.
+    """
+    if sketch.count == 0:
+        return [], []
+    keys = np.flatnonzero(sketch.counts)
+    if keys.size == 0:  # only zeros
+        return [0.0, MIN_POSITIVE], [sketch.zeros]
+    first, last = sketch.offset + int(keys[0]), sketch.offset + int(keys[-1])
+    # A bucket k holds (gamma^(k-1), gamma^k]: the edges of whole buckets, so that each
+    # sketch bucket falls into exactly one bin.
+    span = last - first + 1
+    per_bin = max(1, math.ceil(span / bins))
+    groups = (np.arange(sketch.counts.size) + sketch.offset - first) // per_bin
+    inside = (groups >= 0) & (groups < math.ceil(span / per_bin))
+    counts = np.bincount(groups[inside], weights=sketch.counts[inside]).astype(np.int64)
+    edges = [float(GAMMA ** (first - 1 + i * per_bin)) for i in range(counts.size + 1)]
+    counts[0] += sketch.zeros
+    if sketch.zeros:
+        edges[0] = 0.0
+    return edges, [int(c) for c in counts]

@@ -45,6 +45,7 @@ def nav_links(principal: Principal | None) -> dict[str, bool]:
         "rate": principal.may(Action.FEEDBACK) and principal.may(Action.READ_TURNS),
         "queue": principal.may(Action.QUEUE),
         "explorer": principal.may(Action.EXPLORE),
+        "components": principal.may(Action.STATS),
         "plans": principal.may(Action.DECIDE),
         "history": principal.may(Action.HISTORY),
         "agreement": principal.may(Action.READ_AGREEMENT),

@@ -40,6 +40,10 @@ class Revision(models.Model):
     )
     ts = models.FloatField(db_index=True)
 
+    class Meta:
+        # A path's newest revisions (a weight's chart over time): one range, not a sort of all.
+        indexes = [models.Index(fields=["path", "ts", "id"], name="revision_path_newest")]
+
     def __str__(self) -> str:
         return f"{self.path}@{self.version}"
 

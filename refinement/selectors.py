@@ -18,7 +18,9 @@ from refinement.models import (
     ProposalStatus,
     Refinement,
     RefinementStatus,
+    Revision,
 )
+from refinement.paths import UNWEIGHTED, WEIGHT_PREFIX
 from refinement.vocabulary import RiskLevel
 
 if TYPE_CHECKING:
@@ -266,3 +268,56 @@ def open_proposal_count() -> int:
     return Proposal.objects.filter(
         status__in=[ProposalStatus.PENDING, ProposalStatus.QUEUED]
     ).count()
+
+
+@dataclass(frozen=True)
+class WeightChange:
+    """One applied change of a component's routing weight, and the refinement that made it."""
+
+    ts: float
+    before: float
+    after: float
+    actor: str
+    refinement_id: str
+    plan_id: str
+    is_rollback: bool
+
+
+def _weight(value: object) -> float:
+    return float(value) if isinstance(value, int | float) else UNWEIGHTED
+
+
+def weight_history(component_name: str, *, limit: int) -> list[WeightChange]:
+    """The newest `limit` changes of the component's weight, oldest first: one range of the
+    revisions' (path, ts) index, however many adapts there were."""
+    rows = (
+        Revision.objects.filter(path=WEIGHT_PREFIX + component_name)
+        .order_by("-ts", "-id")
+        .values_list(
+            "ts",
+            "before",
+            "after",
+            "actor",
+            "refinement__refinement_id",
+            "refinement__plan__plan_id",
+            "refinement__rollback_of_id",
+        )[:limit]
+    )
+    changes = [
+        WeightChange(
+            ts=ts,
+            before=_weight(before),
+            after=_weight(after),
+            actor=actor,
+            refinement_id=refinement_id or "",
+            plan_id=plan_id or "",
+            is_rollback=rollback_of is not None,
+        )
+        for ts, before, after, actor, refinement_id, plan_id, rollback_of in list(rows)[::-1]
+    ]
+    return changes
+
+
+def component_weight(component_name: str) -> float:
+    """The weight in force (0.5 for a component never weighted)."""
+    return store.routing_weights_of([component_name]).get(component_name, UNWEIGHTED)

@@ -121,6 +121,18 @@ def routing_weights() -> dict[str, float]:
     }
 
 
+def routing_weights_of(components: list[str]) -> dict[str, float]:
+    """The weights of these components that have one: one indexed read a component."""
+    rows = StoreValue.objects.filter(
+        path__in=[WEIGHT_PREFIX + name for name in components], value__isnull=False
+    ).values_list("path", "value")
+    return {
+        path.removeprefix(WEIGHT_PREFIX): float(value)
+        for path, value in rows
+        if value is not None  # as filtered: said again for the type checker
+    }
+
+
 def behaviour_policy(competing: set[str]) -> Callable[[str], float | None]:
     """The probability the routing weights in force give each component: PPO's behaviour policy.
 

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from refinement import api, pages, skill_pages
+from refinement import api, component_pages, pages, skill_pages
 
 # Under /api/ (learnportal.urls).
 urlpatterns = [
@@ -42,6 +42,8 @@ page_urlpatterns = [
         name="rollback",
     ),
     path("history/", pages.history_index, name="history"),
+    path("components/", component_pages.component_index, name="components"),
+    path("components/<path:name>/", component_pages.component_show, name="component"),
     path("skills/", skill_pages.skill_index, name="skills"),
     path("skills/<path:path>", skill_pages.skill_show, name="skill"),
     path("steps/<str:step_id>/", skill_pages.step_show, name="step"),

@@ -72,6 +72,8 @@ def portal_pages(role: str) -> list[tuple[str, str, str]]:
         ("api-docs", "/api/docs/", ".swagger-ui .info .title"),
         ("explorer", "/explorer/", "table.explorer"),
         ("turn-detail", f"/explorer/turns/{turn.pk}/", ".response-text"),
+        ("components", "/components/", "table.components-table"),
+        ("component", "/components/code_review/", "svg.histogram"),
     ]
     by_role = {
         "annotator": [

@@ -1,0 +1,206 @@
+"""feedback.buckets: the hourly aggregates kept at ingest equal a recomputation from the rows."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+import pytest
+from django.db import connection
+from django.db.migrations.executor import MigrationExecutor
+
+from feedback.buckets import BUCKET_SECONDS, hour_of
+from feedback.models import ComponentBucket, Experience
+from feedback.queue import queue_undo
+from feedback.selectors import counted_feedback
+from feedback.services import TurnInput, experience_store, feedback_record, turns_submit
+from learnportal.accounts.principals import Principal
+from learnportal.accounts.roles import Role
+from learnportal.protocol import Experience as ExperienceItem
+from learnportal.protocol import Feedback as FeedbackItem
+from learnportal.protocol import FeedbackPolarity, RatedTurn
+from learnportal.protocol.models import Action as ExperienceAction
+from refinement.store import behaviour_policy
+
+pytestmark = pytest.mark.django_db
+
+AGENT = Principal(role=Role.AGENT, name="agent-1", is_human=False)
+ENV = Principal(role=Role.ENVIRONMENT, name="gym-1", is_human=False)
+ANN = Principal(role=Role.ANNOTATOR, name="ann", is_human=True)
+H = float(BUCKET_SECONDS)
+_ids = iter(range(1, 10**6))
+
+
+def calls(*specs: tuple[str, float, float, bool | None, float | None]) -> list[ExperienceItem]:
+    """(component, ts, reward, success, duration_ms) each."""
+    return [
+        ExperienceItem(
+            experience_id=f"x-{next(_ids)}",
+            reward=reward,
+            ts=ts,
+            action=ExperienceAction(component_name=name, success=success, duration_ms=duration),
+        )
+        for name, ts, reward, success, duration in specs
+    ]
+
+
+def scores(*specs: tuple[str, float, float, float]) -> list[FeedbackItem]:
+    """(component, ts, score, confidence) each."""
+    return [
+        FeedbackItem(
+            feedback_id=f"f-{next(_ids)}",
+            component_name=name,
+            score=score,
+            confidence=confidence,
+            ts=ts,
+            polarity=FeedbackPolarity.POSITIVE if score > 0 else FeedbackPolarity.NEGATIVE,
+        )
+        for name, ts, score, confidence in specs
+    ]
+
+
+def recomputed() -> dict[tuple[str, int], dict[str, Any]]:
+    """What the buckets should hold, from every stored experience and counted feedback."""
+    out: dict[tuple[str, int], dict[str, Any]] = defaultdict(lambda: dict.fromkeys(FIELDS, 0))
+    for e in Experience.objects.exclude(component_name=""):
+        row = out[(e.component_name, hour_of(e.ts))]
+        succeeded = e.success if e.success is not None else e.reward >= 0
+        row["calls_total"] += 1
+        row["calls_success" if succeeded else "calls_failed"] += 1
+        if e.duration_ms is not None:
+            row["duration_count"] += 1
+            row["duration_sum"] += e.duration_ms
+    for f in counted_feedback().exclude(component_name=""):
+        row = out[(f.component_name, hour_of(f.ts))]
+        row["score_count"] += 1
+        row["score_weight"] += f.confidence
+        row["score_weighted_sum"] += f.confidence * f.score
+    return dict(out)
+
+
+FIELDS = (
+    "calls_total",
+    "calls_success",
+    "calls_failed",
+    "duration_count",
+    "duration_sum",
+    "score_count",
+    "score_weight",
+    "score_weighted_sum",
+)
+
+
+def stored() -> dict[tuple[str, int], dict[str, Any]]:
+    return {
+        (b.component_name, b.hour): {f: getattr(b, f) for f in FIELDS}
+        for b in ComponentBucket.objects.all()
+    }
+
+
+def assert_buckets_match() -> None:
+    expected, actual = recomputed(), stored()
+    assert set(actual) == set(expected)
+    for key, row in expected.items():
+        assert actual[key] == pytest.approx(row), key
+
+
+def test_buckets_equal_a_recomputation_after_batches_across_hour_boundaries(
+    clock: Any,
+) -> None:
+    policy = behaviour_policy
+    experience_store(
+        principal=AGENT,
+        experiences=calls(
+            ("search", H - 1, 1.0, None, 100.0),
+            ("search", H, -1.0, None, 300.0),  # the next hour's first second
+            ("search", H + 5, 0.0, False, None),
+            ("browse", 2 * H - 0.5, 0.2, True, 50.0),
+            ("", H, 1.0, None, 10.0),  # no component: no call of any
+        ),
+        policy=policy,
+    )
+    experience_store(
+        principal=ENV,  # an environment's rewards are also env feedback, in the same hours
+        experiences=calls(("search", H + 10, -0.5, None, 200.0), ("browse", 7 * H, 1.0, None, 1)),
+        policy=policy,
+    )
+    feedback_record(
+        principal=AGENT,
+        feedbacks=scores(
+            ("search", H - 2, 0.5, 1.0),
+            ("search", 3 * H, -1.0, 0.25),
+            ("browse", 2 * H, 1.0, 0.5),
+            ("", 2 * H, 1.0, 0.5),
+        ),
+    )
+    # A batch again: the same hours add up, across batches.
+    experience_store(
+        principal=AGENT,
+        experiences=calls(("search", H + 1, 1.0, True, 20.0), ("search", 1e300, 1.0, None, 1.0)),
+        policy=policy,
+    )
+    assert_buckets_match()
+    assert stored()[("search", 1)]["calls_total"] == 4
+    assert ("search", hour_of(1e300)) in stored()  # a far future ts is capped, not an overflow
+
+
+def test_a_batch_over_hundreds_of_hours_is_counted_in_each(clock: Any) -> None:
+    experience_store(
+        principal=AGENT,
+        experiences=calls(*((f"c{i % 3}", i * H / 2, 1.0, None, float(i)) for i in range(600))),
+        policy=behaviour_policy,
+    )
+    feedback_record(
+        principal=AGENT, feedbacks=scores(*(("c0", i * H, 0.5, 1.0) for i in range(400)))
+    )
+    assert len(stored()) > 400
+    assert_buckets_match()
+
+
+def test_a_retracted_rating_leaves_its_hour_as_a_recomputation_has_it(clock: Any) -> None:
+    rated = RatedTurn(prompt="Q?", response="A.", model="m")
+    turns_submit(principal=AGENT, turns=[TurnInput("t-1", "s-1", "search", rated)])
+    ts = 5 * H + 30
+    feedback_record(
+        principal=ANN,
+        feedbacks=[
+            FeedbackItem(
+                feedback_id="mine",
+                correlation_id="t-1",
+                component_name="search",
+                score=-0.5,
+                confidence=0.8,
+                ts=ts,
+                polarity=FeedbackPolarity.NEGATIVE,
+            ),
+            *scores(("search", ts, 1.0, 1.0)),
+        ],
+    )
+    queue_undo(ANN, "mine")
+
+    assert_buckets_match()
+    assert stored()[("search", 5)]["score_count"] == 1
+
+
+def _migrate(*targets: tuple[str, str]) -> None:
+    executor = MigrationExecutor(connection)
+    executor.migrate(list(targets) or executor.loader.graph.leaf_nodes())
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_migration_fills_the_buckets_from_what_was_stored_before(clock: Any) -> None:
+    experience_store(
+        principal=ENV,
+        experiences=calls(("search", H - 1, 1.0, None, 100.0), ("search", 9 * H, -1.0, None, None)),
+        policy=behaviour_policy,
+    )
+    feedback_record(principal=AGENT, feedbacks=scores(("browse", 2 * H, 0.5, 0.5)))
+    kept = stored()
+
+    _migrate(("feedback", "0005_feedback_submitted_by_unindexed"))
+    _migrate()
+
+    again = stored()
+    assert set(again) == set(kept)
+    for key, row in kept.items():
+        assert again[key] == pytest.approx(row), key

@@ -1,0 +1,209 @@
+"""The components pages: records with their weights, sortable; a component's charts and numbers."""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from feedback.services import experience_store, feedback_record
+from learnportal.accounts import roles
+from learnportal.accounts.models import User
+from learnportal.accounts.principals import Principal
+from learnportal.accounts.roles import Action, Role
+from learnportal.demo import COMPONENTS
+from learnportal.protocol import Experience, FeedbackPolarity
+from learnportal.protocol import Feedback as FeedbackItem
+from learnportal.protocol.models import Action as ExperienceAction
+from refinement.models import Plan, Proposal
+from refinement.store import behaviour_policy, routing_weights
+from tests.refinement.helpers import plan_of
+
+if TYPE_CHECKING:
+    from django.test import Client
+    from pytest_django import DjangoAssertNumQueries
+
+pytestmark = pytest.mark.django_db
+
+AGENT = Principal(role=Role.AGENT, name="agent-1", is_human=False)
+HOSTILE = '<script>alert("x")</script>&<b>'
+
+
+def _calls(component: str, n: int, *, ts: float = 1_700_000_000.0, hours: int = 1) -> None:
+    experience_store(
+        principal=AGENT,
+        experiences=[
+            Experience(
+                experience_id=f"{component}-{ts}-{i}",
+                reward=1.0 if i % 3 else -1.0,
+                ts=ts + 3600 * (i % hours),
+                action=ExperienceAction(component_name=component, duration_ms=10.0 + i),
+            )
+            for i in range(n)
+        ],
+        policy=behaviour_policy,
+    )
+
+
+def _names_in_order(html: str) -> list[str]:
+    return re.findall(r'<th scope="row" class="component-name"><a href="[^"]*">([^<]*)</a>', html)
+
+
+def _weight_proposal() -> Proposal:
+    plan = Plan.objects.get(requested_by="token:demo-agent")
+    proposal = plan.proposals.filter(target="router_weight").order_by("id").first()
+    assert proposal is not None
+    return proposal
+
+
+def test_every_component_is_listed_with_its_routing_weight(reviewer: Client) -> None:
+    page = reviewer.get("/components/")
+    assert page.status_code == 200
+    html = page.content.decode()
+    assert sorted(_names_in_order(html)) == sorted(COMPONENTS)
+    assert "(never set)" in html  # the demo's weights are all still 0.5
+    assert 'href="/components/"' in html  # in the navigation
+
+
+def test_the_list_sorts_on_the_server_by_the_column_asked_for(reviewer: Client) -> None:
+    _calls("busy", 300)
+    _calls("quiet", 2)
+    html = reviewer.get("/components/", {"sort": "calls", "order": "desc"}).content.decode()
+    names = _names_in_order(html)
+    assert names[0] == "busy" and names[-1] == "quiet"
+    assert re.search(r'<th scope="col" aria-sort="descending"[^>]*>\s*<a href="\?sort=calls', html)
+    assert html.count("aria-sort=") == 1
+    # The sorted column's link turns the order round; the others start at their own.
+    assert 'href="?sort=calls&amp;order=asc"' in html
+    assert 'href="?sort=name&amp;order=asc"' in html
+
+    ascending = reviewer.get("/components/", {"sort": "calls", "order": "asc"}).content.decode()
+    assert _names_in_order(ascending)[0] == "quiet"
+    assert _names_in_order(ascending)[-1] == "busy"
+
+
+def test_an_unknown_sort_is_refused_naming_the_parameter(reviewer: Client) -> None:
+    page = reviewer.get("/components/", {"sort": "password", "order": "sideways"})
+    assert page.status_code == 400
+    html = page.content.decode()
+    assert "sort: &#x27;password&#x27; is not one of name, weight" in html
+    assert "order: &#x27;sideways&#x27; is not asc or desc" in html
+    assert sorted(_names_in_order(html)) == _names_in_order(html)  # by name instead
+
+
+def test_a_component_page_draws_each_chart_with_its_numbers(reviewer: Client) -> None:
+    page = reviewer.get("/components/code_review/")
+    assert page.status_code == 200
+    html = page.content.decode()
+    for chart in ("score-chart", "duration-chart"):
+        assert f'aria-labelledby="{chart}-title {chart}-desc"' in html
+        assert f'<title id="{chart}-title">' in html
+    assert html.count("<summary>The numbers</summary>") == 2
+    assert "p50 <b>" in html and "p95 <b>" in html
+    assert 'class="marker-label marker-1"' in html  # p50 and p95 drawn on the histogram
+    assert "The weight has never changed." in html
+    assert "style=" not in html and "<script" not in html  # the CSP allows neither inline
+
+
+def test_a_weight_applied_by_a_reviewer_shows_on_the_list_and_in_its_chart(
+    reviewer: Client, second_reviewer: Client
+) -> None:
+    proposal = _weight_proposal()
+    component = proposal.path.removeprefix("router.weights.")
+    base = f"/plans/{plan_of(proposal).plan_id}/proposals/{proposal.proposal_id}"
+    assert reviewer.post(f"{base}/approve/", {"note": "ok"}).status_code == 302
+    assert reviewer.post(f"{base}/apply/").status_code == 302
+    weight = routing_weights()[component]
+    assert weight == proposal.new_value
+
+    listed = reviewer.get("/components/", {"sort": "weight", "order": "desc"}).content.decode()
+    row = re.search(rf">{component}</a></th>\s*<td class=\"num\">([0-9.]+)", listed)
+    assert row is not None and float(row.group(1)) == pytest.approx(weight, abs=1e-3)
+
+    html = reviewer.get(f"/components/{component}/").content.decode()
+    assert 'aria-labelledby="weight-chart-title weight-chart-desc"' in html
+    assert f"now {weight:.3f}" in html
+    after = re.findall(r'<td class="num weight-after">([0-9.]+)</td>', html)
+    assert [float(a) for a in after] == [pytest.approx(weight, abs=1e-3)]
+    assert f'href="/plans/{plan_of(proposal).plan_id}/"' in html  # the refinement's plan
+
+
+def test_agent_supplied_component_names_are_text(reviewer: Client) -> None:
+    _calls(HOSTILE, 3)
+    listed = reviewer.get("/components/").content.decode()
+    assert HOSTILE not in listed
+    assert "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&amp;&lt;b&gt;" in listed
+    link = re.search(r'<a href="(/components/[^"]*script[^"]*/)">', listed)
+    assert link is not None
+    page = reviewer.get(link.group(1).replace("&amp;", "&"))
+    assert page.status_code == 200
+    html = page.content.decode()
+    assert HOSTILE not in html
+    assert "<title>&lt;script&gt;" in html
+    assert '<title id="duration-chart-title">Call durations of &lt;script&gt;' in html
+
+
+def test_annotators_read_stats_but_not_the_refinements_nor_other_peoples_ratings(
+    annotator: Client,
+) -> None:
+    feedback_record(
+        principal=Principal(role=Role.REVIEWER, name="reviewer", is_human=True),
+        feedbacks=[
+            FeedbackItem(
+                feedback_id="someone-elses",
+                component_name="code_review",
+                score=0.9,
+                comment="reviewer's own opinion",
+                polarity=FeedbackPolarity.POSITIVE,
+            )
+        ],
+    )
+    assert annotator.get("/components/").status_code == 200
+    html = annotator.get("/components/code_review/").content.decode()
+    assert "Refinements of its weight" not in html
+    assert "reviewer&#x27;s own opinion" not in html
+    assert "Missed the bug" in html  # the annotator's own correction
+
+
+def test_a_role_that_may_not_read_stats_gets_the_403_page(
+    annotator: Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(roles.ALLOWED, Action.STATS, frozenset({Role.REVIEWER, Role.ADMIN}))
+    for path in ("/components/", "/components/code_review/"):
+        page = annotator.get(path)
+        assert page.status_code == 403
+        assert "Not for your role" in page.content.decode()
+    assert 'href="/components/"' not in annotator.get("/").content.decode()
+
+
+def test_visitors_not_logged_in_are_sent_to_log_in(client: Client, seeded: None) -> None:
+    page = client.get("/components/code_review/")
+    assert page.status_code == 302 and page["Location"].startswith("/login/")
+
+
+def test_an_unknown_component_is_not_found(reviewer: Client) -> None:
+    assert reviewer.get("/components/no-such-thing/").status_code == 404
+
+
+def test_an_empty_portal_says_how_an_agent_sends_its_first_call(client: Client) -> None:
+    client.force_login(User.objects.create_user(username="r", password="x", role="reviewer"))
+    html = client.get("/components/").content.decode()
+    assert "No component has reported yet" in html
+    assert "learn/experience/req" in html and "createtoken" in html
+
+
+def test_a_component_page_reads_as_many_rows_at_many_hours_as_at_one(
+    reviewer: Client, django_assert_num_queries: DjangoAssertNumQueries
+) -> None:
+    """Its cost is flat: the same queries whether the calls span one hour or three hundred."""
+    _calls("flat-one", 300, hours=1)
+    _calls("flat-many", 300, hours=300)
+    reviewer.get("/components/flat-one/")  # warm the session and the principal's caches
+
+    with CaptureQueriesContext(connection) as one:
+        assert reviewer.get("/components/flat-one/").status_code == 200
+    with django_assert_num_queries(len(one.captured_queries)):
+        assert reviewer.get("/components/flat-many/").status_code == 200
