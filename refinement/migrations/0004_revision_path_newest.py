@@ -5,7 +5,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("refinement", "0002_vocabulary_choices"),
+        ("refinement", "0003_history_paths"),
     ]
 
     operations = [
