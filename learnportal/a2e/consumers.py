@@ -15,7 +15,6 @@ body too large, a full outbox) are HTTP statuses with `{"ok": false, "code", "me
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from typing import Any
 
 import orjson
@@ -34,6 +33,7 @@ from learnportal.protocol.errors import ErrorCode
 from learnportal.ratelimit import retry_after_for
 
 STREAM_BATCH = 100  # messages written to the stream per read of the outbox
+STOP_SECONDS = 10  # how long a disconnected stream waits for its pump to finish a step
 WAKE = "a2e.wake"
 UNKNOWN_SESSION = "Unknown or ended session: POST /a2e/session for a new one."
 
@@ -176,6 +176,7 @@ class StreamConsumer(A2EConsumer):
     channel_layer_alias = "default"  # joins the session's group, to be woken by /send
     sid = ""
     pump: asyncio.Task[None] | None = None
+    closed = False
 
     async def http_request(self, message: dict[str, Any]) -> None:
         # AsyncHttpConsumer ends the consumer when `handle` returns; a stream must outlive it,
@@ -185,11 +186,10 @@ class StreamConsumer(A2EConsumer):
         try:
             if self.scope["method"] != self.method:
                 raise Refused(405, ErrorCode.INVALID, "Use GET.")
-            record, _ = await self.session()
+            self.sid = await self.readable_session()
         except Refused as refusal:
             await self.refuse(refusal)
             raise StopConsumer() from None
-        self.sid = record.sid
         self.woken = asyncio.Event()
         await self.channel_layer.group_add(group(self.sid), self.channel_name)
         generation = await store().take_stream(self.sid)
@@ -205,6 +205,17 @@ class StreamConsumer(A2EConsumer):
         await self.send_body(b": connected\n\n", more_body=True)
         self.pump = asyncio.ensure_future(self.run(generation))
 
+    async def readable_session(self) -> str:
+        """The session's id; one that ended may still be read until its outbox is written."""
+        try:
+            record, _ = await self.session()
+        except Refused as refusal:
+            sid = (header(self.scope, b"x-session-id") or b"").decode("latin-1").strip()
+            if refusal.status == 404 and sid and await store().queued(sid):
+                return sid
+            raise
+        return record.sid
+
     async def a2e_wake(self, event: dict[str, Any]) -> None:
         self.woken.set()
 
@@ -212,12 +223,12 @@ class StreamConsumer(A2EConsumer):
         sessions = store()
         keepalive = settings.LEARNPORTAL_A2E_KEEPALIVE_SECONDS
         try:
-            while True:
+            while not self.closed:
                 self.woken.clear()
                 if await sessions.stream_generation(self.sid) != generation:
                     break  # expired, or taken over by a newer stream
                 batch = await sessions.peek(self.sid, STREAM_BATCH)
-                if batch:
+                if batch and not self.closed:
                     await self.send_body(
                         b"".join(b"data: " + m + b"\n\n" for m in batch), more_body=True
                     )
@@ -226,18 +237,30 @@ class StreamConsumer(A2EConsumer):
                 # Also restarts an open session's idle time: a stream being read is not idle.
                 if await sessions.get(self.sid) is None:
                     break  # ended (and its outbox written) or expired
-                try:
-                    await asyncio.wait_for(self.woken.wait(), keepalive)
-                except TimeoutError:
+                if not await self.sleep(keepalive) and not self.closed:
                     await self.send_body(b": keep-alive\n\n", more_body=True)
-            await self.send_body(b"")
+            if not self.closed:
+                await self.send_body(b"")
         except Exception:  # the client went away mid-write: the disconnect ends the consumer
             return
 
+    async def sleep(self, seconds: float) -> bool:
+        """Wait to be woken (True) or `seconds` (False)."""
+        try:
+            async with asyncio.timeout(seconds):
+                await self.woken.wait()
+        except TimeoutError:
+            return False
+        return True
+
     async def disconnect(self) -> None:
+        # The pump is told to stop rather than cancelled: a cancel landing between a write and
+        # the outbox's trim, or inside a Redis call, would write a message twice or hang.
+        self.closed = True
         if self.pump is not None:
-            self.pump.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self.pump
+            self.woken.set()
+            done, _ = await asyncio.wait({self.pump}, timeout=STOP_SECONDS)
+            if not done:
+                self.pump.cancel()
         if self.sid and self.channel_layer is not None:
             await self.channel_layer.group_discard(group(self.sid), self.channel_name)

@@ -158,7 +158,7 @@ class MemoryStore:
 
     async def take_stream(self, sid: str) -> int:
         with self._lock:
-            entry = self._live(sid)
+            entry = self._entry(sid)
             if entry is None:
                 return 0
             entry.generation += 1
@@ -284,7 +284,8 @@ class RedisStore:
         record_key, _, generation_key = self._keys(sid)
         redis = self._redis()
         generation = int(await redis.incr(generation_key))
-        await redis.expire(generation_key, max(int(await redis.ttl(record_key)), 1))
+        ttl = int(await redis.ttl(record_key))  # none left: the session ended, its outbox drains
+        await redis.expire(generation_key, ttl if ttl > 0 else ENDED_SECONDS)
         return generation
 
     async def stream_generation(self, sid: str) -> int:

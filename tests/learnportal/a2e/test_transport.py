@@ -381,3 +381,19 @@ def test_two_sessions_at_once_each_get_their_own_replies(
 @pytest.mark.parametrize("path", ["/session", "/send"])
 def test_the_wrong_method_is_refused(a2e_url: str, path: str) -> None:
     assert httpx.get(f"{a2e_url}{path}").status_code == 405
+
+
+def test_a_session_ended_while_its_stream_was_away_still_delivers_the_refusal(
+    connect: Connect, agent: Actor
+) -> None:
+    session = connect(agent.token)
+    assert session.stream is not None
+    session.stream.close()
+    services.token_revoke(token=ApiToken.objects.get(name="agent-1"))
+    request = stats_req()
+    session.send(request)  # refused, and the session ends
+    stream = session.connect()
+    reply = stream.next()
+    assert reply is not None
+    assert a2e_error(reply, "unauthenticated")["req_id"] == request["id"]
+    assert stream.next() is None
