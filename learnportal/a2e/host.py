@@ -24,6 +24,7 @@ from learnportal.a2e import messages
 from learnportal.accounts.credentials import Credential, principals
 from learnportal.accounts.models import hash_token
 from learnportal.protocol.errors import ErrorCode
+from learnportal.protocol.wire import invalid_from, request_id_of
 
 if TYPE_CHECKING:
     from learnportal.a2e.sessions import SessionRecord
@@ -71,10 +72,10 @@ def _handshake(record: SessionRecord, data: dict[str, Any], header: Credential |
     try:
         request = messages.HandshakeRequest.model_validate(data)
     except ValidationError as exc:
-        details = [{"loc": list(e["loc"]), "msg": e["msg"]} for e in exc.errors()]
-        req_id = data["id"] if isinstance(data.get("id"), str) else ""
-        message = "The handshake/req is invalid."
-        return Outcome(record, [messages.error(ErrorCode.INVALID, message, req_id, details)])
+        refusal = invalid_from(exc)
+        req_id = request_id_of(data)
+        reply = messages.error(ErrorCode.INVALID, refusal.message, req_id, refusal.details)
+        return Outcome(record, [reply])
     if request.auth_token:
         credential: Credential | None = Credential("token", hash_token(request.auth_token))
     else:

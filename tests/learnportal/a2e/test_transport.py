@@ -397,3 +397,12 @@ def test_a_session_ended_while_its_stream_was_away_still_delivers_the_refusal(
     assert reply is not None
     assert a2e_error(reply, "unauthenticated")["req_id"] == request["id"]
     assert stream.next() is None
+
+
+def test_a_malformed_handshake_is_an_invalid_error_naming_the_field(a2e_url: str) -> None:
+    session = A2ESession(a2e_url).open()
+    session.connect()
+    request = {**handshake(""), "agent_caps": "learning"}
+    reply = a2e_error(session.rpc(request), "invalid")
+    session.close()
+    assert reply["detail"]["details"][0]["loc"] == ["agent_caps"]
