@@ -27,6 +27,8 @@ from django.conf import settings
 from learnportal.accounts.credentials import Credential
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from redis.asyncio import Redis
 
 PENDING_SECONDS = 60  # an unbound session must shake hands (or be bound by its header) by then
@@ -92,14 +94,15 @@ class _Entry:
 class MemoryStore:
     """Sessions of this process only: the default in-memory channel layer reaches no other."""
 
-    def __init__(self) -> None:
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self.clock = clock
         self._lock = threading.Lock()
         self._entries: dict[str, _Entry] = {}
 
     def _entry(self, sid: str) -> _Entry | None:
         """The session's entry, ended or not, unless it expired."""
         entry = self._entries.get(sid)
-        if entry is not None and entry.expires <= time.monotonic():
+        if entry is not None and entry.expires <= self.clock():
             del self._entries[sid]
             return None
         return entry
@@ -109,12 +112,12 @@ class MemoryStore:
         entry = self._entry(sid)
         if entry is None or entry.ended:
             return None
-        entry.expires = time.monotonic() + idle_seconds(entry.record)
+        entry.expires = self.clock() + idle_seconds(entry.record)
         return entry
 
     async def create(self, credential: Credential | None) -> SessionRecord:
         record = SessionRecord(new_session_id(), credential)
-        now = time.monotonic()
+        now = self.clock()
         with self._lock:
             for sid in [s for s, e in self._entries.items() if e.expires <= now]:
                 del self._entries[sid]
@@ -134,14 +137,14 @@ class MemoryStore:
             entry = self._live(record.sid)
             if entry is not None:
                 entry.record = record
-                entry.expires = time.monotonic() + idle_seconds(record)
+                entry.expires = self.clock() + idle_seconds(record)
 
     async def end(self, sid: str) -> None:
         with self._lock:
             entry = self._entry(sid)
             if entry is not None:
                 entry.ended = True
-                entry.expires = min(entry.expires, time.monotonic() + ENDED_SECONDS)
+                entry.expires = min(entry.expires, self.clock() + ENDED_SECONDS)
 
     async def queued(self, sid: str) -> int:
         with self._lock:

@@ -22,10 +22,8 @@ class Clock:
 
 
 @pytest.fixture
-def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
-    clock = Clock()
-    monkeypatch.setattr("learnportal.a2e.sessions.time.monotonic", clock)
-    return clock
+def clock() -> Clock:
+    return Clock()
 
 
 def run(coroutine: Any) -> Any:
@@ -39,7 +37,7 @@ def test_a_session_ends_after_its_idle_time_and_each_use_restarts_it(
     clock: Clock, settings: Any
 ) -> None:
     settings.LEARNPORTAL_A2E_IDLE_SECONDS = 100
-    store = sessions.MemoryStore()
+    store = sessions.MemoryStore(clock)
     record = run(store.create(TOKEN))
     clock.now += 90
     assert run(store.get(record.sid)) is not None  # used: 100 s more
@@ -52,14 +50,14 @@ def test_a_session_ends_after_its_idle_time_and_each_use_restarts_it(
 
 def test_a_session_without_a_credential_ends_sooner(clock: Clock, settings: Any) -> None:
     settings.LEARNPORTAL_A2E_IDLE_SECONDS = 900
-    store = sessions.MemoryStore()
+    store = sessions.MemoryStore(clock)
     record = run(store.create(None))
     clock.now += sessions.PENDING_SECONDS + 1
     assert run(store.get(record.sid)) is None
 
 
 def test_an_ended_session_is_refused_but_its_outbox_is_still_read(clock: Clock) -> None:
-    store = sessions.MemoryStore()
+    store = sessions.MemoryStore(clock)
     record = run(store.create(TOKEN))
     assert run(store.push(record.sid, b"1"))
     run(store.end(record.sid))
