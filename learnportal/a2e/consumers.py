@@ -23,6 +23,7 @@ from channels.exceptions import StopConsumer
 from channels.generic.http import AsyncHttpConsumer
 from channels.layers import get_channel_layer
 from django.conf import settings
+from django.http.request import split_domain_port, validate_host
 
 from learnportal.a2e import host
 from learnportal.a2e.sessions import SessionRecord, store
@@ -74,6 +75,12 @@ def header_credential(scope: dict[str, Any]) -> Credential | None:
     return Credential("token", hash_token(raw))
 
 
+def host_allowed(scope: dict[str, Any]) -> bool:
+    """Django's ALLOWED_HOSTS check, which a Channels consumer does not get from Django."""
+    domain, _ = split_domain_port((header(scope, b"host") or b"").decode("latin-1"))
+    return bool(domain) and validate_host(domain, settings.ALLOWED_HOSTS)
+
+
 def principal_exists(credential: Credential) -> bool:
     return principals.principal(credential) is not None
 
@@ -95,11 +102,16 @@ class A2EConsumer(AsyncHttpConsumer):  # type: ignore[misc]  # channels has no t
 
     async def handle(self, body: bytes) -> None:
         try:
-            if self.scope["method"] != self.method:
-                raise Refused(405, ErrorCode.INVALID, f"Use {self.method}.")
+            self.check_request()
             await self.answer(body)
         except Refused as refusal:
             await self.refuse(refusal)
+
+    def check_request(self) -> None:
+        if not host_allowed(self.scope):
+            raise Refused(400, ErrorCode.INVALID, "The Host header is not an allowed host.")
+        if self.scope["method"] != self.method:
+            raise Refused(405, ErrorCode.INVALID, f"Use {self.method}.")
 
     async def answer(self, body: bytes) -> None:
         raise NotImplementedError
@@ -184,8 +196,7 @@ class StreamConsumer(A2EConsumer):
         if message.get("more_body"):
             return
         try:
-            if self.scope["method"] != self.method:
-                raise Refused(405, ErrorCode.INVALID, "Use GET.")
+            self.check_request()
             self.sid = await self.readable_session()
         except Refused as refusal:
             await self.refuse(refusal)

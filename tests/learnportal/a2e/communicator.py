@@ -27,7 +27,9 @@ async def request(
 ) -> dict[str, Any]:
     from learnportal.asgi import application
 
-    headers = [(b"x-session-id", session_id.encode())] if session_id else []
+    headers = [(b"host", b"testserver")]
+    if session_id:
+        headers.append((b"x-session-id", session_id.encode()))
     communicator = HttpCommunicator(application, method, path, body=body, headers=headers)
     response: dict[str, Any] = await communicator.get_response(timeout=TIMEOUT)
     return response

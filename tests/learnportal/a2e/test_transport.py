@@ -406,3 +406,8 @@ def test_a_malformed_handshake_is_an_invalid_error_naming_the_field(a2e_url: str
     reply = a2e_error(session.rpc(request), "invalid")
     session.close()
     assert reply["detail"]["details"][0]["loc"] == ["agent_caps"]
+
+
+def test_a_host_outside_allowed_hosts_is_refused(a2e_url: str) -> None:
+    response = httpx.post(f"{a2e_url}/session", headers={"Host": "evil.example"})
+    assert response.status_code == 400
