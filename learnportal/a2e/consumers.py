@@ -15,6 +15,8 @@ body too large, a full outbox) are HTTP statuses with `{"ok": false, "code", "me
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import logging
 from typing import Any
 
 import orjson
@@ -24,6 +26,7 @@ from channels.generic.http import AsyncHttpConsumer
 from channels.layers import get_channel_layer
 from django.conf import settings
 from django.http.request import split_domain_port, validate_host
+from redis.exceptions import RedisError
 
 from learnportal.a2e import host
 from learnportal.a2e.sessions import SessionRecord, store
@@ -33,6 +36,9 @@ from learnportal.accounts.principals import bearer_token
 from learnportal.protocol.errors import ErrorCode
 from learnportal.ratelimit import retry_after_for
 
+logger = logging.getLogger(__name__)
+
+STORE_DOWN = "Sessions are unavailable for a moment (their store is unreachable); retry."
 STREAM_BATCH = 100  # messages written to the stream per read of the outbox
 STOP_SECONDS = 10  # how long a disconnected stream waits for its pump to finish a step
 WAKE = "a2e.wake"
@@ -44,9 +50,14 @@ def group(sid: str) -> str:
 
 
 async def wake(sid: str) -> None:
+    """Tell the session's stream, in whichever process, to read its outbox now."""
     layer = get_channel_layer()
-    if layer is not None:
+    if layer is None:
+        return
+    try:
         await layer.group_send(group(sid), {"type": WAKE})
+    except Exception:  # the stream reads its outbox each keep-alive anyway: later, not lost
+        logger.warning("could not wake the A2E stream of a session", exc_info=True)
 
 
 def header(scope: dict[str, Any], name: bytes) -> bytes | None:
@@ -73,6 +84,11 @@ def header_credential(scope: dict[str, Any]) -> Credential | None:
     if raw is None:
         raise Refused(401, ErrorCode.UNAUTHENTICATED, "Authorization must be 'Bearer <token>'.")
     return Credential("token", hash_token(raw))
+
+
+def client_address(scope: dict[str, Any]) -> str:
+    client = scope.get("client")
+    return str(client[0]) if client else "?"
 
 
 def host_allowed(scope: dict[str, Any]) -> bool:
@@ -102,8 +118,12 @@ class A2EConsumer(AsyncHttpConsumer):  # type: ignore[misc]  # channels has no t
 
     async def handle(self, body: bytes) -> None:
         try:
-            self.check_request()
-            await self.answer(body)
+            try:
+                self.check_request()
+                await self.answer(body)
+            except (RedisError, OSError) as exc:
+                logger.warning("the A2E session store is unreachable: %s", exc)
+                raise Refused(503, ErrorCode.UNAVAILABLE, STORE_DOWN) from exc
         except Refused as refusal:
             await self.refuse(refusal)
 
@@ -150,8 +170,8 @@ class SessionConsumer(A2EConsumer):
                 raise Refused(401, ErrorCode.UNAUTHENTICATED, host.BAD_CREDENTIAL)
         else:
             # Unbound sessions are cheap to ask for: count them under the client's address.
-            client = self.scope.get("client") or ("?", 0)
-            retry_after = await sync_to_async(retry_after_for)(f"ip:{client[0]}")
+            key = f"ip:{client_address(self.scope)}"
+            retry_after = await sync_to_async(retry_after_for)(key)
             if retry_after is not None:
                 raise Refused(429, ErrorCode.RATE_LIMITED, "Too many new sessions; retry later.")
         record = await store().create(credential)
@@ -170,7 +190,9 @@ class SendConsumer(A2EConsumer):
                 ErrorCode.RATE_LIMITED,
                 "The session's stream is not being read: its outbox is full.",
             )
-        outcome = await sync_to_async(host.handle, thread_sensitive=True)(record, body, credential)
+        outcome = await sync_to_async(host.handle, thread_sensitive=True)(
+            record, body, credential, client_address(self.scope)
+        )
         if outcome.record != record:
             await sessions.save(outcome.record)
         for reply in outcome.replies:
@@ -190,6 +212,10 @@ class StreamConsumer(A2EConsumer):
     pump: asyncio.Task[None] | None = None
     closed = False
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.woken = asyncio.Event()
+
     async def http_request(self, message: dict[str, Any]) -> None:
         # AsyncHttpConsumer ends the consumer when `handle` returns; a stream must outlive it,
         # reading its group's wake-ups and the client's disconnect.
@@ -197,13 +223,15 @@ class StreamConsumer(A2EConsumer):
             return
         try:
             self.check_request()
-            self.sid = await self.readable_session()
+            try:
+                self.sid = await self.readable_session()
+                await self.channel_layer.group_add(group(self.sid), self.channel_name)
+                generation = await store().take_stream(self.sid)
+            except (RedisError, OSError) as exc:
+                raise Refused(503, ErrorCode.UNAVAILABLE, STORE_DOWN) from exc
         except Refused as refusal:
             await self.refuse(refusal)
             raise StopConsumer() from None
-        self.woken = asyncio.Event()
-        await self.channel_layer.group_add(group(self.sid), self.channel_name)
-        generation = await store().take_stream(self.sid)
         await wake(self.sid)  # an older stream of this session sees it is replaced, and ends
         await self.send_headers(
             status=200,
@@ -252,8 +280,10 @@ class StreamConsumer(A2EConsumer):
                     await self.send_body(b": keep-alive\n\n", more_body=True)
             if not self.closed:
                 await self.send_body(b"")
-        except Exception:  # the client went away mid-write: the disconnect ends the consumer
-            return
+        except Exception:  # the store failed, or the client went away mid-write
+            logger.warning("an A2E stream ended on an error", exc_info=True)
+            with contextlib.suppress(Exception):
+                await self.send_body(b"")  # end the response: the agent reconnects
 
     async def sleep(self, seconds: float) -> bool:
         """Wait to be woken (True) or `seconds` (False)."""

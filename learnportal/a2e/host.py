@@ -25,6 +25,7 @@ from learnportal.accounts.credentials import Credential, principals
 from learnportal.accounts.models import hash_token
 from learnportal.protocol.errors import ErrorCode
 from learnportal.protocol.wire import invalid_from, request_id_of
+from learnportal.ratelimit import rate_limited, retry_after_for
 
 if TYPE_CHECKING:
     from learnportal.a2e.sessions import SessionRecord
@@ -48,24 +49,40 @@ class Outcome:
     ended: bool = False
 
 
-def handle(record: SessionRecord, body: bytes, header: Credential | None) -> Outcome:
-    """Answer one message of the session `record`; `header` is the request's bearer, if any."""
+def handle(
+    record: SessionRecord, body: bytes, header: Credential | None, address: str = "?"
+) -> Outcome:
+    """Answer one message of the session `record`; `header` is the request's bearer, if any.
+
+    A learn/* request is counted against the rate limit by dispatch; a base message here, under
+    the session's principal, or its client's `address` before the session has one.
+    """
     try:
         data = orjson.loads(body)
     except orjson.JSONDecodeError:
         data = None
-    if not isinstance(data, dict):
+    if not isinstance(data, dict) or data.get("type") not in messages.BASE_REQUESTS:
         return _learn(record, body)
-    kind = data.get("type")
+    retry_after = retry_after_for(_rate_key(record, address))
+    if retry_after is not None:
+        refusal = rate_limited(retry_after)
+        reply = messages.error(
+            refusal.code, refusal.message, request_id_of(data), retry_after=retry_after
+        )
+        return Outcome(record, [reply])
+    kind = data["type"]
     if kind == messages.HANDSHAKE_REQ:
         return _handshake(record, data, header)
     if kind == messages.PING:
         req_id = data.get("id")
         uptime = time.time() - record.created
         return Outcome(record, [messages.pong(req_id if isinstance(req_id, str) else "", uptime)])
-    if kind == messages.SHUTDOWN:
-        return Outcome(record, ended=True)
-    return _learn(record, body)
+    return Outcome(record, ended=True)  # shutdown
+
+
+def _rate_key(record: SessionRecord, address: str) -> str:
+    principal = principals.principal(record.credential) if record.credential else None
+    return principal.key if principal is not None else f"ip:{address}"
 
 
 def _handshake(record: SessionRecord, data: dict[str, Any], header: Credential | None) -> Outcome:

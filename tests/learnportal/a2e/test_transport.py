@@ -278,6 +278,7 @@ def test_rate_limited_is_retryable_with_its_retry_time(
     reply = a2e_error(session.rpc(stats_req()), "rate_limited")
     assert reply["retryable"] is True
     assert reply["detail"]["retry_after"] > 0
+    a2e_error(session.rpc(message("ping")), "rate_limited")  # base messages count too
 
 
 # --- the transport's own limits ------------------------------------------------------------------
@@ -411,3 +412,18 @@ def test_a_malformed_handshake_is_an_invalid_error_naming_the_field(a2e_url: str
 def test_a_host_outside_allowed_hosts_is_refused(a2e_url: str) -> None:
     response = httpx.post(f"{a2e_url}/session", headers={"Host": "evil.example"})
     assert response.status_code == 400
+
+
+def test_an_unreachable_session_store_is_unavailable_never_a_crash(
+    a2e_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from learnportal.a2e import sessions
+
+    monkeypatch.setattr(sessions, "_store", sessions.RedisStore("redis://127.0.0.1:1/0"))
+    for response in (
+        httpx.post(f"{a2e_url}/session"),
+        httpx.post(f"{a2e_url}/send", content=b"{}", headers={"X-Session-Id": "a" * 32}),
+        httpx.get(f"{a2e_url}/stream", headers={"X-Session-Id": "a" * 32}),
+    ):
+        assert response.status_code == 503, response.text
+        assert response.json()["code"] == "unavailable"
