@@ -1,4 +1,4 @@
-"""ASGI entry point: HTTP through Django, WebSockets through Channels."""
+"""ASGI entry point: HTTP through Django (but /a2e), WebSockets and /a2e through Channels."""
 
 from __future__ import annotations
 
@@ -14,8 +14,9 @@ from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from django.core.checks import run_checks  # noqa: E402
 from django.core.exceptions import ImproperlyConfigured  # noqa: E402
+from django.urls import re_path  # noqa: E402
 
-from learnportal.routing import websocket_urlpatterns  # noqa: E402
+from learnportal.routing import a2e_urlpatterns, websocket_urlpatterns  # noqa: E402
 from learnportal.ws.origin import BrowserOriginValidator  # noqa: E402
 
 # uvicorn runs no system checks (manage.py and runserver do): refuse to serve on settings that
@@ -30,9 +31,13 @@ gc.collect()
 gc.freeze()
 gc.set_threshold(50_000, 20, 20)
 
+# Channels' URLRouter takes any ASGI application; Django's stubs type re_path's view as a view.
+django_fallback = re_path(r"", django_asgi_app)  # type: ignore[arg-type]
+
 application = ProtocolTypeRouter(
     {
-        "http": django_asgi_app,
+        # The A2E transport's server-sent-event stream outlives a Django view: Channels serves it.
+        "http": URLRouter([*a2e_urlpatterns, django_fallback]),
         "websocket": BrowserOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
     }
 )

@@ -1,4 +1,4 @@
-"""The response and error envelopes, and the capability description, on both transports."""
+"""The response and error envelopes, and the capability description, on every transport."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import pytest
 from learnportal.protocol import ALL_MESSAGE_TYPES
 from tests.builders import experience, experience_req, feedback, feedback_req, stats_req
 from tests.harness import Actor, Send, http_send, ws_send
+from tests.learnportal.a2e.communicator import a2e_send
 
 ERROR_KEYS = {"type", "id", "version", "ts", "req_id", "code", "message", "details"}
 
@@ -134,11 +135,16 @@ def test_discovery_says_the_hosts_batch_limit(agent: Actor, settings: Any) -> No
     ],
     ids=["invalid-json", "unknown-type", "invalid-fields", "forbidden", "not-found"],
 )
-def test_both_transports_refuse_with_the_same_code_message_and_details(
+def test_every_transport_refuses_with_the_same_code_message_and_details(
     agent: Actor, body: dict[str, Any] | bytes
 ) -> None:
     http_status, over_http = http_send(agent, body)
     ws_status, over_ws = ws_send(agent, body)
-    assert http_status == ws_status >= 400
+    a2e_status, over_a2e = a2e_send(agent, body)
+    assert http_status == ws_status == a2e_status >= 400
     same = ("type", "version", "req_id", "code", "message", "details")
     assert {key: over_http[key] for key in same} == {key: over_ws[key] for key in same}
+    # /a2e answers the A2E base protocol's `error`, with the learn/error's details in `detail`
+    assert over_a2e["type"] == "error"
+    assert over_a2e["detail"]["details"] == over_http["details"]
+    assert {key: over_a2e[key] for key in same[1:5]} == {key: over_http[key] for key in same[1:5]}

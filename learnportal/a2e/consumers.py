@@ -1,0 +1,307 @@
+"""`POST /a2e/session`, `POST /a2e/send`, `GET /a2e/stream`: the SDK's HTTPTransport, served.
+
+`/send` answers the message at once (host.handle, over the one dispatch), pushes the replies to
+the session's outbox and wakes the session's stream through the channel layer group
+`a2e.<session id>`, which with REDIS_URL reaches every process. `/stream` writes the outbox in
+order, one `data: <json>` event a message, and a keep-alive comment when idle; a new stream of a
+session takes over from an older one, which ends, so that a reconnecting agent neither loses nor
+receives twice a message that was queued. The stream also reads the outbox each keep-alive, so a
+wake-up lost on the way costs a delay, never a message.
+
+Refusals of the transport itself (no or unknown session, a credential that does not match, a
+body too large, a full outbox) are HTTP statuses with `{"ok": false, "code", "message"}`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from typing import Any
+
+import orjson
+from asgiref.sync import sync_to_async
+from channels.exceptions import StopConsumer
+from channels.generic.http import AsyncHttpConsumer
+from channels.layers import get_channel_layer
+from django.conf import settings
+from django.http.request import split_domain_port, validate_host
+from redis.exceptions import RedisError
+
+from learnportal.a2e import host
+from learnportal.a2e.sessions import SessionRecord, store
+from learnportal.accounts.credentials import Credential, principals
+from learnportal.accounts.models import hash_token
+from learnportal.accounts.principals import bearer_token
+from learnportal.protocol.errors import ErrorCode
+from learnportal.ratelimit import retry_after_for
+
+logger = logging.getLogger(__name__)
+
+STORE_DOWN = "Sessions are unavailable for a moment (their store is unreachable); retry."
+STREAM_BATCH = 100  # messages written to the stream per read of the outbox
+STOP_SECONDS = 10  # how long a disconnected stream waits for its pump to finish a step
+WAKE = "a2e.wake"
+UNKNOWN_SESSION = "Unknown or ended session: POST /a2e/session for a new one."
+
+
+def group(sid: str) -> str:
+    return f"a2e.{sid}"
+
+
+async def wake(sid: str) -> None:
+    """Tell the session's stream, in whichever process, to read its outbox now."""
+    layer = get_channel_layer()
+    if layer is None:
+        return
+    try:
+        await layer.group_send(group(sid), {"type": WAKE})
+    except Exception:  # the stream reads its outbox each keep-alive anyway: later, not lost
+        logger.warning("could not wake the A2E stream of a session", exc_info=True)
+
+
+def header(scope: dict[str, Any], name: bytes) -> bytes | None:
+    for key, value in scope.get("headers", []):
+        if key == name:
+            return bytes(value)
+    return None
+
+
+class Refused(Exception):
+    def __init__(self, status: int, code: ErrorCode, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.message = message
+
+
+def header_credential(scope: dict[str, Any]) -> Credential | None:
+    """The bearer of the request; Refused for an Authorization header that is not one."""
+    value = header(scope, b"authorization")
+    if value is None:
+        return None
+    raw = bearer_token(value)
+    if raw is None:
+        raise Refused(401, ErrorCode.UNAUTHENTICATED, "Authorization must be 'Bearer <token>'.")
+    return Credential("token", hash_token(raw))
+
+
+def client_address(scope: dict[str, Any]) -> str:
+    client = scope.get("client")
+    return str(client[0]) if client else "?"
+
+
+def host_allowed(scope: dict[str, Any]) -> bool:
+    """Django's ALLOWED_HOSTS check, which a Channels consumer does not get from Django."""
+    domain, _ = split_domain_port((header(scope, b"host") or b"").decode("latin-1"))
+    return bool(domain) and validate_host(domain, settings.ALLOWED_HOSTS)
+
+
+def principal_exists(credential: Credential) -> bool:
+    return principals.principal(credential) is not None
+
+
+class A2EConsumer(AsyncHttpConsumer):  # type: ignore[misc]  # channels has no types
+    """The common part: method, body size, session and credential checks, JSON answers."""
+
+    method = "POST"
+    channel_layer_alias: str | None = None  # only the stream listens to the channel layer
+    size = 0
+
+    async def http_request(self, message: dict[str, Any]) -> None:
+        chunk = message.get("body", b"")
+        self.size += len(chunk)
+        if self.size > settings.LEARNPORTAL_MAX_BODY_BYTES:
+            await self.refuse(Refused(413, ErrorCode.TOO_LARGE, "The body is over the size limit."))
+            raise StopConsumer()
+        await super().http_request(message)
+
+    async def handle(self, body: bytes) -> None:
+        try:
+            try:
+                self.check_request()
+                await self.answer(body)
+            except (RedisError, OSError) as exc:
+                logger.warning("the A2E session store is unreachable: %s", exc)
+                raise Refused(503, ErrorCode.UNAVAILABLE, STORE_DOWN) from exc
+        except Refused as refusal:
+            await self.refuse(refusal)
+
+    def check_request(self) -> None:
+        if not host_allowed(self.scope):
+            raise Refused(400, ErrorCode.INVALID, "The Host header is not an allowed host.")
+        if self.scope["method"] != self.method:
+            raise Refused(405, ErrorCode.INVALID, f"Use {self.method}.")
+
+    async def answer(self, body: bytes) -> None:
+        raise NotImplementedError
+
+    async def refuse(self, refusal: Refused) -> None:
+        body = {"ok": False, "code": refusal.code.value, "message": refusal.message}
+        await self.json(refusal.status, body)
+
+    async def json(self, status: int, body: dict[str, Any]) -> None:
+        await self.send_response(
+            status,
+            orjson.dumps(body),
+            headers=[(b"content-type", b"application/json"), (b"cache-control", b"no-store")],
+        )
+
+    async def session(self) -> tuple[SessionRecord, Credential | None]:
+        """The request's session and bearer; Refused if unknown or bound to another credential."""
+        sid = (header(self.scope, b"x-session-id") or b"").decode("latin-1").strip()
+        credential = header_credential(self.scope)
+        record = await store().get(sid) if sid else None
+        if record is None:
+            raise Refused(404, ErrorCode.NOT_FOUND, UNKNOWN_SESSION)
+        if credential is not None and record.credential not in (None, credential):
+            raise Refused(403, ErrorCode.FORBIDDEN, host.OTHER_CREDENTIAL)
+        return record, credential
+
+
+class SessionConsumer(A2EConsumer):
+    """A new session, bound to the request's bearer if it carries one (the SDK's does not)."""
+
+    async def answer(self, body: bytes) -> None:
+        credential = header_credential(self.scope)
+        if credential is not None:
+            exists = await sync_to_async(principal_exists, thread_sensitive=True)(credential)
+            if not exists:
+                raise Refused(401, ErrorCode.UNAUTHENTICATED, host.BAD_CREDENTIAL)
+        else:
+            # Unbound sessions are cheap to ask for: count them under the client's address.
+            key = f"ip:{client_address(self.scope)}"
+            retry_after = await sync_to_async(retry_after_for)(key)
+            if retry_after is not None:
+                raise Refused(429, ErrorCode.RATE_LIMITED, "Too many new sessions; retry later.")
+        record = await store().create(credential)
+        await self.json(200, {"session_id": record.sid})
+
+
+class SendConsumer(A2EConsumer):
+    """One message: answered now, its replies on the stream."""
+
+    async def answer(self, body: bytes) -> None:
+        record, credential = await self.session()
+        sessions = store()
+        if await sessions.queued(record.sid) >= settings.LEARNPORTAL_A2E_MAX_QUEUED:
+            raise Refused(
+                429,
+                ErrorCode.RATE_LIMITED,
+                "The session's stream is not being read: its outbox is full.",
+            )
+        outcome = await sync_to_async(host.handle, thread_sensitive=True)(
+            record, body, credential, client_address(self.scope)
+        )
+        if outcome.record != record:
+            await sessions.save(outcome.record)
+        for reply in outcome.replies:
+            await sessions.push(record.sid, orjson.dumps(reply))
+        if outcome.ended:
+            await sessions.end(record.sid)
+        await wake(record.sid)
+        await self.json(200, {"ok": True})
+
+
+class StreamConsumer(A2EConsumer):
+    """The session's outbox as server-sent events, kept open until the session or agent ends."""
+
+    method = "GET"
+    channel_layer_alias = "default"  # joins the session's group, to be woken by /send
+    sid = ""
+    pump: asyncio.Task[None] | None = None
+    closed = False
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.woken = asyncio.Event()
+
+    async def http_request(self, message: dict[str, Any]) -> None:
+        # AsyncHttpConsumer ends the consumer when `handle` returns; a stream must outlive it,
+        # reading its group's wake-ups and the client's disconnect.
+        if message.get("more_body"):
+            return
+        try:
+            self.check_request()
+            try:
+                self.sid = await self.readable_session()
+                await self.channel_layer.group_add(group(self.sid), self.channel_name)
+                generation = await store().take_stream(self.sid)
+            except (RedisError, OSError) as exc:
+                raise Refused(503, ErrorCode.UNAVAILABLE, STORE_DOWN) from exc
+        except Refused as refusal:
+            await self.refuse(refusal)
+            raise StopConsumer() from None
+        await wake(self.sid)  # an older stream of this session sees it is replaced, and ends
+        await self.send_headers(
+            status=200,
+            headers=[
+                (b"content-type", b"text/event-stream; charset=utf-8"),
+                (b"cache-control", b"no-store"),
+                (b"x-accel-buffering", b"no"),
+            ],
+        )
+        await self.send_body(b": connected\n\n", more_body=True)
+        self.pump = asyncio.ensure_future(self.run(generation))
+
+    async def readable_session(self) -> str:
+        """The session's id; one that ended may still be read until its outbox is written."""
+        try:
+            record, _ = await self.session()
+        except Refused as refusal:
+            sid = (header(self.scope, b"x-session-id") or b"").decode("latin-1").strip()
+            if refusal.status == 404 and sid and await store().queued(sid):
+                return sid
+            raise
+        return record.sid
+
+    async def a2e_wake(self, event: dict[str, Any]) -> None:
+        self.woken.set()
+
+    async def run(self, generation: int) -> None:
+        sessions = store()
+        keepalive = settings.LEARNPORTAL_A2E_KEEPALIVE_SECONDS
+        try:
+            while not self.closed:
+                self.woken.clear()
+                if await sessions.stream_generation(self.sid) != generation:
+                    break  # expired, or taken over by a newer stream
+                batch = await sessions.peek(self.sid, STREAM_BATCH)
+                if batch and not self.closed:
+                    await self.send_body(
+                        b"".join(b"data: " + m + b"\n\n" for m in batch), more_body=True
+                    )
+                    await sessions.trim(self.sid, len(batch))
+                    continue
+                # Also restarts an open session's idle time: a stream being read is not idle.
+                if await sessions.get(self.sid) is None:
+                    break  # ended (and its outbox written) or expired
+                if not await self.sleep(keepalive) and not self.closed:
+                    await self.send_body(b": keep-alive\n\n", more_body=True)
+            if not self.closed:
+                await self.send_body(b"")
+        except Exception:  # the store failed, or the client went away mid-write
+            logger.warning("an A2E stream ended on an error", exc_info=True)
+            with contextlib.suppress(Exception):
+                await self.send_body(b"")  # end the response: the agent reconnects
+
+    async def sleep(self, seconds: float) -> bool:
+        """Wait to be woken (True) or `seconds` (False)."""
+        try:
+            async with asyncio.timeout(seconds):
+                await self.woken.wait()
+        except TimeoutError:
+            return False
+        return True
+
+    async def disconnect(self) -> None:
+        # The pump is told to stop rather than cancelled: a cancel landing between a write and
+        # the outbox's trim, or inside a Redis call, would write a message twice or hang.
+        self.closed = True
+        if self.pump is not None:
+            self.woken.set()
+            done, _ = await asyncio.wait({self.pump}, timeout=STOP_SECONDS)
+            if not done:
+                self.pump.cancel()
+        if self.sid and self.channel_layer is not None:
+            await self.channel_layer.group_discard(group(self.sid), self.channel_name)
