@@ -26,7 +26,7 @@ from refinement.review import recently_rolled_back, weight_step_risk
 from refinement.services import Edit, edits_apply, locked, new_id, plan_settle
 from refinement.strategies import validate_target
 from refinement.strategies.base import relative_to_best
-from refinement.strategy_registry import strategy_for, strategy_params
+from refinement.strategy_registry import REPLAY_STRATEGIES, strategy_for, strategy_params
 from refinement.trust_region import MOVED, PRECISION, max_step, step_toward
 from refinement.vocabulary import PlanStatus, ReviewKind
 
@@ -77,7 +77,7 @@ def targets_for(strategy: str, names: list[str]) -> dict[str, float]:
     them relative to the most favoured component (which gets 1.0; `relative_to_best`).
     """
     weights = store.routing_weights()
-    evidence = load_evidence(names, weights)
+    evidence = load_evidence(names, weights, replay=strategy in REPLAY_STRATEGIES)
     target = validate_target(strategy_for(strategy)(evidence, strategy_params()), len(names))
     weights_wanted = relative_to_best(target)
     return {name: float(value) for name, value in zip(names, weights_wanted, strict=True)}
