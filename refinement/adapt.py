@@ -10,6 +10,7 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+import orjson
 from django.conf import settings
 from django.db import connection, models, transaction
 
@@ -292,9 +293,10 @@ REVIEW_COLUMNS = (
 )
 
 
-def _json(value: Any) -> Any:
-    """A JSON column's value as the database driver takes it."""
-    return Proposal._meta.get_field("old_value").get_db_prep_save(value, connection)
+def _json(value: Any) -> str | None:
+    """A nullable JSON column's value as the driver takes it (None: SQL NULL, as the ORM saves
+    it). Text: SQLite stores it as is, PostgreSQL casts the untyped literal to jsonb."""
+    return None if value is None else orjson.dumps(value).decode()
 
 
 def _insert(model: type[models.Model], columns: tuple[str, ...], rows: list[Any]) -> None:

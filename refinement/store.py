@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+import orjson
 from django.db import connection, models
 
 from refinement.models import Refinement, Revision, Step, StoreValue
@@ -86,9 +87,10 @@ def _table(model: type[models.Model]) -> str:
     return connection.ops.quote_name(model._meta.db_table)
 
 
-def _json(value: Any) -> Any:
-    """A JSON column's value as the database driver takes it."""
-    return StoreValue._meta.get_field("value").get_db_prep_save(value, connection)
+def _json(value: Any) -> str | None:
+    """A nullable JSON column's value as the driver takes it (None: SQL NULL, as the ORM saves
+    it). Text: SQLite stores it as is, PostgreSQL casts the untyped literal to jsonb."""
+    return None if value is None else orjson.dumps(value).decode()
 
 
 def _execute_many(sql: str, rows: list[tuple[Any, ...]]) -> None:
