@@ -29,7 +29,7 @@ def clipped_reward() -> str:
     return "MIN(MAX(reward, -1.0), 1.0)"
 
 
-def _upsert(sign: int, where: str, params: list[object], span: int) -> None:
+def _upsert(sign: int, where: str, params: list[str | int], span: int) -> None:
     buckets, experiences = _tables()
     with connection.cursor() as cursor:
         cursor.execute(

@@ -51,7 +51,8 @@ def write_many(changes: list[tuple[Location, Any]], *, actor: str, refinement: R
     rows = _rows(paths, lock=False)  # the caller's lock made and holds them
     if missing := [path for path in paths if path not in rows]:
         rows |= _rows(missing, lock=True)
-    revisions, updates = [], {}
+    revisions: list[tuple[Any, ...]] = []
+    updates: dict[str, Row] = {}
     for location, value in changes:
         if location.target is STEP:
             before, version = _write_step(location, value, now)
