@@ -762,8 +762,12 @@ def worker(task_path: Path) -> dict[str, Any]:
         reads[str(size)] = _read_probes(data, size, task["read_repeats"])
         connection.close()
         for strategy in STRATEGIES:
-            restore()
-            adapts[f"{strategy}@{size}"] = a = _timed_adapt(strategy, principal)
+            tries = []
+            for _ in range(task["adapt_repeats"]):  # best of a few: the machine is shared
+                restore()
+                tries.append(_timed_adapt(strategy, principal))
+            adapts[f"{strategy}@{size}"] = a = min(tries, key=lambda t: t["total_s"])
+            a["tries_s"] = [t["total_s"] for t in tries]
             log(
                 f"e2e adapt {strategy} at {size:,}: {a['total_s']:.3f} s = read "
                 f"{a['read_s']:.3f} + strategy {a['strategy_s']:.3f} + apply {a['apply_s']:.3f}; "
@@ -819,6 +823,7 @@ def e2e_section(data: Data, sizes: Mapping[str, Any]) -> dict[str, Any]:
                 {
                     "var_dir": str(var_dir),
                     "read_repeats": sizes["read_repeats"],
+                    "adapt_repeats": sizes["repeats"],
                     "sizes": sorted({sizes["e2e_small"], data.size}),
                 }
             )
