@@ -135,7 +135,7 @@ class ModelHost:
         index = {name: i for i, name in enumerate(names)}
         latest = len(self.rows)
         ids = np.arange(1, latest + 1)
-        counted = ids // span_for(self.window) >= first_bucket(latest, self.window)
+        counted = (ids - 1) // span_for(self.window) >= first_bucket(latest, self.window)
         arms = np.array([index[r[0]] for r in self.rows], dtype=np.int64)[counted]
         rewards = np.clip(np.array([r[1] for r in self.rows], dtype=np.float64), -1, 1)[counted]
         counts = np.bincount(arms, minlength=len(names)).astype(np.float64)

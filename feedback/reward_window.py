@@ -18,12 +18,14 @@ def span_for(window: int) -> int:
 
 
 def bucket_of(experience_id: int, span: int) -> int:
-    return int(experience_id) // span
+    """Ids 1..span are bucket 0 (ids start at 1), so that when `span` consecutive experiences
+    have arrived since a bucket began, the window is exactly the newest `window`."""
+    return (int(experience_id) - 1) // span
 
 
 def first_bucket(latest_id: int, window: int) -> int:
     """The oldest bucket a window of `window` experiences up to id `latest_id` reads."""
-    return bucket_of(max(int(latest_id) - int(window) + 1, 0), span_for(window))
+    return bucket_of(max(int(latest_id) - int(window) + 1, 1), span_for(window))
 
 
 def in_window(experience_id: int, latest_id: int, window: int) -> bool:

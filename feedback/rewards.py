@@ -34,13 +34,14 @@ def _upsert(sign: int, where: str, params: list[str | int], span: int) -> None:
     with connection.cursor() as cursor:
         cursor.execute(
             f"INSERT INTO {buckets} (component_name, span, bucket, count, reward_sum) "
-            f"SELECT component_name, %s, id / %s, {sign} * COUNT(*), {sign} * SUM("
+            f"SELECT component_name, %s, (id - 1) / %s, {sign} * COUNT(*), {sign} * SUM("
             f"{clipped_reward()}) FROM {experiences} WHERE component_name <> '' AND {where} "
-            "GROUP BY component_name, id / %s "
+            # In key order, so that concurrent batches lock shared buckets in one order.
+            "GROUP BY component_name, (id - 1) / %s ORDER BY (id - 1) / %s, component_name "
             "ON CONFLICT (span, bucket, component_name) DO UPDATE SET "
             f"count = {buckets}.count + excluded.count, "
             f"reward_sum = {buckets}.reward_sum + excluded.reward_sum",
-            [span, span, *params, span],
+            [span, span, *params, span, span],
         )
 
 
@@ -89,5 +90,5 @@ def rewards_rebuild() -> int:
     buckets, _ = _tables()
     with connection.cursor() as cursor:
         cursor.execute(f"DELETE FROM {buckets}")
-    _upsert(1, "id >= %s", [first * span], span)
+    _upsert(1, "id > %s", [first * span], span)
     return RewardBucket.objects.count()

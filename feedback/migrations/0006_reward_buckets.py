@@ -26,11 +26,12 @@ def backfill(apps: Any, schema_editor: Any) -> None:
     with connection.cursor() as cursor:
         cursor.execute(f"SELECT MAX(id) FROM {experiences}")
         latest = cursor.fetchone()[0] or 0
-        first = max(latest - window + 1, 0) // span
+        first = (max(latest - window + 1, 1) - 1) // span  # ids 1..span are bucket 0
         cursor.execute(
             f"INSERT INTO {buckets} (component_name, span, bucket, count, reward_sum) "
-            f"SELECT component_name, %s, id / %s, COUNT(*), SUM({clipped}) FROM {experiences} "
-            "WHERE component_name <> '' AND id >= %s GROUP BY component_name, id / %s",
+            f"SELECT component_name, %s, (id - 1) / %s, COUNT(*), SUM({clipped}) "
+            f"FROM {experiences} WHERE component_name <> '' AND id > %s "
+            "GROUP BY component_name, (id - 1) / %s",
             [span, span, first * span, span],
         )
 
