@@ -258,3 +258,26 @@ class ComponentBucket(models.Model):
 
     def __str__(self) -> str:
         return f"{self.component_name}@{self.hour}"
+
+
+class RewardBucket(models.Model):
+    """A component's experiences in one bucket of `span` consecutive experience ids: how many,
+    and their rewards (clipped to [-1, 1]) summed; kept up to date at ingest and eviction
+    (feedback.rewards), so that adapt reads one row a bucket, never the experiences."""
+
+    component_name = models.CharField(max_length=200)
+    span = models.BigIntegerField()
+    bucket = models.BigIntegerField()
+    count = models.BigIntegerField(default=0)
+    reward_sum = models.FloatField(default=0.0)
+
+    class Meta:
+        constraints = [
+            # Also the read's index: one span, the buckets from the window's first on.
+            models.UniqueConstraint(
+                fields=["span", "bucket", "component_name"], name="reward_bucket_once"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.component_name} [{self.span} x {self.bucket}]: {self.count}"

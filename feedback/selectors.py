@@ -23,8 +23,11 @@ from feedback.models import (
     Experience,
     Feedback,
     Retraction,
+    RewardBucket,
     Turn,
 )
+from feedback.reward_window import first_bucket, span_for
+from feedback.rewards import latest_experience_id
 from feedback.sketch import DurationSketch, coarse_histogram
 from learnportal.accounts.models import User
 from learnportal.accounts.roles import Action
@@ -316,12 +319,26 @@ def component_evidence(names: set[str]) -> dict[str, ComponentEvidence]:
     return {name: ComponentEvidence(calls, feedbacks) for name, calls, feedbacks in rows}
 
 
-def experience_window(limit: int) -> list[ExperienceRow]:
-    """The newest `limit` experiences that name a component, oldest first: a replay window.
+def reward_sums(window: int) -> list[tuple[str, int, float]]:
+    """(component, experiences, sum of rewards clipped to [-1, 1]) over the newest `window`
+    experiences, for each component with any: O(components) rows kept up to date at ingest
+    (feedback.rewards), whatever the table holds. The window is quantised to a bucket of
+    ids (feedback.reward_window): it may count up to a tenth more of the older ones."""
+    table = connection.ops.quote_name(RewardBucket._meta.db_table)
+    first = first_bucket(latest_experience_id(), window)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT component_name, SUM(count), SUM(reward_sum) FROM {table} "
+            "WHERE span = %s AND bucket >= %s GROUP BY component_name",
+            [span_for(window), first],
+        )
+        rows = cursor.fetchall()
+    return [(name, int(count), float(total)) for name, count, total in rows if count > 0]
 
-    Raw SQL and one `fetchall`: adapt reads up to a million of these (bench/adapt.py), and
-    building no model instance is what keeps that read fast.
-    """
+
+def experience_window(limit: int) -> list[ExperienceRow]:
+    """The newest `limit` experiences that name a component, oldest first: a replay window
+    (PPO's, bounded: refinement.evidence). Raw SQL and one `fetchall`, no model instances."""
     table = connection.ops.quote_name(Experience._meta.db_table)
     with connection.cursor() as cursor:
         cursor.execute(

@@ -18,6 +18,7 @@ from feedback.idempotency import content_hash, new_items
 from feedback.models import Experience, ExperienceQuota, Feedback, Lease, Turn
 from feedback.provenance import provenance_of
 from feedback.queue_state import turns_tally
+from feedback.rewards import latest_experience_id, rewards_add, rewards_evict
 from feedback.selectors import component_names
 from feedback.stats import (
     CallDelta,
@@ -266,6 +267,7 @@ def experience_store(
         if not fresh:
             return len(experiences)
         stored = _reserve_quota(owner, len(fresh))
+        stored_before = latest_experience_id(owner)
         batch = {experiences[i].action.component_name for i in fresh}
         probability = policy((set(component_names()) | batch) - {""})
         rows: list[Row] = []
@@ -302,6 +304,7 @@ def experience_store(
                     succeeded=succeeded, duration_ms=action.duration_ms, ts=item.ts
                 )
         insert_rows(Experience, EXPERIENCE_COLUMNS, rows)
+        rewards_add(owner, stored_before)
         _evict_over_limit(owner, stored)
         stats_add_calls(calls)
         buckets_add_experiences(EXPERIENCE_COLUMNS, rows)
@@ -346,10 +349,12 @@ def _evict_over_limit(owner: str, stored: int) -> None:
     excess = stored - limit
     if excess <= 0:
         return
-    oldest = Experience.objects.filter(owner=owner).order_by("id").values("id")[:excess]
-    deleted, _ = Experience.objects.filter(
-        id__in=list(oldest.values_list("id", flat=True))
-    ).delete()
+    # The oldest `excess` are those up to the excess-th oldest id: one range, for the reward
+    # sums to subtract and for the delete.
+    ids = Experience.objects.filter(owner=owner).order_by("id").values_list("id", flat=True)
+    through = ids[excess - 1]
+    rewards_evict(owner, through)
+    deleted, _ = Experience.objects.filter(owner=owner, id__lte=through).delete()
     ExperienceQuota.objects.filter(owner=owner).update(stored=stored - deleted)
 
 

@@ -290,8 +290,11 @@ LEARNPORTAL_REVIEWER_MAX_RISK = RiskLevel(
     env_choice("LEARNPORTAL_REVIEWER_MAX_RISK", RiskLevel.HIGH, RiskLevel)
 )
 LEARNPORTAL_FORWARD_ENV_REWARDS = env_bool("LEARNPORTAL_FORWARD_ENV_REWARDS", True)
-# How many of the newest experiences an adapt or a plan learns from (a replay window).
+# How many of the newest experiences an adapt or a plan learns from (each component's count and
+# reward sum over them are kept at ingest: feedback.rewards), and the most of them PPO and a
+# custom strategy read one by one (a bounded replay window).
 LEARNPORTAL_ADAPT_WINDOW = env_int("LEARNPORTAL_ADAPT_WINDOW", 1_000_000, minimum=1)
+LEARNPORTAL_REPLAY_WINDOW = env_int("LEARNPORTAL_REPLAY_WINDOW", 10_000, minimum=1)
 # The annotators' queue (feedback.queue): human ratings from distinct people each turn needs, how
 # long a lease on a turn lasts, and how long a person may undo their own rating.
 LEARNPORTAL_RATINGS_PER_TURN = env_int("LEARNPORTAL_RATINGS_PER_TURN", 1, minimum=1)

@@ -43,11 +43,21 @@ def skipped_note(skipped: list[str]) -> str:
     return f"It skipped {len(skipped)} {noun} whose name cannot be a routing path: {shown}{more}."
 
 
-def load_evidence(names: list[str], weights: dict[str, float]) -> Evidence:
+def load_evidence(names: list[str], weights: dict[str, float], *, replay: bool) -> Evidence:
+    """Each component's count and reward sum over the adapt window (kept at ingest: one row a
+    bucket a component), and with `replay` the newest experiences themselves, at most
+    `LEARNPORTAL_REPLAY_WINDOW` of them: PPO's window, bounded whatever the table holds."""
     index = {name: i for i, name in enumerate(names)}
-    # A replay window, so that one adapt's cost is bounded whatever the table holds.
-    rows = selectors.experience_window(settings.LEARNPORTAL_ADAPT_WINDOW)
-    rows = [row for row in rows if row[0] in index]
+    window = settings.LEARNPORTAL_ADAPT_WINDOW
+    counts = np.zeros(len(names))
+    sums = np.zeros(len(names))
+    for name, count, total in selectors.reward_sums(window):
+        if name in index:
+            counts[index[name]], sums[index[name]] = count, total
+    rows: list[selectors.ExperienceRow] = []
+    if replay:
+        limit = min(window, settings.LEARNPORTAL_REPLAY_WINDOW)
+        rows = [row for row in selectors.experience_window(limit) if row[0] in index]
     arm = np.fromiter((index[row[0]] for row in rows), dtype=np.int64, count=len(rows))
     reward = np.clip(
         np.fromiter((row[1] for row in rows), dtype=np.float64, count=len(rows)), -1, 1
@@ -57,5 +67,11 @@ def load_evidence(names: list[str], weights: dict[str, float]) -> Evidence:
     )
     current = np.array([weights.get(name, UNWEIGHTED) for name in names], dtype=np.float64)
     return Evidence(
-        n_arms=len(names), arm=arm, reward=reward, behaviour_prob=behaviour, current=current
+        n_arms=len(names),
+        arm=arm,
+        reward=reward,
+        behaviour_prob=behaviour,
+        current=current,
+        counts=counts,
+        reward_sums=np.clip(sums, -counts, counts),
     )

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+import orjson
+from django.db import connection, models
 
 from refinement.models import Refinement, Revision, Step, StoreValue
 from refinement.paths import UNWEIGHTED, WEIGHT_PREFIX, Location, Target
@@ -39,48 +42,82 @@ def read_many(locations: list[Location], *, lock: bool = False) -> dict[str, Any
 def write_many(changes: list[tuple[Location, Any]], *, actor: str, refinement: Refinement) -> None:
     """Write values the caller has compared under lock, a revision each, in a few statements.
 
-    Only `refinement.services.edits_apply` calls this: every change is a refinement's.
+    Only `refinement.services.edits_apply` calls this: every change is a refinement's. Through
+    the cursor, from plain rows: for adapt's thousand weights, model instances and the ORM's
+    bulk statements cost over a second (BENCHMARKS.md, the adapt block).
     """
     now = time.time()
     paths = sorted({loc.path for loc, _ in changes if loc.target is not STEP})
     rows = _rows(paths, lock=False)  # the caller's lock made and holds them
     if missing := [path for path in paths if path not in rows]:
         rows |= _rows(missing, lock=True)
-    revisions = []
+    revisions: list[tuple[Any, ...]] = []
+    updates: dict[str, Row] = {}
     for location, value in changes:
         if location.target is STEP:
             before, version = _write_step(location, value, now)
         else:
-            row = rows[location.path]
-            before = _value(location, rows, {})
-            row.value, row.version, row.updated, row.updated_by = value, row.version + 1, now, actor
-            version = row.version
+            row = updates.get(location.path) or rows[location.path]
+            before = _value(location, {location.path: row}, {})
+            version = row.version + 1
+            updates[location.path] = Row(row.pk, value, version)
         revisions.append(
-            Revision(
-                path=location.path,
-                version=version,
-                before=before,
-                after=value,
-                actor=actor,
-                refinement=refinement,
-                ts=now,
-            )
+            (location.path, version, _json(before), _json(value), actor, refinement.pk, now)
         )
-    StoreValue.objects.bulk_update(rows.values(), ["value", "version", "updated", "updated_by"])
-    Revision.objects.bulk_create(revisions)
+    _execute_many(
+        f"UPDATE {_table(StoreValue)} SET value = %s, version = %s, updated = %s, "
+        "updated_by = %s WHERE id = %s",
+        [(_json(r.value), r.version, now, actor, r.pk) for r in updates.values()],
+    )
+    _execute_many(
+        f"INSERT INTO {_table(Revision)} (path, version, before, after, actor, refinement_id, "
+        "ts) VALUES (%s, %s, %s, %s, %s, %s, %s)",
+        revisions,
+    )
+
+
+class Row(NamedTuple):
+    """A store row as the writers need it."""
+
+    pk: int
+    value: Any
+    version: int
+
+
+def _table(model: type[models.Model]) -> str:
+    return connection.ops.quote_name(model._meta.db_table)
+
+
+def _json(value: Any) -> str | None:
+    """A nullable JSON column's value as the driver takes it (None: SQL NULL, as the ORM saves
+    it). Text: SQLite stores it as is, PostgreSQL casts the untyped literal to jsonb."""
+    return None if value is None else orjson.dumps(value).decode()
+
+
+def _execute_many(sql: str, rows: list[tuple[Any, ...]]) -> None:
+    if rows:
+        with connection.cursor() as cursor:
+            cursor.executemany(sql, rows)
 
 
 STEP = Target.STEP_CONFIG
 
 
-def _rows(paths: list[str], *, lock: bool) -> dict[str, StoreValue]:
+def _rows(paths: list[str], *, lock: bool) -> dict[str, Row]:
     if not paths:
         return {}
     rows = StoreValue.objects.filter(path__in=paths)
     if lock:
-        StoreValue.objects.bulk_create([StoreValue(path=p) for p in paths], ignore_conflicts=True)
+        _execute_many(
+            f"INSERT INTO {_table(StoreValue)} (path, value, version, updated, updated_by) "
+            "VALUES (%s, NULL, 0, 0, '') ON CONFLICT (path) DO NOTHING",
+            [(path,) for path in paths],
+        )
         rows = rows.select_for_update().order_by("path")
-    return {row.path: row for row in rows}
+    return {
+        path: Row(pk, value, version)
+        for pk, path, value, version in rows.values_list("pk", "path", "value", "version")
+    }
 
 
 def _steps(step_ids: list[str], *, lock: bool) -> dict[str, Step]:
@@ -93,7 +130,7 @@ def _steps(step_ids: list[str], *, lock: bool) -> dict[str, Step]:
     return {step.step_id: step for step in steps}
 
 
-def _value(location: Location, rows: dict[str, StoreValue], steps: dict[str, Step]) -> Any:
+def _value(location: Location, rows: dict[str, Row], steps: dict[str, Step]) -> Any:
     if location.target is STEP:
         step = steps.get(location.step_id)
         return getattr(step, location.field) if step else STEP_DEFAULTS[location.field]

@@ -7,6 +7,11 @@ from django.conf import settings
 from learnportal.protocol.errors import ErrorCode, LearnError, detail
 from refinement.strategies import BUILTIN_STRATEGIES, StrategyFn, load_custom
 
+# The strategies that read the replay window of experiences themselves (PPO's ratio needs each
+# experience's behaviour probability; a host's own may read anything); the others read only
+# each component's count and reward sum.
+REPLAY_STRATEGIES = frozenset({"ppo", "custom"})
+
 
 def strategy_for(name: str) -> StrategyFn:
     allowed = settings.LEARNPORTAL_ADAPT_STRATEGIES

@@ -14,13 +14,22 @@ import numpy as np
 
 @dataclass(frozen=True)
 class Evidence:
-    """Everything a strategy may look at, aligned by arm index 0..n_arms-1."""
+    """Everything a strategy may look at, aligned by arm index 0..n_arms-1.
+
+    Two views of the experiences: per-arm sufficient statistics (`counts`, `reward_sums`) over
+    the adapt window, which the value-based strategies read and the host keeps up to date at
+    ingest, and the recorded experiences themselves (`arm`, `reward`, `behaviour_prob`), a
+    bounded recent replay window that PPO reads. The host may leave the replay window empty
+    for a strategy that does not read it. Left out, the sums are computed from the replay.
+    """
 
     n_arms: int
     arm: np.ndarray  # int64, shape (n,), the arm chosen in each recorded experience, in time order
     reward: np.ndarray  # float64, shape (n,), rewards in [-1, 1]
     behaviour_prob: np.ndarray  # float64, shape (n,), prob. the arm had when chosen (nan: unknown)
     current: np.ndarray  # float64, shape (n_arms,), weights in force, in [0, 1]; 0.5: never set
+    counts: np.ndarray | None = None  # float64, shape (n_arms,), experiences of each arm
+    reward_sums: np.ndarray | None = None  # float64, shape (n_arms,), their rewards summed
 
     def __post_init__(self) -> None:
         # Coerce once here so that every strategy can trust dtypes, shapes and ranges; a bad arm
@@ -33,6 +42,25 @@ class Evidence:
         }
         for name, value in arrays.items():
             object.__setattr__(self, name, value)
+        self._check_replay()
+        if (self.counts is None) != (self.reward_sums is None):
+            raise ValueError("counts and reward_sums come together, or neither")
+        if self.counts is None:
+            counts = np.bincount(self.arm, minlength=self.n_arms).astype(np.float64)
+            sums = np.bincount(self.arm, weights=self.reward, minlength=self.n_arms)
+        else:
+            counts = np.asarray(self.counts, dtype=np.float64)
+            sums = np.asarray(self.reward_sums, dtype=np.float64)
+            if counts.shape != (self.n_arms,) or sums.shape != (self.n_arms,):
+                raise ValueError(f"counts and reward_sums must have shape ({self.n_arms},)")
+            if not _all_within(counts, 0.0, math.inf) or not np.isfinite(sums).all():
+                raise ValueError("counts must be finite and >= 0, reward_sums finite")
+            if (np.abs(sums) > counts * (1.0 + 1e-9) + 1e-9).any():
+                raise ValueError("a reward sum exceeds its count: rewards are in [-1, 1]")
+        object.__setattr__(self, "counts", counts)
+        object.__setattr__(self, "reward_sums", sums)
+
+    def _check_replay(self) -> None:
         if int(self.n_arms) != self.n_arms or self.n_arms < 1:
             raise ValueError(f"n_arms must be a positive integer, got {self.n_arms!r}")
         n = self.arm.shape
@@ -49,6 +77,28 @@ class Evidence:
             raise ValueError("behaviour_prob must be in (0, 1], or nan where unknown")
         if not _all_within(self.current, 0.0, 1.0):
             raise ValueError("current weights must be finite and in [0, 1]")
+
+    @classmethod
+    def from_sums(
+        cls,
+        counts: np.ndarray | list[float],
+        reward_sums: np.ndarray | list[float],
+        *,
+        current: np.ndarray | list[float] | None = None,
+    ) -> Evidence:
+        """Evidence of per-arm counts and reward sums alone, with an empty replay window."""
+        counts = np.asarray(counts, dtype=np.float64)
+        n_arms = int(counts.size)
+        empty = np.zeros(0)
+        return cls(
+            n_arms,
+            empty.astype(np.int64),
+            empty,
+            empty,
+            np.full(n_arms, 0.5) if current is None else np.asarray(current, dtype=np.float64),
+            counts,
+            np.asarray(reward_sums, dtype=np.float64),
+        )
 
     @classmethod
     def from_history(
@@ -143,9 +193,14 @@ def check_params(params: Mapping[str, float]) -> dict[str, float]:
 
 def arm_stats(evidence: Evidence) -> tuple[np.ndarray, np.ndarray]:
     """Per-arm pull counts and sums of rewards rescaled to [0, 1] (the scale UCB1 is proved on)."""
-    counts = np.bincount(evidence.arm, minlength=evidence.n_arms).astype(np.float64)
-    sums = np.bincount(evidence.arm, weights=evidence.reward, minlength=evidence.n_arms)
+    counts, sums = _sums(evidence)
     return counts, (sums + counts) / 2.0
+
+
+def _sums(evidence: Evidence) -> tuple[np.ndarray, np.ndarray]:
+    # Set by __post_init__ always; the Optional is only that of the constructor's argument.
+    assert evidence.counts is not None and evidence.reward_sums is not None
+    return evidence.counts, evidence.reward_sums
 
 
 def optimistic_means(evidence: Evidence) -> np.ndarray:
@@ -162,8 +217,8 @@ def optimistic_means(evidence: Evidence) -> np.ndarray:
 
 
 def tried_arms(evidence: Evidence) -> np.ndarray:
-    """Which arms have at least one recorded experience (bool, shape (n_arms,))."""
-    return np.bincount(evidence.arm, minlength=evidence.n_arms) > 0
+    """Which arms have at least one experience in the window (bool, shape (n_arms,))."""
+    return _sums(evidence)[0] > 0
 
 
 def with_untried(shares: np.ndarray, tried: np.ndarray) -> np.ndarray:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 import pytest
+from django.core.management import call_command
 
 from refinement.models import HistoryEntry, Plan, ProposalStatus, StoreValue
 from refinement.paths import weight_path
@@ -233,13 +234,15 @@ def test_a_weight_rolled_back_lately_waits_for_a_reviewer_instead_of_stepping(
 def test_adapt_learns_from_the_newest_experiences_only(agent: Actor, settings: Settings) -> None:
     from refinement.adapt import targets_for
 
+    settings.LEARNPORTAL_ADAPT_WINDOW = 40
     calls(agent, "alpha", 20, reward=-0.9, success=False)  # long ago alpha was bad
     calls(agent, "beta", 20, reward=0.9, success=True)  # and beta good
     calls(agent, "beta", 20, reward=-0.9, success=False)  # lately it is the other way round
     calls(agent, "alpha", 20, reward=0.9, success=True)
 
-    whole = targets_for("epsilon_greedy", ["alpha", "beta"])
-    assert whole["alpha"] == pytest.approx(whole["beta"])
-    settings.LEARNPORTAL_ADAPT_WINDOW = 40
     recent = targets_for("epsilon_greedy", ["alpha", "beta"])
     assert recent["alpha"] > 0.9 > 0.1 > recent["beta"]
+    settings.LEARNPORTAL_ADAPT_WINDOW = 1_000_000
+    call_command("rebuild_rewards")  # what a change of the window asks for
+    whole = targets_for("epsilon_greedy", ["alpha", "beta"])
+    assert whole["alpha"] == pytest.approx(whole["beta"])

@@ -1,0 +1,94 @@
+"""Each component's experience count and reward sum per bucket of ids, kept up to date at
+ingest and eviction, so that adapt reads O(components) rows, never the experiences.
+
+Set-based and in the ingest's transaction: one grouped upsert of the batch's rows (read back by
+the owner's id range, hot in cache), one range delete of buckets that left the window; an
+eviction subtracts what it deletes. Buckets are of the span that `LEARNPORTAL_ADAPT_WINDOW`
+gives (feedback.reward_window); `manage.py rebuild_rewards` recomputes them from the stored
+experiences, after a change of that setting for one.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import connection
+
+from feedback.models import Experience, RewardBucket
+from feedback.reward_window import first_bucket, span_for
+
+
+def _tables() -> tuple[str, str]:
+    qn = connection.ops.quote_name
+    return qn(RewardBucket._meta.db_table), qn(Experience._meta.db_table)
+
+
+def clipped_reward() -> str:
+    """SQL for an experience's reward clipped to [-1, 1], as the strategies read it."""
+    if connection.vendor == "postgresql":
+        return "LEAST(GREATEST(reward, -1.0), 1.0)"
+    return "MIN(MAX(reward, -1.0), 1.0)"
+
+
+def _upsert(sign: int, where: str, params: list[str | int], span: int) -> None:
+    buckets, experiences = _tables()
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"INSERT INTO {buckets} (component_name, span, bucket, count, reward_sum) "
+            f"SELECT component_name, %s, (id - 1) / %s, {sign} * COUNT(*), {sign} * SUM("
+            f"{clipped_reward()}) FROM {experiences} WHERE component_name <> '' AND {where} "
+            # In key order, so that concurrent batches lock shared buckets in one order.
+            "GROUP BY component_name, (id - 1) / %s ORDER BY (id - 1) / %s, component_name "
+            "ON CONFLICT (span, bucket, component_name) DO UPDATE SET "
+            f"count = {buckets}.count + excluded.count, "
+            f"reward_sum = {buckets}.reward_sum + excluded.reward_sum",
+            [span, span, *params, span, span],
+        )
+
+
+def latest_experience_id(owner: str | None = None) -> int:
+    """The newest experience's id (of one owner's): an index probe."""
+    _, experiences = _tables()
+    with connection.cursor() as cursor:
+        if owner is None:
+            cursor.execute(f"SELECT MAX(id) FROM {experiences}")
+        else:
+            cursor.execute(f"SELECT MAX(id) FROM {experiences} WHERE owner = %s", [owner])
+        row = cursor.fetchone()
+    return int(row[0]) if row and row[0] is not None else 0
+
+
+def rewards_add(owner: str, after_id: int) -> None:
+    """Count the owner's experiences stored after id `after_id` (this batch: the caller holds
+    the owner's quota row, so no other batch of theirs is in between) and drop the buckets
+    that have left the window."""
+    window = settings.LEARNPORTAL_ADAPT_WINDOW
+    span = span_for(window)
+    _upsert(1, "owner = %s AND id > %s", [owner, after_id], span)
+    buckets, _ = _tables()
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"DELETE FROM {buckets} WHERE span = %s AND bucket < %s",
+            [span, first_bucket(latest_experience_id(), window)],
+        )
+
+
+def rewards_evict(owner: str, through_id: int) -> None:
+    """Subtract the owner's experiences up to id `through_id`, which the caller deletes next."""
+    _upsert(
+        -1,
+        "owner = %s AND id <= %s",
+        [owner, through_id],
+        span_for(settings.LEARNPORTAL_ADAPT_WINDOW),
+    )
+
+
+def rewards_rebuild() -> int:
+    """Recompute every bucket of the window from the stored experiences; returns how many."""
+    window = settings.LEARNPORTAL_ADAPT_WINDOW
+    span = span_for(window)
+    first = first_bucket(latest_experience_id(), window)
+    buckets, _ = _tables()
+    with connection.cursor() as cursor:
+        cursor.execute(f"DELETE FROM {buckets}")
+    _upsert(1, "id > %s", [first * span], span)
+    return RewardBucket.objects.count()
