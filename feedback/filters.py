@@ -21,9 +21,11 @@ if TYPE_CHECKING:
 
 MAX_LIMIT = 500
 CURSOR_SALT = "feedback.explorer.cursor"
+TURNS_CURSOR_SALT = "feedback.turns.cursor"  # the turn list's: an explorer cursor is none of it
 BAD_CURSOR = "not a cursor of this list"
 
-# (ts, id) of the last feedback of a page: the next page starts below it.
+# (ts, id) of the last feedback of a page (for the turn list, (created, id) of its last
+# turn): the next page starts below it.
 Position = tuple[float, int]
 
 
@@ -73,18 +75,18 @@ def parse_feedback_query(params: Mapping[str, str]) -> FeedbackQuery:
     return parse_query(FeedbackQuery, given(params))
 
 
-def encode_cursor(position: Position) -> str:
+def encode_cursor(position: Position, *, salt: str = CURSOR_SALT) -> str:
     ts, pk = position
-    return signing.dumps([ts, pk], salt=CURSOR_SALT)
+    return signing.dumps([ts, pk], salt=salt)
 
 
-def decode_cursor(cursor: str) -> Position | None:
+def decode_cursor(cursor: str, *, salt: str = CURSOR_SALT) -> Position | None:
     """The position a cursor names, or None for no cursor; a cursor the host did not sign (or
     one tampered with) is `invalid`, naming `cursor`."""
     if not cursor:
         return None
     try:
-        value: Any = signing.loads(cursor, salt=CURSOR_SALT)
+        value: Any = signing.loads(cursor, salt=salt)
     except signing.BadSignature:
         value = None
     if (

@@ -42,7 +42,7 @@ def test_it_sends_anonymous_visitors_to_log_in(seeded: None) -> None:
 
 def test_it_lists_turns_newest_first_marking_those_rated(annotator: Client) -> None:
     page = annotator.get("/turns/")
-    listed = [turn.correlation_id for turn in page.context["page_obj"]]
+    listed = [turn.correlation_id for turn in page.context["turns"]]
     assert listed == [t.correlation_id for t in Turn.objects.order_by("-created", "-id")]
     # The demo annotator rated turns 0, 1 and 3; 2, 4 and 5 wait.
     rated = {Turn.objects.get(pk=pk).correlation_id for pk in page.context["rated"]}
@@ -52,7 +52,7 @@ def test_it_lists_turns_newest_first_marking_those_rated(annotator: Client) -> N
 
 def test_it_can_keep_only_the_turns_that_still_need_ratings(annotator: Client) -> None:
     page = annotator.get("/turns/", {"open": "1"})
-    listed = {turn.correlation_id for turn in page.context["page_obj"]}
+    listed = {turn.correlation_id for turn in page.context["turns"]}
     assert listed == {"demo-turn-2", "demo-turn-4", "demo-turn-5"}
 
 
