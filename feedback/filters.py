@@ -24,8 +24,7 @@ CURSOR_SALT = "feedback.explorer.cursor"
 TURNS_CURSOR_SALT = "feedback.turns.cursor"  # the turn list's: an explorer cursor is none of it
 BAD_CURSOR = "not a cursor of this list"
 
-# (ts, id) of the last feedback of a page (for the turn list, (created, id) of its last
-# turn): the next page starts below it.
+# (ts, id) of the last feedback of a page: the next page starts below it.
 Position = tuple[float, int]
 
 
@@ -75,18 +74,38 @@ def parse_feedback_query(params: Mapping[str, str]) -> FeedbackQuery:
     return parse_query(FeedbackQuery, given(params))
 
 
-def encode_cursor(position: Position, *, salt: str = CURSOR_SALT) -> str:
+def encode_cursor(position: Position) -> str:
     ts, pk = position
-    return signing.dumps([ts, pk], salt=salt)
+    return signing.dumps([ts, pk], salt=CURSOR_SALT)
 
 
-def decode_cursor(cursor: str, *, salt: str = CURSOR_SALT) -> Position | None:
+def encode_turn_cursor(pk: int) -> str:
+    """The turn list's cursor: the id of a page's last turn, signed."""
+    return signing.dumps(pk, salt=TURNS_CURSOR_SALT)
+
+
+def decode_turn_cursor(cursor: str) -> int | None:
+    """The turn id a turn list's cursor names, or None for none; any other is `invalid`."""
+    if not cursor:
+        return None
+    try:
+        value: Any = signing.loads(cursor, salt=TURNS_CURSOR_SALT)
+    except signing.BadSignature:
+        value = None
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    raise invalid(
+        "The cursor names no page of this list.", [{"loc": ["cursor"], "msg": BAD_CURSOR}]
+    )
+
+
+def decode_cursor(cursor: str) -> Position | None:
     """The position a cursor names, or None for no cursor; a cursor the host did not sign (or
     one tampered with) is `invalid`, naming `cursor`."""
     if not cursor:
         return None
     try:
-        value: Any = signing.loads(cursor, salt=salt)
+        value: Any = signing.loads(cursor, salt=CURSOR_SALT)
     except signing.BadSignature:
         value = None
     if (

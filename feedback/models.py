@@ -22,7 +22,7 @@ class Turn(models.Model):
     """An agent turn in the annotators' queue."""
 
     correlation_id = models.CharField(max_length=200, unique=True)
-    # session_id, component_name and created are indexed with the turn list's order (Meta).
+    # session_id and component_name are indexed with the turn list's order, id (Meta).
     session_id = models.CharField(max_length=200, blank=True)
     component_name = models.CharField(max_length=200, blank=True)
     prompt = models.TextField()
@@ -31,7 +31,7 @@ class Turn(models.Model):
     environment = models.TextField(null=True, blank=True, help_text="JSON")
     version = models.CharField(max_length=200, null=True, blank=True)
     submitted_by = models.CharField(max_length=160)
-    created = models.FloatField()
+    created = models.FloatField(db_index=True)
     # What the queue reads, kept up to date by the feedback service (feedback.queue_state):
     # human ratings from distinct people still needed, and how urgent the turn is.
     ratings_needed = models.IntegerField(default=ratings_per_turn)
@@ -46,16 +46,13 @@ class Turn(models.Model):
                 name="turn_queue_open",
                 condition=models.Q(ratings_needed__gt=0),
             ),
-            # The turn list, newest first by (created, id), keyset-paginated (as the explorer
-            # is): one index for the order alone, one (field, created, id) a filter, and the
-            # open turns' own. The (field, ...) ones also serve a lookup of the field alone.
-            models.Index(fields=["created", "id"], name="turn_newest"),
-            models.Index(fields=["component_name", "created", "id"], name="turn_component_newest"),
-            models.Index(fields=["session_id", "created", "id"], name="turn_session_newest"),
+            # The turn list and GET /api/turns/, newest queued first (id), keyset-paginated:
+            # the primary key for the order alone, one (field, id) a filter, and the open
+            # turns' own. The (field, id) ones also serve a lookup of the field alone.
+            models.Index(fields=["component_name", "id"], name="turn_component_newest"),
+            models.Index(fields=["session_id", "id"], name="turn_session_newest"),
             models.Index(
-                fields=["created", "id"],
-                name="turn_open_newest",
-                condition=models.Q(ratings_needed__gt=0),
+                fields=["id"], name="turn_open_newest", condition=models.Q(ratings_needed__gt=0)
             ),
         ]
 

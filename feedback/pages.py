@@ -18,9 +18,10 @@ from pydantic import ValidationError
 from feedback import selectors
 from feedback.exports import FORMATS, as_items
 from feedback.filters import (
-    TURNS_CURSOR_SALT,
     decode_cursor,
+    decode_turn_cursor,
     encode_cursor,
+    encode_turn_cursor,
     parse_feedback_query,
 )
 from feedback.forms import POLARITY_HELP, RATING_LOCS, QueueRatingForm, RatingForm
@@ -59,7 +60,7 @@ def turn_list(request: HttpRequest, principal: Principal) -> HttpResponse:
     open_only = request.GET.get("open") == "1"
     cursor = request.GET.get("cursor", "")
     try:
-        after, cursor_error = decode_cursor(cursor, salt=TURNS_CURSOR_SALT), ""
+        after, cursor_error = decode_turn_cursor(cursor), ""
     except LearnError as error:
         after, cursor_error = None, str(error.details[0]["msg"])
     turns, last = selectors.turn_page(
@@ -78,7 +79,7 @@ def turn_list(request: HttpRequest, principal: Principal) -> HttpResponse:
         "cursor_error": cursor_error,
         "next_url": None
         if last is None
-        else "?" + urlencode({**kept, "cursor": encode_cursor(last, salt=TURNS_CURSOR_SALT)}),
+        else "?" + urlencode({**kept, "cursor": encode_turn_cursor(last)}),
         "first_url": "?" + urlencode(kept) if after is not None or cursor_error else None,
         "progress": queue_progress(principal) if principal.may(Action.QUEUE) else None,
         "can_rate": principal.may(Action.FEEDBACK),

@@ -222,9 +222,9 @@ def unrated_turn_count(cap: int = UNRATED_CAP) -> tuple[int, bool]:
 def turn_list(
     *, component_name: str = "", session_id: str = "", open_only: bool = False
 ) -> QuerySet[Turn]:
-    """Every turn, newest first (the `created` index): the list a person browses. What to rate
-    next is the queue's to say (feedback.queue); `open_only` keeps the turns that still need
-    human ratings."""
+    """Every turn, newest queued first (by id, which the turn's arrival assigns): the list a
+    person browses. What to rate next is the queue's to say (feedback.queue); `open_only` keeps
+    the turns that still need human ratings."""
     turns = Turn.objects.all()
     if component_name:
         turns = turns.filter(component_name=component_name)
@@ -232,7 +232,7 @@ def turn_list(
         turns = turns.filter(session_id=session_id)
     if open_only:
         turns = turns.filter(ratings_needed__gt=0)
-    return turns.order_by("-created", "-id")
+    return turns.order_by("-id")
 
 
 def turn_page(
@@ -240,21 +240,20 @@ def turn_page(
     component_name: str = "",
     session_id: str = "",
     open_only: bool = False,
-    after: Position | None = None,
+    after: int | None = None,
     limit: int,
-) -> tuple[list[Turn], Position | None]:
-    """One page of `turn_list` from a position on, and where the next one starts: keyset
-    pagination on (created, id), each filter served by an index (Turn.Meta), so that a deep
-    page costs what the first does (no OFFSET, no count)."""
+) -> tuple[list[Turn], int | None]:
+    """One page of `turn_list` below the turn id `after`, and the id the next page starts
+    below: keyset pagination on the id, each filter served by an index (Turn.Meta), so that a
+    deep page costs what the first does (no OFFSET, no count), and a turn queued meanwhile
+    neither repeats nor hides a turn on the next page."""
     turns = turn_list(component_name=component_name, session_id=session_id, open_only=open_only)
     if after is not None:
-        created, pk = after
-        turns = turns.filter(Q(created__lte=created), Q(created__lt=created) | Q(id__lt=pk))
+        turns = turns.filter(id__lt=after)
     page = list(turns[: limit + 1])
     if len(page) <= limit:
         return page, None
-    last = page[limit - 1]
-    return page[:limit], (last.created, last.id)
+    return page[:limit], page[limit - 1].id
 
 
 def rated_for(turns: list[Turn], viewer: Principal) -> set[int]:

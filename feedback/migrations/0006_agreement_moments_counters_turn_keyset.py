@@ -110,33 +110,22 @@ class Migration(migrations.Migration):
         ),
         migrations.AlterField(
             model_name="turn",
-            name="created",
-            field=models.FloatField(),
-        ),
-        migrations.AlterField(
-            model_name="turn",
             name="session_id",
             field=models.CharField(blank=True, max_length=200),
         ),
         migrations.AddIndex(
             model_name="turn",
-            index=models.Index(fields=["created", "id"], name="turn_newest"),
+            index=models.Index(fields=["component_name", "id"], name="turn_component_newest"),
         ),
         migrations.AddIndex(
             model_name="turn",
-            index=models.Index(
-                fields=["component_name", "created", "id"], name="turn_component_newest"
-            ),
-        ),
-        migrations.AddIndex(
-            model_name="turn",
-            index=models.Index(fields=["session_id", "created", "id"], name="turn_session_newest"),
+            index=models.Index(fields=["session_id", "id"], name="turn_session_newest"),
         ),
         migrations.AddIndex(
             model_name="turn",
             index=models.Index(
                 condition=models.Q(("ratings_needed__gt", 0)),
-                fields=["created", "id"],
+                fields=["id"],
                 name="turn_open_newest",
             ),
         ),
