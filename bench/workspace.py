@@ -424,6 +424,8 @@ def _figures(times: list[float], status: int) -> dict[str, Any]:
 
 def now_probes(turn_pk: int) -> list[Probe]:
     """What main serves today."""
+    from feedback.filters import encode_turn_cursor
+
     return [
         Probe("GET /api/agreement/", "/api/agreement/"),
         Probe("GET /api/agreement/ (after a new rating)", "/api/agreement/", new_rating=True),
@@ -437,6 +439,18 @@ def now_probes(turn_pk: int) -> list[Probe]:
         Probe("page /agreement/", "/agreement/"),
         Probe("page / (overview)", "/", "annotator"),
         Probe("page /turns/ (queue list)", "/turns/", "annotator"),
+        Probe(
+            "page /turns/ (cursor 100k turns deep)",
+            "/turns/",
+            "annotator",
+            query={"cursor": encode_turn_cursor(turn_pk)},
+        ),
+        Probe(
+            "page /turns/?component=&open=1",
+            "/turns/",
+            "annotator",
+            query={"component": "component-07", "open": "1"},
+        ),
         Probe("page /turns/<pk>/ (rate one turn)", f"/turns/{turn_pk}/", "annotator"),
         Probe("page /plans/", "/plans/"),
         Probe("page /history/", "/history/"),
@@ -968,6 +982,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     )
     parser.add_argument("--no-label-studio", action="store_true", help="skip the comparison")
     parser.add_argument("--export", default="rewards", help="the export format to stream")
+    parser.add_argument("--no-export", action="store_true", help="skip the streamed export")
     parser.add_argument("--keep", action="store_true", help="keep the bench databases")
     parser.add_argument(
         "--output",
@@ -988,8 +1003,11 @@ def run(args: argparse.Namespace, database: Database) -> dict[str, Any]:
     b = results["built"]
     log(f"workspace: built in {b['insert_s']:.0f} s ({b['rows_s']:,.0f} rows/s)")
     results["requests"] = child(env, "measure", requests=sizes["requests"])
-    log(f"workspace: streaming the {args.export} export")
-    results["export"] = child(env, "export", kind=args.export) | {"kind": args.export}
+    if args.no_export:
+        results["export"] = {"kind": args.export, "skipped": "not run (--no-export)"}
+    else:
+        log(f"workspace: streaming the {args.export} export")
+        results["export"] = child(env, "export", kind=args.export) | {"kind": args.export}
     if "rows_s" in results["export"]:
         e = results["export"]
         log(f"export: {e['rows_s']:,.0f} rows/s, peak RSS {e['rss_peak_mb']:.0f} MB")

@@ -173,20 +173,26 @@ def test_the_overviews_count_stays_exact_through_batches_retries_undos_and_env_r
     send(AGENT, *[item(f"x-{i}", 0.1) for i in range(30)])
     send(PEOPLE[0], item("t-1", 0.5, feedback_id="mine"), item("t-2", 0.5))
     send(PEOPLE[0], item("t-1", 0.5, feedback_id="mine"))  # a retry: stored once
+    # Feedback that takes the id an environment's forwarded reward would have: the reward is
+    # not stored again, and not counted.
+    send(
+        AGENT, item("x-env", 0.1, feedback_id="env_e-1"), item("x-env", 0.1, feedback_id="env_e-2")
+    )
     experiences = [
         Experience(experience_id=f"e-{i}", action=ExperienceAction(), reward=0.5) for i in range(5)
     ]
     for _ in range(2):  # the second time: nothing new, no reward forwarded again
         experience_store(principal=ENV, experiences=experiences, policy=lambda n: lambda c: None)
     queue_undo(PEOPLE[0], "mine")
-    assert Feedback.objects.filter(source=FeedbackSource.ENV.value).count() == 5
-    assert feedback_count() == counted_feedback().count() == 30 + 2 + 5 - 1
+    assert Feedback.objects.filter(source=FeedbackSource.ENV.value).count() == 3
+    assert feedback_count() == counted_feedback().count() == 30 + 2 + 2 + 3 - 1
     assert Counter.objects.filter(name=FEEDBACK_COUNTED).count() <= 8  # a few slots, not rows
 
 
 def test_the_counter_sums_its_slots_and_a_rebuild_recounts_it() -> None:
     send(AGENT, *[item(f"x-{i}", 0.1) for i in range(3)])
     other = (counters._slot() + 1) % counters.SLOTS  # another process's slot
+    Counter.objects.filter(name=FEEDBACK_COUNTED, slot=other).delete()  # the migration's row
     Counter.objects.create(name=FEEDBACK_COUNTED, slot=other, value=4)
     assert counter_value(FEEDBACK_COUNTED) == 7
     assert counters_rebuild() == {FEEDBACK_COUNTED: 3}
