@@ -9,10 +9,9 @@ things arrive in and repeating it changes nothing, and the per-dimension totals 
 difference between a unit's old and new share. Set-based: a handful of statements a batch,
 whatever its size; a batch without human ratings costs nothing.
 
-Locking (PostgreSQL; SQLite has one writer): the touched units' rows are made to exist, then
-locked, in one order, before they are recounted in a statement of their own, so that two
-people rating one turn at once are counted one after the other (as feedback.queue_state does
-for turns). The totals rows are locked last, in dimension order.
+Locking (PostgreSQL; SQLite has one writer): the touched dimensions' totals rows, in one order,
+before the recount, which is a statement of its own, so that two people rating one turn at
+once are counted one after the other (as feedback.queue_state does for turns).
 """
 
 from __future__ import annotations
@@ -55,17 +54,30 @@ def _among(column: str, keys: list[Any]) -> tuple[str, list[Any]]:
     return f"{column} IN ({', '.join(['%s'] * len(keys))})", list(keys)
 
 
-def human_units(columns: Sequence[str], rows: Sequence[Row]) -> set[Unit]:
-    """The units that these feedback rows (in `columns` order) rate with a human score."""
-    key, dimension, source = (columns.index(c) for c in ("correlation_id", "dimension", "source"))
-    return {(str(r[key]), str(r[dimension])) for r in rows if r[source] == HUMAN and r[key]}
+def moments_add(columns: Sequence[str], rows: Sequence[Row]) -> None:
+    """Fold these new feedback rows (in `columns` order, as stored, in id order) into the
+    moments of the units they rate with a human score."""
+    key, dimension, source, person, score = (
+        columns.index(c) for c in ("correlation_id", "dimension", "source", "annotator_id", "score")
+    )
+    batch: dict[Unit, dict[str, float]] = defaultdict(dict)
+    for r in rows:
+        if r[source] == HUMAN and r[key]:
+            # A person's later score of a unit replaces the earlier: the later row, here.
+            batch[(str(r[key]), str(r[dimension]))][str(r[person])] = float(r[score])  # type: ignore[arg-type]
+    _recount(sorted(batch), batch)
 
 
 def moments_recount(units: Iterable[Unit]) -> None:
     """Recount the moments of these units from their stored feedback, and move the totals."""
-    wanted = sorted(set(u for u in units if u[0]))
-    for start in range(0, len(wanted), IN_CHUNK):
-        _recount_chunk(wanted[start : start + IN_CHUNK])
+    _recount(sorted({u for u in units if u[0]}), {})
+
+
+def _recount(wanted: list[Unit], batch: dict[Unit, dict[str, float]]) -> None:
+    # One statement over arrays on PostgreSQL; chunks of SQLite's parameter list elsewhere.
+    size = (len(wanted) or 1) if connection.vendor == "postgresql" else IN_CHUNK
+    for start in range(0, len(wanted), size):
+        _recount_chunk(wanted[start : start + size], batch)
 
 
 def _counted_latest(where: str) -> str:
@@ -78,53 +90,110 @@ def _counted_latest(where: str) -> str:
     )
 
 
-def _recount_chunk(units: list[Unit]) -> None:
+def _lock(dimensions: list[str]) -> None:
+    """Serialise the transactions that touch one dimension's units (PostgreSQL; SQLite has one
+    writer), by locking its totals row first, in dimension order: a transaction that moves the
+    totals holds that lock until it commits anyway, so taking it before the recount costs no
+    concurrency and makes the recount (a statement of its own) see what committed while this
+    one waited, also for a unit that no row stands for yet (a first rating)."""
+    if connection.vendor != "postgresql":
+        return
     insert_rows(
-        AgreementUnit,
-        UNIT_COLUMNS,
-        [(key, dimension, 0, 0.0, 0.0, 0.0, 0.0) for key, dimension in units],
-        on_conflict="ON CONFLICT (correlation_id, dimension) DO NOTHING",
+        AgreementTotals,
+        TOTALS_COLUMNS,
+        [(dimension, 0, 0, 0.0, 0.0, 0.0) for dimension in dimensions],
+        on_conflict="ON CONFLICT (dimension) DO NOTHING",
     )
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT id FROM {_table(AgreementTotals)} WHERE dimension = ANY(%s)"
+            " ORDER BY dimension FOR UPDATE",
+            [dimensions],
+        )
+
+
+def _recount_chunk(units: list[Unit], batch: dict[Unit, dict[str, float]]) -> None:
     keys = sorted({key for key, _ in units})
-    touched = set(units)
-    lock = " FOR UPDATE" if connection.features.has_select_for_update else ""
+    _lock(sorted({dimension for _, dimension in units}))
     with connection.cursor() as cursor:
         among, params = _among("correlation_id", keys)
         cursor.execute(
             f"SELECT correlation_id, dimension, raters, total, squares FROM {_table(AgreementUnit)}"
-            f" WHERE {among} ORDER BY correlation_id, dimension{lock}",
+            f" WHERE {among}",
             params,
         )
-        old = {(k, d): (m, s, q) for k, d, m, s, q in cursor.fetchall() if (k, d) in touched}
-        among, params = _among("g.correlation_id", keys)
-        cursor.execute(
-            "SELECT correlation_id, dimension, COUNT(*), SUM(score), SUM(score * score),"
-            f" MIN(score), MAX(score) FROM {_table(Feedback)}"
-            f" WHERE id IN ({_counted_latest(among)}) GROUP BY correlation_id, dimension",
-            [HUMAN, *params],
-        )
-        new: dict[Unit, Moments] = {
-            (k, d): (m, s, q, lo, hi) for k, d, m, s, q, lo, hi in cursor.fetchall()
-        }
+        old = {(k, d): (m, s, q) for k, d, m, s, q in cursor.fetchall()}
+    # A unit with no row had no counted human score before: its values are the batch's own
+    # (the common case, a first rating). The others are recounted from what is stored.
+    stored = [unit for unit in units if unit in old or unit not in batch]
+    scores: dict[Unit, list[float]] = {
+        unit: list(batch[unit].values()) for unit in units if unit not in old and unit in batch
+    }
+    scores.update(_stored_scores(stored))
     rows: list[Row] = []
     shares: dict[str, list[tuple[int, float, float, int]]] = defaultdict(list)
     for unit in units:
-        m, s, q, lo, hi = new.get(unit, (0, 0.0, 0.0, 0.0, 0.0))
+        values = scores.get(unit, [])
+        m, s, q = len(values), float(sum(values)), float(sum(x * x for x in values))
         before = old.get(unit, (0, 0.0, 0.0))
         if (m, s, q) == before:
             continue
         variance = max(q / m - (s / m) ** 2, 0.0) if m else 0.0
-        rows.append((*unit, m, s, q, hi - lo, variance))
+        spread = max(values) - min(values) if values else 0.0
+        rows.append((*unit, m, s, q, spread, variance))
         shares[unit[1]].append((*before, -1))
         shares[unit[1]].append((m, s, q, 1))
-    insert_rows(
-        AgreementUnit,
-        UNIT_COLUMNS,
-        rows,
-        on_conflict="ON CONFLICT (correlation_id, dimension) DO UPDATE SET "
-        + ", ".join(f"{_qn(c)} = excluded.{_qn(c)}" for c in UNIT_COLUMNS[2:]),
-    )
+    _units_write(rows)
     _totals_add(shares)
+
+
+def _stored_scores(units: list[Unit]) -> dict[Unit, list[float]]:
+    """Each unit's counted human scores as stored: a person's latest (the highest id)."""
+    if not units:
+        return {}
+    touched = set(units)
+    keys = sorted({key for key, _ in units})
+    latest: dict[tuple[str, str, str], tuple[int, float]] = {}
+    with connection.cursor() as cursor:
+        # `source` stays out of the WHERE, so that no planner (SQLite's without statistics)
+        # reads the index of every human rating instead of these turns' few rows.
+        among, params = _among("g.correlation_id", keys)
+        cursor.execute(
+            "SELECT g.id, g.correlation_id, g.dimension, g.annotator_id, g.score, g.source"
+            f" FROM {_table(Feedback)} g LEFT JOIN {_table(Retraction)} r ON r.feedback_id = g.id"
+            f" WHERE r.id IS NULL AND {among}",
+            params,
+        )
+        for pk, key, dimension, person, score, source in cursor.fetchall():
+            if source != HUMAN or (key, dimension) not in touched:
+                continue
+            seen = latest.get((key, dimension, person))
+            if seen is None or seen[0] < pk:
+                latest[(key, dimension, person)] = (pk, score)
+    scores: dict[Unit, list[float]] = {unit: [] for unit in units}
+    for (key, dimension, _), (_, score) in latest.items():
+        scores[(key, dimension)].append(score)
+    return scores
+
+
+def _units_write(rows: list[Row]) -> None:
+    if not rows:
+        return
+    update = "ON CONFLICT (correlation_id, dimension) DO UPDATE SET " + ", ".join(
+        f"{_qn(c)} = excluded.{_qn(c)}" for c in UNIT_COLUMNS[2:]
+    )
+    if connection.vendor != "postgresql":
+        insert_rows(AgreementUnit, UNIT_COLUMNS, rows, on_conflict=update)
+        return
+    # One statement over one array a column (each unit once in `rows`, as DO UPDATE needs).
+    types = ("text", "text", "integer", "float8", "float8", "float8", "float8")
+    arrays = ", ".join(f"%s::{t}[]" for t in types)
+    names = ", ".join(_qn(c) for c in UNIT_COLUMNS)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"INSERT INTO {_table(AgreementUnit)} ({names}) SELECT * FROM unnest({arrays}) {update}",
+            [list(column) for column in zip(*rows, strict=True)],
+        )
 
 
 def _totals_add(shares: dict[str, list[tuple[int, float, float, int]]]) -> None:

@@ -440,12 +440,15 @@ def _widest(limit: int) -> list[Disagreement]:
         return []
     wanted = {(key, dimension) for key, dimension, _, _ in units}
     latest: dict[tuple[str, str, str], tuple[int, float]] = {}
-    rows = _human_rows().filter(correlation_id__in={key for key, _ in wanted})
-    for pk, key, dimension, person, score in rows.values_list(
-        "id", "correlation_id", "dimension", "annotator_id", "score"
+    # By turn alone (the source checked here): see feedback.moments on the planner.
+    rows = counted_feedback().filter(correlation_id__in={key for key, _ in wanted})
+    for pk, key, dimension, person, score, source in rows.values_list(
+        "id", "correlation_id", "dimension", "annotator_id", "score", "source"
     ):
+        if source != FeedbackSource.HUMAN.value or (key, dimension) not in wanted:
+            continue
         seen = latest.get((key, dimension, person))
-        if (key, dimension) in wanted and (seen is None or seen[0] < pk):
+        if seen is None or seen[0] < pk:
             latest[(key, dimension, person)] = (pk, score)
     scores: dict[tuple[str, str], list[tuple[str, float]]] = {unit: [] for unit in wanted}
     for (key, dimension, person), (_, score) in latest.items():

@@ -16,7 +16,7 @@ from feedback.bulk import Row, existing_values, insert_rows
 from feedback.counters import FEEDBACK_COUNTED, counter_add
 from feedback.idempotency import content_hash, new_items
 from feedback.models import Experience, ExperienceQuota, Feedback, Lease, Turn
-from feedback.moments import human_units, moments_recount
+from feedback.moments import moments_add
 from feedback.provenance import provenance_of
 from feedback.queue_state import turns_tally
 from feedback.selectors import component_names
@@ -205,7 +205,7 @@ def feedback_record(
         turns_tally(rated | {str(row[0]) for row in turns})
         # The overview's count and agreement's moments, after the turns' locks (same order).
         counter_add(FEEDBACK_COUNTED, len(rows))
-        moments_recount(human_units(FEEDBACK_COLUMNS, rows))
+        moments_add(FEEDBACK_COLUMNS, rows)
         if principal.is_human and rated:
             # A person's rating of the turn they hold ends that lease, whatever path it came by.
             # A person holds one lease at most (Lease.username is unique): read it, rather than
