@@ -361,7 +361,8 @@ def _human_rows() -> QuerySet[Feedback]:
 
 
 def human_scores() -> HumanScores:
-    """The human scores that agreement is computed over: one query, values only.
+    """Every counted human score, values only, in one query: what agreement is computed over,
+    read whole (a recount from scratch; `agreement_read` reads the moments kept at ingest).
 
     Executed on a plain cursor from the queryset's own SQL (so that whatever `counted_feedback`
     leaves out stays out): building a tuple per row through the ORM would double the cost at a
