@@ -266,6 +266,19 @@ def _queue_columns(built: Built, ratings_per_turn: int) -> None:
             turn["priority"] = 1 if key in negative else 0
 
 
+def _recount() -> None:
+    """What the feedback service keeps at ingest (agreement's moments, the overview's
+    counters), recounted from the bulk-written rows as `manage.py feedback_recount` does."""
+    from django.db import transaction
+
+    from feedback.counters import counters_rebuild
+    from feedback.moments import moments_rebuild
+
+    with transaction.atomic():
+        moments_rebuild()
+        counters_rebuild()
+
+
 def child_build(*, turns: int, feedback: int, seed: int) -> dict[str, Any]:
     from django.conf import settings
     from django.db import connection
@@ -279,12 +292,15 @@ def child_build(*, turns: int, feedback: int, seed: int) -> dict[str, Any]:
     t1 = time.perf_counter()
     _bulk(Turn, built.turns)
     _bulk(Feedback, built.feedback)
+    inserted = time.perf_counter() - t1
+    t2 = time.perf_counter()
+    _recount()
+    recounted = time.perf_counter() - t2
     with connection.cursor() as cursor:
         # Fresh statistics, and on PostgreSQL the visibility map that autovacuum keeps for a
         # table that grew over weeks (without it, an index-only scan reads the heap too).
         vacuum = connection.vendor == "postgresql" and not connection.in_atomic_block
         cursor.execute("VACUUM ANALYZE" if vacuum else "ANALYZE")
-    inserted = time.perf_counter() - t1
     human = [r for r in built.feedback if r["source"] == "human"]
     return {
         "turns": Turn.objects.count(),
@@ -294,6 +310,7 @@ def child_build(*, turns: int, feedback: int, seed: int) -> dict[str, Any]:
         "corrections_with_span": sum(1 for r in built.feedback if r["span_start"] is not None),
         "generate_s": generated,
         "insert_s": inserted,
+        "recount_s": recounted,
         "rows_s": (turns + feedback) / inserted,
     }
 
@@ -376,14 +393,22 @@ def time_probe(clients: Clients, probe: Probe, requests: int, budget_s: float = 
 
 def _new_rating(n: int) -> None:
     """One more human score on a rated turn, written as the feedback service writes rows."""
+    from django.db import transaction
+
+    from feedback.counters import FEEDBACK_COUNTED, counter_add
     from feedback.models import Feedback
+    from feedback.moments import moments_recount
 
     row = Feedback.objects.filter(source="human").order_by("id").first()
     assert row is not None
     row.pk = None
     row.feedback_id = f"bench-fresh-{time.time_ns()}-{n}"
     row.annotator_id = f"bench-fresh-{n}"
-    row.save()
+    with transaction.atomic():
+        row.save()
+        # What the feedback service does with a new row, in its transaction.
+        counter_add(FEEDBACK_COUNTED, 1)
+        moments_recount([(row.correlation_id, row.dimension)])
 
 
 def _figures(times: list[float], status: int) -> dict[str, Any]:
@@ -399,6 +424,8 @@ def _figures(times: list[float], status: int) -> dict[str, Any]:
 
 def now_probes(turn_pk: int) -> list[Probe]:
     """What main serves today."""
+    from feedback.filters import encode_turn_cursor
+
     return [
         Probe("GET /api/agreement/", "/api/agreement/"),
         Probe("GET /api/agreement/ (after a new rating)", "/api/agreement/", new_rating=True),
@@ -412,6 +439,18 @@ def now_probes(turn_pk: int) -> list[Probe]:
         Probe("page /agreement/", "/agreement/"),
         Probe("page / (overview)", "/", "annotator"),
         Probe("page /turns/ (queue list)", "/turns/", "annotator"),
+        Probe(
+            "page /turns/ (cursor 100k turns deep)",
+            "/turns/",
+            "annotator",
+            query={"cursor": encode_turn_cursor(turn_pk)},
+        ),
+        Probe(
+            "page /turns/?component=&open=1",
+            "/turns/",
+            "annotator",
+            query={"component": "component-07", "open": "1"},
+        ),
         Probe("page /turns/<pk>/ (rate one turn)", f"/turns/{turn_pk}/", "annotator"),
         Probe("page /plans/", "/plans/"),
         Probe("page /history/", "/history/"),
@@ -856,7 +895,9 @@ def block(results: dict[str, Any]) -> str:
         f"- Data: {built['turns']:,} turns, {built['feedback']:,} feedback rows "
         f"({built['human']:,} human ratings on {built['human_turns']:,} turns, "
         f"{built['corrections_with_span']:,} corrections with a span), built in "
-        f"{built['insert_s']:.0f} s ({built['rows_s']:,.0f} rows/s, bulk insert).",
+        f"{built['insert_s']:.0f} s ({built['rows_s']:,.0f} rows/s, bulk insert), then "
+        f"agreement's moments and the counters recounted from them in "
+        f"{built.get('recount_s', 0):.1f} s (`manage.py feedback_recount`).",
         "",
         "Server time in-process (Django test client, no socket; DJANGO_DEBUG=0), "
         f"target p95 under {TARGET_MS:.0f} ms:",
@@ -941,6 +982,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     )
     parser.add_argument("--no-label-studio", action="store_true", help="skip the comparison")
     parser.add_argument("--export", default="rewards", help="the export format to stream")
+    parser.add_argument("--no-export", action="store_true", help="skip the streamed export")
     parser.add_argument("--keep", action="store_true", help="keep the bench databases")
     parser.add_argument(
         "--output",
@@ -961,8 +1003,11 @@ def run(args: argparse.Namespace, database: Database) -> dict[str, Any]:
     b = results["built"]
     log(f"workspace: built in {b['insert_s']:.0f} s ({b['rows_s']:,.0f} rows/s)")
     results["requests"] = child(env, "measure", requests=sizes["requests"])
-    log(f"workspace: streaming the {args.export} export")
-    results["export"] = child(env, "export", kind=args.export) | {"kind": args.export}
+    if args.no_export:
+        results["export"] = {"kind": args.export, "skipped": "not run (--no-export)"}
+    else:
+        log(f"workspace: streaming the {args.export} export")
+        results["export"] = child(env, "export", kind=args.export) | {"kind": args.export}
     if "rows_s" in results["export"]:
         e = results["export"]
         log(f"export: {e['rows_s']:,.0f} rows/s, peak RSS {e['rss_peak_mb']:.0f} MB")

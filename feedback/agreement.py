@@ -62,6 +62,37 @@ def unit_moments(
     return count[present], total, squares
 
 
+def unit_observed(count: ArrayLike, total: ArrayLike, squares: ArrayLike) -> NDArray[np.float64]:
+    """Each unit's share of the observed disagreement, m_u * SS_u / (m_u - 1); 0 below two
+    values (a unit with one value pairs with nothing)."""
+    m = np.asarray(count, dtype=np.float64)
+    s = np.asarray(total, dtype=np.float64)
+    q = np.asarray(squares, dtype=np.float64)
+    pairable = m >= 2
+    safe = np.where(pairable, m, 2.0)
+    # Squared deviations from each unit's mean; clipped at 0 against rounding.
+    within = np.maximum(q - s * s / safe, 0.0)
+    return np.where(pairable, safe * within / (safe - 1), 0.0)
+
+
+def alpha_interval_from_sums(
+    units: int, values: float, total: float, squares: float, observed: float
+) -> Alpha:
+    """Alpha from sums over the units with two values or more: how many `units`, their
+    `values` (n), the sum and sum of squares of those values, and the sum of `unit_observed`.
+
+    What a store that keeps these five sums per dimension (as values arrive and leave) reads
+    in constant time, whatever the number of units.
+    """
+    n = float(values)
+    if units < 2:
+        return Alpha(None, int(units), int(n))
+    spread = max(float(squares) - float(total) * float(total) / n, 0.0)
+    if spread <= 1e-12 * max(float(squares), 1.0):
+        return Alpha(None, int(units), int(n))
+    return Alpha(1.0 - (n - 1) / n * float(observed) / spread, int(units), int(n))
+
+
 def alpha_interval_from_moments(count: ArrayLike, total: ArrayLike, squares: ArrayLike) -> Alpha:
     """Alpha from each unit's count, sum and sum of squares of its values (e.g. a GROUP BY's)."""
     m = np.asarray(count, dtype=np.float64)
@@ -69,18 +100,13 @@ def alpha_interval_from_moments(count: ArrayLike, total: ArrayLike, squares: Arr
     q = np.asarray(squares, dtype=np.float64)
     pairable = m >= 2
     m, s, q = m[pairable], s[pairable], q[pairable]
-    units = int(m.size)
-    n = float(m.sum())
-    if units < 2:
-        return Alpha(None, units, int(n))
-    # Squared deviations from each unit's mean; clipped at 0 against rounding.
-    within = np.maximum(q - s * s / m, 0.0)
-    grand = s.sum()
-    spread = max(float(q.sum() - grand * grand / n), 0.0)
-    if spread <= 1e-12 * max(float(q.sum()), 1.0):
-        return Alpha(None, units, int(n))
-    observed = float((m * within / (m - 1)).sum())
-    return Alpha(1.0 - (n - 1) / n * observed / spread, units, int(n))
+    return alpha_interval_from_sums(
+        int(m.size),
+        float(m.sum()),
+        float(s.sum()),
+        float(q.sum()),
+        float(unit_observed(m, s, q).sum()),
+    )
 
 
 def alpha_interval(units: ArrayLike, values: ArrayLike) -> Alpha:

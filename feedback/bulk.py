@@ -29,9 +29,10 @@ def insert_rows(
     rows: Sequence[Row],
     *,
     on_conflict: str = "",
-) -> None:
+) -> int:
+    """Write `rows`; returns how many were written (fewer than sent where `on_conflict` skips)."""
     if not rows:
-        return
+        return 0
     names = ", ".join(connection.ops.quote_name(c) for c in columns)
     if connection.vendor == "postgresql" and not on_conflict:
         # COPY streams the rows in one command: less than half the time of executemany here.
@@ -43,7 +44,7 @@ def insert_rows(
         ):
             for row in rows:
                 copy.write_row(row)
-        return
+        return len(rows)
     if connection.vendor == "postgresql" and len(rows) > 1 and on_conflict.endswith("DO NOTHING"):
         # One statement over one array a column, instead of one INSERT a row: executemany binds
         # and sends each row (at 1000 turns, most of the ingest's client time on PostgreSQL).
@@ -53,11 +54,12 @@ def insert_rows(
         sql = f"INSERT INTO {_table(model)} ({names}) SELECT * FROM unnest({arrays}) {on_conflict}"
         with connection.cursor() as cursor:
             cursor.execute(sql, [list(column) for column in zip(*rows, strict=True)])
-        return
+            return int(cursor.rowcount)
     marks = ", ".join(["%s"] * len(columns))
     sql = f"INSERT INTO {_table(model)} ({names}) VALUES ({marks}) {on_conflict}"
     with connection.cursor() as cursor:
         cursor.executemany(sql, rows)
+        return int(cursor.rowcount)
 
 
 def existing_values(

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 
 MAX_LIMIT = 500
 CURSOR_SALT = "feedback.explorer.cursor"
+TURNS_CURSOR_SALT = "feedback.turns.cursor"  # the turn list's: an explorer cursor is none of it
 BAD_CURSOR = "not a cursor of this list"
 
 # (ts, id) of the last feedback of a page: the next page starts below it.
@@ -76,6 +77,26 @@ def parse_feedback_query(params: Mapping[str, str]) -> FeedbackQuery:
 def encode_cursor(position: Position) -> str:
     ts, pk = position
     return signing.dumps([ts, pk], salt=CURSOR_SALT)
+
+
+def encode_turn_cursor(pk: int) -> str:
+    """The turn list's cursor: the id of a page's last turn, signed."""
+    return signing.dumps(pk, salt=TURNS_CURSOR_SALT)
+
+
+def decode_turn_cursor(cursor: str) -> int | None:
+    """The turn id a turn list's cursor names, or None for none; any other is `invalid`."""
+    if not cursor:
+        return None
+    try:
+        value: Any = signing.loads(cursor, salt=TURNS_CURSOR_SALT)
+    except signing.BadSignature:
+        value = None
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    raise invalid(
+        "The cursor names no page of this list.", [{"loc": ["cursor"], "msg": BAD_CURSOR}]
+    )
 
 
 def decode_cursor(cursor: str) -> Position | None:

@@ -22,8 +22,9 @@ class Turn(models.Model):
     """An agent turn in the annotators' queue."""
 
     correlation_id = models.CharField(max_length=200, unique=True)
-    session_id = models.CharField(max_length=200, blank=True, db_index=True)
-    component_name = models.CharField(max_length=200, blank=True, db_index=True)
+    # session_id and component_name are indexed with the turn list's order, id (Meta).
+    session_id = models.CharField(max_length=200, blank=True)
+    component_name = models.CharField(max_length=200, blank=True)
     prompt = models.TextField()
     response = models.TextField()
     model = models.CharField(max_length=200)
@@ -44,6 +45,14 @@ class Turn(models.Model):
                 "id",
                 name="turn_queue_open",
                 condition=models.Q(ratings_needed__gt=0),
+            ),
+            # The turn list and GET /api/turns/, newest queued first (id), keyset-paginated:
+            # the primary key for the order alone, one (field, id) a filter, and the open
+            # turns' own. The (field, id) ones also serve a lookup of the field alone.
+            models.Index(fields=["component_name", "id"], name="turn_component_newest"),
+            models.Index(fields=["session_id", "id"], name="turn_session_newest"),
+            models.Index(
+                fields=["id"], name="turn_open_newest", condition=models.Q(ratings_needed__gt=0)
             ),
         ]
 
@@ -126,6 +135,72 @@ class Retraction(models.Model):
 
     def __str__(self) -> str:
         return f"{self.feedback_id} retracted by {self.by}"
+
+
+class AgreementUnit(models.Model):
+    """One unit of agreement, a turn on a dimension: the moments of its counted human scores,
+    one score a person (their latest), kept by the feedback service (feedback.moments)."""
+
+    correlation_id = models.CharField(max_length=200)
+    dimension = models.CharField(max_length=16)
+    raters = models.IntegerField(default=0)
+    total = models.FloatField(default=0.0)
+    squares = models.FloatField(default=0.0)
+    spread = models.FloatField(default=0.0, help_text="max - min of the scores")
+    variance = models.FloatField(default=0.0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["correlation_id", "dimension"], name="agreement_unit_once"
+            )
+        ]
+        indexes = [
+            # "Where annotators disagree most": the widest units, read off the front.
+            models.Index(
+                models.F("spread").desc(),
+                models.F("variance").desc(),
+                "id",
+                name="agreement_unit_widest",
+                condition=models.Q(spread__gt=0),
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.correlation_id} on {self.dimension}"
+
+
+class AgreementTotals(models.Model):
+    """Per dimension, the sums over its units with two raters or more that alpha needs
+    (feedback.agreement.alpha_interval_from_sums): kept with the units, so alpha reads one row."""
+
+    dimension = models.CharField(max_length=16, unique=True)
+    units = models.BigIntegerField(default=0)
+    values = models.BigIntegerField(default=0)
+    total = models.FloatField(default=0.0)
+    squares = models.FloatField(default=0.0)
+    observed = models.FloatField(default=0.0, help_text="sum of m * SS_u / (m - 1)")
+
+    class Meta:
+        verbose_name_plural = "agreement totals"
+
+    def __str__(self) -> str:
+        return self.dimension
+
+
+class Counter(models.Model):
+    """A count kept at ingest (feedback.counters), in a few slots so that writers in different
+    processes do not queue on one row; a count is the sum of its slots."""
+
+    name = models.CharField(max_length=64)
+    slot = models.SmallIntegerField(default=0)
+    value = models.BigIntegerField(default=0)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["name", "slot"], name="counter_slot_once")]
+
+    def __str__(self) -> str:
+        return f"{self.name}[{self.slot}] = {self.value}"
 
 
 class Lease(models.Model):

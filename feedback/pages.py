@@ -11,14 +11,19 @@ from urllib.parse import urlencode
 
 from django.conf import settings
 from django.contrib import messages
-from django.core.paginator import Paginator
 from django.shortcuts import get_object_or_404, redirect
 from django.urls import reverse
 from pydantic import ValidationError
 
 from feedback import selectors
 from feedback.exports import FORMATS, as_items
-from feedback.filters import decode_cursor, encode_cursor, parse_feedback_query
+from feedback.filters import (
+    decode_cursor,
+    decode_turn_cursor,
+    encode_cursor,
+    encode_turn_cursor,
+    parse_feedback_query,
+)
 from feedback.forms import POLARITY_HELP, RATING_LOCS, QueueRatingForm, RatingForm
 from feedback.models import Turn
 from feedback.queue import queue_next, queue_progress, queue_release, queue_skip, queue_undo
@@ -53,21 +58,36 @@ ALPHA_READINGS = ((0.8, "reliable"), (0.667, "tentative"), (float("-inf"), "unre
 def turn_list(request: HttpRequest, principal: Principal) -> HttpResponse:
     component, session = request.GET.get("component", ""), request.GET.get("session", "")
     open_only = request.GET.get("open") == "1"
-    turns = selectors.turn_list(component_name=component, session_id=session, open_only=open_only)
-    page_obj = Paginator(turns, QUEUE_PAGE_SIZE).get_page(request.GET.get("page"))
+    cursor = request.GET.get("cursor", "")
+    try:
+        after, cursor_error = decode_turn_cursor(cursor), ""
+    except LearnError as error:
+        after, cursor_error = None, str(error.details[0]["msg"])
+    turns, last = selectors.turn_page(
+        component_name=component,
+        session_id=session,
+        open_only=open_only,
+        after=after,
+        limit=QUEUE_PAGE_SIZE,
+    )
     filters = {"component": component, "session": session, "open": "1" if open_only else ""}
+    kept = {name: value for name, value in filters.items() if value}
     context = {
-        "page_obj": page_obj,
-        "rated": selectors.rated_for(list(page_obj.object_list), principal),
+        "turns": turns,
+        "rated": selectors.rated_for(turns, principal),
         **filters,
-        "filters_query": urlencode({name: value for name, value in filters.items() if value}),
+        "cursor_error": cursor_error,
+        "next_url": None
+        if last is None
+        else "?" + urlencode({**kept, "cursor": encode_turn_cursor(last)}),
+        "first_url": "?" + urlencode(kept) if after is not None or cursor_error else None,
         "progress": queue_progress(principal) if principal.may(Action.QUEUE) else None,
         "can_rate": principal.may(Action.FEEDBACK),
         "can_queue": principal.may(Action.QUEUE),
         "ratings_per_turn": settings.LEARNPORTAL_RATINGS_PER_TURN,
         "components": selectors.component_names()[:CHOICES_SHOWN],
     }
-    return page(request, "feedback/turns.html", context)
+    return page(request, "feedback/turns.html", context, status=400 if cursor_error else 200)
 
 
 @requires(Action.FEEDBACK)

@@ -35,7 +35,9 @@ from django.db.models.functions import Coalesce
 
 from feedback.buckets import buckets_retract
 from feedback.bulk import insert_rows
+from feedback.counters import FEEDBACK_COUNTED, counter_add
 from feedback.models import Feedback, Lease, Retraction, Skip, Turn
+from feedback.moments import moments_recount
 from feedback.queue_state import turns_tally
 from feedback.selectors import counted_feedback
 from feedback.stats import ScoreDelta, stats_add_scores
@@ -178,6 +180,8 @@ def queue_undo(principal: Principal, feedback_id: str) -> Turn:
             stats_add_scores({rating.component_name: taken_back})
             buckets_retract(rating.component_name, rating.ts, rating.score, rating.confidence)
         turns_tally([turn.correlation_id])
+        counter_add(FEEDBACK_COUNTED, -1)
+        moments_recount([(rating.correlation_id, rating.dimension)])
         if not _my_ratings(principal.name).filter(correlation_id=turn.correlation_id).exists():
             _lease(turn, principal.name, now + settings.LEARNPORTAL_LEASE_SECONDS)
         turn.refresh_from_db()

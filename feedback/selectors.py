@@ -8,21 +8,21 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypedDict
 
-import numpy as np
-from django.core.cache import cache
 from django.db import connection
-from django.db.models import BooleanField, Exists, ExpressionWrapper, Max, OuterRef, Q, QuerySet
+from django.db.models import BooleanField, Exists, ExpressionWrapper, OuterRef, Q, QuerySet
 
 from feedback import agreement
 from feedback.answers import Agreement, DimensionAgreement
 from feedback.buckets import BUCKET_SECONDS
+from feedback.counters import FEEDBACK_COUNTED, counter_value
 from feedback.filters import FeedbackFilters
 from feedback.models import (
+    AgreementTotals,
+    AgreementUnit,
     ComponentBucket,
     ComponentStats,
     Experience,
     Feedback,
-    Retraction,
     RewardBucket,
     Turn,
 )
@@ -35,7 +35,6 @@ from learnportal.protocol import FeedbackDimension, FeedbackSource
 
 if TYPE_CHECKING:
     from django_stubs_ext import WithAnnotations
-    from numpy.typing import NDArray
 
     from feedback.filters import Position
     from learnportal.accounts.principals import Principal
@@ -50,7 +49,7 @@ class Queued(TypedDict):
 # (component_name, reward, behaviour_prob) of one stored experience.
 ExperienceRow = tuple[str, float, float | None]
 CORRECTION_FIELDS = ("dimension", "comment", "correction", "annotator_id", "source")
-AGREEMENT_CACHE_SECONDS = 3600
+UNRATED_CAP = 10_000
 
 
 def counted_feedback() -> QuerySet[Feedback]:
@@ -388,17 +387,19 @@ def turn_queue(
     return turns.order_by("rated", "-created", "-id")
 
 
-def unrated_turn_count() -> int:
-    """Turns that still need human ratings: a count over the queue's partial index."""
-    return Turn.objects.filter(ratings_needed__gt=0).count()
+def unrated_turn_count(cap: int = UNRATED_CAP) -> tuple[int, bool]:
+    """Turns that still need human ratings, counted over the queue's partial index up to
+    `cap`, and whether there are more (the overview says "10000+")."""
+    found = Turn.objects.filter(ratings_needed__gt=0).values("id")[: cap + 1].count()
+    return min(found, cap), found > cap
 
 
 def turn_list(
     *, component_name: str = "", session_id: str = "", open_only: bool = False
 ) -> QuerySet[Turn]:
-    """Every turn, newest first (the `created` index): the list a person browses. What to rate
-    next is the queue's to say (feedback.queue); `open_only` keeps the turns that still need
-    human ratings."""
+    """Every turn, newest queued first (by id, which the turn's arrival assigns): the list a
+    person browses. What to rate next is the queue's to say (feedback.queue); `open_only` keeps
+    the turns that still need human ratings."""
     turns = Turn.objects.all()
     if component_name:
         turns = turns.filter(component_name=component_name)
@@ -406,7 +407,28 @@ def turn_list(
         turns = turns.filter(session_id=session_id)
     if open_only:
         turns = turns.filter(ratings_needed__gt=0)
-    return turns.order_by("-created", "-id")
+    return turns.order_by("-id")
+
+
+def turn_page(
+    *,
+    component_name: str = "",
+    session_id: str = "",
+    open_only: bool = False,
+    after: int | None = None,
+    limit: int,
+) -> tuple[list[Turn], int | None]:
+    """One page of `turn_list` below the turn id `after`, and the id the next page starts
+    below: keyset pagination on the id, each filter served by an index (Turn.Meta), so that a
+    deep page costs what the first does (no OFFSET, no count), and a turn queued meanwhile
+    neither repeats nor hides a turn on the next page."""
+    turns = turn_list(component_name=component_name, session_id=session_id, open_only=open_only)
+    if after is not None:
+        turns = turns.filter(id__lt=after)
+    page = list(turns[: limit + 1])
+    if len(page) <= limit:
+        return page, None
+    return page[:limit], page[limit - 1].id
 
 
 def rated_for(turns: list[Turn], viewer: Principal) -> set[int]:
@@ -490,9 +512,9 @@ def still_blind(ratings: list[Feedback], viewer: Principal) -> bool:
 
 
 def feedback_count() -> int:
-    """The counted feedback: all of it less the retracted (two counts, each over one table;
-    `counted_feedback().count()` joins every row to its retraction first)."""
-    return Feedback.objects.count() - Retraction.objects.count()
+    """The counted feedback (stored less retracted), as the feedback service keeps it counted
+    at ingest (feedback.counters): a few rows, not a count of the table."""
+    return counter_value(FEEDBACK_COUNTED)
 
 
 @dataclass(frozen=True)
@@ -514,7 +536,8 @@ def _human_rows() -> QuerySet[Feedback]:
 
 
 def human_scores() -> HumanScores:
-    """The human scores that agreement is computed over: one query, values only.
+    """Every counted human score, values only, in one query: what agreement is computed over,
+    read whole (a recount from scratch; `agreement_read` reads the moments kept at ingest).
 
     Executed on a plain cursor from the queryset's own SQL (so that whatever `counted_feedback`
     leaves out stays out): building a tuple per row through the ORM would double the cost at a
@@ -532,15 +555,6 @@ def human_scores() -> HumanScores:
         cursor.execute(sql, params)
         found = cursor.fetchall()
     return HumanScores(*([r[i] for r in found] for i in range(5)))
-
-
-def human_scores_version() -> tuple[int, int]:
-    """How many counted human feedbacks there are, and the newest one's id: it changes with
-    every rating added, and with every one that stops counting (feedback is never edited)."""
-    # Two queries, each an index-only read: MAX alone is one index probe, while COUNT(*)
-    # and MAX in one statement scan the index (2-4x slower on SQLite at 200k human rows).
-    last = _human_rows().aggregate(last=Max("id"))["last"]
-    return _human_rows().count(), int(last or 0)
 
 
 @dataclass(frozen=True)
@@ -561,103 +575,69 @@ class AgreementReport:
     disagreements: list[Disagreement]
 
 
-def _codes(values: list[str]) -> tuple[list[str], NDArray[np.int64]]:
-    """Each distinct value numbered in order of first appearance, and each value's number."""
-    index: dict[str, int] = {}
-    codes = [index.setdefault(value, len(index)) for value in values]
-    return list(index), np.asarray(codes, dtype=np.int64)
-
-
 def agreement_read(*, disagreements: int = 0) -> AgreementReport:
     """Krippendorff's alpha per dimension over counted human scores (feedback.agreement), and
     the `disagreements` turns whose scores spread widest.
 
     A unit is one turn on one dimension; a coder, one person: a person's later score of the same
-    turn and dimension replaces their earlier one. O(scores): numbering, dedup and the sums
-    are array operations, whatever the number of turns. At 200k human scores that is most of a
-    second, so the answer is kept in the cache under `human_scores_version()`, which one
-    indexed aggregate reads: any new rating (or one that stops counting) is a new key.
+    turn and dimension replaces their earlier one. Read from what the feedback service keeps at
+    ingest (feedback.moments): one row of sums per dimension for alpha, and the widest units
+    off the front of an index, whatever the number of scores.
     """
-    count, last = human_scores_version()
-    key = f"agreement:{count}:{last}:{disagreements}"
-    cached: AgreementReport | None = cache.get(key)
-    if cached is None:
-        cached = _agreement(disagreements)
-        cache.set(key, cached, AGREEMENT_CACHE_SECONDS)
-    return cached
-
-
-def _agreement(disagreements: int) -> AgreementReport:
-    rows = human_scores()
-    dimensions = list(FeedbackDimension)
-    if not len(rows):
-        empty = [
-            DimensionAgreement(dimension=d, alpha=None, turns=0, ratings=0) for d in dimensions
-        ]
-        return AgreementReport(Agreement(dimensions=empty), [])
-    dimension_index = {d.value: i for i, d in enumerate(dimensions)}
-    dim = np.asarray([dimension_index[d] for d in rows.dimension], dtype=np.int64)
-    turn_names, turn = _codes(rows.correlation_id)
-    person_names, person = _codes(rows.annotator_id)
-    score = np.asarray(rows.score, dtype=np.float64)
-    # The latest score of each (dimension, turn, person): sorted by key, then id, the last of
-    # each key's run is the one with the highest id.
-    unit = dim * len(turn_names) + turn
-    key = unit * len(person_names) + person
-    order = np.lexsort((np.asarray(rows.id, dtype=np.int64), key))
-    ordered = key[order]
-    keep = order[np.append(ordered[1:] != ordered[:-1], True)]
-    unit, person, score = unit[keep], person[keep], score[keep]
-
+    totals = {row.dimension: row for row in AgreementTotals.objects.all()}
     answers = []
-    unit_dim = unit // len(turn_names)
-    for i, name in enumerate(dimensions):
-        alpha = agreement.alpha_interval(unit[unit_dim == i], score[unit_dim == i])
+    for dimension in FeedbackDimension:
+        row = totals.get(dimension.value)
+        alpha = (
+            agreement.alpha_interval_from_sums(
+                row.units, row.values, row.total, row.squares, row.observed
+            )
+            if row is not None
+            else agreement.Alpha(None, 0, 0)
+        )
         answers.append(
             DimensionAgreement(
-                dimension=name, alpha=alpha.alpha, turns=alpha.units, ratings=alpha.values
+                dimension=dimension, alpha=alpha.alpha, turns=alpha.units, ratings=alpha.values
             )
         )
-    worst = _widest(unit, person, score, disagreements, turn_names, person_names, dimensions)
+    worst = _widest(disagreements) if disagreements > 0 else []
     return AgreementReport(Agreement(dimensions=answers), worst)
 
 
-def _widest(
-    unit: NDArray[np.int64],
-    person: NDArray[np.int64],
-    score: NDArray[np.float64],
-    limit: int,
-    turn_names: list[str],
-    person_names: list[str],
-    dimensions: list[FeedbackDimension],
-) -> list[Disagreement]:
-    if limit <= 0:
+def _widest(limit: int) -> list[Disagreement]:
+    """The units whose scores lie furthest apart (range, then variance; people who gave the
+    same score do not disagree), each with its people's scores: three queries."""
+    units = list(
+        AgreementUnit.objects.filter(spread__gt=0)
+        .order_by("-spread", "-variance", "id")
+        .values_list("correlation_id", "dimension", "spread", "variance")[:limit]
+    )
+    if not units:
         return []
-    codes, _count, spread, variance = agreement.spread_by_unit(unit, score)
-    apart = spread > 0  # people who gave the same score do not disagree
-    codes, spread, variance = codes[apart], spread[apart], variance[apart]
-    # Widest range first, then the larger variance, then the unit code (a stable order).
-    top = codes[np.lexsort((codes, -variance, -spread))[:limit]]
-    if not top.size:
-        return []
-    order = {int(u): rank for rank, u in enumerate(top)}
-    chosen = np.isin(unit, top)
-    scores: dict[int, list[tuple[str, float]]] = {int(u): [] for u in top}
-    for u, p, s in zip(unit[chosen], person[chosen], score[chosen], strict=True):
-        scores[int(u)].append((person_names[p], float(s)))
-    names = {u: turn_names[u % len(turn_names)] for u in scores}
-    ids = turn_ids(set(names.values()))
-    out = []
-    for u in sorted(scores, key=order.__getitem__):
-        values = np.asarray([s for _, s in scores[u]])
-        out.append(
-            Disagreement(
-                correlation_id=names[u],
-                turn_id=ids.get(names[u]),
-                dimension=dimensions[u // len(turn_names)].value,
-                spread=float(values.max() - values.min()),
-                variance=float(values.var()),
-                scores=sorted(scores[u]),
-            )
+    wanted = {(key, dimension) for key, dimension, _, _ in units}
+    latest: dict[tuple[str, str, str], tuple[int, float]] = {}
+    # By turn alone (the source checked here): see feedback.moments on the planner.
+    rows = counted_feedback().filter(correlation_id__in={key for key, _ in wanted})
+    for pk, key, dimension, person, score, source in rows.values_list(
+        "id", "correlation_id", "dimension", "annotator_id", "score", "source"
+    ):
+        if source != FeedbackSource.HUMAN.value or (key, dimension) not in wanted:
+            continue
+        seen = latest.get((key, dimension, person))
+        if seen is None or seen[0] < pk:
+            latest[(key, dimension, person)] = (pk, score)
+    scores: dict[tuple[str, str], list[tuple[str, float]]] = {unit: [] for unit in wanted}
+    for (key, dimension, person), (_, score) in latest.items():
+        scores[(key, dimension)].append((person, score))
+    ids = turn_ids({key for key, _ in wanted})
+    return [
+        Disagreement(
+            correlation_id=key,
+            turn_id=ids.get(key),
+            dimension=dimension,
+            spread=spread,
+            variance=variance,
+            scores=sorted(scores[(key, dimension)]),
         )
-    return out
+        for key, dimension, spread, variance in units
+    ]

@@ -14,8 +14,10 @@ from django.db import connection, transaction
 from feedback.answers import TurnsCreated
 from feedback.buckets import buckets_add_experiences, buckets_add_feedback
 from feedback.bulk import Row, existing_values, insert_rows
+from feedback.counters import FEEDBACK_COUNTED, counter_add
 from feedback.idempotency import content_hash, new_items
 from feedback.models import Experience, ExperienceQuota, Feedback, Lease, Turn
+from feedback.moments import moments_add
 from feedback.provenance import provenance_of
 from feedback.queue_state import turns_tally
 from feedback.rewards import latest_experience_id, rewards_add, rewards_evict
@@ -203,6 +205,9 @@ def feedback_record(
         insert_rows(Turn, TURN_COLUMNS, turns, on_conflict=IGNORE_DUPLICATE_TURNS)
         rated = {feedbacks[i].correlation_id for i in fresh} - {""}
         turns_tally(rated | {str(row[0]) for row in turns})
+        # The overview's count and agreement's moments, after the turns' locks (same order).
+        counter_add(FEEDBACK_COUNTED, len(rows))
+        moments_add(FEEDBACK_COLUMNS, rows)
         if principal.is_human and rated:
             # A person's rating of the turn they hold ends that lease, whatever path it came by.
             # A person holds one lease at most (Lease.username is unique): read it, rather than
@@ -397,9 +402,10 @@ def _forward_env_rewards(owner: str, experiences: list[ExperienceItem], now: flo
         )
         if component:
             deltas.setdefault(component, ScoreDelta()).add(score, 1.0)
-    insert_rows(
+    written = insert_rows(
         Feedback, FEEDBACK_COLUMNS, rows, on_conflict="ON CONFLICT (feedback_id) DO NOTHING"
     )
+    counter_add(FEEDBACK_COUNTED, written)
     turns_tally({item.experience_id for item in experiences})
     stats_add_scores(deltas)
     buckets_add_feedback(FEEDBACK_COLUMNS, rows)

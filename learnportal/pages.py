@@ -35,9 +35,11 @@ def home(request: AuthenticatedHttpRequest) -> HttpResponse:
         for record in component_records()
     ]
     principal = principal_for_user(request.user)
+    unrated, more = unrated_turn_count()
     context = {
         "components": components,
-        "turns_unrated": unrated_turn_count(),
+        "turns_unrated": unrated,
+        "turns_unrated_more": more,
         "feedback_count": feedback_count(),
         "pending_proposals": open_proposal_count(),
         "history": history_entries(limit=12) if principal.may(Action.HISTORY) else None,

@@ -42,8 +42,8 @@ def test_it_sends_anonymous_visitors_to_log_in(seeded: None) -> None:
 
 def test_it_lists_turns_newest_first_marking_those_rated(annotator: Client) -> None:
     page = annotator.get("/turns/")
-    listed = [turn.correlation_id for turn in page.context["page_obj"]]
-    assert listed == [t.correlation_id for t in Turn.objects.order_by("-created", "-id")]
+    listed = [turn.correlation_id for turn in page.context["turns"]]
+    assert listed == [t.correlation_id for t in Turn.objects.order_by("-id")]
     # The demo annotator rated turns 0, 1 and 3; 2, 4 and 5 wait.
     rated = {Turn.objects.get(pk=pk).correlation_id for pk in page.context["rated"]}
     assert rated == {"demo-turn-0", "demo-turn-1", "demo-turn-3"}
@@ -52,7 +52,7 @@ def test_it_lists_turns_newest_first_marking_those_rated(annotator: Client) -> N
 
 def test_it_can_keep_only_the_turns_that_still_need_ratings(annotator: Client) -> None:
     page = annotator.get("/turns/", {"open": "1"})
-    listed = {turn.correlation_id for turn in page.context["page_obj"]}
+    listed = {turn.correlation_id for turn in page.context["turns"]}
     assert listed == {"demo-turn-2", "demo-turn-4", "demo-turn-5"}
 
 
@@ -145,3 +145,85 @@ def test_the_form_needs_the_csrf_token(seeded: None) -> None:
     response = client.post(f"/turns/{_turn('demo-turn-2').pk}/", {"polarity": "positive"})
     assert response.status_code == 403
     assert not Feedback.objects.filter(correlation_id="demo-turn-2").exists()
+
+
+def _follow(client: Client, params: dict[str, str]) -> list[list[str]]:
+    """Every page of the list, by its "Older" links, as correlation ids."""
+    pages, url = [], "/turns/"
+    while True:
+        page = client.get(url, params if url == "/turns/" else None)
+        assert page.status_code == 200
+        pages.append([turn.correlation_id for turn in page.context["turns"]])
+        following = page.context["next_url"]
+        if following is None:
+            return pages
+        assert 'rel="next"' in page.content.decode()
+        url = "/turns/" + following
+
+
+def _flat(pages: list[list[str]]) -> list[str]:
+    return [key for page in pages for key in page]
+
+
+def test_the_list_pages_by_cursor_newest_first_keeping_its_filters(
+    annotator: Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from feedback import pages
+
+    monkeypatch.setattr(pages, "QUEUE_PAGE_SIZE", 2)
+    newest = [t.correlation_id for t in Turn.objects.order_by("-id")]
+    assert _follow(annotator, {}) == [newest[i : i + 2] for i in range(0, len(newest), 2)]
+    # The filter rides along in the cursor's link.
+    open_turns = [
+        t.correlation_id for t in Turn.objects.filter(ratings_needed__gt=0).order_by("-id")
+    ]
+    assert _flat(_follow(annotator, {"open": "1"})) == open_turns
+    reviews = [
+        t.correlation_id for t in Turn.objects.filter(component_name="code_review").order_by("-id")
+    ]
+    assert _flat(_follow(annotator, {"component": "code_review"})) == reviews
+
+
+def test_turns_queued_meanwhile_neither_repeat_nor_hide_a_turn_on_the_next_page(
+    annotator: Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from feedback import pages
+
+    monkeypatch.setattr(pages, "QUEUE_PAGE_SIZE", 3)
+    before = [t.correlation_id for t in Turn.objects.order_by("-id")]
+    first = annotator.get("/turns/")
+    Turn.objects.create(
+        correlation_id="late", prompt="Q", response="A", model="m", submitted_by="x", created=0.0
+    )
+    second = annotator.get("/turns/" + first.context["next_url"])
+    shown = [t.correlation_id for t in first.context["turns"]]
+    shown += [t.correlation_id for t in second.context["turns"]]
+    assert shown == before  # an OFFSET would have shown the third turn again
+
+
+def test_a_deep_page_reads_no_offset_and_counts_nothing(
+    annotator: Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from feedback import pages
+
+    monkeypatch.setattr(pages, "QUEUE_PAGE_SIZE", 2)
+    second = "/turns/" + annotator.get("/turns/").context["next_url"]
+    with CaptureQueriesContext(connection) as queries:
+        assert annotator.get(second).status_code == 200
+    listing = [q["sql"] for q in queries.captured_queries if "feedback_turn" in q["sql"]]
+    assert listing and not any("OFFSET" in sql.upper() for sql in listing)
+    assert not any("COUNT(" in sql.upper() and "ratings_needed" not in sql for sql in listing)
+
+
+@pytest.mark.parametrize("cursor", ["nonsense", "explorer"])
+def test_a_cursor_not_of_this_list_is_refused_naming_it(annotator: Client, cursor: str) -> None:
+    from feedback.filters import encode_cursor
+
+    sent = encode_cursor((1.0, 1)) if cursor == "explorer" else cursor  # the explorer's, signed
+    page = annotator.get("/turns/", {"cursor": sent})
+    assert page.status_code == 400
+    assert "cursor: not a cursor of this list" in page.content.decode()
+    assert page.context["first_url"] == "?"
