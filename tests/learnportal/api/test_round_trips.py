@@ -30,10 +30,11 @@ if TYPE_CHECKING:
 # included: in production they are the request's BEGIN and COMMIT).
 PINNED = {
     "learn/stats/req": {"sqlite": 1, "postgresql": 1},  # the aggregates
-    # savepoint, existing ids, rows, stats upsert, score read, release
-    "learn/feedback/req": {"sqlite": 6, "postgresql": 5},
-    # savepoint, existing ids, quota upsert, components, policy, rows, stats (3), release
-    "learn/experience/req": {"sqlite": 10, "postgresql": 9},
+    # savepoint, existing ids, rows, counter, stats upsert, hour bucket, score read, release
+    "learn/feedback/req": {"sqlite": 8, "postgresql": 7},
+    # savepoint, existing ids, quota upsert, last id, components, policy, rows, reward sums
+    # (upsert, last id, prune), stats (3), hour bucket, release
+    "learn/experience/req": {"sqlite": 15, "postgresql": 14},
 }
 
 
