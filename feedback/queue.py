@@ -36,7 +36,7 @@ from django.db.models.functions import Coalesce
 from feedback.bulk import insert_rows
 from feedback.models import Feedback, Lease, Retraction, Skip, Turn
 from feedback.queue_state import turns_tally
-from feedback.selectors import counted_feedback
+from feedback.selectors import counted_feedback, live_counts
 from feedback.stats import ScoreDelta, stats_add_scores
 from learnportal.accounts.roles import Action
 from learnportal.events import broadcast_on_commit
@@ -183,6 +183,7 @@ def queue_undo(principal: Principal, feedback_id: str) -> Turn:
             "feedback.retracted",
             {"count": 1, "components": [rating.component_name], "by": principal.name},
             audience=Action.STATS,
+            totals=live_counts,
         )
     return turn
 

@@ -314,6 +314,12 @@ def feedback_count() -> int:
     return Feedback.objects.count() - Retraction.objects.count()
 
 
+def live_counts() -> dict[str, int]:
+    """What the overview's counters show, for a live update (read once per flush, learnportal
+    .events; everyone who may read stats may read both over REST)."""
+    return {"feedback_count": feedback_count(), "turns_unrated": unrated_turn_count()}
+
+
 @dataclass(frozen=True)
 class HumanScores:
     """Every counted human score on a turn, in no order, as parallel lists of plain values."""

@@ -17,7 +17,7 @@ from feedback.idempotency import content_hash, new_items
 from feedback.models import Experience, ExperienceQuota, Feedback, Lease, Turn
 from feedback.provenance import provenance_of
 from feedback.queue_state import turns_tally
-from feedback.selectors import component_names
+from feedback.selectors import component_names, live_counts
 from feedback.stats import (
     CallDelta,
     ScoreDelta,
@@ -218,6 +218,7 @@ def feedback_record(
                 "feedback.recorded",
                 {"count": len(rows), "components": sorted(deltas), "by": principal.name},
                 audience=Action.STATS,
+                totals=live_counts,
             )
     return FeedbackOutcome(recorded=len(feedbacks), new_score=new_score)
 
@@ -419,5 +420,6 @@ def turns_submit(*, principal: Principal, turns: list[TurnInput]) -> TurnsCreate
                 "turns.queued",
                 {"count": created, "by": principal.name},
                 audience=Action.READ_TURNS,
+                totals=live_counts,
             )
     return TurnsCreated(received=len(turns), created=created)

@@ -9,6 +9,7 @@ from learnportal.accounts.roles import Action
 from learnportal.events import broadcast_on_commit
 from learnportal.protocol.messages import History
 from refinement.models import HistoryEntry
+from refinement.selectors import open_proposal_count
 
 HISTORY_LIMIT = 500
 
@@ -33,8 +34,14 @@ def history_record(
         message=message,
         diff=diff or [],
     )
-    broadcast_on_commit(f"refinement.{kind}", entry.as_entry(), audience=Action.HISTORY)
+    broadcast_on_commit(
+        f"refinement.{kind}", entry.as_entry(), audience=Action.HISTORY, totals=_live_counts
+    )
     return entry
+
+
+def _live_counts() -> dict[str, int]:
+    return {"pending_proposals": open_proposal_count()}
 
 
 def history_entries(*, limit: int = HISTORY_LIMIT, offset: int = 0) -> list[dict[str, Any]]:
