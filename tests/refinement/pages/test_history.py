@@ -22,7 +22,7 @@ def test_the_history_is_newest_first_with_diff_summaries(reviewer: Client) -> No
     page = reviewer.get("/history/").content.decode()
     assert page.index("newest entry") < page.index("7 proposals for all components")
     assert '<span class="change-path">router.weights.code_review</span><br>0.5 →' in page
-    assert 'data-live-url="?partial=1"' in page
+    assert 'data-live-region="history"' in page
 
 
 def test_the_history_is_paginated(reviewer: Client) -> None:
@@ -32,7 +32,7 @@ def test_the_history_is_paginated(reviewer: Client) -> None:
     second = reviewer.get("/history/", {"page": 2}).content.decode()
     assert "entry 29" in first and "entry 29" not in second
     assert "Page 2 of 2" in second
-    assert "data-live-url" not in second  # only the first page follows live events
+    assert "data-live-region" not in second  # only the first page follows live events
     assert HistoryEntry.objects.count() == 31
 
 
