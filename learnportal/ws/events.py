@@ -113,6 +113,10 @@ class EventsConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]  # channels 
         except asyncio.QueueFull:
             logger.info("dropped a live socket that could not keep up")
             await self._end(CLOSE_TOO_SLOW)
+            return
+        # Receiving from a layer that has messages queued does not yield: let the writer take
+        # each one, so that only a browser that stops reading fills its queue, not a burst.
+        await asyncio.sleep(0)
 
     async def _listen(self, joined: str | None) -> None:
         layer = get_channel_layer()
