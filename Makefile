@@ -36,7 +36,8 @@ demo: migrate
 
 run: demo
 	@echo ""
-	@echo "LearnPortal is at http://$(HOST):$(PORT)/  (WebSocket: ws://$(HOST):$(PORT)/ws/learn/)"
+	@echo "LearnPortal is at http://$(HOST):$(PORT)/  (agents: ws://$(HOST):$(PORT)/ws/learn/)"
+	@echo "Log in at http://$(HOST):$(PORT)/login/ with a demo login (username / password):"
 	@$(PY) manage.py seed_demo --logins
 	@echo ""
 	$(VENV)/bin/uvicorn learnportal.asgi:application --host $(HOST) --port $(PORT) \

@@ -39,7 +39,7 @@ from feedback.counters import FEEDBACK_COUNTED, counter_add
 from feedback.models import Feedback, Lease, Retraction, Skip, Turn
 from feedback.moments import moments_recount
 from feedback.queue_state import turns_tally
-from feedback.selectors import counted_feedback
+from feedback.selectors import counted_feedback, live_counts
 from feedback.stats import ScoreDelta, stats_add_scores
 from learnportal.accounts.roles import Action
 from learnportal.events import broadcast_on_commit
@@ -189,6 +189,7 @@ def queue_undo(principal: Principal, feedback_id: str) -> Turn:
             "feedback.retracted",
             {"count": 1, "components": [rating.component_name], "by": principal.name},
             audience=Action.STATS,
+            totals=live_counts,
         )
     return turn
 

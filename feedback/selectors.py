@@ -517,6 +517,14 @@ def feedback_count() -> int:
     return counter_value(FEEDBACK_COUNTED)
 
 
+def live_counts() -> dict[str, int | str]:
+    """What the overview's counters show, as shown, for the page and its live updates (read
+    once per flush, learnportal.events; everyone who may read stats may read both over REST).
+    Past the count's cap the turns waiting read "10000+"."""
+    unrated, more = unrated_turn_count()
+    return {"feedback_count": feedback_count(), "turns_unrated": f"{unrated}+" if more else unrated}
+
+
 @dataclass(frozen=True)
 class HumanScores:
     """Every counted human score on a turn, in no order, as parallel lists of plain values."""

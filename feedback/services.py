@@ -21,7 +21,7 @@ from feedback.moments import moments_add
 from feedback.provenance import provenance_of
 from feedback.queue_state import turns_tally
 from feedback.rewards import latest_experience_id, rewards_add, rewards_evict
-from feedback.selectors import component_names
+from feedback.selectors import component_names, live_counts
 from feedback.stats import (
     CallDelta,
     ScoreDelta,
@@ -226,6 +226,7 @@ def feedback_record(
                 "feedback.recorded",
                 {"count": len(rows), "components": sorted(deltas), "by": principal.name},
                 audience=Action.STATS,
+                totals=live_counts,
             )
     return FeedbackOutcome(recorded=len(feedbacks), new_score=new_score)
 
@@ -440,5 +441,6 @@ def turns_submit(*, principal: Principal, turns: list[TurnInput]) -> TurnsCreate
                 "turns.queued",
                 {"count": created, "by": principal.name},
                 audience=Action.READ_TURNS,
+                totals=live_counts,
             )
     return TurnsCreated(received=len(turns), created=created)

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import orjson
 from django.contrib.auth.decorators import login_required
 
-from feedback.selectors import component_records, feedback_count, unrated_turn_count
+from feedback.selectors import component_records, live_counts
 from learnportal.accounts.principals import principal_for_user
 from learnportal.accounts.roles import Action
 from learnportal.web import page
@@ -19,6 +20,22 @@ if TYPE_CHECKING:
     from django.http import HttpResponse
 
     from learnportal.web import AuthenticatedHttpRequest
+
+# What the empty overview shows an agent's developer: one turn for the annotators' queue.
+FIRST_TURN = {
+    "turns": [
+        {
+            "correlation_id": "turn-1",
+            "session_id": "session-1",
+            "component_name": "web_search",
+            "rated_turn": {
+                "prompt": "What is the capital of France?",
+                "response": "Paris.",
+                "model": "my-agent-v1",
+            },
+        }
+    ]
+}
 
 
 @login_required
@@ -35,13 +52,13 @@ def home(request: AuthenticatedHttpRequest) -> HttpResponse:
         for record in component_records()
     ]
     principal = principal_for_user(request.user)
-    unrated, more = unrated_turn_count()
+    counts = live_counts()  # what the counters show, as the live updates will say it
     context = {
+        **counts,
         "components": components,
-        "turns_unrated": unrated,
-        "turns_unrated_more": more,
-        "feedback_count": feedback_count(),
         "pending_proposals": open_proposal_count(),
         "history": history_entries(limit=12) if principal.may(Action.HISTORY) else None,
+        "empty": not components and not any(counts.values()),
+        "first_turn": orjson.dumps(FIRST_TURN).decode(),
     }
     return page(request, "learnportal/home.html", context)

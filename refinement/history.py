@@ -9,6 +9,7 @@ from learnportal.accounts.roles import Action
 from learnportal.events import broadcast_on_commit
 from learnportal.protocol.messages import History
 from refinement.models import HistoryEntry, HistoryPath, Proposal
+from refinement.selectors import open_proposal_count
 
 HISTORY_LIMIT = 500
 
@@ -39,7 +40,9 @@ def history_record(
             Proposal.objects.filter(proposal_id=proposal_id).values_list("path", flat=True)
         )
     HistoryPath.objects.bulk_create([HistoryPath(entry=entry, path=path) for path in paths])
-    broadcast_on_commit(f"refinement.{kind}", entry.as_entry(), audience=Action.HISTORY)
+    broadcast_on_commit(
+        f"refinement.{kind}", entry.as_entry(), audience=Action.HISTORY, totals=_live_counts
+    )
     return entry
 
 
@@ -52,6 +55,10 @@ def entry_paths(diff: list[dict[str, Any]]) -> list[str]:
             if isinstance(value, dict) and isinstance(value.get("path"), str):
                 paths.append(value["path"])
     return list(dict.fromkeys(paths))
+
+
+def _live_counts() -> dict[str, int]:
+    return {"pending_proposals": open_proposal_count()}
 
 
 def history_entries(*, limit: int = HISTORY_LIMIT, offset: int = 0) -> list[dict[str, Any]]:

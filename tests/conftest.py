@@ -126,11 +126,19 @@ def _fresh_principal_cache() -> None:
     usage.clear()
 
 
+@pytest.fixture(autouse=True)
+def _no_live_updates_left_over() -> None:
+    # A test's event loop ends with the test: what it left waiting to be flushed is dropped.
+    events.coalescer.reset()
+
+
 @pytest.fixture
 def broadcasts(monkeypatch: pytest.MonkeyPatch) -> Broadcasts:
     captured = Broadcasts([])
 
-    def capture(event: str, payload: dict[str, Any], *, audience: Action) -> None:
+    def capture(
+        event: str, payload: dict[str, Any], *, audience: Action, totals: object = None
+    ) -> None:
         captured.sent.append(Broadcast(event, payload, audience))
 
     monkeypatch.setattr(events, "broadcast_now", capture)

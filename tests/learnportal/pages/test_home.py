@@ -1,9 +1,17 @@
 from __future__ import annotations
 
+import html
+from typing import TYPE_CHECKING
+
+import orjson
 import pytest
 from django.test import Client
 
 from learnportal import demo
+from learnportal.pages import FIRST_TURN
+
+if TYPE_CHECKING:
+    from tests.harness import Actor
 
 pytestmark = pytest.mark.django_db
 
@@ -30,3 +38,29 @@ def test_wrong_password_says_so_and_does_not_log_in() -> None:
     response = client.post("/login/", {"username": "reviewer", "password": "nope"})
     assert "do not match" in response.content.decode()
     assert client.get("/").status_code == 302
+
+
+def test_an_empty_portal_shows_how_to_send_a_first_turn_and_the_example_works(
+    agent: Actor,
+) -> None:
+    from learnportal.accounts.models import User
+
+    User.objects.create_user(username="rev", password="a long password", role="reviewer")
+    client = Client()
+    client.force_login(User.objects.get(username="rev"))
+    page = client.get("/").content.decode()
+    assert "Nothing has arrived yet" in page and "/api/turns/" in page
+    assert html.escape(orjson.dumps(FIRST_TURN).decode()) in page
+    response = agent.client.post("/api/turns/", FIRST_TURN, format="json")
+    assert response.status_code in (200, 201), response.json()
+    after = client.get("/").content.decode()
+    assert "Nothing has arrived yet" not in after
+    assert 'data-live-value="turns_unrated">1<' in after
+
+
+def test_the_overviews_counters_and_panels_are_declared_live(reviewer: Client) -> None:
+    page = reviewer.get("/").content.decode()
+    for key in ("turns_unrated", "feedback_count", "pending_proposals"):
+        assert f'data-live-value="{key}"' in page
+    assert 'data-live-region="components"' in page and 'data-live-region="history"' in page
+    assert "learnportal/live.js" in page

@@ -36,7 +36,7 @@ def test_the_history_is_a_newest_first_timeline_with_actor_time_and_diff(reviewe
     assert '<a class="change-path" href="?path=router.weights.code_review">' in page
     assert '<span class="change">0.5 →' in page
     assert '<details class="entry-diff"><summary>diff</summary>' in page  # a learnings file's
-    assert 'data-live-url="?partial=1&amp;"' in page
+    assert 'data-live-region="history"' in page
 
 
 def test_the_history_pages_by_keyset_both_ways(reviewer: Client) -> None:
@@ -47,7 +47,7 @@ def test_the_history_pages_by_keyset_both_ways(reviewer: Client) -> None:
     older = first.split('<a href="?&amp;before=')[1].split('"')[0]
     second = reviewer.get(f"/history/?before={older}").content.decode()
     assert "entry 05" not in second and "entry 04" in second and "entry 00" in second
-    assert "data-live-url" not in second  # only the newest page follows live events
+    assert "data-live-region" not in second  # only the newest page follows live events
     assert "« Newest" in second
     newer = second.split('<a href="?&amp;after=')[1].split('"')[0]
     back = reviewer.get(f"/history/?after={newer}").content.decode()
@@ -93,7 +93,6 @@ def test_the_history_filters_by_path_or_its_start(reviewer: Client) -> None:
     assert "entry-f" in files and "entry-w" not in files
     exact = reviewer.get("/history/", {"path": "router.weights.x"}).content.decode()
     assert "entry-w" in exact and "entry-f" not in exact
-    assert "?partial=1&amp;path=router.weights.x" in exact  # the live list keeps the filter
 
 
 def test_a_decision_is_found_by_its_proposals_path(reviewer: Client) -> None:
