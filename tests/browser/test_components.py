@@ -64,11 +64,14 @@ def test_a_reviewer_applies_a_weight_sees_it_on_the_components_pages_and_rolls_i
     expect(page.locator("th[aria-sort=descending]")).to_contain_text("Routing weight")
 
     page.goto(f"{live_server.url}/plans/{plan.plan_id}/")
-    card = page.locator(f"article#{proposal.proposal_id}")
-    card.locator("input[name=note]").fill("Send it more traffic")
-    card.locator("button.approve").click()
+    page.locator(f"article#{proposal.proposal_id} button.approve").click()
+    page.wait_for_selector("#confirm")
+    page.fill("#decision-note", "Send it more traffic")
+    page.click("#confirm button.approve")
     page.wait_for_selector(".message-success")
     page.locator(f"article#{proposal.proposal_id} button.apply").click()
+    page.wait_for_selector("#confirm")
+    page.click("#confirm button.apply")
     page.wait_for_selector(".message-success")
     applied = routing_weights()[component]
     assert applied == proposal.new_value
@@ -87,6 +90,8 @@ def test_a_reviewer_applies_a_weight_sees_it_on_the_components_pages_and_rolls_i
 
     page.click(f"a[href='/plans/{plan.plan_id}/']")
     page.locator(f"article#{proposal.proposal_id} button.rollback").click()
+    page.wait_for_selector("#confirm")
+    page.click("#confirm button.rollback")
     page.wait_for_selector(".message-success")
     assert routing_weights()[component] == proposal.old_value
 
