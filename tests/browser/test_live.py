@@ -97,6 +97,7 @@ def test_a_second_browser_sees_new_feedback_and_a_plans_state_change_without_rel
 
     reviewer = open_as(dashboard, asgi_server, "reviewer", f"/plans/{plan.plan_id}/")
     reviewer.locator(f"article#{weight.proposal_id} button.approve").click()
+    reviewer.click("#confirm button.approve")
     expect(reviewer.locator(".message-success")).to_be_visible()
     expect(status).to_have_text("approved")
     assert dashboard.evaluate(SAME_DOCUMENT)
