@@ -6,13 +6,17 @@ stays short and fails the same way every time.
 
 from __future__ import annotations
 
+import uuid
 from typing import TYPE_CHECKING, Any
 
 import pytest
 import schemathesis
+from django.conf import settings as django_settings
+from django.db import transaction
 from hypothesis import HealthCheck, settings
 from hypothesis.stateful import run_state_machine_as_test
 
+from learnportal.accounts.credentials import principals
 from learnportal.wsgi import application
 from tests.learnportal.api.schema import hooks  # noqa: F401  (registers what the schema cannot say)
 
@@ -62,10 +66,25 @@ def test_every_answer_is_what_the_schema_says(case: schemathesis.Case[Any], as_a
     case.call_and_validate()
 
 
+class IsolatedWorkflow(schema.as_state_machine()):  # type: ignore[misc]
+    """Each scenario starts from the same database and counters: what one scenario wrote (a
+    step run, a plan) or counted (a rate limit) would otherwise change what the next one's
+    answers offer to draw from, and hypothesis refuses a draw that differs on replay."""
+
+    def setup(self) -> None:
+        self._savepoint = transaction.savepoint()
+        django_settings.RATELIMIT_CACHE_PREFIX = f"rl:{uuid.uuid4().hex}:"
+        principals.clear()
+
+    def teardown(self) -> None:
+        transaction.savepoint_rollback(self._savepoint)
+        super().teardown()
+
+
 def test_linked_operations_answer_what_the_schema_says(as_admin: None) -> None:
     """The stateful phase: ids from one answer (a plan, a proposal) drive the next request."""
     run_state_machine_as_test(
-        schema.as_state_machine(),
+        IsolatedWorkflow,
         settings=settings(
             max_examples=12,
             stateful_step_count=6,
