@@ -884,7 +884,22 @@ def verdict_ms(figures: dict[str, Any]) -> str:
 
 
 def block(results: dict[str, Any]) -> str:
-    meta, built = results["meta"], results["built"]
+    meta = results["meta"]
+    if "built" not in results:  # --compare-only
+        return (
+            "\n".join(
+                [
+                    f"### {report.DB_TITLE[meta['database']]}: {meta['started']} (comparison only)",
+                    "",
+                    f"- Command: `{meta['command']}`; took {meta['seconds'] / 60:.1f} min. Load "
+                    f"average (1 min) at start / end: {meta['load'][0]} / {meta['load'][1]}.",
+                    "",
+                    compare_lines(results.get("compare") or {}),
+                ]
+            )
+            + "\n"
+        )
+    built = results["built"]
     lines = [
         f"### {report.DB_TITLE[meta['database']]}: {meta['started']}",
         "",
@@ -981,6 +996,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="a PostgreSQL server's admin URL (default: $DATABASE_URL; unset: SQLite)",
     )
     parser.add_argument("--no-label-studio", action="store_true", help="skip the comparison")
+    parser.add_argument(
+        "--compare-only",
+        action="store_true",
+        help="only the ingest comparison with Label Studio: no 1M build, requests or export",
+    )
     parser.add_argument("--export", default="rewards", help="the export format to stream")
     parser.add_argument("--no-export", action="store_true", help="skip the streamed export")
     parser.add_argument("--keep", action="store_true", help="keep the bench databases")
@@ -993,9 +1013,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
-def run(args: argparse.Namespace, database: Database) -> dict[str, Any]:
-    sizes = QUICK if args.quick else FULL
-    results: dict[str, Any] = {"sizes": sizes}
+def _workspace(
+    args: argparse.Namespace, database: Database, sizes: dict[str, Any], results: dict[str, Any]
+) -> None:
+    """The 1M workspace: build it, time its requests, stream an export."""
     env = app_env(database.create("workspace"), debug=False)
     manage(env, "migrate", "--no-input", "-v", "0")
     log(f"workspace: building {sizes['turns']:,} turns and {sizes['feedback']:,} feedback rows")
@@ -1012,6 +1033,13 @@ def run(args: argparse.Namespace, database: Database) -> dict[str, Any]:
         e = results["export"]
         log(f"export: {e['rows_s']:,.0f} rows/s, peak RSS {e['rss_peak_mb']:.0f} MB")
     database.drop(env)
+
+
+def run(args: argparse.Namespace, database: Database) -> dict[str, Any]:
+    sizes = QUICK if args.quick else FULL
+    results: dict[str, Any] = {"sizes": sizes}
+    if not args.compare_only:
+        _workspace(args, database, sizes, results)
     if not args.no_label_studio:
         # One more batch than counted: the first is a warm-up on either side.
         items = rated_turns(sizes["compare_turns"] + BATCH)
@@ -1071,9 +1099,12 @@ def main(argv: list[str] | None = None) -> int:
     print("\n" + text)
     out_dir = ROOT / "bench-results"
     out_dir.mkdir(exist_ok=True)
-    raw_path = out_dir / f"last-workspace-{database.kind}{'-quick' if args.quick else ''}.json"
+    suffix = "-quick" if args.quick else "-compare" if args.compare_only else ""
+    raw_path = out_dir / f"last-workspace-{database.kind}{suffix}.json"
     raw_path.write_bytes(orjson.dumps(results, option=orjson.OPT_INDENT_2))
-    output = args.output or ("-" if args.quick else str(ROOT / "BENCHMARKS.md"))
+    # A quick or comparison-only run never replaces the block of a full one.
+    partial = args.quick or args.compare_only
+    output = args.output or ("-" if partial else str(ROOT / "BENCHMARKS.md"))
     if output != "-":
         report.write_marked_block(Path(output), f"workspace-{database.kind}", text)
         log(f"wrote {output}")

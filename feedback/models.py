@@ -21,7 +21,9 @@ def ratings_per_turn() -> int:
 class Turn(models.Model):
     """An agent turn in the annotators' queue."""
 
-    correlation_id = models.CharField(max_length=200, unique=True)
+    # Unique by a constraint, not `unique=True`: on PostgreSQL that also builds a second
+    # (varchar_pattern_ops) index for LIKE, which no query uses and every ingest writes.
+    correlation_id = models.CharField(max_length=200)
     # session_id and component_name are indexed with the turn list's order, id (Meta).
     session_id = models.CharField(max_length=200, blank=True)
     component_name = models.CharField(max_length=200, blank=True)
@@ -38,6 +40,7 @@ class Turn(models.Model):
     priority = models.IntegerField(default=0)
 
     class Meta:
+        constraints = [models.UniqueConstraint(fields=["correlation_id"], name="turn_once")]
         indexes = [
             # The queue's scan: open turns, most urgent first, oldest first.
             models.Index(
@@ -70,7 +73,9 @@ class Turn(models.Model):
 
 class Feedback(models.Model):
     # The explorer's filters are each served by an index (field, ts, id): see Meta.
-    feedback_id = models.CharField(max_length=200, unique=True)
+    # Unique by a constraint, not `unique=True`: on PostgreSQL that also builds a second
+    # (varchar_pattern_ops) index for LIKE, which no query uses and every ingest writes.
+    feedback_id = models.CharField(max_length=200)
     correlation_id = models.CharField(max_length=200, blank=True)
     session_id = models.CharField(max_length=200, blank=True)
     component_name = models.CharField(max_length=200, blank=True)
@@ -98,6 +103,7 @@ class Feedback(models.Model):
         # field alone (a turn's ratings by correlation_id, a component's corrections), which
         # single-column indexes served before. `has_correction=true` has a partial index;
         # `false` (most feedback) reads the order's own.
+        constraints = [models.UniqueConstraint(fields=["feedback_id"], name="feedback_once")]
         indexes = [
             models.Index(fields=["ts", "id"], name="feedback_newest"),
             # A person's own ratings: the queue's "rated today", and "rated by me" per turn.
@@ -236,11 +242,16 @@ class Skip(models.Model):
 class Experience(models.Model):
     """An (s, a, r, s', done) tuple. The id orders experiences by arrival, for eviction."""
 
-    experience_id = models.CharField(max_length=200, unique=True)
+    # Unique by a constraint, not `unique=True`: on PostgreSQL that also builds a second
+    # (varchar_pattern_ops) index for LIKE, which no query uses and every ingest writes.
+    experience_id = models.CharField(max_length=200)
     owner = models.CharField(max_length=160)
-    episode_id = models.CharField(max_length=200, blank=True, db_index=True)
+    # No index on episode_id or component_name: no query looks an experience up by either
+    # (adapt reads feedback.rewards' buckets, PPO the newest ids), and each index is written
+    # by every ingest.
+    episode_id = models.CharField(max_length=200, blank=True)
     step = models.BigIntegerField(default=0)
-    component_name = models.CharField(max_length=200, blank=True, db_index=True)
+    component_name = models.CharField(max_length=200, blank=True)
     reward = models.FloatField()
     done = models.BooleanField(default=False)
     duration_ms = models.FloatField(null=True, blank=True)
@@ -255,6 +266,7 @@ class Experience(models.Model):
     content_hash = models.CharField(max_length=32)
 
     class Meta:
+        constraints = [models.UniqueConstraint(fields=["experience_id"], name="experience_once")]
         indexes = [models.Index(fields=["owner", "id"], name="experience_owner_order")]
 
     def __str__(self) -> str:

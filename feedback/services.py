@@ -274,8 +274,11 @@ def experience_store(
             return len(experiences)
         stored = _reserve_quota(owner, len(fresh))
         stored_before = latest_experience_id(owner)
-        batch = {experiences[i].action.component_name for i in fresh}
-        probability = policy((set(component_names()) | batch) - {""})
+        # The routing's probabilities only when an action does not carry its own (two reads).
+        probability: Callable[[str], float | None] | None = None
+        if any(experiences[i].action.action_prob is None for i in fresh):
+            batch = {experiences[i].action.component_name for i in fresh}
+            probability = policy((set(component_names()) | batch) - {""})
         rows: list[Row] = []
         calls: dict[str, CallDelta] = {}
         for index in fresh:
@@ -284,7 +287,7 @@ def experience_store(
             component = action.component_name
             succeeded = action.success if action.success is not None else item.reward >= 0
             chosen_with = action.action_prob
-            if chosen_with is None:
+            if chosen_with is None and probability is not None:
                 chosen_with = probability(component)
             rows.append(
                 (

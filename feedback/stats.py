@@ -99,18 +99,24 @@ def stats_add_calls(deltas: dict[str, CallDelta]) -> None:
         [_zero_row(name) for name in names],
         on_conflict="ON CONFLICT (component_name) DO NOTHING",
     )
-    locked = (
-        ComponentStats.objects.select_for_update()
-        .filter(component_name__in=names)
-        .order_by("component_name")
-    )
+    table = connection.ops.quote_name(ComponentStats._meta.db_table)
+    lock = " FOR UPDATE" if connection.features.has_select_for_update else ""
+    # Raw: the few columns the merge needs, no model instances (one a component, each batch).
+    among = ", ".join(["%s"] * len(names))
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT id, component_name, p95_duration_ms, duration_sketch FROM {table} "
+            f"WHERE component_name IN ({among}) ORDER BY component_name{lock}",
+            names,
+        )
+        locked = cursor.fetchall()
     updates = []
-    for stats in locked:
-        delta = deltas[stats.component_name]
+    for pk, name, stored_p95, stored_sketch in locked:
+        delta = deltas[name]
         # bytes, as the database driver takes it (a PostgreSQL driver may read a memoryview).
-        p95, sketch_bytes = stats.p95_duration_ms, bytes(stats.duration_sketch)
+        p95, sketch_bytes = stored_p95, bytes(stored_sketch)
         if delta.durations:
-            sketch = DurationSketch.from_bytes(stats.duration_sketch)
+            sketch = DurationSketch.from_bytes(sketch_bytes)
             sketch.add(np.asarray(delta.durations))
             p95 = sketch.quantile(0.95)
             sketch_bytes = sketch.to_bytes()
@@ -124,10 +130,9 @@ def stats_add_calls(deltas: dict[str, CallDelta]) -> None:
                 p95,
                 sketch_bytes,
                 delta.last_called,
-                stats.pk,
+                pk,
             )
         )
-    table = connection.ops.quote_name(ComponentStats._meta.db_table)
     with connection.cursor() as cursor:
         cursor.executemany(
             f"UPDATE {table} SET calls_total = calls_total + %s, "

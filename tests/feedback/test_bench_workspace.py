@@ -77,3 +77,21 @@ def test_both_sides_of_the_comparison_get_the_same_rated_turns() -> None:
     assert (
         turns[0]["correlation_id"] == tasks[1][0]["data"]["correlation_id"] == sent.correlation_id
     )
+
+
+def test_a_comparison_only_run_reports_the_comparison_and_no_workspace() -> None:
+    side = {
+        "rows": 10_000,
+        "rows_s": 13_000.0,
+        "batch_ms_p50": 75.0,
+        "requests": "learn/feedback/req",
+        "server": "uvicorn",
+    }
+    ls = {"version": "1.23.2", "rows_s": 650.0, "batch_ms_p50": 1500.0, "server": "its own"}
+    meta = {"database": "sqlite", "started": "today", "command": "c", "seconds": 60, "load": [1, 2]}
+    results = {"meta": meta, "compare": {"learnportal": side, "label_studio": ls}}
+    text = workspace.block(results)
+    assert "(comparison only)" in text
+    assert "= **20.0x** MISS" in text
+    assert "Server time" not in text
+    assert workspace.parse_args(["--compare-only"]).compare_only

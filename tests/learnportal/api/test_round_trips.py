@@ -35,6 +35,8 @@ PINNED = {
     # savepoint, existing ids, quota upsert, last id, components, policy, rows, reward sums
     # (upsert, last id, prune), stats (3), hour bucket, release
     "learn/experience/req": {"sqlite": 15, "postgresql": 14},
+    # the same less the components and the policy: every action says its own probability
+    "learn/experience/req with action_prob": {"sqlite": 13, "postgresql": 12},
 }
 
 
@@ -52,6 +54,11 @@ def queries_of(actor: Actor, make: Callable[[], dict[str, Any]]) -> list[str]:
         ("learn/stats/req", "agent", stats_req),
         ("learn/feedback/req", "env", lambda: feedback_req(feedback(component_name="c"))),
         ("learn/experience/req", "agent", lambda: experience_req(experience("c"))),
+        (
+            "learn/experience/req with action_prob",
+            "agent",
+            lambda: experience_req(experience("c", action={"action_prob": 0.5})),
+        ),
     ],
 )
 def test_a_warm_learn_request_makes_its_pinned_round_trips(
