@@ -24,7 +24,7 @@ logger = logging.getLogger(__name__)
 
 CLAIM_BATCH = 20
 # A claimed row is due again this long after its attempt's timeout, if no worker finished it.
-LEASE_MARGIN_SECONDS = 5.0
+LEASE_MARGIN_SECONDS = 2.0
 
 
 @dataclass(frozen=True)

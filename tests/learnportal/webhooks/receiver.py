@@ -1,7 +1,8 @@
 """A webhook receiver on 127.0.0.1 for tests: it records what arrives and answers as told.
 
 Run in a thread by the `receiver` fixture, or as a process (`python -m ...receiver PORT LOG
-DELAY`) by the crash test, which appends each request as a JSON line to LOG.
+DELAY`) by the crash test: it appends each request's webhook-id to LOG.arrived when it
+arrives, and the request as a JSON line to LOG once answered.
 """
 
 from __future__ import annotations
@@ -43,6 +44,9 @@ def serve(port: int = 0, *, log: str = "", delay: float = 0.0) -> Receiver:
             me = holder["me"]
             body = self.rfile.read(int(self.headers.get("content-length", "0"))).decode()
             got = Received({k.lower(): v for k, v in self.headers.items()}, body)
+            if me.log:  # on arrival, before the delay: the crash test kills the sender then
+                with open(me.log + ".arrived", "a") as out:
+                    out.write(got.headers["webhook-id"] + "\n")
             if me.delay:
                 time.sleep(me.delay)
             me.received.append(got)
@@ -67,6 +71,6 @@ def serve(port: int = 0, *, log: str = "", delay: float = 0.0) -> Receiver:
 
 if __name__ == "__main__":
     port, log, delay = int(sys.argv[1]), sys.argv[2], float(sys.argv[3])
-    serve(port, log=log, delay=delay)
+    print(serve(port, log=log, delay=delay).url, flush=True)
     while True:
         time.sleep(3600)
