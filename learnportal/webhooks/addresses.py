@@ -18,10 +18,14 @@ class Refused(Exception):
 
 
 def check_url(url: str) -> None:
-    parts = urlsplit(url)
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname
+    except ValueError:  # "http://[x/", say
+        raise Refused("The URL is not one: check its host.") from None
     if parts.scheme not in {"http", "https"}:
         raise Refused("The URL starts with http:// or https://.")
-    if not parts.hostname:
+    if not host:
         raise Refused("The URL names a host.")
     if parts.username or parts.password:
         raise Refused("The URL carries no user name or password; the signature authenticates.")
@@ -32,14 +36,14 @@ def check_url(url: str) -> None:
     if settings.LEARNPORTAL_WEBHOOK_ALLOW_PRIVATE:
         return
     try:
-        found = socket.getaddrinfo(parts.hostname, port, proto=socket.IPPROTO_TCP)
+        found = socket.getaddrinfo(host, port, proto=socket.IPPROTO_TCP)
     except (OSError, UnicodeError):
-        raise Refused(f"{parts.hostname} does not resolve.") from None
+        raise Refused(f"{host} does not resolve.") from None
     for *_, sockaddr in found:
         address = ipaddress.ip_address(str(sockaddr[0]).split("%")[0])
         mapped = getattr(address, "ipv4_mapped", None)
         if not address.is_global or (mapped is not None and not mapped.is_global):
             raise Refused(
-                f"{parts.hostname} resolves to {address}, a loopback, private, link-local or "
+                f"{host} resolves to {address}, a loopback, private, link-local or "
                 "otherwise non-public address; webhooks go only to public addresses."
             )

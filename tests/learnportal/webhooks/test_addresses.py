@@ -68,7 +68,14 @@ def test_a_public_address_is_accepted(
 
 
 @pytest.mark.parametrize(
-    "url", ["ftp://example.com/x", "https:///x", "https://u:p@example.com/", "https://x:99999/"]
+    "url",
+    [
+        "http://[x/",
+        "ftp://example.com/x",
+        "https:///x",
+        "https://u:p@example.com/",
+        "https://x:99999/",
+    ],
 )
 def test_a_url_that_is_no_http_endpoint_is_refused(url: str) -> None:
     with pytest.raises(Refused):
