@@ -39,6 +39,9 @@ run: demo
 	@echo "LearnPortal is at http://$(HOST):$(PORT)/  (WebSocket: ws://$(HOST):$(PORT)/ws/learn/)"
 	@$(PY) manage.py seed_demo --logins
 	@echo ""
+	@# The webhooks worker beside the server (it sends the outbox; requests never do): stopped
+	@# with the server, whichever way that ends.
+	$(PY) manage.py webhooks_worker & worker=$$!; trap 'kill $$worker 2>/dev/null' EXIT; \
 	$(VENV)/bin/uvicorn learnportal.asgi:application --host $(HOST) --port $(PORT) \
 		--no-access-log --ws-max-size 67108864 --workers $${WEB_CONCURRENCY:-1}
 
