@@ -10,7 +10,7 @@ class EndpointForm(forms.Form):
     url = forms.CharField(
         label="URL",
         max_length=URL_LENGTH,
-        help_text="Where to POST each event, e.g. https://pipeline.example.com/hooks/learnportal.",
+        help_text="Where to POST each event: an http or https URL.",
         widget=forms.URLInput(attrs={"autocomplete": "off", "spellcheck": "false"}),
     )
     events = forms.MultipleChoiceField(
