@@ -40,6 +40,9 @@ run: demo
 	@echo "Log in at http://$(HOST):$(PORT)/login/ with a demo login (username / password):"
 	@$(PY) manage.py seed_demo --logins
 	@echo ""
+	@# The webhooks worker beside the server (it sends the outbox; requests never do): stopped
+	@# with the server, whichever way that ends.
+	$(PY) manage.py webhooks_worker & worker=$$!; trap 'kill $$worker 2>/dev/null' EXIT; \
 	$(VENV)/bin/uvicorn learnportal.asgi:application --host $(HOST) --port $(PORT) \
 		--no-access-log --ws-max-size 67108864 --workers $${WEB_CONCURRENCY:-1}
 

@@ -43,6 +43,11 @@ FLUSH_SECONDS = 0.5
 def broadcast_on_commit(
     event: str, payload: dict[str, Any], *, audience: Action, totals: Totals | None = None
 ) -> None:
+    """Also the webhooks' one hook: their outbox rows are written here, inside the transaction,
+    so that they commit (or roll back) with the change they announce."""
+    from learnportal.webhooks.outbox import outbox_write  # models: not at import time
+
+    outbox_write(event, payload)
     transaction.on_commit(lambda: broadcast_now(event, payload, audience=audience, totals=totals))
 
 

@@ -61,6 +61,7 @@ INSTALLED_APPS = [
     "csp",
     "axes",
     "learnportal.accounts",
+    "learnportal.webhooks",
     "feedback",
     "refinement",
     "learnportal",  # the wiring, on top of both apps: seed_demo, the OpenAPI extensions
@@ -359,3 +360,17 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": env_str("LEARNPORTAL_LOG_LEVEL", "WARNING")},
 }
+# Webhooks (learnportal.webhooks): endpoints on loopback, private or link-local addresses are
+# refused unless allowed; each attempt's timeout; retries back off exponentially from the base
+# to the cap, and a delivery fails after the most attempts.
+LEARNPORTAL_WEBHOOK_ALLOW_PRIVATE = env_bool("LEARNPORTAL_WEBHOOK_ALLOW_PRIVATE", False)
+LEARNPORTAL_WEBHOOK_TIMEOUT_SECONDS = env_float(
+    "LEARNPORTAL_WEBHOOK_TIMEOUT_SECONDS", 10.0, minimum=0.1
+)
+LEARNPORTAL_WEBHOOK_BACKOFF_SECONDS = env_float(
+    "LEARNPORTAL_WEBHOOK_BACKOFF_SECONDS", 10.0, minimum=0.0
+)
+LEARNPORTAL_WEBHOOK_BACKOFF_CAP_SECONDS = env_float(
+    "LEARNPORTAL_WEBHOOK_BACKOFF_CAP_SECONDS", 3600.0, minimum=0.0
+)
+LEARNPORTAL_WEBHOOK_MAX_ATTEMPTS = env_int("LEARNPORTAL_WEBHOOK_MAX_ATTEMPTS", 10, minimum=1)

@@ -10,6 +10,7 @@ from learnportal import pages
 from learnportal.accounts import urls as accounts_urls
 from learnportal.api.errors import api_not_found
 from learnportal.api.learn import LearnView
+from learnportal.webhooks import urls as webhooks_urls
 from refinement import urls as refinement_urls
 
 # The people's pages, whichever app serves them, in one namespace: `portal:turns`, `portal:plans`.
@@ -20,12 +21,14 @@ portal_urlpatterns = [
     *feedback_urls.page_urlpatterns,
     *refinement_urls.page_urlpatterns,
     *accounts_urls.page_urlpatterns,
+    *webhooks_urls.page_urlpatterns,
 ]
 
 urlpatterns = [
     path("api/learn/", LearnView.as_view(), name="learn"),
     path("api/", include(feedback_urls.urlpatterns)),
     path("api/", include(refinement_urls.urlpatterns)),
+    path("api/", include(webhooks_urls.urlpatterns)),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     # The split view serves Swagger UI's start-up script as a file of its own (?script=), and
     # our template its style: the Content-Security-Policy allows neither inline.

@@ -51,6 +51,7 @@ def nav_links(principal: Principal | None) -> dict[str, bool]:
         "agreement": principal.may(Action.READ_AGREEMENT),
         "skills": principal.may(Action.DECIDE),
         "accounts": principal.may(Action.MANAGE_ACCOUNTS),
+        "webhooks": principal.may(Action.MANAGE_WEBHOOKS),
     }
 
 

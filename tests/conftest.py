@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 from django.conf import settings
+from django.core.cache import cache
 from django.db import connection
 from django.test import Client
 from rest_framework.test import APIClient
@@ -40,6 +41,7 @@ from learnportal import demo, events
 from learnportal.accounts import invalidation
 from learnportal.accounts.credentials import principals, usage
 from learnportal.accounts.models import User
+from learnportal.webhooks.outbox import SUBSCRIPTIONS_KEY
 from tests.harness import (
     Actor,
     Broadcast,
@@ -130,6 +132,12 @@ def _fresh_principal_cache() -> None:
 def _no_live_updates_left_over() -> None:
     # A test's event loop ends with the test: what it left waiting to be flushed is dropped.
     events.coalescer.reset()
+
+
+@pytest.fixture(autouse=True)
+def _fresh_webhook_subscriptions() -> None:
+    # Which endpoints take which event is cached: a test's rolled-back endpoints must not linger.
+    cache.delete(SUBSCRIPTIONS_KEY)
 
 
 @pytest.fixture

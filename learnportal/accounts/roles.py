@@ -42,6 +42,7 @@ class Action(StrEnum):
     SEE_ALL_RATINGS = "see every person's ratings"
     READ_AGREEMENT = "read annotator agreement"
     MANAGE_ACCOUNTS = "manage people and tokens"
+    MANAGE_WEBHOOKS = "manage webhook endpoints"
 
 
 ALLOWED: dict[Action, frozenset[Role]] = {
@@ -68,4 +69,5 @@ ALLOWED: dict[Action, frozenset[Role]] = {
     Action.SEE_ALL_RATINGS: frozenset({Role.REVIEWER, Role.ADMIN}),
     Action.READ_AGREEMENT: frozenset({Role.REVIEWER, Role.ADMIN}),
     Action.MANAGE_ACCOUNTS: frozenset({Role.ADMIN}),
+    Action.MANAGE_WEBHOOKS: frozenset({Role.ADMIN}),
 }

@@ -35,6 +35,7 @@ BASE = (
     "learnportal.inputs",
     "learnportal.ratelimit",
     "learnportal.csp",
+    "learnportal.webhooks",  # called only through events.broadcast_on_commit
 )
 RANK = {"base": 0, "app": 1, "wiring": 2}
 

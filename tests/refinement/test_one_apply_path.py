@@ -15,6 +15,7 @@ from django.test.utils import CaptureQueriesContext
 from feedback.models import ComponentStats, Experience
 from learnportal.accounts.principals import Principal, principal_for_token
 from learnportal.protocol.errors import ErrorCode, LearnError
+from learnportal.webhooks.outbox import subscriptions
 from refinement import services
 from refinement.adapt import adapt_run
 from refinement.models import HistoryEntry, Plan, Refinement, Revision, StoreValue
@@ -101,6 +102,7 @@ def test_apply_adapt_and_rollback_each_keep_a_snapshot_that_matches_their_revisi
 
 
 def test_applying_one_proposal_takes_a_bounded_number_of_queries(machine: Principal) -> None:
+    subscriptions()  # which webhooks to write is read once a while, not per apply: warm it
     with CaptureQueriesContext(connection) as queries:
         outcome = services.proposal_apply(
             principal=machine, raw=weight_proposal("alpha", 0.5, 0.55)

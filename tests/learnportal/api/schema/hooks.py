@@ -70,6 +70,12 @@ BEYOND_THE_SCHEMA = [
         "Python's str.strip() strips more (\\x1c-\\x1f) than a portable pattern names",
     ),
     Rule(
+        "POST /api/webhooks/",
+        ("url",),
+        "an endpoint's host resolves to public addresses only (DNS says so, not a pattern), "
+        "and its port is 1 to 65535",
+    ),
+    Rule(
         "POST /api/learn/",
         ("feedbacks", None, "correction_span"),
         "a correction_span [start, end] has start <= end <= the rated response's length",

@@ -28,6 +28,13 @@ from learnportal.protocol.messages import (
     LearnRefinementRollbackResponse,
     Rollback,
 )
+from learnportal.webhooks.api import (
+    DeliveryAnswer,
+    DeliveryList,
+    EndpointAnswer,
+    EndpointCreated,
+    EndpointList,
+)
 from refinement.answers import (
     Decision,
     PlanList,
@@ -72,12 +79,22 @@ ANSWERS: dict[tuple[str, str, str], type[BaseModel]] = {
     ("get", "/api/history/", "200"): History,
     ("post", "/api/queue/next/", "200"): QueueLeased,
     ("post", "/api/queue/undo/", "200"): QueueUndone,
+    ("get", "/api/webhooks/", "200"): EndpointList,
+    ("post", "/api/webhooks/", "201"): EndpointCreated,
+    ("get", "/api/webhooks/{endpoint_id}/", "200"): EndpointAnswer,
+    ("get", "/api/webhooks/{endpoint_id}/deliveries/", "200"): DeliveryList,
+    (
+        "post",
+        "/api/webhooks/{endpoint_id}/deliveries/{delivery_id}/redeliver/",
+        "202",
+    ): DeliveryAnswer,
 }
 # Successes that answer no body.
 NO_CONTENT = {
     ("post", "/api/queue/next/", "204"),
     ("post", "/api/queue/release/", "204"),
     ("post", "/api/queue/skip/", "204"),
+    ("delete", "/api/webhooks/{endpoint_id}/", "204"),
 }
 
 

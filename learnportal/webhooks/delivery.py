@@ -1,0 +1,109 @@
+"""The worker's side: claim what is due, send it signed, and log what came back.
+
+At least once: a row leaves `pending` only after its endpoint answered 2xx (or it ran out of
+attempts). Redirects are not followed (a 3xx is a failure) and every attempt has a timeout; this
+runs only in the worker (`manage.py webhooks_worker`), never in a request.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass
+
+import httpx
+from django.conf import settings
+from django.db import transaction
+from django.db.models import F
+
+from learnportal.webhooks.addresses import Refused, check_url
+from learnportal.webhooks.models import Delivery, DeliveryState
+from learnportal.webhooks.signing import headers
+
+logger = logging.getLogger(__name__)
+
+CLAIM_BATCH = 20
+# A claimed row is due again this long after its attempt's timeout, if no worker finished it.
+LEASE_MARGIN_SECONDS = 2.0
+
+
+@dataclass(frozen=True)
+class Outcome:
+    status: int | None
+    error: str
+
+    @property
+    def ok(self) -> bool:
+        return self.status is not None and 200 <= self.status < 300
+
+
+def backoff_seconds(attempts: int) -> float:
+    """After the `attempts`-th failure: base · 2^(attempts-1), at most the cap."""
+    base: float = settings.LEARNPORTAL_WEBHOOK_BACKOFF_SECONDS
+    cap: float = settings.LEARNPORTAL_WEBHOOK_BACKOFF_CAP_SECONDS
+    return float(min(cap, base * 2 ** max(0, attempts - 1)))
+
+
+def claim_due(now: float, *, limit: int = CLAIM_BATCH) -> list[Delivery]:
+    """Lease up to `limit` due rows to this worker, counting the attempt."""
+    lease_until = now + settings.LEARNPORTAL_WEBHOOK_TIMEOUT_SECONDS + LEASE_MARGIN_SECONDS
+    with transaction.atomic():
+        due = Delivery.objects.filter(state=DeliveryState.PENDING, next_attempt_at__lte=now)
+        ids = list(
+            due.select_for_update(skip_locked=True)
+            .order_by("next_attempt_at", "id")
+            .values_list("pk", flat=True)[:limit]
+        )
+        # Guarded by the same filter, so that two workers never both claim a row on SQLite.
+        Delivery.objects.filter(
+            pk__in=ids, state=DeliveryState.PENDING, next_attempt_at__lte=now
+        ).update(next_attempt_at=lease_until, attempts=F("attempts") + 1, last_attempt_at=now)
+    return list(
+        Delivery.objects.filter(pk__in=ids, next_attempt_at=lease_until).select_related("endpoint")
+    )
+
+
+def send(delivery: Delivery, client: httpx.Client) -> Outcome:
+    try:
+        check_url(delivery.endpoint.url)
+    except Refused as refusal:
+        return Outcome(None, f"refused: {refusal}")
+    stamp = int(time.time())
+    sent = headers(delivery.endpoint.secret, delivery.message_id, stamp, delivery.body)
+    try:
+        response = client.post(delivery.endpoint.url, content=delivery.body, headers=sent)
+    except httpx.TimeoutException:
+        return Outcome(None, "timed out")
+    except httpx.HTTPError as exc:
+        return Outcome(None, f"could not connect: {type(exc).__name__}")
+    if 300 <= response.status_code < 400:
+        return Outcome(response.status_code, "a redirect, not followed")
+    return Outcome(response.status_code, "" if response.is_success else response.reason_phrase)
+
+
+def record(delivery: Delivery, outcome: Outcome, now: float) -> None:
+    rows = Delivery.objects.filter(pk=delivery.pk, state=DeliveryState.PENDING)
+    common = {"last_status": outcome.status, "last_error": outcome.error[:300]}
+    if outcome.ok:
+        rows.update(state=DeliveryState.DELIVERED, delivered_at=now, **common)
+    elif delivery.attempts >= settings.LEARNPORTAL_WEBHOOK_MAX_ATTEMPTS:
+        rows.update(state=DeliveryState.FAILED, **common)
+    else:
+        rows.update(next_attempt_at=now + backoff_seconds(delivery.attempts), **common)
+
+
+def client() -> httpx.Client:
+    return httpx.Client(
+        timeout=settings.LEARNPORTAL_WEBHOOK_TIMEOUT_SECONDS, follow_redirects=False
+    )
+
+
+def deliver_due(http: httpx.Client, *, now: float | None = None) -> int:
+    """One round of the worker: how many rows it attempted."""
+    claimed = claim_due(time.time() if now is None else now)
+    for delivery in claimed:
+        outcome = send(delivery, http)
+        record(delivery, outcome, time.time())
+        if not outcome.ok:
+            logger.info("webhook %s to %s: %s", delivery.message_id, delivery.endpoint_id, outcome)
+    return len(claimed)

@@ -1,0 +1,46 @@
+"""`manage.py webhooks_worker`: send the webhook outbox, beside the server (`make run`)."""
+
+from __future__ import annotations
+
+import logging
+import signal
+import time
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandParser
+from django.db import DatabaseError, close_old_connections
+
+from learnportal.webhooks.delivery import client, deliver_due
+
+logger = logging.getLogger(__name__)
+
+
+class Command(BaseCommand):
+    help = "Deliver webhooks from the outbox until stopped (--once: one round, then exit)."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--once", action="store_true", help="one round, then exit")
+        parser.add_argument("--poll", type=float, default=1.0, help="seconds between rounds")
+
+    def handle(self, *args: Any, once: bool, poll: float, **options: Any) -> None:
+        stopping = False
+
+        def stop(*_: object) -> None:
+            nonlocal stopping
+            stopping = True
+
+        signal.signal(signal.SIGTERM, stop)
+        signal.signal(signal.SIGINT, stop)
+        with client() as http:
+            if once:
+                deliver_due(http)
+                return
+            while not stopping:
+                close_old_connections()
+                try:
+                    attempted = deliver_due(http)
+                except DatabaseError:  # the database away for a moment: try again next round
+                    logger.exception("webhooks worker: the database is unavailable")
+                    attempted = 0
+                if not attempted:
+                    time.sleep(poll)

@@ -1,0 +1,104 @@
+"""The admins' webhook pages: register (the secret shown once), list, each endpoint's delivery
+log with a redeliver button, remove. Thin over `learnportal.webhooks.services`, as REST is."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from django.contrib import messages
+from django.shortcuts import redirect
+from django.utils.cache import add_never_cache_headers
+from django.views.decorators.http import require_POST
+
+from learnportal.accounts.roles import Action
+from learnportal.protocol.errors import ErrorCode, LearnError
+from learnportal.web import page, requires, show_learn_error, when
+from learnportal.webhooks import services
+from learnportal.webhooks.forms import EndpointForm
+
+if TYPE_CHECKING:
+    from django.http import HttpRequest, HttpResponse
+
+    from learnportal.accounts.principals import Principal
+
+
+def _index(
+    request: HttpRequest,
+    *,
+    form: EndpointForm | None = None,
+    created: dict[str, str] | None = None,
+    status: int = 200,
+) -> HttpResponse:
+    context = {
+        "endpoints": services.endpoints_list(),
+        "form": form or EndpointForm(),
+        "created": created,
+    }
+    return page(request, "webhooks/index.html", context, status=status)
+
+
+@requires(Action.MANAGE_WEBHOOKS)
+def webhook_index(request: HttpRequest, principal: Principal) -> HttpResponse:
+    return _index(request)
+
+
+@require_POST
+@requires(Action.MANAGE_WEBHOOKS)
+def webhook_create(request: HttpRequest, principal: Principal) -> HttpResponse:
+    form = EndpointForm(request.POST)
+    if form.is_valid():
+        try:
+            endpoint, secret = services.endpoint_register(actor=principal.name, **form.cleaned_data)
+        except LearnError as error:
+            show_learn_error(form, error)
+        else:
+            response = _index(request, created={"url": endpoint.url, "secret": secret}, status=201)
+            add_never_cache_headers(response)  # the secret, once: never from a cache
+            return response
+    return _index(request, form=form, status=400)
+
+
+@requires(Action.MANAGE_WEBHOOKS)
+def webhook_detail(request: HttpRequest, principal: Principal, endpoint_id: int) -> HttpResponse:
+    try:
+        endpoint = services.endpoint_get(endpoint_id)
+    except LearnError:
+        return page(request, "webhooks/missing.html", {"endpoint_id": endpoint_id}, status=404)
+    rows = [
+        {
+            "delivery": d,
+            "queued": when(d.created_at),
+            "tried": d.last_attempt_at and when(d.last_attempt_at),
+        }
+        for d in services.deliveries_of(endpoint)
+    ]
+    context = {"endpoint": endpoint, "rows": rows}
+    return page(request, "webhooks/endpoint.html", context)
+
+
+@require_POST
+@requires(Action.MANAGE_WEBHOOKS)
+def webhook_delete(request: HttpRequest, principal: Principal, endpoint_id: int) -> HttpResponse:
+    try:
+        services.endpoint_delete(endpoint_id)
+    except LearnError as error:
+        messages.error(request, error.message)
+    else:
+        messages.success(request, "The endpoint is removed; nothing more is sent to it.")
+    return redirect("portal:webhooks")
+
+
+@require_POST
+@requires(Action.MANAGE_WEBHOOKS)
+def webhook_redeliver(
+    request: HttpRequest, principal: Principal, endpoint_id: int, delivery_id: int
+) -> HttpResponse:
+    try:
+        delivery = services.redeliver(services.endpoint_get(endpoint_id), delivery_id)
+    except LearnError as error:
+        messages.error(request, error.message)
+        if error.code is ErrorCode.NOT_FOUND:
+            return redirect("portal:webhooks")
+    else:
+        messages.success(request, f"{delivery.message_id} is queued to be sent again.")
+    return redirect("portal:webhook", endpoint_id=endpoint_id)

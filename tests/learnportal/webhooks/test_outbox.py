@@ -1,0 +1,100 @@
+"""The outbox is written in the change's transaction: one row per (event, subscribed endpoint)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from django.db import transaction
+
+from learnportal.webhooks.catalogue import EVENTS
+from learnportal.webhooks.models import Delivery
+from learnportal.webhooks.services import endpoint_delete, endpoint_register
+from refinement.history import history_record
+from tests.builders import apply_req, feedback, feedback_req, rollback_req, weight_proposal
+from tests.harness import Actor, http_send, ok
+
+pytestmark = pytest.mark.django_db
+
+
+def register(*events: str) -> int:
+    endpoint, _ = endpoint_register(url="http://127.0.0.1:9/hook", events=list(events), actor="t")
+    return endpoint.pk
+
+
+def bodies(event: str) -> list[dict[str, object]]:
+    return [json.loads(d.body) for d in Delivery.objects.filter(event=event).order_by("id")]
+
+
+def test_a_batch_of_feedback_is_one_event_per_endpoint_not_one_per_item(env: Actor) -> None:
+    first, second = register("feedback.recorded"), register("feedback.recorded", "plan.filed")
+    register("plan.filed")
+    items = [feedback(component_name="c"), feedback(component_name="d"), feedback()]
+    ok(http_send(env, feedback_req(*items)))
+    rows = Delivery.objects.filter(event="feedback.recorded")
+    assert sorted(rows.values_list("endpoint_id", flat=True)) == [first, second]
+    body = bodies("feedback.recorded")[0]
+    assert body["type"] == "feedback.recorded"
+    assert body["data"] == {"count": 3, "components": ["c", "d"], "by": "gym-1"}
+    assert len({row.message_id for row in rows}) == 2
+
+
+def test_a_batch_that_stores_nothing_new_sends_nothing(env: Actor) -> None:
+    register("feedback.recorded")
+    item = feedback(component_name="c")
+    ok(http_send(env, feedback_req(item)))
+    ok(http_send(env, feedback_req(item)))  # the same feedback_id again: stored once
+    assert Delivery.objects.count() == 1
+
+
+def test_no_endpoint_no_row_and_a_deleted_endpoint_gets_no_more(env: Actor) -> None:
+    ok(http_send(env, feedback_req(feedback(component_name="c"))))
+    assert Delivery.objects.count() == 0
+    endpoint_delete(register("feedback.recorded"))
+    ok(http_send(env, feedback_req(feedback(component_name="c"))))
+    assert Delivery.objects.count() == 0
+
+
+def test_a_change_rolled_back_leaves_no_outbox_row() -> None:
+    register("plan.filed")
+    with pytest.raises(RuntimeError), transaction.atomic():
+        history_record("plan", "agent-1", plan_id="p-1")
+        assert Delivery.objects.count() == 1
+        raise RuntimeError
+    assert Delivery.objects.count() == 0
+
+
+@pytest.mark.parametrize(
+    ("kind", "event"),
+    [
+        ("plan", "plan.filed"),
+        ("approve", "proposal.approved"),
+        ("reject", "proposal.rejected"),
+        ("apply", "refinement.applied"),
+        ("rollback", "refinement.rolled_back"),
+    ],
+)
+def test_each_history_kind_of_the_catalogue_is_its_webhook_event(kind: str, event: str) -> None:
+    register(*EVENTS)
+    history_record(kind, "rev", plan_id="p-1", proposal_id="pr-1", message="why")
+    (body,) = bodies(event)
+    assert body["data"]["kind"] == kind  # type: ignore[index]
+    assert body["data"]["actor"] == "rev"  # type: ignore[index]
+    assert Delivery.objects.count() == 1
+
+
+def test_a_review_or_a_change_of_settings_is_no_webhook() -> None:
+    register(*EVENTS)
+    history_record("review", "rev", proposal_id="pr-1")
+    history_record("change", "boss")
+    assert Delivery.objects.count() == 0
+
+
+def test_an_applied_and_rolled_back_refinement_over_learn(agent: Actor) -> None:
+    register("refinement.applied", "refinement.rolled_back")
+    applied = ok(http_send(agent, apply_req(weight_proposal("alpha", 0.5, 0.55))))
+    ok(http_send(agent, rollback_req(applied["refinement_id"])))
+    (done,) = bodies("refinement.applied")
+    (undone,) = bodies("refinement.rolled_back")
+    assert done["data"]["refinement_id"] == applied["refinement_id"]  # type: ignore[index]
+    assert undone["data"]["kind"] == "rollback"  # type: ignore[index]

@@ -1,0 +1,96 @@
+"""The admins' webhook pages: register with the secret shown once, the list, each endpoint's
+delivery log with a redeliver button, removal; a 403 page for everyone else."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pytest
+from django.test import Client
+from standardwebhooks import Webhook
+
+from learnportal.accounts.models import User
+from learnportal.webhooks.delivery import client, deliver_due
+from learnportal.webhooks.models import Delivery, Endpoint
+from tests.builders import feedback, feedback_req
+from tests.harness import Actor, http_send, ok
+
+if TYPE_CHECKING:
+    from tests.learnportal.webhooks.receiver import Receiver
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def admin(seeded: None) -> Client:
+    client = Client()
+    client.force_login(User.objects.get(username="admin"))
+    return client
+
+
+def test_an_admin_registers_an_endpoint_and_sees_its_secret_once(
+    admin: Client, receiver: Receiver
+) -> None:
+    form = {"url": receiver.url, "events": ["feedback.recorded", "plan.filed"], "description": "ci"}
+    response = admin.post("/webhooks/new/", form)
+    assert response.status_code == 201
+    assert "no-store" in response["Cache-Control"]
+    secret = response.context["created"]["secret"]
+    assert secret.startswith("whsec_") and secret in response.content.decode()
+    listing = admin.get("/webhooks/").content.decode()
+    assert receiver.url in listing and secret not in listing
+    assert Endpoint.objects.get().events == ["feedback.recorded", "plan.filed"]
+
+
+def test_a_refused_url_is_shown_next_to_its_field(admin: Client, settings: object) -> None:
+    response = admin.post("/webhooks/new/", {"url": "ftp://x/", "events": ["plan.filed"]})
+    assert response.status_code == 400
+    assert response.context["form"].errors["url"]
+    assert Endpoint.objects.count() == 0
+
+
+def test_the_delivery_log_shows_each_delivery_and_redelivers_one(
+    admin: Client, env: Actor, receiver: Receiver
+) -> None:
+    secret = admin.post("/webhooks/new/", {"url": receiver.url, "events": ["feedback.recorded"]})
+    raw = secret.context["created"]["secret"]
+    ok(http_send(env, feedback_req(feedback(component_name="c"))))
+    endpoint = Endpoint.objects.get()
+    log = admin.get(f"/webhooks/{endpoint.pk}/").content.decode()
+    delivery = Delivery.objects.get()
+    assert delivery.message_id in log and "pending" in log and "Redeliver" not in log
+    with client() as http:
+        deliver_due(http)
+    log = admin.get(f"/webhooks/{endpoint.pk}/").content.decode()
+    assert "delivered" in log and "Redeliver" in log
+    response = admin.post(f"/webhooks/{endpoint.pk}/deliveries/{delivery.pk}/redeliver/")
+    assert response.status_code == 302
+    with client() as http:
+        deliver_due(http)
+    assert receiver.ids() == [delivery.message_id] * 2
+    for got in receiver.received:
+        Webhook(raw).verify(got.body, got.headers)
+
+
+def test_an_admin_removes_an_endpoint(admin: Client) -> None:
+    admin.post("/webhooks/new/", {"url": "http://127.0.0.1:9/x", "events": ["plan.filed"]})
+    endpoint = Endpoint.objects.get()
+    assert admin.post(f"/webhooks/{endpoint.pk}/delete/").status_code == 302
+    assert Endpoint.objects.count() == 0
+    assert admin.get(f"/webhooks/{endpoint.pk}/").status_code == 404
+
+
+def test_the_nav_links_webhooks_for_admins_only(admin: Client, reviewer: Client) -> None:
+    assert 'href="/webhooks/"' in admin.get("/").content.decode()
+    assert 'href="/webhooks/"' not in reviewer.get("/").content.decode()
+
+
+@pytest.mark.parametrize("who", ["reviewer", "annotator"])
+def test_others_get_the_403_page(request: pytest.FixtureRequest, who: str) -> None:
+    person: Client = request.getfixturevalue(who)
+    assert person.get("/webhooks/").status_code == 403
+    assert person.get("/webhooks/1/").status_code == 403
+    form = {"url": "http://127.0.0.1:9/x", "events": ["plan.filed"]}
+    assert person.post("/webhooks/new/", form).status_code == 403
+    assert person.post("/webhooks/1/delete/").status_code == 403
+    assert Endpoint.objects.count() == 0
