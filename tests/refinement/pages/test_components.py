@@ -208,3 +208,31 @@ def test_a_component_page_reads_as_many_rows_at_many_hours_as_at_one(
         assert reviewer.get("/components/flat-one/").status_code == 200
     with django_assert_num_queries(len(one.captured_queries)):
         assert reviewer.get("/components/flat-many/").status_code == 200
+
+
+def test_a_component_page_reads_its_newest_feedback_as_a_walk_of_its_index(
+    reviewer: Client,
+) -> None:
+    """The newest feedback stops after the page: an anti-join against the retractions (never a
+    LEFT JOIN filtered on `retraction.id IS NULL`, which PostgreSQL cannot prove to be one and
+    so sorts all of the component's feedback), in the order of the (component_name, ts, id)
+    index."""
+    with CaptureQueriesContext(connection) as page:
+        assert reviewer.get("/components/code_review/").status_code == 200
+    newest = [
+        q["sql"]
+        for q in page.captured_queries
+        if 'FROM "feedback_feedback"' in q["sql"] and "ORDER BY" in q["sql"]
+    ]
+    assert len(newest) == 1, newest
+    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            cursor.execute(f"EXPLAIN {newest[0]}")
+            plan = "\n".join(row[0] for row in cursor.fetchall())
+            # A plan's structure, not its costs: NOT EXISTS is pulled up into an anti-join
+            # whatever the statistics say; the LEFT JOIN form never is.
+            assert "Anti Join" in plan, plan
+        else:
+            cursor.execute(f"EXPLAIN QUERY PLAN {newest[0]}")
+            plan = "\n".join(str(row[-1]) for row in cursor.fetchall())
+            assert "feedback_component_newest" in plan and "TEMP B-TREE" not in plan, plan
