@@ -1,9 +1,7 @@
-"""A live server for the A2E transport: `make run`'s uvicorn and learnportal.asgi in a thread."""
+"""The A2E transport on the live server of tests/conftest.py (`make run`'s uvicorn, in a thread)."""
 
 from __future__ import annotations
 
-import socket
-import threading
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -15,24 +13,10 @@ if TYPE_CHECKING:
 
 
 @pytest.fixture
-def a2e_url(transactional_db: None, settings: Any) -> Iterator[str]:
+def a2e_url(settings: Any, asgi_server: str) -> str:
     """The base URL an A2E agent's HTTPTransport is given: http://HOST:PORT/a2e."""
-    import uvicorn
-
-    from learnportal.asgi import application
-
-    settings.LEARNPORTAL_A2E_KEEPALIVE_SECONDS = 0.2
-    # Listening before uvicorn starts: early connections wait in the backlog, no polling.
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.bind(("127.0.0.1", 0))
-    sock.listen(64)
-    server = uvicorn.Server(uvicorn.Config(application, lifespan="off", log_level="warning"))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{sock.getsockname()[1]}/a2e"
-    server.should_exit = True
-    thread.join(timeout=30)
-    sock.close()
+    settings.LEARNPORTAL_A2E_KEEPALIVE_SECONDS = 0.2  # read by each stream as it opens
+    return f"{asgi_server}/a2e"
 
 
 @pytest.fixture
