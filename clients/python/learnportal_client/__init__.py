@@ -33,7 +33,7 @@ from learnportal.protocol.models import (
     FeedbackSource,
     RatedTurn,
 )
-from learnportal_client.buffer import LearnBuffer, Unsent
+from learnportal_client.buffer import AsyncLearnBuffer, LearnBuffer, Unsent
 from learnportal_client.client import AsyncLearnClient, LearnClient
 from learnportal_client.errors import LearnError
 from learnportal_client.rest import QueuedTurn, Routing, RunOutcome, Turn, TurnPage, TurnsCreated
@@ -44,6 +44,7 @@ from learnportal_client.session import AsyncLearnSession, LearnSession
 __all__ = [
     "NO_RETRY",
     "Action",
+    "AsyncLearnBuffer",
     "AsyncLearnClient",
     "AsyncLearnSession",
     "Capability",
