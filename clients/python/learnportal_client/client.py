@@ -1,49 +1,41 @@
-"""`LearnClient` and `AsyncLearnClient`: learn/* and the REST side agents use, over HTTP."""
+"""`LearnClient` and `AsyncLearnClient`: learn/* and the REST side agents use, over HTTP.
+
+Both are set up by `_HTTPClient` and carry out the exchanges of `exchanges.py`; what differs is
+only how they wait (a thread's sleep, an awaited one).
+"""
 
 from __future__ import annotations
 
 import asyncio
 import time
-from typing import TYPE_CHECKING, Any, TypeVar
+from abc import ABC, abstractmethod
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import httpx
-from pydantic import BaseModel
 
-from learnportal.protocol.messages import Capability, Envelope, Response
-from learnportal_client.calls import RESEND_SAFE, AsyncLearnCalls, LearnCalls, chunks
+from learnportal_client import exchanges
+from learnportal_client.calls import AsyncLearnCalls, LearnCalls
 from learnportal_client.errors import LearnError
-from learnportal_client.rest import QueuedTurn, Routing, RunOutcome, TurnPage, TurnsCreated
 from learnportal_client.retry import Retry
-from learnportal_client.wire import (
-    answer_of,
-    decode,
-    encode,
-    error_of,
-    item_json,
-    model_of,
-    request_json,
-    response_of,
-    unreachable,
-)
+from learnportal_client.wire import unreachable
 
 if TYPE_CHECKING:
-    from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+    from collections.abc import Iterable, Mapping, Sequence
     from types import TracebackType
 
-    from learnportal_client.buffer import LearnBuffer, Unsent
+    from learnportal.protocol.messages import Capability, Envelope, Response
+    from learnportal_client.backlog import Unsent
+    from learnportal_client.buffer import AsyncLearnBuffer, LearnBuffer
+    from learnportal_client.exchanges import Exchange
+    from learnportal_client.rest import QueuedTurn, Routing, RunOutcome, TurnPage, TurnsCreated
     from learnportal_client.session import AsyncLearnSession, LearnSession
 
-Answer = TypeVar("Answer", bound=BaseModel)
+HTTP = TypeVar("HTTP", bound="httpx.Client | httpx.AsyncClient")
+Transport = TypeVar("Transport", bound="httpx.BaseTransport | httpx.AsyncBaseTransport")
+Sleep = TypeVar("Sleep", bound="Callable[[float], Any]")
 Result = TypeVar("Result")
-LEARN = "/api/learn/"
-JSON = {"Content-Type": "application/json"}
-
-
-def discovery_of(body: Any) -> Capability:
-    """`GET /api/learn/` read leniently: a host without `max_batch` gets the default (1000)."""
-    data = body if isinstance(body, dict) else {}
-    known = {k: v for k, v in data.items() if k in Capability.model_fields}
-    return Capability.model_validate(known, strict=False)
+OnUnsent = Callable[["list[Unsent]"], None]
 
 
 def socket_url(base_url: str) -> str:
@@ -51,35 +43,12 @@ def socket_url(base_url: str) -> str:
     return f"{'wss' if scheme == 'https' else 'ws'}://{rest}/ws/learn/"
 
 
-def turns_query(**filters: str | int | bool | None) -> dict[str, str]:
-    return {
-        key: str(value).lower() if isinstance(value, bool) else str(value)
-        for key, value in filters.items()
-        if value not in (None, "")
-    }
-
-
-class _Settings:
-    """What both clients hold: where, as whom, how to retry, and the batch limit once known."""
-
-    def __init__(
-        self, base_url: str, token: str, retry: Retry | None, max_batch: int | None
-    ) -> None:
-        self.base_url = base_url.rstrip("/")
-        self.token = token
-        self.retry = retry or Retry()
-        self._max_batch = max_batch
-
-    @property
-    def headers(self) -> dict[str, str]:
-        return {"Authorization": f"Bearer {self.token}"}
-
-
-class LearnClient(LearnCalls):
-    """A blocking client: `LearnClient("http://127.0.0.1:8000", token)`.
+class _HTTPClient(ABC, Generic[HTTP, Transport, Sleep]):
+    """What both clients set up alike: where, as whom, how to retry, the batch limit once known.
 
     Every learn/* call retries `rate_limited` and `unavailable` after the host's `Retry-After`,
     resending the same bytes (same envelope id, same item ids), so a retry is never stored twice.
+    `max_batch` skips discovery; `transport` (an httpx transport) and `sleep` are for tests.
     """
 
     def __init__(
@@ -90,17 +59,59 @@ class LearnClient(LearnCalls):
         retry: Retry | None = None,
         timeout: float = 30.0,
         max_batch: int | None = None,
-        transport: httpx.BaseTransport | None = None,
-        sleep: Callable[[float], None] = time.sleep,
+        transport: Transport | None = None,
+        sleep: Sleep | None = None,
     ) -> None:
-        self._settings = _Settings(base_url, token, retry, max_batch)
-        self._sleep = sleep
-        self._http = httpx.Client(
-            base_url=self._settings.base_url,
-            headers=self._settings.headers,
+        self._base_url = base_url.rstrip("/")
+        self._token = token
+        self._retry = retry or Retry()
+        self._max_batch = max_batch
+        self._sleep: Sleep = sleep or self._default_sleep()
+        self._http: HTTP = self._connect(
+            base_url=self._base_url,
+            headers={"Authorization": f"Bearer {token}"},
             timeout=timeout,
             transport=transport,
         )
+
+    @staticmethod
+    @abstractmethod
+    def _connect(**options: Any) -> HTTP:
+        """The httpx client of this kind."""
+
+    @staticmethod
+    @abstractmethod
+    def _default_sleep() -> Sleep:
+        """How this kind waits between tries."""
+
+    def _session_options(self, max_batch: int) -> dict[str, Any]:
+        return {
+            "url": socket_url(self._base_url),
+            "token": self._token,
+            "retry": self._retry,
+            "max_batch": max_batch,
+            "sleep": self._sleep,
+        }
+
+    def _wait(self, error: Exception, tries: int, exchange: Exchange[Any]) -> float | None:
+        """Seconds to wait before sending `exchange` again, or None to raise `error`."""
+        if not isinstance(error, LearnError):
+            return None
+        return self._retry.wait(error, tries, resend_safe=exchange.resend_safe)
+
+
+class LearnClient(
+    _HTTPClient[httpx.Client, httpx.BaseTransport, Callable[[float], None]], LearnCalls
+):
+    """A blocking client: `with LearnClient("http://127.0.0.1:8000", token) as client: ...`."""
+
+    @staticmethod
+    def _connect(**options: Any) -> httpx.Client:
+        return httpx.Client(**options)
+
+    @staticmethod
+    def _default_sleep() -> Callable[[float], None]:
+        return time.sleep
 
     def __enter__(self) -> LearnClient:
         return self
@@ -113,147 +124,85 @@ class LearnClient(LearnCalls):
     def close(self) -> None:
         self._http.close()
 
-    # --- learn/* -------------------------------------------------------------------------------
-
     def send(self, request: Envelope) -> Response:
-        body = encode(request_json(request))
-
-        def attempt() -> Response:
-            reply = self._request("POST", LEARN, content=body, headers=JSON)
-            if reply.status_code != 200:
-                raise error_of(reply.status_code, decode(reply.content), _retry_after(reply))
-            return response_of(request.type, request.id, 200, decode(reply.content))
-
-        return self._retrying(attempt, resend_safe=request.type in RESEND_SAFE)
+        return self._carry(exchanges.learn(request))
 
     def discover(self) -> Capability:
         """`GET /api/learn/`: the capability, its messages and the host's `max_batch`."""
-
-        def attempt() -> Capability:
-            reply = self._request("GET", LEARN)
-            if reply.status_code != 200:
-                raise error_of(reply.status_code, decode(reply.content), _retry_after(reply))
-            return discovery_of(decode(reply.content))
-
-        return self._retrying(attempt, resend_safe=True)
+        return self._carry(exchanges.DISCOVER)
 
     def batch_limit(self) -> int:
-        if self._settings._max_batch is None:
-            self._settings._max_batch = self.discover().max_batch
-        return self._settings._max_batch
-
-    # --- REST ------------------------------------------------------------------------------------
+        if self._max_batch is None:
+            self._max_batch = self.discover().max_batch
+        return self._max_batch
 
     def routing(self) -> Routing:
         """`GET /api/routing/`: the weights to choose components by (see `choose`)."""
-        return self._rest(Routing, "GET", "/api/routing/")
+        return self._carry(exchanges.ROUTING)
 
     def submit_turns(self, turns: Iterable[QueuedTurn | Mapping[str, Any]]) -> TurnsCreated:
         """`POST /api/turns/`: put turns in the annotators' queue (split at the batch limit)."""
-        items = [item_json(model_of(QueuedTurn, t)) for t in turns]
-        answers = [
-            self._rest(TurnsCreated, "POST", "/api/turns/", json={"turns": part})
-            for part in chunks(items, self.batch_limit())
-        ]
-        return TurnsCreated(
-            received=sum(a.received for a in answers), created=sum(a.created for a in answers)
-        )
+        batches = exchanges.turn_batches(turns, self.batch_limit())
+        return exchanges.turns_total([self._carry(b) for b in batches])
 
     def turns(self, cursor: str = "", **filters: str | int | bool | None) -> TurnPage:
         """`GET /api/turns/` with its filters; pass a page's `next` as `cursor` for the next."""
-        if cursor:
-            return self._rest(TurnPage, "GET", cursor)
-        return self._rest(TurnPage, "GET", "/api/turns/", params=turns_query(**filters))
+        return self._carry(exchanges.turns_page(cursor, filters))
 
     def report_run(
         self, step_id: str, description: str, edits: Sequence[Mapping[str, Any]] = ()
     ) -> RunOutcome:
         """`POST /api/steps/<step_id>/runs/`: one successful run of a workflow step."""
-        body = {"description": description, "edits": [dict(e) for e in edits]}
-        return self._rest(
-            RunOutcome, "POST", f"/api/steps/{step_id}/runs/", json=body, resend_safe=False
-        )
-
-    # --- sockets and the buffer -----------------------------------------------------------------
+        return self._carry(exchanges.step_run(step_id, description, edits))
 
     def session(self) -> LearnSession:
         """A WebSocket session on /ws/learn/ (use it as a context manager)."""
         from learnportal_client.session import LearnSession
 
-        return LearnSession(
-            socket_url(self._settings.base_url),
-            self._settings.token,
-            retry=self._settings.retry,
-            max_batch=self.batch_limit(),
-            sleep=self._sleep,
-        )
+        return LearnSession(**self._session_options(self.batch_limit()))
 
     def buffer(
-        self,
-        *,
-        max_items: int = 500,
-        max_interval: float = 1.0,
-        on_unsent: Callable[[list[Unsent]], None] | None = None,
+        self, *, max_items: int = 500, max_interval: float = 1.0, on_unsent: OnUnsent | None = None
     ) -> LearnBuffer:
-        """A background buffer of feedback and experiences (see `LearnBuffer`)."""
+        """A background buffer of feedback and experiences, sending from a thread."""
         from learnportal_client.buffer import LearnBuffer
 
         return LearnBuffer(
             self, max_items=max_items, max_interval=max_interval, on_unsent=on_unsent
         )
 
-    # --- sending ---------------------------------------------------------------------------------
-
-    def _request(self, method: str, url: str, **kwargs: Any) -> httpx.Response:
-        try:
-            return self._http.request(method, url, **kwargs)
-        except httpx.TransportError as exc:
-            raise unreachable(f"{method} {url}: {exc!r}") from None
-
-    def _rest(
-        self, model: type[Answer], method: str, url: str, *, resend_safe: bool = True, **kwargs: Any
-    ) -> Answer:
-        def attempt() -> Answer:
-            reply = self._request(method, url, **kwargs)
-            return answer_of(model, reply.status_code, decode(reply.content), _retry_after(reply))
-
-        return self._retrying(attempt, resend_safe=resend_safe or method == "GET")
-
-    def _retrying(self, attempt: Callable[[], Result], *, resend_safe: bool) -> Result:
+    def _carry(self, exchange: Exchange[Result]) -> Result:
         tries = 0
         while True:
             tries += 1
             try:
-                return attempt()
+                return exchange.result(self._request(exchange))
             except Exception as error:
-                wait = _wait(self._settings.retry, error, tries, resend_safe)
+                wait = self._wait(error, tries, exchange)
                 if wait is None:
                     raise
                 self._sleep(wait)
 
+    def _request(self, exchange: Exchange[Any]) -> httpx.Response:
+        try:
+            return self._http.request(exchange.method, exchange.url, **exchange.options)
+        except httpx.TransportError as exc:
+            raise unreachable(f"{exchange.method} {exchange.url}: {exc!r}") from None
 
-class AsyncLearnClient(AsyncLearnCalls):
+
+class AsyncLearnClient(
+    _HTTPClient[httpx.AsyncClient, httpx.AsyncBaseTransport, Callable[[float], Awaitable[None]]],
+    AsyncLearnCalls,
+):
     """The same client, awaited: `async with AsyncLearnClient(url, token) as client: ...`."""
 
-    def __init__(
-        self,
-        base_url: str,
-        token: str,
-        *,
-        retry: Retry | None = None,
-        timeout: float = 30.0,
-        max_batch: int | None = None,
-        transport: httpx.AsyncBaseTransport | None = None,
-        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
-    ) -> None:
-        self._settings = _Settings(base_url, token, retry, max_batch)
-        self._sleep = sleep
-        self._http = httpx.AsyncClient(
-            base_url=self._settings.base_url,
-            headers=self._settings.headers,
-            timeout=timeout,
-            transport=transport,
-        )
+    @staticmethod
+    def _connect(**options: Any) -> httpx.AsyncClient:
+        return httpx.AsyncClient(**options)
+
+    @staticmethod
+    def _default_sleep() -> Callable[[float], Awaitable[None]]:
+        return asyncio.sleep
 
     async def __aenter__(self) -> AsyncLearnClient:
         return self
@@ -267,104 +216,61 @@ class AsyncLearnClient(AsyncLearnCalls):
         await self._http.aclose()
 
     async def send(self, request: Envelope) -> Response:
-        body = encode(request_json(request))
-
-        async def attempt() -> Response:
-            reply = await self._request("POST", LEARN, content=body, headers=JSON)
-            if reply.status_code != 200:
-                raise error_of(reply.status_code, decode(reply.content), _retry_after(reply))
-            return response_of(request.type, request.id, 200, decode(reply.content))
-
-        return await self._retrying(attempt, resend_safe=request.type in RESEND_SAFE)
+        return await self._carry(exchanges.learn(request))
 
     async def discover(self) -> Capability:
-        async def attempt() -> Capability:
-            reply = await self._request("GET", LEARN)
-            if reply.status_code != 200:
-                raise error_of(reply.status_code, decode(reply.content), _retry_after(reply))
-            return discovery_of(decode(reply.content))
-
-        return await self._retrying(attempt, resend_safe=True)
+        return await self._carry(exchanges.DISCOVER)
 
     async def batch_limit(self) -> int:
-        if self._settings._max_batch is None:
-            self._settings._max_batch = (await self.discover()).max_batch
-        return self._settings._max_batch
+        if self._max_batch is None:
+            self._max_batch = (await self.discover()).max_batch
+        return self._max_batch
 
     async def routing(self) -> Routing:
-        return await self._rest(Routing, "GET", "/api/routing/")
+        return await self._carry(exchanges.ROUTING)
 
     async def submit_turns(self, turns: Iterable[QueuedTurn | Mapping[str, Any]]) -> TurnsCreated:
-        items = [item_json(model_of(QueuedTurn, t)) for t in turns]
-        answers = [
-            await self._rest(TurnsCreated, "POST", "/api/turns/", json={"turns": part})
-            for part in chunks(items, await self.batch_limit())
-        ]
-        return TurnsCreated(
-            received=sum(a.received for a in answers), created=sum(a.created for a in answers)
-        )
+        batches = exchanges.turn_batches(turns, await self.batch_limit())
+        return exchanges.turns_total([await self._carry(b) for b in batches])
 
     async def turns(self, cursor: str = "", **filters: str | int | bool | None) -> TurnPage:
-        if cursor:
-            return await self._rest(TurnPage, "GET", cursor)
-        return await self._rest(TurnPage, "GET", "/api/turns/", params=turns_query(**filters))
+        return await self._carry(exchanges.turns_page(cursor, filters))
 
     async def report_run(
         self, step_id: str, description: str, edits: Sequence[Mapping[str, Any]] = ()
     ) -> RunOutcome:
-        body = {"description": description, "edits": [dict(e) for e in edits]}
-        return await self._rest(
-            RunOutcome, "POST", f"/api/steps/{step_id}/runs/", json=body, resend_safe=False
-        )
+        return await self._carry(exchanges.step_run(step_id, description, edits))
 
     async def session(self) -> AsyncLearnSession:
         """A WebSocket session on /ws/learn/ that pipelines: `async with await client.session()`."""
         from learnportal_client.session import AsyncLearnSession
 
-        return AsyncLearnSession(
-            socket_url(self._settings.base_url),
-            self._settings.token,
-            retry=self._settings.retry,
-            max_batch=await self.batch_limit(),
-            sleep=self._sleep,
+        return AsyncLearnSession(**self._session_options(await self.batch_limit()))
+
+    def buffer(
+        self, *, max_items: int = 500, max_interval: float = 1.0, on_unsent: OnUnsent | None = None
+    ) -> AsyncLearnBuffer:
+        """The background buffer, sending from a task of the running event loop."""
+        from learnportal_client.buffer import AsyncLearnBuffer
+
+        return AsyncLearnBuffer(
+            self, max_items=max_items, max_interval=max_interval, on_unsent=on_unsent
         )
 
-    async def _request(self, method: str, url: str, **kwargs: Any) -> httpx.Response:
-        try:
-            return await self._http.request(method, url, **kwargs)
-        except httpx.TransportError as exc:
-            raise unreachable(f"{method} {url}: {exc!r}") from None
-
-    async def _rest(
-        self, model: type[Answer], method: str, url: str, *, resend_safe: bool = True, **kwargs: Any
-    ) -> Answer:
-        async def attempt() -> Answer:
-            reply = await self._request(method, url, **kwargs)
-            return answer_of(model, reply.status_code, decode(reply.content), _retry_after(reply))
-
-        return await self._retrying(attempt, resend_safe=resend_safe or method == "GET")
-
-    async def _retrying(
-        self, attempt: Callable[[], Awaitable[Result]], *, resend_safe: bool
-    ) -> Result:
+    async def _carry(self, exchange: Exchange[Result]) -> Result:
         tries = 0
         while True:
             tries += 1
             try:
-                return await attempt()
+                return exchange.result(await self._request(exchange))
             except Exception as error:
-                wait = _wait(self._settings.retry, error, tries, resend_safe)
+                wait = self._wait(error, tries, exchange)
                 if wait is None:
                     raise
                 await self._sleep(wait)
 
-
-def _retry_after(reply: httpx.Response) -> str | None:
-    value: str | None = reply.headers.get("Retry-After")
-    return value
-
-
-def _wait(retry: Retry, error: Exception, tries: int, resend_safe: bool) -> float | None:
-    if not isinstance(error, LearnError):
-        return None
-    return retry.wait(error, tries, resend_safe=resend_safe)
+    async def _request(self, exchange: Exchange[Any]) -> httpx.Response:
+        try:
+            return await self._http.request(exchange.method, exchange.url, **exchange.options)
+        except httpx.TransportError as exc:
+            raise unreachable(f"{exchange.method} {exchange.url}: {exc!r}") from None

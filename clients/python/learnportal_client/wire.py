@@ -105,10 +105,12 @@ def error_of(status: int, body: Any, retry_after_header: str | None = None) -> L
     return LearnError("invalid_reply", f"HTTP {status}: not a learn/* reply", status=status)
 
 
-def response_of(request_type: str, request_id: str, status: int, body: Any) -> Response:
+def response_of(
+    request_type: str, request_id: str, status: int, body: Any, retry_after: str | None = None
+) -> Response:
     """The response envelope answering `request_id`, or the LearnError the reply says."""
     if status != 200 or not isinstance(body, dict) or body.get("type") == "learn/error":
-        raise error_of(status, body)
+        raise error_of(status, body, retry_after)
     expected = response_type_for(request_type)
     if body.get("type") != expected or body.get("req_id") != request_id:
         raise LearnError(

@@ -1,0 +1,130 @@
+"""Each HTTP exchange of the clients, written once: what to send, and how to read the reply.
+
+`LearnClient` and `AsyncLearnClient` only carry an `Exchange` out, and again when `Retry` says
+so (after no answer, only if it is `resend_safe`); what they send and how they read it is here.
+A request's body is encoded once, so every retry sends the same bytes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import partial
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
+
+from learnportal.protocol.messages import Capability, Envelope, Response
+from learnportal_client.calls import RESEND_SAFE, chunks
+from learnportal_client.rest import QueuedTurn, Routing, RunOutcome, TurnPage, TurnsCreated
+from learnportal_client.wire import (
+    answer_of,
+    decode,
+    encode,
+    error_of,
+    item_json,
+    model_of,
+    request_json,
+    response_of,
+)
+
+if TYPE_CHECKING:
+    import httpx
+    from pydantic import BaseModel
+
+Result = TypeVar("Result")
+Answer = TypeVar("Answer", bound="BaseModel")
+LEARN = "/api/learn/"
+JSON = {"Content-Type": "application/json"}
+# A reply read: its status, its decoded body and its Retry-After, to the result or a LearnError.
+Reader = Callable[[int, Any, "str | None"], Result]
+
+
+@dataclass(frozen=True)
+class Exchange(Generic[Result]):
+    method: str
+    url: str
+    read: Reader[Result]
+    resend_safe: bool = True  # sending it twice changes nothing more than sending it once
+    options: Mapping[str, Any] = field(default_factory=dict)  # httpx's request arguments
+
+    def result(self, reply: httpx.Response) -> Result:
+        retry_after: str | None = reply.headers.get("Retry-After")
+        return self.read(reply.status_code, decode(reply.content), retry_after)
+
+
+def learn(request: Envelope) -> Exchange[Response]:
+    """`POST /api/learn/` with one request envelope."""
+    body = encode(request_json(request))
+    return Exchange(
+        "POST",
+        LEARN,
+        partial(response_of, request.type, request.id),
+        resend_safe=request.type in RESEND_SAFE,
+        options={"content": body, "headers": JSON},
+    )
+
+
+def discovery_of(body: Any) -> Capability:
+    """`GET /api/learn/` read leniently: a host without `max_batch` gets the default (1000)."""
+    data = body if isinstance(body, dict) else {}
+    known = {k: v for k, v in data.items() if k in Capability.model_fields}
+    return Capability.model_validate(known, strict=False)
+
+
+def _read_discovery(status: int, body: Any, retry_after: str | None) -> Capability:
+    if status != 200:
+        raise error_of(status, body, retry_after)
+    return discovery_of(body)
+
+
+DISCOVER = Exchange("GET", LEARN, _read_discovery)
+
+
+def rest(
+    model: type[Answer], method: str, url: str, *, resend_safe: bool = True, **options: Any
+) -> Exchange[Answer]:
+    """A REST call whose 2xx answer is `model`; a GET is always safe to send again."""
+    read: Reader[Answer] = partial(answer_of, model)
+    return Exchange(method, url, read, resend_safe or method == "GET", options)
+
+
+ROUTING = rest(Routing, "GET", "/api/routing/")
+
+
+def turns_query(**filters: str | int | bool | None) -> dict[str, str]:
+    return {
+        key: str(value).lower() if isinstance(value, bool) else str(value)
+        for key, value in filters.items()
+        if value not in (None, "")
+    }
+
+
+def turns_page(cursor: str, filters: Mapping[str, str | int | bool | None]) -> Exchange[TurnPage]:
+    """`GET /api/turns/` with its filters, or the page a previous page's `next` names."""
+    if cursor:
+        return rest(TurnPage, "GET", cursor)
+    return rest(TurnPage, "GET", "/api/turns/", params=turns_query(**filters))
+
+
+def turn_batches(
+    turns: Iterable[QueuedTurn | Mapping[str, Any]], limit: int
+) -> list[Exchange[TurnsCreated]]:
+    """`POST /api/turns/`, split at the batch limit (each deduplicated by correlation_id)."""
+    items = [item_json(model_of(QueuedTurn, t, ("turns", i))) for i, t in enumerate(turns)]
+    return [
+        rest(TurnsCreated, "POST", "/api/turns/", json={"turns": part})
+        for part in chunks(items, limit)
+    ]
+
+
+def turns_total(answers: Sequence[TurnsCreated]) -> TurnsCreated:
+    return TurnsCreated(
+        received=sum(a.received for a in answers), created=sum(a.created for a in answers)
+    )
+
+
+def step_run(
+    step_id: str, description: str, edits: Sequence[Mapping[str, Any]]
+) -> Exchange[RunOutcome]:
+    """`POST /api/steps/<step_id>/runs/`; not sent again without an answer (it counts runs)."""
+    body = {"description": description, "edits": [dict(e) for e in edits]}
+    return rest(RunOutcome, "POST", f"/api/steps/{step_id}/runs/", json=body, resend_safe=False)
