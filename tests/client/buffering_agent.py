@@ -1,32 +1,63 @@
-"""An agent process for the buffer's crash tests (tests/client/test_buffer.py), run by path.
+"""An agent process for the buffers' crash tests (tests/client/test_buffer.py), run by path.
 
-`buffering_agent.py URL TOKEN FLUSHED LATE MODE`: buffers FLUSHED experiences, calls flush(),
+`buffering_agent.py URL TOKEN FLUSHED LATE MODE KIND`: with KIND `sync` a LearnBuffer, with
+`async` an AsyncLearnBuffer in `asyncio.run`; buffers FLUSHED experiences, calls flush(),
 buffers LATE more, prints `flushed` and the modules it imported, then, with MODE `wait`, waits
-to be killed; with MODE `exit`, ends without closing the buffer (atexit closes it).
+to be killed; with MODE `exit`, ends without closing the buffer (for `sync`, atexit closes it;
+for `async`, the event loop ends with the buffer's task still running).
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sys
 import time
+from typing import TYPE_CHECKING
 
-from learnportal_client import LearnClient, Retry
+from learnportal_client import AsyncLearnClient, LearnClient, Retry
+
+if TYPE_CHECKING:
+    from learnportal_client import AsyncLearnBuffer, LearnBuffer
+
+ONE_TRY = Retry(attempts=1)
 
 
-def main(url: str, token: str, flushed: int, late: int, mode: str) -> None:
-    client = LearnClient(url, token, retry=Retry(attempts=1), max_batch=1000)
-    buffer = client.buffer(max_items=50, max_interval=3600)
-    for i in range(flushed):
-        buffer.add_experience({"experience_id": f"flushed-{i}", "reward": 1.0})
-    buffer.flush()
-    for i in range(late):
-        buffer.add_experience({"experience_id": f"late-{i}", "reward": 1.0})
+def add(buffer: LearnBuffer | AsyncLearnBuffer, prefix: str, count: int) -> None:
+    for i in range(count):
+        buffer.add_experience({"experience_id": f"{prefix}-{i}", "reward": 1.0})
+
+
+def say_flushed(flushed: int) -> None:
     server_side = sorted(m for m in sys.modules if m.split(".")[0] in {"django", "rest_framework"})
     print(json.dumps({"flushed": flushed, "server_modules": server_side}), flush=True)
+
+
+def blocking(url: str, token: str, flushed: int, late: int, mode: str) -> None:
+    client = LearnClient(url, token, retry=ONE_TRY, max_batch=1000)
+    buffer = client.buffer(max_items=50, max_interval=3600)
+    add(buffer, "flushed", flushed)
+    buffer.flush()
+    add(buffer, "late", late)
+    say_flushed(flushed)
     if mode == "wait":
         time.sleep(600)
 
 
+async def awaited(url: str, token: str, flushed: int, late: int, mode: str) -> None:
+    async with AsyncLearnClient(url, token, retry=ONE_TRY, max_batch=1000) as client:
+        buffer = client.buffer(max_items=50, max_interval=3600)
+        add(buffer, "flushed", flushed)
+        await buffer.flush()
+        add(buffer, "late", late)
+        say_flushed(flushed)
+        if mode == "wait":
+            await asyncio.sleep(600)
+
+
 if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5])
+    url, token, flushed, late, mode, kind = sys.argv[1:7]
+    if kind == "async":
+        asyncio.run(awaited(url, token, int(flushed), int(late), mode))
+    else:
+        blocking(url, token, int(flushed), int(late), mode)

@@ -31,7 +31,7 @@ from abc import ABC, abstractmethod
 from typing import TYPE_CHECKING, Any
 
 from learnportal.protocol.models import Experience, Feedback
-from learnportal_client.backlog import Backlog, Batch, Unsent, failure, log_unsent
+from learnportal_client.backlog import Backlog, Batch, Unsent, failure, log_unsent, logger
 from learnportal_client.errors import LearnError
 from learnportal_client.wire import model_of
 
@@ -121,6 +121,7 @@ class _Buffer(ABC):
             leftovers = [] if self._stopped else self._backlog.give_up()
             self._stopped = True
             unsent = list(self._backlog.unsent)
+            self._wake()  # a flush() waiting returns: nothing is left to wait for
         atexit.unregister(self._at_exit)
         if leftovers:
             self._on_unsent(leftovers)
@@ -229,6 +230,7 @@ class AsyncLearnBuffer(_Buffer):
         self._client = client
         self._changed = asyncio.Event()
         self._task = asyncio.get_running_loop().create_task(self._run(), name="learnportal-buffer")
+        self._task.add_done_callback(self._task_done)
         atexit.register(self._at_exit)
 
     async def __aenter__(self) -> AsyncLearnBuffer:
@@ -280,14 +282,14 @@ class AsyncLearnBuffer(_Buffer):
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(changed.wait(), timeout)
 
-    async def _run(self) -> None:
-        try:
-            await self._send_all()
-        except asyncio.CancelledError:
-            self._stop()  # the loop ended, or aclose() gave up waiting
-            raise
+    def _task_done(self, task: asyncio.Task[None]) -> None:
+        # Cancelled (the loop ended, or aclose() gave up waiting; perhaps before it ever ran)
+        # or failed: what is left is reported now.
+        if not task.cancelled() and task.exception() is not None:
+            logger.error("learnportal_client: the buffer's task failed", exc_info=task.exception())
+        self._stop()
 
-    async def _send_all(self) -> None:
+    async def _run(self) -> None:
         try:
             limit: int | None = await self._client.batch_limit()
         except LearnError:
