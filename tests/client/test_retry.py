@@ -137,3 +137,11 @@ async def test_the_async_client_retries_alike() -> None:
         assert (await client.experience(EXPERIENCES)).stored == 1
     assert waits == [4.0]
     assert host.bodies[0] == host.bodies[1]
+
+
+def test_a_retry_after_longer_than_max_wait_is_raised_at_once_not_cut_short() -> None:
+    host, waits = Host(error("rate_limited", 429, **{"Retry-After": "60"})), list[float]()
+    with pytest.raises(LearnError) as refused:
+        client_of(host, waits, Retry(max_wait=30)).stats()
+    assert (refused.value.code, refused.value.retry_after) == ("rate_limited", 60.0)
+    assert (len(host.bodies), waits) == (1, [])

@@ -7,8 +7,9 @@ The blocking `LearnBuffer` (a thread) and the awaited `AsyncLearnBuffer` (a task
   has waited `max_interval` seconds, when a flush asked for it, or when the buffer is closing;
 - a batch is at most the host's `max_batch` (and `max_items`), halved on `too_large`;
 - a batch that got no answer, `rate_limited` or `unavailable` goes back to the front, the same
-  items with the same ids, and the backlog holds back (doubling from `max_interval`, at most
-  MAX_BACKOFF); once closing, it stops instead, and `give_up` reports what is left;
+  items with the same ids, and the backlog holds back: the host's `retry_after` if longer, else
+  doubling from `max_interval`, at most MAX_BACKOFF; once closing, it stops instead, and
+  `give_up` reports what is left;
 - a refused batch: the items its `details` name (all of them, if it names none) are `Unsent`;
   the others go again at once.
 """
@@ -176,7 +177,7 @@ class Backlog:
             return []
         if error.retryable or error.code == UNREACHABLE:
             queue[:0] = batch.waiting
-            self._hold_back()
+            self._hold_back(error.retry_after or 0.0)
             return []
         if error.code == "too_large" and len(batch.waiting) > 1:
             self.limit = max(1, len(batch.waiting) // 2)
@@ -208,10 +209,10 @@ class Backlog:
         del queue[: self.limit]
         return Batch(field, self._in_flight)
 
-    def _hold_back(self) -> None:
+    def _hold_back(self, retry_after: float) -> None:
         if self.closing:  # the last try failed too: the rest waits for give_up()
             self._stopped = True
             return
         self._failures += 1
-        backoff = self.max_interval * 2 ** (self._failures - 1)
-        self._hold_until = time.monotonic() + min(MAX_BACKOFF, backoff)
+        backoff = min(MAX_BACKOFF, self.max_interval * 2 ** (self._failures - 1))
+        self._hold_until = time.monotonic() + max(backoff, retry_after)

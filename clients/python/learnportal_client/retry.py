@@ -12,7 +12,9 @@ class Retry:
     """Retries of `rate_limited` and `unavailable` (and of `unreachable`, where safe).
 
     The wait is the host's `Retry-After` when it gives one, else `backoff * 2**(attempt - 1)`,
-    at most `max_wait` seconds; after `attempts` tries the last error is raised.
+    at most `max_wait` seconds; after `attempts` tries the last error is raised. A host's wait
+    longer than `max_wait` is never cut short: the error is raised at once (its `retry_after`
+    says when to come back), since an earlier try would only be refused again.
     """
 
     attempts: int = 6
@@ -26,7 +28,8 @@ class Retry:
         if not (error.retryable or (error.code == UNREACHABLE and resend_safe)):
             return None
         if error.retry_after is not None:
-            return min(max(error.retry_after, 0.0), self.max_wait)
+            wait = max(error.retry_after, 0.0)
+            return wait if wait <= self.max_wait else None
         return min(self.backoff * 2.0 ** (attempt - 1), self.max_wait)
 
 
