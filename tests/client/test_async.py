@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -20,6 +20,8 @@ from learnportal_client import (
 if TYPE_CHECKING:
     from learnportal_client.calls import AsyncLearnCalls
     from tests.client.conftest import Portal
+
+TURN = {"prompt": "Summarize", "response": "A summary.", "model": "writer"}
 
 
 async def each_call(client: AsyncLearnCalls) -> None:
@@ -103,3 +105,37 @@ async def test_a_session_with_a_bad_token_is_unauthenticated(portal: Portal) -> 
         async with session:
             await session.stats()
     assert refused.value.code == "unauthenticated"
+
+
+async def test_the_rest_side_agents_use_is_awaited_too(portal: Portal) -> None:
+    async with AsyncLearnClient(portal.url, portal.token) as client:
+        assert (await client.routing()).weights == {}
+        turns = [{"correlation_id": f"t{i}", "rated_turn": TURN} for i in range(2)]
+        created = await client.submit_turns(turns)
+        assert (created.received, created.created) == (2, 2)
+        page = await client.turns(limit=1)
+        assert [t.correlation_id for t in page.results] == ["t1"]
+        assert page.next
+        assert [t.correlation_id for t in (await client.turns(cursor=page.next)).results] == ["t0"]
+        outcome = await client.report_run("summarize", "Summarize the article.")
+        assert outcome.step["runs_total"] == 1
+
+
+async def test_a_sessions_rate_limited_frame_is_sent_again_after_its_retry_after(
+    portal: Portal, settings: Any
+) -> None:
+    settings.LEARNPORTAL_RATE_LIMIT = 1
+    waits: list[float] = []
+
+    async def sleep(seconds: float) -> None:
+        waits.append(seconds)
+        await asyncio.sleep(seconds)
+
+    async with (
+        AsyncLearnClient(portal.url, portal.token, max_batch=100, sleep=sleep) as client,
+        await client.session() as session,
+    ):
+        replies = await session.pipeline([LearnStatsRequest() for _ in range(3)])
+    assert all(isinstance(r, LearnStatsResponse) for r in replies), replies
+    assert waits  # refused with retry_after, then answered
+    assert all(0 < w <= 1 for w in waits)

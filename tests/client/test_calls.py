@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import typing
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -11,6 +12,8 @@ from feedback.models import Feedback as StoredFeedback
 from learnportal.protocol import RESPONSE_MODELS, RiskLevel
 from learnportal_client import (
     Action,
+    AsyncLearnClient,
+    AsyncLearnSession,
     Experience,
     Feedback,
     FeedbackPolarity,
@@ -24,6 +27,7 @@ from learnportal_client import (
     LearnRefinementPlanResponse,
     LearnRefinementReviewResponse,
     LearnRefinementRollbackResponse,
+    LearnSession,
     LearnStatsResponse,
 )
 
@@ -87,10 +91,12 @@ def calls(client: LearnCalls) -> None:
     assert history.entries
 
 
-def test_every_message_has_one_typed_method() -> None:
+@pytest.mark.parametrize("kind", [LearnClient, AsyncLearnClient, LearnSession, AsyncLearnSession])
+def test_every_message_has_one_method_typed_with_its_response_model(kind: type) -> None:
     assert set(CALLS.values()) == set(RESPONSE_MODELS)
-    for name in CALLS:
-        assert callable(getattr(LearnClient, name))
+    for name, response_type in CALLS.items():
+        hints = typing.get_type_hints(getattr(kind, name))
+        assert hints["return"] is RESPONSE_MODELS[response_type], name
 
 
 def test_each_call_answers_its_response_model(client: LearnClient) -> None:

@@ -6,9 +6,10 @@ import time
 from typing import TYPE_CHECKING, Any
 
 import httpx
+from asgiref.sync import sync_to_async
 
 from feedback.models import Experience as StoredExperience
-from learnportal_client import LearnClient
+from learnportal_client import AsyncLearnClient, LearnClient
 
 if TYPE_CHECKING:
     from tests.client.conftest import Portal
@@ -35,6 +36,15 @@ def test_a_batch_over_the_hosts_limit_is_split_at_it(portal: Portal, settings: A
     posts = [r for r in transport.sent if r.method == "POST"]
     assert len(posts) == 4  # 3 + 3 + 3 + 1
     assert [r.method for r in transport.sent].count("GET") == 1  # discovered once
+
+
+async def test_the_async_client_splits_at_the_limit_too(portal: Portal, settings: Any) -> None:
+    settings.LEARNPORTAL_MAX_BATCH = 3
+    async with AsyncLearnClient(portal.url, portal.token) as client:
+        reply = await client.experience([{"reward": 0.1 * i} for i in range(10)])
+        assert await client.batch_limit() == 3
+    assert reply.stored == 10
+    assert await sync_to_async(StoredExperience.objects.count)() == 10
 
 
 def test_turns_are_split_at_the_limit_too(portal: Portal, settings: Any) -> None:

@@ -1,9 +1,16 @@
-"""The blocking `LearnSession`: a whole list sent before any reply is read."""
+"""The blocking `LearnSession`: a whole list sent before any reply is read; and both sessions
+matching replies to requests by `req_id`, whatever order they come in."""
 
 from __future__ import annotations
 
+import contextlib
+import json
+import threading
 import time
 from typing import TYPE_CHECKING, Any
+
+from websockets.exceptions import ConnectionClosed
+from websockets.sync.server import ServerConnection, serve
 
 from feedback.models import Experience as StoredExperience
 from learnportal.protocol.messages import (
@@ -13,6 +20,7 @@ from learnportal.protocol.messages import (
     LearnStatsRequest,
 )
 from learnportal_client import (
+    NO_RETRY,
     Action,
     Experience,
     Feedback,
@@ -23,9 +31,13 @@ from learnportal_client import (
     LearnExperienceResponse,
     LearnStatsResponse,
 )
+from learnportal_client.calls import stats_request
+from learnportal_client.session import AsyncLearnSession, LearnSession
 from tests.client.test_calls import calls
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator, Sequence
+
     from tests.client.conftest import Portal
 
 
@@ -86,3 +98,48 @@ def test_a_rate_limited_frame_is_sent_again_after_its_retry_after(
     assert all(isinstance(r, LearnStatsResponse) for r in replies), replies
     assert waits
     assert all(0 < w <= 1 for w in waits)
+
+
+NAMES = [f"component-{i}" for i in range(6)]
+
+
+@contextlib.contextmanager
+def host_answering_last_first(count: int) -> Iterator[str]:
+    """A /ws/learn/ host that reads `count` stats requests, then answers the last one first."""
+
+    def handle(conn: ServerConnection) -> None:
+        frames = [json.loads(conn.recv()) for _ in range(count)]
+        for frame in reversed(frames):
+            components = [{"component_name": frame["component_name"]}]
+            reply = LearnStatsResponse(req_id=frame["id"], components=components)
+            conn.send(reply.model_dump_json())
+        with contextlib.suppress(ConnectionClosed):
+            conn.recv()
+
+    with serve(handle, "127.0.0.1", 0) as server:
+        thread = threading.Thread(target=server.serve_forever, daemon=True)
+        thread.start()
+        yield f"ws://127.0.0.1:{server.socket.getsockname()[1]}/ws/learn/"
+        server.shutdown()
+        thread.join(timeout=30)
+
+
+def answered_names(replies: Sequence[object]) -> list[str]:
+    assert all(isinstance(r, LearnStatsResponse) for r in replies), replies
+    return [r.components[0]["component_name"] for r in replies if isinstance(r, LearnStatsResponse)]
+
+
+def test_replies_in_another_order_are_matched_by_req_id() -> None:
+    with (
+        host_answering_last_first(len(NAMES)) as url,
+        LearnSession(url, "t", retry=NO_RETRY, max_batch=10) as session,
+    ):
+        replies = session.pipeline([stats_request(name) for name in NAMES])
+    assert answered_names(replies) == NAMES
+
+
+async def test_replies_in_another_order_are_matched_by_req_id_when_awaited() -> None:
+    with host_answering_last_first(len(NAMES)) as url:
+        async with AsyncLearnSession(url, "t", retry=NO_RETRY, max_batch=10) as session:
+            replies = await session.pipeline([stats_request(name) for name in NAMES])
+    assert answered_names(replies) == NAMES
