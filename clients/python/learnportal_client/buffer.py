@@ -28,7 +28,7 @@ import contextlib
 import threading
 import time
 from abc import ABC, abstractmethod
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from learnportal.protocol.models import Experience, Feedback
 from learnportal_client.backlog import Backlog, Batch, Unsent, failure, log_unsent, logger
@@ -44,21 +44,30 @@ if TYPE_CHECKING:
     from learnportal_client.client import AsyncLearnClient, LearnClient
 
 __all__ = ["AsyncLearnBuffer", "LearnBuffer", "Unsent"]
+Client = TypeVar("Client", bound="LearnClient | AsyncLearnClient")
 
 
-class _Buffer(ABC):
+class _Buffer(ABC, Generic[Client]):
     """What both buffers do around their `Backlog`, under their own guard and wake-up."""
 
     def __init__(
         self,
+        client: Client,
         *,
-        max_items: int,
-        max_interval: float,
-        on_unsent: Callable[[list[Unsent]], None] | None,
+        max_items: int = 500,
+        max_interval: float = 1.0,
+        on_unsent: Callable[[list[Unsent]], None] | None = None,
     ) -> None:
+        self._client = client
         self._backlog = Backlog(max_items, max_interval)
         self._on_unsent = on_unsent or log_unsent
         self._stopped = False
+        self._start()
+        atexit.register(self._at_exit)
+
+    @abstractmethod
+    def _start(self) -> None:
+        """Start the sender."""
 
     @abstractmethod
     def _guard(self) -> AbstractContextManager[Any]:
@@ -128,23 +137,13 @@ class _Buffer(ABC):
         return unsent
 
 
-class LearnBuffer(_Buffer):
+class LearnBuffer(_Buffer["LearnClient"]):
     """The blocking buffer: `with client.buffer() as buffer: buffer.add_experience({...})`."""
 
-    def __init__(
-        self,
-        client: LearnClient,
-        *,
-        max_items: int = 500,
-        max_interval: float = 1.0,
-        on_unsent: Callable[[list[Unsent]], None] | None = None,
-    ) -> None:
-        super().__init__(max_items=max_items, max_interval=max_interval, on_unsent=on_unsent)
-        self._client = client
+    def _start(self) -> None:
         self._cond = threading.Condition()
         self._thread = threading.Thread(target=self._run, name="learnportal-buffer", daemon=True)
         self._thread.start()
-        atexit.register(self._at_exit)
 
     def __enter__(self) -> LearnBuffer:
         return self
@@ -211,27 +210,17 @@ class LearnBuffer(_Buffer):
                 self._settle(batch, None)
 
 
-class AsyncLearnBuffer(_Buffer):
+class AsyncLearnBuffer(_Buffer["AsyncLearnClient"]):
     """The awaited buffer: `async with client.buffer() as buffer: buffer.add_experience({...})`.
 
     Made inside the running event loop, whose task sends; `add_*` are plain calls (they do not
     wait), made from that loop's thread.
     """
 
-    def __init__(
-        self,
-        client: AsyncLearnClient,
-        *,
-        max_items: int = 500,
-        max_interval: float = 1.0,
-        on_unsent: Callable[[list[Unsent]], None] | None = None,
-    ) -> None:
-        super().__init__(max_items=max_items, max_interval=max_interval, on_unsent=on_unsent)
-        self._client = client
+    def _start(self) -> None:
         self._changed = asyncio.Event()
         self._task = asyncio.get_running_loop().create_task(self._run(), name="learnportal-buffer")
         self._task.add_done_callback(self._task_done)
-        atexit.register(self._at_exit)
 
     async def __aenter__(self) -> AsyncLearnBuffer:
         return self
