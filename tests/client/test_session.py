@@ -3,6 +3,7 @@ matching replies to requests by `req_id`, whatever order they come in."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import threading
@@ -132,7 +133,7 @@ def answered_names(replies: Sequence[object]) -> list[str]:
 def test_replies_in_another_order_are_matched_by_req_id() -> None:
     with (
         host_answering_last_first(len(NAMES)) as url,
-        LearnSession(url, "t", retry=NO_RETRY, max_batch=10) as session,
+        LearnSession(url, "t", retry=NO_RETRY, max_batch=10, sleep=time.sleep) as session,
     ):
         replies = session.pipeline([stats_request(name) for name in NAMES])
     assert answered_names(replies) == NAMES
@@ -140,6 +141,8 @@ def test_replies_in_another_order_are_matched_by_req_id() -> None:
 
 async def test_replies_in_another_order_are_matched_by_req_id_when_awaited() -> None:
     with host_answering_last_first(len(NAMES)) as url:
-        async with AsyncLearnSession(url, "t", retry=NO_RETRY, max_batch=10) as session:
+        async with AsyncLearnSession(
+            url, "t", retry=NO_RETRY, max_batch=10, sleep=asyncio.sleep
+        ) as session:
             replies = await session.pipeline([stats_request(name) for name in NAMES])
     assert answered_names(replies) == NAMES

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import time
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from websockets.asyncio.client import ClientConnection as AsyncConnection
 from websockets.asyncio.client import connect as async_connect
@@ -24,11 +24,12 @@ from learnportal_client.errors import LearnError
 from learnportal_client.wire import decode, encode, request_json, response_of, unreachable
 
 if TYPE_CHECKING:
-    from collections.abc import Awaitable, Callable, Sequence
+    from collections.abc import Sequence
     from types import TracebackType
 
     from learnportal_client.retry import Retry
 
+Sleep = TypeVar("Sleep", bound=Callable[[float], Any])
 CLOSE_UNAUTHENTICATED = 4401
 MAX_FRAME = 64 * 1024 * 1024  # the host's default LEARNPORTAL_MAX_BODY_BYTES
 
@@ -46,8 +47,8 @@ def outcome(request: Envelope, body: Any) -> Response:
     return response_of(request.type, request.id, 200, body)
 
 
-class LearnSession(LearnCalls):
-    """A blocking session: `with client.session() as s: s.pipeline([...])`."""
+class _Session(Generic[Sleep]):
+    """What both sessions hold alike: the socket's address and credential, the retry, the limit."""
 
     def __init__(
         self,
@@ -56,20 +57,35 @@ class LearnSession(LearnCalls):
         *,
         retry: Retry,
         max_batch: int,
-        sleep: Callable[[float], None] = time.sleep,
+        sleep: Sleep,
         open_timeout: float = 30.0,
     ) -> None:
+        self._url = url
+        self._token = token
         self._retry = retry
         self._max_batch = max_batch
         self._sleep = sleep
+        self._open_timeout = open_timeout
+        self._start()
+
+    def _start(self) -> None:
+        """What a session of this kind does when made."""
+
+    def _connect_options(self) -> dict[str, Any]:
+        return {
+            "additional_headers": {"Authorization": f"Bearer {self._token}"},
+            "open_timeout": self._open_timeout,
+            "max_size": MAX_FRAME,
+        }
+
+
+class LearnSession(_Session[Callable[[float], None]], LearnCalls):
+    """A blocking session, open once made: `with client.session() as s: s.pipeline([...])`."""
+
+    def _start(self) -> None:
         self._stack = contextlib.ExitStack()
         self._conn: ClientConnection = self._stack.enter_context(
-            connect(
-                url,
-                additional_headers={"Authorization": f"Bearer {token}"},
-                open_timeout=open_timeout,
-                max_size=MAX_FRAME,
-            )
+            connect(self._url, **self._connect_options())
         )
 
     def __enter__(self) -> LearnSession:
@@ -137,23 +153,11 @@ class LearnSession(LearnCalls):
             raise closed(exc) from None
 
 
-class AsyncLearnSession(AsyncLearnCalls):
-    """An awaited session: `async with await client.session() as s: await asyncio.gather(...)`."""
+class AsyncLearnSession(_Session[Callable[[float], Awaitable[None]]], AsyncLearnCalls):
+    """An awaited session, open in its `async with` (or after `open()`):
+    `async with await client.session() as s: await asyncio.gather(...)`."""
 
-    def __init__(
-        self,
-        url: str,
-        token: str,
-        *,
-        retry: Retry,
-        max_batch: int,
-        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
-    ) -> None:
-        self._url = url
-        self._token = token
-        self._retry = retry
-        self._max_batch = max_batch
-        self._sleep = sleep
+    def _start(self) -> None:
         self._conn: AsyncConnection | None = None
         self._reader: asyncio.Task[None] | None = None
         self._waiting: dict[str, asyncio.Future[Any]] = {}
@@ -168,11 +172,7 @@ class AsyncLearnSession(AsyncLearnCalls):
         await self.close()
 
     async def open(self) -> None:
-        self._conn = await async_connect(
-            self._url,
-            additional_headers={"Authorization": f"Bearer {self._token}"},
-            max_size=MAX_FRAME,
-        )
+        self._conn = await async_connect(self._url, **self._connect_options())
         self._reader = asyncio.create_task(self._read(self._conn))
 
     async def close(self) -> None:
