@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from learnportal.protocol.models import Experience, Feedback
 from learnportal_client.backlog import Backlog, Batch, Unsent, failure, log_unsent, logger
+from learnportal_client.closing import Closing
 from learnportal_client.errors import LearnError
 from learnportal_client.wire import model_of
 
@@ -137,21 +138,13 @@ class _Buffer(ABC, Generic[Client]):
         return unsent
 
 
-class LearnBuffer(_Buffer["LearnClient"]):
+class LearnBuffer(_Buffer["LearnClient"], Closing):
     """The blocking buffer: `with client.buffer() as buffer: buffer.add_experience({...})`."""
 
     def _start(self) -> None:
         self._cond = threading.Condition()
         self._thread = threading.Thread(target=self._run, name="learnportal-buffer", daemon=True)
         self._thread.start()
-
-    def __enter__(self) -> LearnBuffer:
-        return self
-
-    def __exit__(
-        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.close()
 
     def flush(self, timeout: float | None = None) -> None:
         """Return once everything added so far is stored (or refused, and reported).

@@ -16,6 +16,7 @@ import httpx
 
 from learnportal_client import exchanges
 from learnportal_client.calls import AsyncLearnCalls, LearnCalls
+from learnportal_client.closing import Closing
 from learnportal_client.errors import LearnError
 from learnportal_client.retry import Retry
 from learnportal_client.wire import unreachable
@@ -101,7 +102,7 @@ class _HTTPClient(ABC, Generic[HTTP, Transport, Sleep]):
 
 
 class LearnClient(
-    _HTTPClient[httpx.Client, httpx.BaseTransport, Callable[[float], None]], LearnCalls
+    _HTTPClient[httpx.Client, httpx.BaseTransport, Callable[[float], None]], LearnCalls, Closing
 ):
     """A blocking client: `with LearnClient("http://127.0.0.1:8000", token) as client: ...`."""
 
@@ -112,14 +113,6 @@ class LearnClient(
     @staticmethod
     def _default_sleep() -> Callable[[float], None]:
         return time.sleep
-
-    def __enter__(self) -> LearnClient:
-        return self
-
-    def __exit__(
-        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.close()
 
     def close(self) -> None:
         self._http.close()

@@ -20,6 +20,7 @@ from websockets.sync.client import ClientConnection, connect
 
 from learnportal.protocol.messages import Envelope, Response
 from learnportal_client.calls import AsyncLearnCalls, LearnCalls
+from learnportal_client.closing import Closing
 from learnportal_client.errors import LearnError
 from learnportal_client.wire import decode, encode, request_json, response_of, unreachable
 
@@ -79,7 +80,7 @@ class _Session(Generic[Sleep]):
         }
 
 
-class LearnSession(_Session[Callable[[float], None]], LearnCalls):
+class LearnSession(_Session[Callable[[float], None]], LearnCalls, Closing):
     """A blocking session, open once made: `with client.session() as s: s.pipeline([...])`."""
 
     def _start(self) -> None:
@@ -87,14 +88,6 @@ class LearnSession(_Session[Callable[[float], None]], LearnCalls):
         self._conn: ClientConnection = self._stack.enter_context(
             connect(self._url, **self._connect_options())
         )
-
-    def __enter__(self) -> LearnSession:
-        return self
-
-    def __exit__(
-        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.close()
 
     def close(self) -> None:
         self._stack.close()
