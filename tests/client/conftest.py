@@ -12,10 +12,13 @@ from typing import TYPE_CHECKING
 import pytest
 
 from learnportal.accounts.models import ApiToken
-from learnportal_client import LearnClient
+from learnportal_client import LearnClient, Retry
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
+
+# A backoff no host's Retry-After in these tests comes near: a wait of at most 1 s is the host's.
+SLOW_BACKOFF = Retry(backoff=5.0)
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ from asgiref.sync import sync_to_async
 
 from feedback.models import Experience as StoredExperience
 from learnportal_client import AsyncLearnClient, LearnClient
+from tests.client.conftest import SLOW_BACKOFF
 
 if TYPE_CHECKING:
     from tests.client.conftest import Portal
@@ -70,9 +71,13 @@ def test_a_rate_limited_client_waits_and_gets_through(portal: Portal, settings: 
         waits.append(seconds)
         time.sleep(seconds)
 
-    with LearnClient(portal.url, portal.token, max_batch=100, sleep=sleep) as client:
+    with LearnClient(
+        portal.url, portal.token, max_batch=100, sleep=sleep, retry=SLOW_BACKOFF
+    ) as client:
         for i in range(3):
             assert client.experience([{"experience_id": f"e{i}", "reward": 1.0}]).stored == 1
     assert waits  # the host said 429 with Retry-After, and the client waited that long
-    assert all(0 < w <= 1 for w in waits)
+    # The host's Retry-After of a 1 s window: 1, or 0 if the window ended meanwhile; the
+    # client's own backoff would have been 5.
+    assert all(0 <= w <= 1 for w in waits)
     assert StoredExperience.objects.count() == 3
