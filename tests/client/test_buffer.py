@@ -211,6 +211,12 @@ def test_an_async_buffer_whose_event_loop_ends_reports_what_it_had_not_sent() ->
     assert [u.item_id for u in reported] == ids
 
 
+def test_an_async_buffer_is_made_in_the_running_event_loop() -> None:
+    client = AsyncLearnClient(dead_url(), "t", max_batch=100)
+    with pytest.raises(RuntimeError, match="running event loop"):
+        client.buffer()
+
+
 def agent(
     url: str, token: str, flushed: int, late: int, mode: str, kind: str
 ) -> subprocess.Popen[str]:

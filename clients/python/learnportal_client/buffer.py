@@ -211,8 +211,14 @@ class AsyncLearnBuffer(_Buffer["AsyncLearnClient"]):
     """
 
     def _start(self) -> None:
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            raise RuntimeError(
+                "an AsyncLearnBuffer sends from the running event loop: make it in async code"
+            ) from None
         self._changed = asyncio.Event()
-        self._task = asyncio.get_running_loop().create_task(self._run(), name="learnportal-buffer")
+        self._task = loop.create_task(self._run(), name="learnportal-buffer")
         self._task.add_done_callback(self._task_done)
 
     async def __aenter__(self) -> AsyncLearnBuffer:
