@@ -18,7 +18,7 @@ from learnportal_client import exchanges
 from learnportal_client.calls import AsyncLearnCalls, LearnCalls
 from learnportal_client.closing import Closing
 from learnportal_client.errors import LearnError
-from learnportal_client.retry import Retry
+from learnportal_client.retry import Retry, Sleep
 from learnportal_client.wire import unreachable
 
 if TYPE_CHECKING:
@@ -34,7 +34,6 @@ if TYPE_CHECKING:
 
 HTTP = TypeVar("HTTP", bound="httpx.Client | httpx.AsyncClient")
 Transport = TypeVar("Transport", bound="httpx.BaseTransport | httpx.AsyncBaseTransport")
-Sleep = TypeVar("Sleep", bound="Callable[[float], Any]")
 Result = TypeVar("Result")
 OnUnsent = Callable[["list[Unsent]"], None]
 

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any, TypeVar
 
 from learnportal_client.errors import UNREACHABLE, LearnError
+
+# How a client or a session waits between tries: `time.sleep`, or `asyncio.sleep` awaited.
+Sleep = TypeVar("Sleep", bound=Callable[[float], Any])
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic
 
 from websockets.asyncio.client import ClientConnection as AsyncConnection
 from websockets.asyncio.client import connect as async_connect
@@ -22,6 +22,7 @@ from learnportal.protocol.messages import Envelope, Response
 from learnportal_client.calls import AsyncLearnCalls, LearnCalls
 from learnportal_client.closing import Closing
 from learnportal_client.errors import LearnError
+from learnportal_client.retry import Sleep
 from learnportal_client.wire import decode, encode, request_json, response_of, unreachable
 
 if TYPE_CHECKING:
@@ -30,7 +31,6 @@ if TYPE_CHECKING:
 
     from learnportal_client.retry import Retry
 
-Sleep = TypeVar("Sleep", bound=Callable[[float], Any])
 CLOSE_UNAUTHENTICATED = 4401
 MAX_FRAME = 64 * 1024 * 1024  # the host's default LEARNPORTAL_MAX_BODY_BYTES
 
