@@ -10,6 +10,7 @@ import threading
 import time
 from typing import TYPE_CHECKING, Any
 
+import pytest
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.server import ServerConnection, serve
 
@@ -23,6 +24,7 @@ from learnportal.protocol.messages import (
 from learnportal_client import (
     NO_RETRY,
     Action,
+    AsyncLearnClient,
     Experience,
     Feedback,
     FeedbackPolarity,
@@ -35,6 +37,7 @@ from learnportal_client import (
 from learnportal_client.calls import stats_request
 from learnportal_client.session import AsyncLearnSession, LearnSession
 from tests.client.conftest import SLOW_BACKOFF
+from tests.client.test_buffer import dead_url
 from tests.client.test_calls import calls
 
 if TYPE_CHECKING:
@@ -151,3 +154,16 @@ async def test_replies_in_another_order_are_matched_by_req_id_when_awaited() -> 
         ) as session:
             replies = await session.pipeline([stats_request(name) for name in NAMES])
     assert answered_names(replies) == NAMES
+
+
+def test_a_session_to_no_host_is_unreachable() -> None:
+    with pytest.raises(LearnError) as refused:
+        LearnClient(dead_url(), "t", max_batch=10).session()
+    assert refused.value.code == "unreachable"
+
+
+async def test_an_awaited_session_to_no_host_is_unreachable() -> None:
+    session = await AsyncLearnClient(dead_url(), "t", max_batch=10).session()
+    with pytest.raises(LearnError) as refused:
+        await session.open()
+    assert refused.value.code == "unreachable"

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Generic
 
 from websockets.asyncio.client import ClientConnection as AsyncConnection
 from websockets.asyncio.client import connect as async_connect
-from websockets.exceptions import ConnectionClosed
+from websockets.exceptions import ConnectionClosed, InvalidHandshake
 from websockets.sync.client import ClientConnection, connect
 
 from learnportal.protocol.messages import Envelope, Response
@@ -26,7 +26,7 @@ from learnportal_client.retry import Sleep
 from learnportal_client.wire import decode, encode, request_json, response_of, unreachable
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Iterator, Sequence
     from types import TracebackType
 
     from learnportal_client.retry import Retry
@@ -40,6 +40,15 @@ def closed(exc: ConnectionClosed) -> LearnError:
     if code == CLOSE_UNAUTHENTICATED:
         return LearnError("unauthenticated", "the host closed the socket: bad or dead credential")
     return unreachable(f"the socket closed ({code})")
+
+
+@contextlib.contextmanager
+def reaching(url: str) -> Iterator[None]:
+    """Opening a socket: no host, no answer or no WebSocket there is `unreachable`."""
+    try:
+        yield
+    except (OSError, TimeoutError, InvalidHandshake) as exc:
+        raise unreachable(f"{url}: {exc!r}") from None
 
 
 def outcome(request: Envelope, body: Any) -> Response:
@@ -85,9 +94,9 @@ class LearnSession(_Session[Callable[[float], None]], LearnCalls, Closing):
 
     def _start(self) -> None:
         self._stack = contextlib.ExitStack()
-        self._conn: ClientConnection = self._stack.enter_context(
-            connect(self._url, **self._connect_options())
-        )
+        with reaching(self._url):
+            conn = connect(self._url, **self._connect_options())
+        self._conn: ClientConnection = self._stack.enter_context(conn)
 
     def close(self) -> None:
         self._stack.close()
@@ -165,7 +174,8 @@ class AsyncLearnSession(_Session[Callable[[float], Awaitable[None]]], AsyncLearn
         await self.close()
 
     async def open(self) -> None:
-        self._conn = await async_connect(self._url, **self._connect_options())
+        with reaching(self._url):
+            self._conn = await async_connect(self._url, **self._connect_options())
         self._reader = asyncio.create_task(self._read(self._conn))
 
     async def close(self) -> None:
