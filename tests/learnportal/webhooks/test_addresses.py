@@ -124,15 +124,20 @@ def port_of(receiver: Receiver) -> int:
     return receiver.server.server_address[1]
 
 
-def test_a_name_public_at_registration_and_private_at_delivery_is_refused_at_delivery(
-    receiver: Receiver, private_refused: None, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    dns = Resolver(monkeypatch, {"hooks.example.test": ["93.184.215.14", "127.0.0.1"]})
+def deliver_a_plan_to_the_name(receiver: Receiver) -> int:
+    """Register hooks.example.test on the receiver's port, file a plan, run the worker once."""
     url = f"http://hooks.example.test:{port_of(receiver)}/hook"
     endpoint_register(url=url, events=["plan.filed"], actor="boss")
     history_record("plan", "agent-1", plan_id="p-1")
     with client() as http:
-        assert deliver_due(http) == 1
+        return deliver_due(http)
+
+
+def test_a_name_public_at_registration_and_private_at_delivery_is_refused_at_delivery(
+    receiver: Receiver, private_refused: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    dns = Resolver(monkeypatch, {"hooks.example.test": ["93.184.215.14", "127.0.0.1"]})
+    assert deliver_a_plan_to_the_name(receiver) == 1
     assert receiver.received == []
     row = Delivery.objects.get()
     assert row.state == "pending"
@@ -163,11 +168,7 @@ def test_a_delivery_to_the_pinned_address_sends_host_the_name(
 ) -> None:
     # Allowed private (as every other test here): the name's one answer is the receiver's.
     dns = Resolver(monkeypatch, {"hooks.example.test": ["127.0.0.1", "10.255.255.1"]})
-    url = f"http://hooks.example.test:{port_of(receiver)}/hook"
-    endpoint_register(url=url, events=["plan.filed"], actor="boss")
-    history_record("plan", "agent-1", plan_id="p-1")
-    with client() as http:
-        deliver_due(http)
+    deliver_a_plan_to_the_name(receiver)
     (got,) = receiver.received
     assert got.headers["host"] == f"hooks.example.test:{port_of(receiver)}"
     assert Delivery.objects.get().state == "delivered"
