@@ -21,8 +21,6 @@ from learnportal.webhooks.addresses import allowed_addresses
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
-    from httpcore._backends.base import SOCKET_OPTION
-
 
 class CheckedBackend(httpcore.SyncBackend):
     def connect_tcp(
@@ -31,7 +29,7 @@ class CheckedBackend(httpcore.SyncBackend):
         port: int,
         timeout: float | None = None,
         local_address: str | None = None,
-        socket_options: Iterable[SOCKET_OPTION] | None = None,
+        socket_options: Iterable[httpcore.SOCKET_OPTION] | None = None,
     ) -> httpcore.NetworkStream:
         addresses = allowed_addresses(host, port)  # Refused propagates: no connection at all
         for address in addresses[:-1]:
