@@ -45,6 +45,8 @@ class CheckedTransport(httpx.HTTPTransport):
 
     def __init__(self) -> None:
         super().__init__(trust_env=False)
+        # HTTPTransport takes no network backend: its pool is replaced by one with ours (httpx
+        # 0.28; test_addresses fails if a later httpx stops reading `_pool`).
         limits = httpx.Limits()  # httpx's defaults: keep a connection alive 5 s at most
         self._pool = httpcore.ConnectionPool(
             ssl_context=httpx.create_ssl_context(trust_env=False),

@@ -15,7 +15,7 @@ from standardwebhooks import Webhook
 
 from learnportal.webhooks.delivery import client, deliver_due
 from learnportal.webhooks.models import Delivery
-from tests.browser.helpers import log_in, screenshot
+from tests.browser.helpers import log_in, screenshot, shown_once
 from tests.builders import feedback, feedback_req
 from tests.harness import Actor, http_send, ok
 from tests.learnportal.webhooks.receiver import Receiver, serve
@@ -64,10 +64,7 @@ def test_an_admin_registers_an_endpoint_sees_its_log_fill_and_redelivers(
     page.get_by_label("URL").fill(receiver.url)
     page.get_by_label("feedback.recorded").check()
     page.get_by_label("Description").fill("training pipeline")
-    page.get_by_role("button", name="Register endpoint").click()
-    shown = page.locator("#new-token-value")
-    expect(shown).to_be_visible()
-    secret = shown.input_value()
+    secret = shown_once(page, "Register endpoint")
     assert secret.startswith("whsec_")
     at_each_width(page, "registered")
 
