@@ -374,3 +374,7 @@ LEARNPORTAL_WEBHOOK_BACKOFF_CAP_SECONDS = env_float(
     "LEARNPORTAL_WEBHOOK_BACKOFF_CAP_SECONDS", 3600.0, minimum=0.0
 )
 LEARNPORTAL_WEBHOOK_MAX_ATTEMPTS = env_int("LEARNPORTAL_WEBHOOK_MAX_ATTEMPTS", 10, minimum=1)
+# Delivered and failed deliveries are pruned this many days after their last attempt.
+LEARNPORTAL_WEBHOOK_RETENTION_DAYS = env_float(
+    "LEARNPORTAL_WEBHOOK_RETENTION_DAYS", 30.0, minimum=0.0
+)

@@ -3,7 +3,7 @@ and redeliver; the secret is in the answer that creates the endpoint, and never 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from pydantic import Field
@@ -19,6 +19,8 @@ from learnportal.webhooks.catalogue import EVENTS
 
 if TYPE_CHECKING:
     from rest_framework.request import Request
+
+    from learnportal.webhooks.models import Endpoint
 
 Event = Literal[
     "feedback.recorded",
@@ -82,7 +84,25 @@ class DeliveryList(Answer):
     results: list[DeliveryAnswer]
 
 
-class WebhooksView(APIView):
+class AdminsView(APIView):
+    """Every webhook view: admins only."""
+
+    def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
+        super().initial(request, *args, **kwargs)
+        principal_of(request).require(Action.MANAGE_WEBHOOKS)
+
+
+class OneEndpointView(AdminsView):
+    """A view under /api/webhooks/<endpoint_id>/: `self.endpoint`, or `not_found`."""
+
+    endpoint: Endpoint
+
+    def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
+        super().initial(request, *args, **kwargs)
+        self.endpoint = services.endpoint_get(kwargs["endpoint_id"])
+
+
+class WebhooksView(AdminsView):
     parser_classes = []
 
     @extend_schema(
@@ -91,7 +111,6 @@ class WebhooksView(APIView):
         responses={200: EndpointList, 403: ADMINS_ONLY},
     )
     def get(self, request: Request) -> Response:
-        principal_of(request).require(Action.MANAGE_WEBHOOKS)
         views = [services.endpoint_view(e) for e in services.endpoints_list()]
         return Response(EndpointList.model_validate({"results": views}).model_dump(mode="json"))
 
@@ -106,14 +125,12 @@ class WebhooksView(APIView):
         },
     )
     def post(self, request: Request) -> Response:
-        principal = principal_of(request)
-        principal.require(Action.MANAGE_WEBHOOKS)
         body = parse_body(EndpointRequest, request.body or b"{}")
         endpoint, secret = services.endpoint_register(
             url=body.url,
             events=list(body.events),
             description=body.description,
-            actor=principal.name,
+            actor=principal_of(request).name,
         )
         created = EndpointCreated.model_validate(
             {**services.endpoint_view(endpoint), "secret": secret}
@@ -121,16 +138,14 @@ class WebhooksView(APIView):
         return Response(created.model_dump(mode="json"), status=201)
 
 
-class WebhookView(APIView):
+class WebhookView(OneEndpointView):
     @extend_schema(
         operation_id="webhooks_retrieve",
         summary="One webhook endpoint (without its secret)",
         responses={200: EndpointAnswer, 403: ADMINS_ONLY, 404: NO_ENDPOINT},
     )
     def get(self, request: Request, endpoint_id: int) -> Response:
-        principal_of(request).require(Action.MANAGE_WEBHOOKS)
-        endpoint = services.endpoint_get(endpoint_id)
-        answer = EndpointAnswer.model_validate(services.endpoint_view(endpoint))
+        answer = EndpointAnswer.model_validate(services.endpoint_view(self.endpoint))
         return Response(answer.model_dump(mode="json"))
 
     @extend_schema(
@@ -139,25 +154,22 @@ class WebhookView(APIView):
         responses={204: None, 403: ADMINS_ONLY, 404: NO_ENDPOINT},
     )
     def delete(self, request: Request, endpoint_id: int) -> Response:
-        principal_of(request).require(Action.MANAGE_WEBHOOKS)
-        services.endpoint_delete(endpoint_id)
+        services.endpoint_delete(self.endpoint)
         return Response(status=204)
 
 
-class DeliveriesView(APIView):
+class DeliveriesView(OneEndpointView):
     @extend_schema(
         operation_id="webhooks_deliveries_list",
         summary="An endpoint's delivery log, newest first (its last 100)",
         responses={200: DeliveryList, 403: ADMINS_ONLY, 404: NO_ENDPOINT},
     )
     def get(self, request: Request, endpoint_id: int) -> Response:
-        principal_of(request).require(Action.MANAGE_WEBHOOKS)
-        endpoint = services.endpoint_get(endpoint_id)
-        views = [services.delivery_view(d) for d in services.deliveries_of(endpoint)]
+        views = [services.delivery_view(d) for d in services.deliveries_of(self.endpoint)]
         return Response(DeliveryList.model_validate({"results": views}).model_dump(mode="json"))
 
 
-class RedeliverView(APIView):
+class RedeliverView(OneEndpointView):
     parser_classes = []
 
     @extend_schema(
@@ -172,7 +184,6 @@ class RedeliverView(APIView):
         },
     )
     def post(self, request: Request, endpoint_id: int, delivery_id: int) -> Response:
-        principal_of(request).require(Action.MANAGE_WEBHOOKS)
-        delivery = services.redeliver(services.endpoint_get(endpoint_id), delivery_id)
+        delivery = services.redeliver(self.endpoint, delivery_id)
         answer = DeliveryAnswer.model_validate(services.delivery_view(delivery))
         return Response(answer.model_dump(mode="json"), status=202)

@@ -1,7 +1,8 @@
 """The worker's side: claim what is due, send it signed, and log what came back.
 
 At least once: a row leaves `pending` only after its endpoint answered 2xx (or it ran out of
-attempts). Redirects are not followed (a 3xx is a failure) and every attempt has a timeout; this
+attempts). Redirects are not followed (a 3xx is a failure), the connection goes only to an address
+checked as it opens (learnportal.webhooks.transport) and every attempt has a timeout; this
 runs only in the worker (`manage.py webhooks_worker`), never in a request.
 """
 
@@ -16,7 +17,8 @@ from django.conf import settings
 from django.db import transaction
 from django.db.models import F
 
-from learnportal.webhooks.addresses import Refused, check_url
+from learnportal.webhooks import transport
+from learnportal.webhooks.addresses import Refused
 from learnportal.webhooks.models import Delivery, DeliveryState
 from learnportal.webhooks.signing import headers
 
@@ -64,14 +66,12 @@ def claim_due(now: float, *, limit: int = CLAIM_BATCH) -> list[Delivery]:
 
 
 def send(delivery: Delivery, client: httpx.Client) -> Outcome:
-    try:
-        check_url(delivery.endpoint.url)
-    except Refused as refusal:
-        return Outcome(None, f"refused: {refusal}")
     stamp = int(time.time())
     sent = headers(delivery.endpoint.secret, delivery.message_id, stamp, delivery.body)
     try:
         response = client.post(delivery.endpoint.url, content=delivery.body, headers=sent)
+    except Refused as refusal:  # the connection's own check (transport.CheckedBackend)
+        return Outcome(None, f"refused: {refusal}")
     except httpx.TimeoutException:
         return Outcome(None, "timed out")
     except httpx.HTTPError as exc:
@@ -93,9 +93,7 @@ def record(delivery: Delivery, outcome: Outcome, now: float) -> None:
 
 
 def client() -> httpx.Client:
-    return httpx.Client(
-        timeout=settings.LEARNPORTAL_WEBHOOK_TIMEOUT_SECONDS, follow_redirects=False
-    )
+    return transport.client(settings.LEARNPORTAL_WEBHOOK_TIMEOUT_SECONDS)
 
 
 def deliver_due(http: httpx.Client, *, now: float | None = None) -> int:

@@ -80,7 +80,7 @@ def webhook_detail(request: HttpRequest, principal: Principal, endpoint_id: int)
 @requires(Action.MANAGE_WEBHOOKS)
 def webhook_delete(request: HttpRequest, principal: Principal, endpoint_id: int) -> HttpResponse:
     try:
-        services.endpoint_delete(endpoint_id)
+        services.endpoint_delete(services.endpoint_get(endpoint_id))
     except LearnError as error:
         messages.error(request, error.message)
     else:

@@ -68,10 +68,10 @@ def endpoint_get(endpoint_id: int) -> Endpoint:
     return endpoint
 
 
-def endpoint_delete(endpoint_id: int) -> None:
+def endpoint_delete(endpoint: Endpoint) -> None:
     """Remove an endpoint with its outbox and log: nothing more is sent to it."""
     with transaction.atomic():
-        endpoint_get(endpoint_id).delete()
+        endpoint.delete()
         subscriptions_changed()
 
 

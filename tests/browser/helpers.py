@@ -31,3 +31,13 @@ def log_in(page: Any, base_url: str, username: str, next_path: str = "/") -> Non
     page.fill("input[name=password]", demo.DEMO_PASSWORD)
     page.click("button[type=submit]")
     page.wait_for_url(f"{base_url}{next_path}")
+
+
+def shown_once(page: Any, button: str) -> str:
+    """Press the button that makes a secret (a token, a webhook's secret): what the page shows."""
+    from playwright.sync_api import expect
+
+    page.get_by_role("button", name=button).click()
+    shown = page.locator("#new-token-value")
+    expect(shown).to_be_visible()
+    return str(shown.input_value())

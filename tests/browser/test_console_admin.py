@@ -17,7 +17,7 @@ from learnportal.accounts.models import ApiToken
 from learnportal.demo import DEMO_AGENT
 from refinement.models import Refinement
 from refinement.services import proposal_apply
-from tests.browser.helpers import log_in, screenshot
+from tests.browser.helpers import log_in, screenshot, shown_once
 
 if TYPE_CHECKING:
     from pytest_django.live_server_helper import LiveServer
@@ -85,10 +85,7 @@ def test_an_admin_creates_a_token_sees_it_once_uses_it_and_revokes_it(
 
     page.get_by_label("Name").fill("checkout-agent")
     page.get_by_label("Role").select_option("agent")
-    page.get_by_role("button", name="Create token").click()
-    shown = page.locator("#new-token-value")
-    expect(shown).to_be_visible()
-    raw = shown.input_value()
+    raw = shown_once(page, "Create token")
     assert raw.startswith("lp_")
     page.get_by_role("button", name="Copy").click()
     expect(page.locator("#copy-status")).to_have_text("Copied to the clipboard.")

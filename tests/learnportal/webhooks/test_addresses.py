@@ -4,9 +4,13 @@ delivery, unless LEARNPORTAL_WEBHOOK_ALLOW_PRIVATE lets them in (as the other te
 from __future__ import annotations
 
 import socket
+import ssl
 from typing import TYPE_CHECKING, Any
 
+import httpcore
+import httpx
 import pytest
+from httpcore._backends.sync import SyncStream
 
 from learnportal.protocol.errors import LearnError
 from learnportal.webhooks.addresses import Refused, check_url
@@ -94,3 +98,97 @@ def test_a_name_pointed_at_a_private_address_later_is_refused_at_delivery(
     row = Delivery.objects.get()
     assert row.state == "pending"
     assert row.last_error.startswith("refused: 127.0.0.1 resolves to 127.0.0.1")
+
+
+class Resolver:
+    """A DNS that answers each name from a script: each lookup takes the next answer (the last
+    repeats); addresses themselves resolve as they do."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch, answers: dict[str, list[str]]) -> None:
+        self.answers = answers
+        self.asked: list[str] = []
+        real = socket.getaddrinfo
+
+        def getaddrinfo(host: str, port: int, *args: Any, **kwargs: Any) -> list[Any]:
+            if host not in self.answers:
+                return real(host, port, *args, **kwargs)
+            self.asked.append(host)
+            script = self.answers[host]
+            address = script.pop(0) if len(script) > 1 else script[0]
+            return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", (address, port))]
+
+        monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
+
+
+def port_of(receiver: Receiver) -> int:
+    return receiver.server.server_address[1]
+
+
+def deliver_a_plan_to_the_name(receiver: Receiver) -> int:
+    """Register hooks.example.test on the receiver's port, file a plan, run the worker once."""
+    url = f"http://hooks.example.test:{port_of(receiver)}/hook"
+    endpoint_register(url=url, events=["plan.filed"], actor="boss")
+    history_record("plan", "agent-1", plan_id="p-1")
+    with client() as http:
+        return deliver_due(http)
+
+
+def test_a_name_public_at_registration_and_private_at_delivery_is_refused_at_delivery(
+    receiver: Receiver, private_refused: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    dns = Resolver(monkeypatch, {"hooks.example.test": ["93.184.215.14", "127.0.0.1"]})
+    assert deliver_a_plan_to_the_name(receiver) == 1
+    assert receiver.received == []
+    row = Delivery.objects.get()
+    assert row.state == "pending"
+    assert row.last_error.startswith("refused: hooks.example.test resolves to 127.0.0.1")
+    assert dns.asked == ["hooks.example.test"] * 2  # once to register, once to deliver
+
+
+def test_the_connection_goes_to_the_address_checked_not_to_a_second_lookup(
+    private_refused: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # DNS rebinding: the name answers a public address first, then loopback.
+    dns = Resolver(monkeypatch, {"hooks.example.test": ["93.184.215.14", "127.0.0.1"]})
+    connected: list[str] = []
+
+    def connect_tcp(self: object, host: str, port: int, *args: Any, **kwargs: Any) -> Any:
+        connected.append(host)
+        raise httpcore.ConnectError("no network in tests")
+
+    monkeypatch.setattr(httpcore.SyncBackend, "connect_tcp", connect_tcp)
+    with client() as http, pytest.raises(httpx.ConnectError):
+        http.post("http://hooks.example.test/hook", content=b"{}")
+    assert connected == ["93.184.215.14"]
+    assert dns.asked == ["hooks.example.test"]
+
+
+def test_a_delivery_to_the_pinned_address_sends_host_the_name(
+    receiver: Receiver, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Allowed private (as every other test here): the name's one answer is the receiver's.
+    dns = Resolver(monkeypatch, {"hooks.example.test": ["127.0.0.1", "10.255.255.1"]})
+    deliver_a_plan_to_the_name(receiver)
+    (got,) = receiver.received
+    assert got.headers["host"] == f"hooks.example.test:{port_of(receiver)}"
+    assert Delivery.objects.get().state == "delivered"
+    assert dns.asked == ["hooks.example.test"]  # looked up once, at the connection
+
+
+def test_tls_to_the_pinned_address_checks_the_certificate_of_the_name(
+    receiver: Receiver, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    Resolver(monkeypatch, {"hooks.example.test": ["127.0.0.1"]})
+    hostnames: list[str | None] = []
+
+    def start_tls(
+        self: object, ssl_context: ssl.SSLContext, server_hostname: str | None = None, **_: Any
+    ) -> Any:
+        hostnames.append(server_hostname)
+        assert ssl_context.check_hostname and ssl_context.verify_mode == ssl.CERT_REQUIRED
+        raise httpcore.ConnectError("the test stops before the handshake")
+
+    monkeypatch.setattr(SyncStream, "start_tls", start_tls)
+    with client() as http, pytest.raises(httpx.ConnectError):
+        http.post(f"https://hooks.example.test:{port_of(receiver)}/hook", content=b"{}")
+    assert hostnames == ["hooks.example.test"]  # SNI and the certificate's check: the name

@@ -8,7 +8,7 @@ import pytest
 from django.db import transaction
 
 from learnportal.webhooks.catalogue import EVENTS
-from learnportal.webhooks.models import Delivery
+from learnportal.webhooks.models import Delivery, Endpoint
 from learnportal.webhooks.services import endpoint_delete, endpoint_register
 from refinement.history import history_record
 from tests.builders import apply_req, feedback, feedback_req, rollback_req, weight_proposal
@@ -50,7 +50,7 @@ def test_a_batch_that_stores_nothing_new_sends_nothing(env: Actor) -> None:
 def test_no_endpoint_no_row_and_a_deleted_endpoint_gets_no_more(env: Actor) -> None:
     ok(http_send(env, feedback_req(feedback(component_name="c"))))
     assert Delivery.objects.count() == 0
-    endpoint_delete(register("feedback.recorded"))
+    endpoint_delete(Endpoint.objects.get(pk=register("feedback.recorded")))
     ok(http_send(env, feedback_req(feedback(component_name="c"))))
     assert Delivery.objects.count() == 0
 

@@ -11,12 +11,19 @@ from django.core.management.base import BaseCommand, CommandParser
 from django.db import DatabaseError, close_old_connections
 
 from learnportal.webhooks.delivery import client, deliver_due
+from learnportal.webhooks.retention import prune_finished
 
 logger = logging.getLogger(__name__)
 
+# How often the worker prunes the delivery log (and once when it starts).
+PRUNE_EVERY_SECONDS = 3600.0
+
 
 class Command(BaseCommand):
-    help = "Deliver webhooks from the outbox until stopped (--once: one round, then exit)."
+    help = (
+        "Deliver webhooks from the outbox and prune the old delivery log until stopped "
+        "(--once: one round, then exit)."
+    )
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--once", action="store_true", help="one round, then exit")
@@ -34,10 +41,15 @@ class Command(BaseCommand):
         with client() as http:
             if once:
                 deliver_due(http)
+                prune_finished(time.time())
                 return
+            prune_at = time.monotonic()
             while not stopping:
                 close_old_connections()
                 try:
+                    if time.monotonic() >= prune_at:
+                        prune_finished(time.time())
+                        prune_at = time.monotonic() + PRUNE_EVERY_SECONDS
                     attempted = deliver_due(http)
                 except DatabaseError:  # the database away for a moment: try again next round
                     logger.exception("webhooks worker: the database is unavailable")
