@@ -55,7 +55,7 @@ if TYPE_CHECKING:
 
 PLANS_SHOWN = 200
 HISTORY_PAGE_SIZE = 25
-HISTORY_LIST_PARTIAL = "refinement/_history_list.html"
+HISTORY_LIST_PARTIAL = "refinement/partials/history_list.html"
 ROLLBACK_EDITS_SHOWN = 20
 FIELD_ID = "decision-%s"  # the confirm page has one form, so its fields may have ids
 NO_PLAN = "-"  # the plan part of a rollback's URL for a refinement of no plan
