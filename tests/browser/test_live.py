@@ -105,6 +105,28 @@ def test_a_second_browser_sees_new_feedback_and_a_plans_state_change_without_rel
     reviewer.context.close()
 
 
+def test_the_history_shows_a_decision_made_elsewhere_without_reloading(
+    seeded: None, asgi_server: str, browser_page: Page
+) -> None:
+    plan = Plan.objects.get(requested_by="token:demo-agent")
+    weight = plan.proposals.filter(target="router_weight").order_by("id").first()
+    assert weight is not None
+    history = browser_page
+    log_in(history, asgi_server, "reviewer", "/history/")
+    expect(history.locator("#live")).to_be_visible()
+    history.evaluate(NOT_RELOADED)
+    newest = history.locator("#history-list .entry").first.locator(".kind-badge")
+    expect(newest).not_to_have_text("approve")
+
+    other = open_as(history, asgi_server, "admin", f"/plans/{plan.plan_id}/")
+    other.locator(f"article#{weight.proposal_id} button.approve").click()
+    other.click("#confirm button.approve")
+    expect(other.locator(".message-success")).to_be_visible()
+    expect(newest).to_have_text("approve")
+    assert history.evaluate(SAME_DOCUMENT)
+    other.context.close()
+
+
 def test_a_dashboard_hears_a_few_messages_a_second_while_an_agent_ingests_100_batches(
     seeded: None, asgi_server: str, browser_page: Page
 ) -> None:
