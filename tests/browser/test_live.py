@@ -242,13 +242,19 @@ def test_at_a_phones_width_the_menu_opens_by_keyboard_and_nothing_scrolls_sidewa
     expect(summary).to_be_focused()
     page.keyboard.press("Enter")
     expect(page.locator("details.menu")).to_have_attribute("open", "")
-    expect(log_out).to_be_in_viewport()
     page.keyboard.press("Tab")
     expect(page.get_by_role("link", name="Overview")).to_be_focused()
+    expect(page.get_by_role("link", name="Webhooks")).to_be_in_viewport()
     screenshot(page, "menu-open-390")
-    page.keyboard.press("Shift+Tab")
+    page.keyboard.press("Escape")
+    expect(summary).to_be_focused()
+    expect(page.get_by_role("link", name="Overview")).to_be_hidden()
+
+    page.keyboard.press("Tab")  # the person's menu, beside the pages'
     page.keyboard.press("Enter")
-    expect(log_out).to_be_hidden()
+    expect(log_out).to_be_in_viewport()
+    overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+    assert overflow <= 0, f"the open menus scroll sideways by {overflow}px"
 
 
 UNLABELLED = """() => [...document.querySelectorAll("input, select, textarea, button")]
