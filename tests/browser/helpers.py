@@ -31,3 +31,19 @@ def log_in(page: Any, base_url: str, username: str, next_path: str = "/") -> Non
     page.fill("input[name=password]", demo.DEMO_PASSWORD)
     page.click("button[type=submit]")
     page.wait_for_url(f"{base_url}{next_path}")
+
+
+def answer_in_page(page: Any, *, confirm: bool) -> str:
+    """Answer the in-page question a data-confirm form asks (static/portal/confirm.js); return
+    the question."""
+    from playwright.sync_api import expect
+
+    dialog = page.get_by_role("alertdialog")
+    expect(dialog).to_be_visible()
+    question = str(dialog.locator("h2").inner_text())
+    if confirm:
+        dialog.locator("button[value=confirm]").click()
+    else:
+        dialog.get_by_role("button", name="Cancel").click()
+    expect(dialog).to_be_hidden()
+    return question
