@@ -104,3 +104,24 @@ def test_on_a_phone_both_menus_open_without_anything_off_screen(
     expect(page.get_by_role("button", name="Log out")).to_be_in_viewport()
     assert sideways(page) <= 0
     screenshot(page, f"frame-{username}-menu-390", full_page=False)
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+@pytest.mark.parametrize("username", PEOPLE)
+def test_every_page_in_a_persons_menus_fits_the_screen_with_the_header_on_one_line(
+    people: None, live_server: LiveServer, browser_page: Page, username: str, width: int
+) -> None:
+    page = browser_page
+    page.set_viewport_size({"width": width, "height": 844})
+    log_in(page, live_server.url, username)
+    links = page.locator("header.bar nav a:not([href^='/admin/']):not([href^='/api/'])")
+    paths = [str(href) for href in links.evaluate_all("all => all.map(a => a.pathname)")]
+    assert "/tokens/" in paths
+    for path in paths:
+        page.goto(f"{live_server.url}{path}")
+        page.wait_for_selector("main h1")
+        assert sideways(page) <= 0, f"{path} scrolls sideways at {width}px"
+        height = page.locator("header.bar").bounding_box()["height"]  # type: ignore[index]
+        assert height < 70, f"the header of {path} takes {height}px at {width}px"
+        name = path.strip("/").replace("/", "-") or "overview"
+        screenshot(page, f"frame-{username}-{name}-{width}")
