@@ -14,7 +14,10 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from learnportal.accounts.models import ApiToken
+from learnportal.accounts.principals import Principal
+from learnportal.accounts.roles import Role
 from learnportal.demo import DEMO_AGENT
+from refinement.learning_store import step_update
 from refinement.models import Refinement
 from refinement.services import proposal_apply
 from tests.browser.helpers import answer_in_page, log_in, screenshot
@@ -252,3 +255,43 @@ def test_every_console_page_fits_a_desktop_and_a_phone(
     page.goto(f"{live_server.url}/admin/")
     no_sideways_scroll(page)
     screenshot(page, f"console-admin-403-{width}")
+
+
+@pytest.fixture
+def objective_changed(seeded: None) -> str:
+    """A change of the checkout step's settings, to roll back; made before `browser_page`."""
+    admin = Principal(role=Role.ADMIN, name="admin", is_human=True)
+    step_update(
+        principal=admin, step_id="checkout", changes={"learning_objective": "fewer retries"}
+    )
+    return Refinement.objects.get().refinement_id
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_each_dangerous_action_asks_in_a_dialog_that_fits_the_screen(
+    objective_changed: str, live_server: LiveServer, browser_page: Page, width: int
+) -> None:
+    page = browser_page
+    page.set_viewport_size({"width": width, "height": 844})
+    ApiToken.issue(name="gym-1", role="environment")
+    log_in(page, live_server.url, "admin")
+    asks = [
+        ("step", "/steps/checkout/", f"Roll back {objective_changed}", "Roll back"),
+        ("people", "/accounts/", "Deactivate reviewer", "Deactivate"),
+        ("tokens", "/accounts/tokens/", "Revoke gym-1", "Revoke"),
+    ]
+    dialog = page.get_by_role("alertdialog")
+    for name, path, button, action in asks:
+        page.goto(f"{live_server.url}{path}")
+        page.get_by_role("button", name=button, exact=True).click()
+        expect(dialog).to_be_visible()
+        expect(dialog.locator("h2")).to_have_text(f"{button}?")
+        expect(dialog.get_by_role("button", name=action, exact=True)).to_be_in_viewport()
+        expect(dialog.get_by_role("button", name="Cancel")).to_be_focused()
+        no_sideways_scroll(page)
+        screenshot(page, f"console-confirm-{name}-{width}", full_page=False)
+        page.keyboard.press("Escape")
+        expect(dialog).to_be_hidden()
+    page.goto(f"{live_server.url}/steps/checkout/")
+    expect(page.get_by_role("button", name=f"Roll back {objective_changed}")).to_be_visible()
+    assert Refinement.objects.count() == 1  # nothing was rolled back
