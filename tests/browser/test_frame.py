@@ -29,6 +29,12 @@ def people(seeded: None) -> None:
     User.objects.create_user(username="manager", password=demo.DEMO_PASSWORD, role="admin")
 
 
+def logged_in_at(page: Page, base_url: str, username: str, width: int) -> Page:
+    page.set_viewport_size({"width": width, "height": 844})
+    log_in(page, base_url, username)
+    return page
+
+
 def sideways(page: Page) -> int:
     return int(page.evaluate("document.documentElement.scrollWidth - window.innerWidth"))
 
@@ -37,9 +43,7 @@ def sideways(page: Page) -> int:
 def test_on_a_desktop_the_pages_are_one_row_and_the_own_links_sit_behind_the_name(
     people: None, live_server: LiveServer, browser_page: Page, username: str
 ) -> None:
-    page = browser_page
-    page.set_viewport_size({"width": 1280, "height": 800})
-    log_in(page, live_server.url, username)
+    page = logged_in_at(browser_page, live_server.url, username, 1280)
     tops = page.evaluate(LINK_TOPS)
     assert len(tops) > 1 and len(set(tops)) == 1, f"{username}'s links wrap: {tops}"
     main_nav = page.get_by_role("navigation", name="Main")
@@ -59,9 +63,7 @@ def test_on_a_desktop_the_pages_are_one_row_and_the_own_links_sit_behind_the_nam
 def test_the_persons_menu_opens_by_keyboard_and_escape_closes_it_back_on_its_button(
     people: None, live_server: LiveServer, browser_page: Page, width: int
 ) -> None:
-    page = browser_page
-    page.set_viewport_size({"width": width, "height": 844})
-    log_in(page, live_server.url, "reviewer")
+    page = logged_in_at(browser_page, live_server.url, "reviewer", width)
     summary = page.locator(".user-menu > summary")
     my_tokens = page.get_by_role("link", name="My tokens")
     expect(my_tokens).to_be_hidden()
@@ -87,9 +89,7 @@ def test_the_persons_menu_opens_by_keyboard_and_escape_closes_it_back_on_its_but
 def test_on_a_phone_both_menus_open_without_anything_off_screen(
     people: None, live_server: LiveServer, browser_page: Page, username: str
 ) -> None:
-    page = browser_page
-    page.set_viewport_size({"width": 390, "height": 844})
-    log_in(page, live_server.url, username)
+    page = logged_in_at(browser_page, live_server.url, username, 390)
     header = page.locator("header.bar")
     assert header.bounding_box()["height"] < 70  # type: ignore[index]  # one line
     assert sideways(page) <= 0
@@ -111,9 +111,7 @@ def test_on_a_phone_both_menus_open_without_anything_off_screen(
 def test_every_page_in_a_persons_menus_fits_the_screen_with_the_header_on_one_line(
     people: None, live_server: LiveServer, browser_page: Page, username: str, width: int
 ) -> None:
-    page = browser_page
-    page.set_viewport_size({"width": width, "height": 844})
-    log_in(page, live_server.url, username)
+    page = logged_in_at(browser_page, live_server.url, username, width)
     links = page.locator("header.bar nav a:not([href^='/admin/']):not([href^='/api/'])")
     paths = [str(href) for href in links.evaluate_all("all => all.map(a => a.pathname)")]
     assert "/tokens/" in paths
