@@ -18,15 +18,17 @@ if TYPE_CHECKING:
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
-# The demo's people, and an admin by role who is no staff member (no Django admin link).
-PEOPLE = ["annotator", "reviewer", "admin", "manager"]
+# The demo's people, and an admin by role who is no staff member (no Django admin link), with
+# a name longer than a phone's header has room for.
+MANAGER = "marguerite.delacroix-fontainebleau"
+PEOPLE = ["annotator", "reviewer", "admin", MANAGER]
 OWN_LINKS = ["My tokens", "API"]
 LINK_TOPS = "[...document.querySelectorAll('nav[aria-label=Main] a')].map(a => a.offsetTop)"
 
 
 @pytest.fixture
 def people(seeded: None) -> None:
-    User.objects.create_user(username="manager", password=demo.DEMO_PASSWORD, role="admin")
+    User.objects.create_user(username=MANAGER, password=demo.DEMO_PASSWORD, role="admin")
 
 
 def logged_in_at(page: Page, base_url: str, username: str, width: int) -> Page:
