@@ -55,7 +55,6 @@ if TYPE_CHECKING:
 
 PLANS_SHOWN = 200
 HISTORY_PAGE_SIZE = 25
-HISTORY_LIST_PARTIAL = "refinement/_history_list.html"
 ROLLBACK_EDITS_SHOWN = 20
 FIELD_ID = "decision-%s"  # the confirm page has one form, so its fields may have ids
 NO_PLAN = "-"  # the plan part of a rollback's URL for a refinement of no plan
@@ -412,11 +411,11 @@ def history_index(request: HttpRequest, principal: Principal) -> HttpResponse:
         "older": f"?{query}&before={older}" if older else "",
         "newer": f"?{query}&after={newer}" if newer else "",
         "newest": f"?{query}" if not first_page else "",
-        # Only the newest page follows live events (history.js fetches this URL).
-        "live_url": f"?partial=1&{query}" if first_page else "",
+        # Only the newest page follows live events: live.js fetches the page's own URL again
+        # and swaps its history region for the fresh one.
+        "live": first_page,
     }
-    template = HISTORY_LIST_PARTIAL if request.GET.get("partial") else "refinement/history.html"
-    return page(request, template, context)
+    return page(request, "refinement/history.html", context)
 
 
 HISTORY_KINDS = (

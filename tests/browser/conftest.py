@@ -34,7 +34,7 @@ def browser_page(monkeypatch: pytest.MonkeyPatch) -> Iterator[Page]:
         browser = playwright.chromium.launch(
             executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS
         )
-        page = browser.new_page(viewport={"width": 1200, "height": 800})
+        page = browser.new_page(viewport={"width": 1280, "height": 800})
         page.set_default_timeout(10_000)
         yield page
         browser.close()

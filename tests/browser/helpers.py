@@ -41,3 +41,19 @@ def shown_once(page: Any, button: str) -> str:
     shown = page.locator("#new-token-value")
     expect(shown).to_be_visible()
     return str(shown.input_value())
+
+
+def answer_in_page(page: Any, *, confirm: bool) -> str:
+    """Answer the in-page question a data-confirm form asks (static/portal/confirm.js); return
+    the question."""
+    from playwright.sync_api import expect
+
+    dialog = page.get_by_role("alertdialog")
+    expect(dialog).to_be_visible()
+    question = str(dialog.locator("h2").inner_text())
+    if confirm:
+        dialog.locator("button[value=confirm]").click()
+    else:
+        dialog.get_by_role("button", name="Cancel").click()
+    expect(dialog).to_be_hidden()
+    return question

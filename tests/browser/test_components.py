@@ -48,7 +48,6 @@ def test_a_reviewer_applies_a_weight_sees_it_on_the_components_pages_and_rolls_i
     seeded: None, live_server: LiveServer, browser_page: Page
 ) -> None:
     page = browser_page
-    page.on("dialog", lambda dialog: dialog.accept())  # a confirmation, where a button asks
     plan = Plan.objects.get(requested_by="token:demo-agent")
     proposal = plan.proposals.filter(target="router_weight").order_by("id").first()
     assert proposal is not None

@@ -14,10 +14,13 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from learnportal.accounts.models import ApiToken
+from learnportal.accounts.principals import Principal
+from learnportal.accounts.roles import Role
 from learnportal.demo import DEMO_AGENT
+from refinement.learning_store import step_update
 from refinement.models import Refinement
 from refinement.services import proposal_apply
-from tests.browser.helpers import log_in, screenshot, shown_once
+from tests.browser.helpers import answer_in_page, log_in, screenshot, shown_once
 
 if TYPE_CHECKING:
     from pytest_django.live_server_helper import LiveServer
@@ -99,8 +102,8 @@ def test_an_admin_creates_a_token_sees_it_once_uses_it_and_revokes_it(
     row = page.locator("tr[data-token='checkout-agent']")
     expect(row).to_contain_text("agent")
     expect(row.locator("td").nth(4)).not_to_have_text("never")  # its last use is listed
-    page.once("dialog", lambda dialog: dialog.accept())
     row.get_by_role("button", name="Revoke checkout-agent").click()
+    assert answer_in_page(page, confirm=True) == "Revoke checkout-agent?"
     expect(page.locator(".message-success")).to_contain_text("Revoked checkout-agent")
     expect(page.locator("tr[data-token='checkout-agent']")).to_contain_text("revoked")
     screenshot(page, "console-token-revoked")
@@ -109,23 +112,36 @@ def test_an_admin_creates_a_token_sees_it_once_uses_it_and_revokes_it(
     assert ApiToken.objects.get(name="checkout-agent").revoked_at is not None
 
 
-def test_revoking_asks_first_and_a_dismissed_question_revokes_nothing(
+def test_revoking_asks_in_the_page_and_escape_or_cancel_revokes_nothing(
     seeded: None, live_server: LiveServer, browser_page: Page
 ) -> None:
     page = browser_page
     _, raw = ApiToken.issue(name="gym-1", role="environment")
     log_in(page, live_server.url, "admin", "/accounts/tokens/")
-    asked: list[str] = []
+    revoke = page.get_by_role("button", name="Revoke gym-1")
+    dialog = page.get_by_role("alertdialog")
 
-    def dismiss(dialog: object) -> None:
-        asked.append(dialog.message)  # type: ignore[attr-defined]
-        dialog.dismiss()  # type: ignore[attr-defined]
+    revoke.focus()
+    page.keyboard.press("Enter")
+    expect(dialog).to_be_visible()
+    expect(dialog.locator("h2")).to_have_text("Revoke gym-1?")
+    expect(dialog).to_contain_text("Whatever uses it is refused from its next request.")
+    cancel = dialog.get_by_role("button", name="Cancel")
+    expect(cancel).to_be_focused()  # the safe answer first
+    page.keyboard.press("Tab")
+    expect(dialog.get_by_role("button", name="Revoke")).to_be_focused()
+    page.keyboard.press("Tab")
+    expect(cancel).to_be_focused()  # focus stays in the dialog
+    screenshot(page, "console-confirm-revoke", full_page=False)
+    page.keyboard.press("Escape")
+    expect(dialog).to_be_hidden()
+    expect(revoke).to_be_focused()
 
-    page.once("dialog", dismiss)
-    page.get_by_role("button", name="Revoke gym-1").click()
-    page.wait_for_timeout(300)  # a sent form would have navigated by now
-
-    assert asked and "Revoke gym-1?" in asked[0]
+    revoke.click()
+    assert answer_in_page(page, confirm=False) == "Revoke gym-1?"
+    expect(revoke).to_be_focused()
+    page.reload()
+    expect(page.locator("tr[data-token='gym-1']")).to_contain_text("active")
     assert learn_status(live_server.url, raw) == 200
 
 
@@ -193,8 +209,8 @@ def test_an_admin_locks_a_step_with_a_reason_and_rolls_the_lock_back(
     lock = Refinement.objects.get()
     screenshot(page, "console-step-locked")
 
-    page.once("dialog", lambda dialog: dialog.accept())
     page.get_by_role("button", name=f"Roll back {lock.refinement_id}").click()
+    assert answer_in_page(page, confirm=True) == f"Roll back {lock.refinement_id}?"
     expect(page.locator(".message-success")).to_contain_text(f"Rolled back {lock.refinement_id}")
     expect(page.locator(".page-head .flag-locked")).to_have_count(0)
     expect(page.get_by_label("Lock learnings")).not_to_be_checked()
@@ -236,3 +252,43 @@ def test_every_console_page_fits_a_desktop_and_a_phone(
     page.goto(f"{live_server.url}/admin/")
     no_sideways_scroll(page)
     screenshot(page, f"console-admin-403-{width}")
+
+
+@pytest.fixture
+def objective_changed(seeded: None) -> str:
+    """A change of the checkout step's settings, to roll back; made before `browser_page`."""
+    admin = Principal(role=Role.ADMIN, name="admin", is_human=True)
+    step_update(
+        principal=admin, step_id="checkout", changes={"learning_objective": "fewer retries"}
+    )
+    return Refinement.objects.get().refinement_id
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_each_dangerous_action_asks_in_a_dialog_that_fits_the_screen(
+    objective_changed: str, live_server: LiveServer, browser_page: Page, width: int
+) -> None:
+    page = browser_page
+    page.set_viewport_size({"width": width, "height": 844})
+    ApiToken.issue(name="gym-1", role="environment")
+    log_in(page, live_server.url, "admin")
+    asks = [
+        ("step", "/steps/checkout/", f"Roll back {objective_changed}", "Roll back"),
+        ("people", "/accounts/", "Deactivate reviewer", "Deactivate"),
+        ("tokens", "/accounts/tokens/", "Revoke gym-1", "Revoke"),
+    ]
+    dialog = page.get_by_role("alertdialog")
+    for name, path, button, action in asks:
+        page.goto(f"{live_server.url}{path}")
+        page.get_by_role("button", name=button, exact=True).click()
+        expect(dialog).to_be_visible()
+        expect(dialog.locator("h2")).to_have_text(f"{button}?")
+        expect(dialog.get_by_role("button", name=action, exact=True)).to_be_in_viewport()
+        expect(dialog.get_by_role("button", name="Cancel")).to_be_focused()
+        no_sideways_scroll(page)
+        screenshot(page, f"console-confirm-{name}-{width}", full_page=False)
+        page.keyboard.press("Escape")
+        expect(dialog).to_be_hidden()
+    page.goto(f"{live_server.url}/steps/checkout/")
+    expect(page.get_by_role("button", name=f"Roll back {objective_changed}")).to_be_visible()
+    assert Refinement.objects.count() == 1  # nothing was rolled back

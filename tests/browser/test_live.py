@@ -71,6 +71,25 @@ def open_as(page: Page, base_url: str, username: str, path: str) -> Page:
     return other
 
 
+def demo_weight() -> tuple[str, str]:
+    """The demo plan's first routing-weight proposal: its plan id and its proposal id."""
+    plan = Plan.objects.get(requested_by="token:demo-agent")
+    weight = plan.proposals.filter(target="router_weight").order_by("id").first()
+    assert weight is not None
+    return plan.plan_id, weight.proposal_id
+
+
+def approve_elsewhere(
+    page: Page, base_url: str, username: str, plan_id: str, proposal_id: str
+) -> Page:
+    """Another browser, logged in as `username`, approves the proposal; it is left open."""
+    other = open_as(page, base_url, username, f"/plans/{plan_id}/")
+    other.locator(f"article#{proposal_id} button.approve").click()
+    other.click("#confirm button.approve")
+    expect(other.locator(".message-success")).to_be_visible()
+    return other
+
+
 def test_a_second_browser_sees_new_feedback_and_a_plans_state_change_without_reloading(
     seeded: None, asgi_server: str, browser_page: Page
 ) -> None:
@@ -87,22 +106,34 @@ def test_a_second_browser_sees_new_feedback_and_a_plans_state_change_without_rel
     expect(counter).to_have_text(str(before + 3))
     assert dashboard.evaluate(SAME_DOCUMENT)
 
-    plan = Plan.objects.get(requested_by="token:demo-agent")
-    weight = plan.proposals.filter(target="router_weight").order_by("id").first()
-    assert weight is not None
-    dashboard.goto(f"{asgi_server}/plans/{plan.plan_id}/")
+    plan_id, proposal_id = demo_weight()
+    dashboard.goto(f"{asgi_server}/plans/{plan_id}/")
     dashboard.evaluate(NOT_RELOADED)
-    status = dashboard.locator(f"article#{weight.proposal_id} .proposal-head .status")
+    status = dashboard.locator(f"article#{proposal_id} .proposal-head .status")
     expect(status).to_have_text("pending")
 
-    reviewer = open_as(dashboard, asgi_server, "reviewer", f"/plans/{plan.plan_id}/")
-    reviewer.locator(f"article#{weight.proposal_id} button.approve").click()
-    reviewer.click("#confirm button.approve")
-    expect(reviewer.locator(".message-success")).to_be_visible()
+    reviewer = approve_elsewhere(dashboard, asgi_server, "reviewer", plan_id, proposal_id)
     expect(status).to_have_text("approved")
     assert dashboard.evaluate(SAME_DOCUMENT)
     screenshot(dashboard, "live-plan-approved-elsewhere")
     reviewer.context.close()
+
+
+def test_the_history_shows_a_decision_made_elsewhere_without_reloading(
+    seeded: None, asgi_server: str, browser_page: Page
+) -> None:
+    plan_id, proposal_id = demo_weight()
+    history = browser_page
+    log_in(history, asgi_server, "reviewer", "/history/")
+    expect(history.locator("#live")).to_be_visible()
+    history.evaluate(NOT_RELOADED)
+    newest = history.locator("#history-list .entry").first.locator(".kind-badge")
+    expect(newest).not_to_have_text("approve")
+
+    other = approve_elsewhere(history, asgi_server, "admin", plan_id, proposal_id)
+    expect(newest).to_have_text("approve")
+    assert history.evaluate(SAME_DOCUMENT)
+    other.context.close()
 
 
 def test_a_dashboard_hears_a_few_messages_a_second_while_an_agent_ingests_100_batches(
@@ -220,13 +251,19 @@ def test_at_a_phones_width_the_menu_opens_by_keyboard_and_nothing_scrolls_sidewa
     expect(summary).to_be_focused()
     page.keyboard.press("Enter")
     expect(page.locator("details.menu")).to_have_attribute("open", "")
-    expect(log_out).to_be_in_viewport()
     page.keyboard.press("Tab")
     expect(page.get_by_role("link", name="Overview")).to_be_focused()
+    expect(page.get_by_role("link", name="Webhooks")).to_be_in_viewport()
     screenshot(page, "menu-open-390")
-    page.keyboard.press("Shift+Tab")
+    page.keyboard.press("Escape")
+    expect(summary).to_be_focused()
+    expect(page.get_by_role("link", name="Overview")).to_be_hidden()
+
+    page.keyboard.press("Tab")  # the person's menu, beside the pages'
     page.keyboard.press("Enter")
-    expect(log_out).to_be_hidden()
+    expect(log_out).to_be_in_viewport()
+    overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+    assert overflow <= 0, f"the open menus scroll sideways by {overflow}px"
 
 
 UNLABELLED = """() => [...document.querySelectorAll("input, select, textarea, button")]
