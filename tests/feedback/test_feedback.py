@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+import orjson
 import pytest
 
 from feedback.models import Feedback, Turn
@@ -295,6 +296,24 @@ def test_the_same_feedback_twice_in_one_batch_is_stored_once(transport: Send, ag
     assert status == 200, reply
     assert Feedback.objects.filter(feedback_id=item["feedback_id"]).count() == 1
     assert stats_of(transport, agent, "c")["avg_score"] == 1.0
+
+
+def test_a_rated_turn_is_kept_on_its_feedback_as_every_field_of_it(
+    transport: Send, ann: Actor
+) -> None:
+    item = feedback(rated_turn={"response": "Hi", "model": "m-1", "prompt": "Say hi"})
+    status, reply = transport(ann, feedback_req(item))
+    assert status == 200, reply
+    row = Feedback.objects.get(feedback_id=item["feedback_id"])
+    assert row.rated_turn is not None
+    # Every field, in the model's order, the ones not sent as their defaults.
+    assert list(orjson.loads(row.rated_turn).items()) == [
+        ("prompt", "Say hi"),
+        ("response", "Hi"),
+        ("model", "m-1"),
+        ("environment", None),
+        ("version", None),
+    ]
 
 
 # --- turns inside feedback --------------------------------------------------------------------
