@@ -64,6 +64,29 @@ def insert_rows(
         return int(cursor.rowcount)
 
 
+def insert_new_rows(
+    model: type[models.Model], columns: Sequence[str], rows: Sequence[Row], *, key: str
+) -> int:
+    """Write the first row of each `key` not stored yet (`key`: a unique column); returns how
+    many were written.
+
+    On PostgreSQL the stored keys are read first and the rest written with COPY: for 1000
+    turns a third of the time of one `INSERT ... SELECT unnest(...) ON CONFLICT DO NOTHING`,
+    and a tenth of its client CPU (12,000 values quoted in Python). A concurrent writer of a
+    key makes the COPY fail with IntegrityError, which learn/* dispatch meets by running the
+    request again (learnportal.dispatch.run), so call it only where that holds.
+    """
+    if connection.vendor != "postgresql":
+        on_conflict = f"ON CONFLICT ({connection.ops.quote_name(key)}) DO NOTHING"
+        return insert_rows(model, columns, rows, on_conflict=on_conflict)
+    at = list(columns).index(key)
+    first: dict[Any, Row] = {}
+    for row in rows:
+        first.setdefault(row[at], row)
+    stored = existing_values(model, key, key, first) if first else {}
+    return insert_rows(model, columns, [row for k, row in first.items() if k not in stored])
+
+
 def existing_values(
     model: type[models.Model], key: str, value: str, keys: Iterable[str]
 ) -> dict[str, Any]:
@@ -76,9 +99,9 @@ def existing_values(
         # As `key = ANY(array)` the planner scans the whole table whenever its estimate says so
         # (at tens of thousands of rows, without ANALYZE: 10-30 ms a batch against 3).
         sql = (
-            f"SELECT found.{qn(key)}, found.{qn(value)} FROM unnest(%s::text[]) AS wanted(key) "
-            f"CROSS JOIN LATERAL (SELECT {qn(key)}, {qn(value)} FROM {_table(model)} "
-            f"WHERE {qn(key)} = wanted.key LIMIT 1) AS found"
+            "SELECT found.key, found.value FROM unnest(%s::text[]) AS wanted(key) "
+            f"CROSS JOIN LATERAL (SELECT {qn(key)} AS key, {qn(value)} AS value "
+            f"FROM {_table(model)} WHERE {qn(key)} = wanted.key LIMIT 1) AS found"
         )
         with server_bound_cursor() as cursor:
             cursor.execute(sql, [keys])

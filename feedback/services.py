@@ -13,7 +13,7 @@ from django.db import connection, transaction
 
 from feedback.answers import TurnsCreated
 from feedback.buckets import buckets_add_experiences, buckets_add_feedback
-from feedback.bulk import Row, existing_values, insert_rows
+from feedback.bulk import Row, existing_values, insert_new_rows, insert_rows
 from feedback.counters import FEEDBACK_COUNTED, counter_add
 from feedback.idempotency import content_hash, new_items
 from feedback.models import Experience, ExperienceQuota, Feedback, Lease, Turn
@@ -212,7 +212,7 @@ def feedback_record(
             if component:
                 deltas.setdefault(component, ScoreDelta()).add(item.score, item.confidence)
         insert_rows(Feedback, FEEDBACK_COLUMNS, rows)
-        insert_rows(Turn, TURN_COLUMNS, turns, on_conflict=IGNORE_DUPLICATE_TURNS)
+        insert_new_rows(Turn, TURN_COLUMNS, turns, key="correlation_id")
         rated = {feedbacks[i].correlation_id for i in fresh} - {""}
         turns_tally(rated | {str(row[0]) for row in turns})
         # The overview's count and agreement's moments, after the turns' locks (same order).
