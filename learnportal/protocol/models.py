@@ -11,6 +11,8 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    Strict,
+    StrictInt,
     StringConstraints,
     model_validator,
 )
@@ -110,6 +112,15 @@ class FeedbackSource(StrEnum):
     SELF = "self"
 
 
+# Requests are read from JSON once, by protocol.wire, and validated as the Python values that
+# read gives. Strict mode takes an enum's value or a tuple as a JSON string or array, but from
+# Python only as a member or a tuple: these fields take the JSON forms, and nothing else (the
+# value must still be one of the enum's; the span's items stay strict integers).
+Polarity = Annotated[FeedbackPolarity, Strict(False)]
+Dimension = Annotated[FeedbackDimension, Strict(False)]
+Source = Annotated[FeedbackSource, Strict(False)]
+Span = Annotated[tuple[StrictInt, StrictInt], Strict(False)]
+
 Score = Annotated[float, Field(ge=-1.0, le=1.0)]
 Unit = Annotated[float, Field(ge=0.0, le=1.0)]
 Timestamp = Annotated[float, Field(ge=0.0)]
@@ -128,14 +139,14 @@ class Feedback(StrictModel):
     correlation_id: Name = ""
     session_id: Name = ""
     rated_turn: RatedTurn | None = None
-    polarity: FeedbackPolarity
+    polarity: Polarity
     score: Score = 0.0
-    dimension: FeedbackDimension = FeedbackDimension.HELPFULNESS
+    dimension: Dimension = FeedbackDimension.HELPFULNESS
     confidence: Unit = 1.0
     comment: Text = ""
     correction: Text = ""
-    correction_span: tuple[int, int] | None = None
-    source: FeedbackSource = FeedbackSource.HUMAN
+    correction_span: Span | None = None
+    source: Source = FeedbackSource.HUMAN
     annotator_id: Username = ""
     ts: Timestamp = Field(default_factory=now)
     # Host addition (docs/contract.md): the component this feedback rates.

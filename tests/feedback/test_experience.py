@@ -46,6 +46,26 @@ def test_an_experience_is_stored_with_every_field(transport: Send, agent: Actor)
     )
 
 
+def test_an_action_is_stored_as_its_fields_in_order_without_the_empty_ones(
+    transport: Send, agent: Actor
+) -> None:
+    item = {
+        "experience_id": "exp_fields",
+        "action": {"action_prob": 1, "success": False, "input": {"kept": None, "n": [1, None]}},
+    }
+    status, reply = transport(agent, experience_req(item))
+    assert status == 200, reply
+    row = Experience.objects.get(experience_id="exp_fields")
+    # None inside the free JSON input stays; a field left out or None does not, but for the
+    # component's name, which defaults to "".
+    assert list(orjson.loads(row.action).items()) == [
+        ("component_name", ""),
+        ("input", {"kept": None, "n": [1, None]}),
+        ("success", False),
+        ("action_prob", 1.0),
+    ]
+
+
 def test_an_empty_experience_request_stores_nothing(transport: Send, agent: Actor) -> None:
     status, reply = transport(agent, {"type": "learn/experience/req"})
     assert status == 200, reply

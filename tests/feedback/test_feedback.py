@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+import orjson
 import pytest
 
 from feedback.models import Feedback, Turn
@@ -297,6 +298,24 @@ def test_the_same_feedback_twice_in_one_batch_is_stored_once(transport: Send, ag
     assert stats_of(transport, agent, "c")["avg_score"] == 1.0
 
 
+def test_a_rated_turn_is_kept_on_its_feedback_as_every_field_of_it(
+    transport: Send, ann: Actor
+) -> None:
+    item = feedback(rated_turn={"response": "Hi", "model": "m-1", "prompt": "Say hi"})
+    status, reply = transport(ann, feedback_req(item))
+    assert status == 200, reply
+    row = Feedback.objects.get(feedback_id=item["feedback_id"])
+    assert row.rated_turn is not None
+    # Every field, in the model's order, the ones not sent as their defaults.
+    assert list(orjson.loads(row.rated_turn).items()) == [
+        ("prompt", "Say hi"),
+        ("response", "Hi"),
+        ("model", "m-1"),
+        ("environment", None),
+        ("version", None),
+    ]
+
+
 # --- turns inside feedback --------------------------------------------------------------------
 
 
@@ -316,3 +335,34 @@ def test_a_rated_turn_inside_a_feedback_becomes_a_turn(transport: Send, ann: Act
         "v1",
     )
     assert queued.component_name == "m-3"
+
+
+def test_one_new_turn_rated_twice_in_a_batch_is_queued_once_as_first_sent(
+    transport: Send, ann: Actor
+) -> None:
+    first = feedback(correlation_id="turn-2x", rated_turn=turn(response="First"))
+    second = feedback(
+        correlation_id="turn-2x", dimension="tone", rated_turn=turn(response="Second")
+    )
+    status, reply = transport(ann, feedback_req(first, second))
+    assert status == 200, reply
+    assert list(Turn.objects.filter(correlation_id="turn-2x").values_list("response")) == [
+        ("First",)
+    ]
+    assert Feedback.objects.filter(correlation_id="turn-2x").count() == 2
+
+
+def test_a_rated_turn_already_queued_keeps_what_was_queued(transport: Send, ann: Actor) -> None:
+    status, reply = transport(
+        ann, feedback_req(feedback(correlation_id="turn-q", rated_turn=turn(response="Queued")))
+    )
+    assert status == 200, reply
+    again = feedback(correlation_id="turn-q", rated_turn=turn(response="Other"))
+    fresh = feedback(correlation_id="turn-new", rated_turn=turn(response="New"))
+    status, reply = transport(ann, feedback_req(again, fresh))
+    assert status == 200, reply
+    assert dict(
+        Turn.objects.filter(correlation_id__startswith="turn-").values_list(
+            "correlation_id", "response"
+        )
+    ) == {"turn-q": "Queued", "turn-new": "New"}

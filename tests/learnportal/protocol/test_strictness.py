@@ -229,6 +229,47 @@ def test_a_correction_span_outside_the_response_or_reversed_is_invalid(span: lis
     assert [loc[:3] for loc in locs(error)] == [["feedbacks", 0, "correction_span"]]
 
 
+@pytest.mark.parametrize("span", [[0.0, 1], [0, 1.5], [True, 1], ["0", 1], {"0": 0, "1": 1}, "0,1"])
+def test_a_correction_span_is_an_array_of_two_integers(span: Any) -> None:
+    error = refusal(feedback_req(rated_turn=TURN, correction_span=span))
+    assert [loc[:3] for loc in locs(error)] == [["feedbacks", 0, "correction_span"]]
+
+
+@pytest.mark.parametrize("value", [1, True, None, ["positive"], {"value": "positive"}])
+@pytest.mark.parametrize("field", ["polarity", "dimension", "source"])
+def test_an_enum_field_refuses_anything_but_one_of_its_strings(field: str, value: Any) -> None:
+    assert ["feedbacks", 0, field] in locs(refusal(feedback_req(**{field: value})))
+
+
+@pytest.mark.parametrize(
+    ("data", "loc", "message"),
+    [
+        ({"type": "learn/feedback/req", "feedbacks": {"0": {}}}, ["feedbacks"], "a valid array"),
+        ({"type": "learn/feedback/req", "feedbacks": [1]}, ["feedbacks", 0], "an object"),
+        (feedback_req(rated_turn=[]), ["feedbacks", 0, "rated_turn"], "an object"),
+        (
+            feedback_req(rated_turn=TURN, correction_span=5),
+            ["feedbacks", 0, "correction_span"],
+            "a valid array",
+        ),
+        (experience_req(state=[1]), ["experiences", 0, "state"], "an object"),
+        ({"type": "learn/refinement/apply/req", "proposal": []}, ["proposal"], "an object"),
+    ],
+)
+def test_a_refusal_names_the_json_type_that_was_expected(
+    data: dict[str, Any], loc: list[Any], message: str
+) -> None:
+    error = refusal(data)
+    assert [d["msg"] for d in error.details if d["loc"] == loc] == [f"Input should be {message}"]
+
+
+def test_an_integer_too_wide_for_a_float_is_refused_as_not_finite() -> None:
+    error = refusal(with_raw(feedback_req(score="@RAW@"), "1" + "0" * 400))
+    assert error.details == [
+        {"loc": ["feedbacks", 0, "score"], "msg": "Input should be a finite number"}
+    ]
+
+
 def test_a_correction_span_without_a_rated_turn_is_invalid() -> None:
     error = refusal(feedback_req(correction_span=[0, 1]))
     assert locs(error) == [["feedbacks", 0, "correction_span"]]
