@@ -15,7 +15,10 @@
    and one human rating each) through LearnPortal's public API on a live server, and through
    Label Studio's import API (its own venv under var/bench/, created if missing, never the
    project's; a SQLite data dir under var/; a user, token and project made through its CLI and
-   API). Prints the ratio and writes the figures into BENCHMARKS.md ("Annotation workspace").
+   API), the three servers (LearnPortal with turns carried on the ratings, LearnPortal with turns
+   sent first, Label Studio) storing batch by batch in turn, so that the shared machine's drift
+   falls on every side alike. Prints the ratio and writes the figures into BENCHMARKS.md
+   ("Annotation workspace").
 """
 
 from __future__ import annotations
@@ -650,10 +653,32 @@ def learnportal_bodies(
     return out
 
 
-def learnportal_ingest(
+@dataclass
+class Side:
+    """One side of the comparison, set up and answering: `send(n)` stores batch n and returns
+    the seconds it took at the client; `check()` raises unless every row was stored."""
+
+    send: Callable[[int], float]
+    check: Callable[[], None]
+    facts: dict[str, Any]
+    times: list[float] = field(default_factory=list)
+
+    def figures(self) -> dict[str, Any]:
+        counted = self.times[1:]  # the first batch is a warm-up, on every side
+        rows = BATCH * len(counted)
+        return self.facts | {
+            "rows": rows,
+            "seconds": sum(counted),
+            "rows_s": rows / sum(counted),
+            "batch_ms_p50": 1000 * statistics.median(counted),
+        }
+
+
+@contextlib.contextmanager
+def learnportal_side(
     database: Database, items: list[dict[str, Any]], *, split: bool
-) -> dict[str, Any]:
-    """The rated turns through the public API of a live server, the first batch a warm-up."""
+) -> Iterator[Side]:
+    """The rated turns through the public API of a live server of its own."""
     bodies = learnportal_bodies(items, split=split)
     with Stack(database, "workspace-ingest") as stack:
         password = "bench-annotator-pass-1"
@@ -669,30 +694,35 @@ def learnportal_ingest(
             },
         }
         paths = {"agent": "/api/turns/", "annotator": "/api/learn/"}
-        times = []
         with httpx.Client(base_url=stack.base_url, timeout=300) as client:
-            for batch in bodies:
+
+            def send(n: int) -> float:
                 t0 = time.perf_counter()
-                for who, body in batch:
+                for who, body in bodies[n]:
                     response = client.post(paths[who], content=body, headers=headers[who])
                     if response.status_code not in (200, 201):
                         raise BenchError(
                             f"LearnPortal ingest: {response.status_code} {response.text[:300]}"
                         )
-                times.append(time.perf_counter() - t0)
-        counts = _lp_counts(stack)
-    if counts != (len(items), len(items)):
-        raise BenchError(f"LearnPortal ingest stored {counts}, expected {len(items)} of each")
-    counted = times[1:]
-    rows = len(items) - BATCH
-    return {
-        "rows": rows,
-        "seconds": sum(counted),
-        "rows_s": rows / sum(counted),
-        "batch_ms_p50": 1000 * statistics.median(counted),
-        "requests": "POST /api/turns/ + learn/feedback/req" if split else "learn/feedback/req",
-        "server": "uvicorn, DJANGO_DEBUG=0",
-    }
+                return time.perf_counter() - t0
+
+            def check() -> None:
+                counts = _lp_counts(stack)
+                if counts != (len(items), len(items)):
+                    raise BenchError(
+                        f"LearnPortal ingest stored {counts}, expected {len(items)} of each"
+                    )
+
+            yield Side(
+                send,
+                check,
+                {
+                    "requests": (
+                        "POST /api/turns/ + learn/feedback/req" if split else "learn/feedback/req"
+                    ),
+                    "server": "uvicorn, DJANGO_DEBUG=0",
+                },
+            )
 
 
 def _lp_counts(stack: Stack) -> tuple[int, int]:
@@ -832,46 +862,60 @@ def label_studio_server() -> Iterator[tuple[str, str]]:
         shutil.rmtree(data, ignore_errors=True)
 
 
-def label_studio_ingest(items: list[dict[str, Any]]) -> dict[str, Any]:
+@contextlib.contextmanager
+def label_studio_side(items: list[dict[str, Any]]) -> Iterator[Side]:
     batches = ls_tasks(items)
     log("label studio: starting (its own venv, SQLite data dir under var/bench/)")
-    with label_studio_server() as (base, token):
-        headers = {"Authorization": f"Token {token}"}
-        with httpx.Client(base_url=base, headers=headers, timeout=900) as client:
-            made = client.post(
-                "/api/projects/", json={"title": "LearnPortal bench", "label_config": LS_CONFIG}
-            )
-            if made.status_code != 201:
-                raise LabelStudioUnavailable(f"project: {made.status_code} {made.text[:300]}")
-            project = made.json()["id"]
-            times = []
-            for n, batch in enumerate(batches):
-                t0 = time.perf_counter()
-                response = client.post(f"/api/projects/{project}/import", json=batch)
-                if n:  # the first batch is a warm-up, as on LearnPortal's side
-                    times.append(time.perf_counter() - t0)
-                if response.status_code != 201:
-                    raise LabelStudioUnavailable(
-                        f"import: {response.status_code} {response.text[:300]}"
-                    )
-                if n % 5 == 4:
-                    log(f"label studio: {(n + 1) * BATCH} tasks imported")
-            state = client.get(f"/api/projects/{project}/").json()
-            version = client.get("/api/version/").json().get("release", "?")
-    if (state.get("task_number"), state.get("total_annotations_number")) != (
-        len(items),
-        len(items),
+    with (
+        label_studio_server() as (base, token),
+        httpx.Client(
+            base_url=base, headers={"Authorization": f"Token {token}"}, timeout=900
+        ) as client,
     ):
-        raise BenchError(f"label studio stored {state}, expected {len(items)} of each")
-    rows = len(items) - BATCH
-    return {
-        "rows": rows,
-        "seconds": sum(times),
-        "rows_s": rows / sum(times),
-        "batch_ms_p50": 1000 * statistics.median(times),
-        "version": version,
-        "server": "`label-studio start` (its Django server), SQLite",
-    }
+        made = client.post(
+            "/api/projects/", json={"title": "LearnPortal bench", "label_config": LS_CONFIG}
+        )
+        if made.status_code != 201:
+            raise LabelStudioUnavailable(f"project: {made.status_code} {made.text[:300]}")
+        project = made.json()["id"]
+        version = client.get("/api/version/").json().get("release", "?")
+
+        def send(n: int) -> float:
+            t0 = time.perf_counter()
+            response = client.post(f"/api/projects/{project}/import", json=batches[n])
+            seconds = time.perf_counter() - t0
+            if response.status_code != 201:
+                raise LabelStudioUnavailable(
+                    f"import: {response.status_code} {response.text[:300]}"
+                )
+            return seconds
+
+        def check() -> None:
+            state = client.get(f"/api/projects/{project}/").json()
+            stored = (state.get("task_number"), state.get("total_annotations_number"))
+            if stored != (len(items), len(items)):
+                raise BenchError(f"label studio stored {state}, expected {len(items)} of each")
+
+        yield Side(
+            send,
+            check,
+            {"version": version, "server": "`label-studio start` (its Django server), SQLite"},
+        )
+
+
+def interleaved(sides: dict[str, Side], batches: int) -> dict[str, dict[str, Any]]:
+    """Every side stores batch n before any stores batch n + 1, in an order that turns by one
+    each batch, so that the machine's drift (it is shared) falls on all sides alike."""
+    names = list(sides)
+    for n in range(batches):
+        turn = n % len(names)
+        for name in names[turn:] + names[:turn]:
+            sides[name].times.append(sides[name].send(n))
+        if n % 5 == 4:
+            log(f"ingest: {(n + 1) * BATCH} rated turns stored on each side")
+    for side in sides.values():
+        side.check()
+    return {name: side.figures() for name, side in sides.items()}
 
 
 # --- the report --------------------------------------------------------------------------------
@@ -952,9 +996,11 @@ def compare_lines(compare: dict[str, Any]) -> str:
     if not compare:
         return "Label Studio comparison: not run (--no-label-studio)."
     sides = [compare[k] for k in ("learnportal", "learnportal_split") if k in compare]
+    if not sides:  # the sides run interleaved: without Label Studio none was measured
+        return f"Label Studio comparison: not measured: {compare['label_studio'].get('error', '?')}"
     head = (
         f"Ingest of the same {sides[0]['rows']:,} rated turns (a turn and one human rating "
-        f"each; batches of {BATCH}, sequential, after one warm-up batch):"
+        f"each; batches of {BATCH}, sequential on each side, the sides interleaved batch by batch, after one warm-up batch):"
     )
     rows = [
         [f"LearnPortal: {s['requests']}", f"{s['rows_s']:,.0f}", f"{s['batch_ms_p50']:.0f}",
@@ -1043,23 +1089,27 @@ def run(args: argparse.Namespace, database: Database) -> dict[str, Any]:
     if not args.no_label_studio:
         # One more batch than counted: the first is a warm-up on either side.
         items = rated_turns(sizes["compare_turns"] + BATCH)
-        sides = {}
-        for name, split in (("learnportal", False), ("learnportal_split", True)):
-            log(f"ingest: {len(items):,} rated turns through LearnPortal's API (split={split})")
-            sides[name] = learnportal_ingest(database, items, split=split)
-            log(f"ingest: LearnPortal {sides[name]['rows_s']:,.0f} rows/s")
+        batches = len(items) // BATCH
+        log(f"ingest: {len(items):,} rated turns, batch by batch, interleaved on three servers")
         try:
-            ls = label_studio_ingest(items)
-            for name in ("learnportal", "learnportal_split"):
+            with contextlib.ExitStack() as servers:
+                running = {
+                    name: servers.enter_context(learnportal_side(database, items, split=split))
+                    for name, split in (("learnportal", False), ("learnportal_split", True))
+                }
+                running["label_studio"] = servers.enter_context(label_studio_side(items))
+                measured = interleaved(running, batches)
+            ls = measured.pop("label_studio")
+            for side in measured.values():
                 log(
                     f"ingest: Label Studio {ls['rows_s']:,.0f} rows/s; LearnPortal "
-                    f"({sides[name]['requests']}) / Label Studio = "
-                    f"{sides[name]['rows_s'] / ls['rows_s']:.1f}x (goal {COMPARE_GOAL:.0f}x)"
+                    f"({side['requests']}) {side['rows_s']:,.0f} = "
+                    f"{side['rows_s'] / ls['rows_s']:.1f}x (goal {COMPARE_GOAL:.0f}x)"
                 )
         except LabelStudioUnavailable as exc:
             log(f"ingest: Label Studio unavailable: {exc}")
-            ls = {"error": str(exc)}
-        results["compare"] = sides | {"label_studio": ls}
+            measured, ls = {}, {"error": str(exc)}
+        results["compare"] = measured | {"label_studio": ls}
     return results
 
 
