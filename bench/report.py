@@ -5,10 +5,15 @@ from __future__ import annotations
 import os
 import platform
 import re
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import orjson
+
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from bench.environment import Database
 
 INGEST_TARGET = {"sqlite": 0.5, "postgresql": 0.3}
@@ -489,3 +494,44 @@ def write_marked_block(path: Path, name: str, body: str) -> None:
     else:
         text = text.rstrip() + "\n\n" + content + "\n"
     path.write_text(text)
+
+
+def finish(
+    results: dict[str, Any],
+    database: Database,
+    *,
+    name: str,
+    command: str,
+    started: float,
+    load_before: tuple[float, float, float],
+    render: Callable[[dict[str, Any]], str],
+    suffix: str = "",
+    output: str | None = None,
+    partial: bool = False,
+) -> str:
+    """The end of a bench module's run: its meta (machine, command, time, load average before
+    and after), the block `render` makes of the results (printed), the raw figures in
+    bench-results/last-<name>-<database><suffix>.json, and the marked block `<name>-<database>`
+    of BENCHMARKS.md: not for a partial run unless `output` names a file ('-' for none)."""
+    from bench.environment import ROOT
+    from bench.sections import log
+
+    results["meta"] = machine(database) | {
+        "command": command.strip(),
+        "database": database.kind,
+        "started": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(started)),
+        "seconds": time.time() - started,
+        "load": [round(load_before[0], 2), round(os.getloadavg()[0], 2)],
+    }
+    text = render(results)
+    print("\n" + text)
+    out_dir = ROOT / "bench-results"
+    out_dir.mkdir(exist_ok=True)
+    raw_path = out_dir / f"last-{name}-{database.kind}{suffix}.json"
+    raw_path.write_bytes(orjson.dumps(results, option=orjson.OPT_INDENT_2))
+    log(f"raw figures in {raw_path.relative_to(ROOT)}")
+    output = output or ("-" if partial else str(ROOT / "BENCHMARKS.md"))
+    if output != "-":
+        write_marked_block(Path(output), f"{name}-{database.kind}", text)
+        log(f"wrote {output}")
+    return text
