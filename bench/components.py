@@ -419,9 +419,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     signal.signal(signal.SIGTERM, _terminate)
     sizes = QUICK if args.quick else FULL
-    load_before = os.getloadavg()
     database = Database(args.database_url or None, keep=args.keep)
-    started = time.time()
+    record = report.RunRecord("components", database, argv or sys.argv[1:])
     log(f"components bench on {database.kind}")
     try:
         env = app_env(database.create("components"), debug=False)
@@ -432,18 +431,7 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     finally:
         database.drop_all()
-    report.finish(
-        results,
-        database,
-        name="components",
-        command=" ".join(["python -m bench.components", *(argv or sys.argv[1:])]),
-        started=started,
-        load_before=load_before,
-        render=block,
-        suffix="-quick" if args.quick else "",
-        output=args.output,
-        partial=args.quick,
-    )
+    record.finish(results, block, output=args.output, suffix="-quick" if args.quick else "")
     return 0
 
 

@@ -496,42 +496,50 @@ def write_marked_block(path: Path, name: str, body: str) -> None:
     path.write_text(text)
 
 
-def finish(
-    results: dict[str, Any],
-    database: Database,
-    *,
-    name: str,
-    command: str,
-    started: float,
-    load_before: tuple[float, float, float],
-    render: Callable[[dict[str, Any]], str],
-    suffix: str = "",
-    output: str | None = None,
-    partial: bool = False,
-) -> str:
-    """The end of a bench module's run: its meta (machine, command, time, load average before
-    and after), the block `render` makes of the results (printed), the raw figures in
-    bench-results/last-<name>-<database><suffix>.json, and the marked block `<name>-<database>`
-    of BENCHMARKS.md: not for a partial run unless `output` names a file ('-' for none)."""
-    from bench.environment import ROOT
-    from bench.sections import log
+class RunRecord:
+    """What a bench module's run records about itself: its command, when it started and the load
+    average then; `finish` adds the machine and writes the results out."""
 
-    results["meta"] = machine(database) | {
-        "command": command.strip(),
-        "database": database.kind,
-        "started": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(started)),
-        "seconds": time.time() - started,
-        "load": [round(load_before[0], 2), round(os.getloadavg()[0], 2)],
-    }
-    text = render(results)
-    print("\n" + text)
-    out_dir = ROOT / "bench-results"
-    out_dir.mkdir(exist_ok=True)
-    raw_path = out_dir / f"last-{name}-{database.kind}{suffix}.json"
-    raw_path.write_bytes(orjson.dumps(results, option=orjson.OPT_INDENT_2))
-    log(f"raw figures in {raw_path.relative_to(ROOT)}")
-    output = output or ("-" if partial else str(ROOT / "BENCHMARKS.md"))
-    if output != "-":
-        write_marked_block(Path(output), f"{name}-{database.kind}", text)
-        log(f"wrote {output}")
-    return text
+    def __init__(self, name: str, database: Database, argv: list[str]) -> None:
+        self.name = name
+        self.database = database
+        self.command = " ".join([f"python -m bench.{name}", *argv])
+        self.started = time.time()
+        self.load_before = os.getloadavg()
+
+    def finish(
+        self,
+        results: dict[str, Any],
+        render: Callable[[dict[str, Any]], str],
+        *,
+        output: str | None,
+        suffix: str = "",
+    ) -> str:
+        """The results' meta (machine, command, time, load average before and after), the block
+        `render` makes of them (printed), the raw figures in
+        bench-results/last-<name>-<database><suffix>.json, and the marked block
+        `<name>-<database>` of BENCHMARKS.md. A run with a suffix (quick, partial) writes no
+        block unless `output` names a file; '-' writes none."""
+        from bench.environment import ROOT
+        from bench.sections import log
+
+        kind = self.database.kind
+        results["meta"] = machine(self.database) | {
+            "command": self.command,
+            "database": kind,
+            "started": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(self.started)),
+            "seconds": time.time() - self.started,
+            "load": [round(self.load_before[0], 2), round(os.getloadavg()[0], 2)],
+        }
+        text = render(results)
+        print("\n" + text)
+        out_dir = ROOT / "bench-results"
+        out_dir.mkdir(exist_ok=True)
+        raw_path = out_dir / f"last-{self.name}-{kind}{suffix}.json"
+        raw_path.write_bytes(orjson.dumps(results, option=orjson.OPT_INDENT_2))
+        log(f"raw figures in {raw_path.relative_to(ROOT)}")
+        output = output or ("-" if suffix else str(ROOT / "BENCHMARKS.md"))
+        if output != "-":
+            write_marked_block(Path(output), f"{self.name}-{kind}", text)
+            log(f"wrote {output}")
+        return text

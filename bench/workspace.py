@@ -1077,9 +1077,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     args = parse_args(argv)
     signal.signal(signal.SIGTERM, _terminate)
-    load_before = os.getloadavg()
     database = Database(args.database_url or None, keep=args.keep)
-    started = time.time()
+    record = report.RunRecord("workspace", database, argv or sys.argv[1:])
     log(f"workspace bench on {database.kind}")
     try:
         results = run(args, database)
@@ -1089,17 +1088,11 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         database.drop_all()
     # A quick or comparison-only run never replaces the block of a full one.
-    report.finish(
+    record.finish(
         results,
-        database,
-        name="workspace",
-        command=" ".join(["python -m bench.workspace", *(argv or sys.argv[1:])]),
-        started=started,
-        load_before=load_before,
-        render=block,
-        suffix="-quick" if args.quick else "-compare" if args.compare_only else "",
+        block,
         output=args.output,
-        partial=args.quick or args.compare_only,
+        suffix="-quick" if args.quick else "-compare" if args.compare_only else "",
     )
     return 0
 
