@@ -19,11 +19,11 @@ from typing import Any
 
 import orjson
 
-from bench import report, sections
+from bench import growth, report, sections, workers
 from bench.environment import ROOT, SERVERS, BenchError, Database, Stack, inproc
 from bench.sections import log
 
-SECTIONS = ("feedback", "experience", "stats", "ws", "servers", "hot")
+SECTIONS = ("feedback", "experience", "stats", "ws", "servers", "hot", "growth", "workers")
 
 FULL = {
     "ingest_batches": 100,
@@ -40,6 +40,11 @@ FULL = {
     "profile_batches": 5,
     "hot_requests": 5000,
     "hot_rounds": 5,
+    "growth_stored": 2_000_000,
+    "growth_batches": 30,
+    "workers_rounds": 4,
+    "workers_seconds": 6,
+    "workers_concurrency": 16,
 }
 QUICK = {
     "ingest_batches": 10,
@@ -56,6 +61,11 @@ QUICK = {
     "profile_batches": 2,
     "hot_requests": 1000,
     "hot_rounds": 2,
+    "growth_stored": 50_000,
+    "growth_batches": 4,
+    "workers_rounds": 2,
+    "workers_seconds": 2,
+    "workers_concurrency": 8,
 }
 
 
@@ -165,6 +175,38 @@ def run(args: argparse.Namespace, database: Database) -> dict[str, Any]:
                 f"({r['http_over_bare']:.2f}); WebSocket one in flight {r['ws_one_rps']:,.0f}, "
                 f"{r['window']} in flight {r['ws_window_rps']:,.0f} "
                 f"({r['window_over_one']:.2f}x one, {r['window_over_http']:.2f}x HTTP)"
+            )
+    if "growth" in args.sections:
+        results["growth"] = growth.growth(
+            database,
+            server_kind=args.server,
+            debug=args.debug,
+            stored=sizes["growth_stored"],
+            batches=sizes["growth_batches"],
+            size=sizes["batch"],
+        )
+        for kind in growth.KINDS:
+            r = results["growth"][kind]
+            log(
+                f"growth: {kind} {r['api_rows_s_full']:,.0f} rows/s at "
+                f"{sizes['growth_stored']:,} stored, {r['api_rows_s_0']:,.0f} at 0: "
+                f"{r['ratio']:.2f} (driver {r['raw_ratio']:.2f})"
+            )
+    if "workers" in args.sections:
+        if args.server != "uvicorn":
+            log("workers: uvicorn only (daphne serves one process); skipped")
+        else:
+            results["workers"] = workers.workers(
+                database,
+                debug=args.debug,
+                rounds=sizes["workers_rounds"],
+                seconds=sizes["workers_seconds"],
+                concurrency=sizes["workers_concurrency"],
+            )
+            r = results["workers"]
+            log(
+                f"workers: 2 / 1 workers, learn/stats {r['ratio_stats']:.2f}x, "
+                f"bare {r['ratio_bare']:.2f}x"
             )
     if "servers" in args.sections:
         results["servers"] = {}
