@@ -248,9 +248,15 @@ def growth_block(results: dict[str, Any]) -> str:
     return "\n".join(out) + "\n"
 
 
+def _per_core(r: dict[str, Any], path: str, workers: int) -> float:
+    f = r["figures"][f"{path}_{workers}"]
+    return float(f["rps"] / (f["server_cores"] + f.get("database_cores", 0)))
+
+
 def workers_block(results: dict[str, Any]) -> str:
     """The workers run (`python -m bench --only workers`), with the CPU each process used."""
     meta, r = results["meta"], results["workers"]
+    database = meta["database"] == "postgresql"
     client = (
         f"`wrk -t1 -c{r['concurrency']}` (HTTP/1.1 keep-alive)"
         if r["client"] == "wrk"
@@ -269,7 +275,9 @@ def workers_block(results: dict[str, Any]) -> str:
                 + " + ".join(f"{c:.2f}" for c in f["per_process_cores"] if c >= 0.005)
                 + ")",
                 f"{f['client_cores']:.2f}",
+                *([f"{f.get('database_cores', 0):.2f}"] if database else []),
                 f"{f['machine_cores']:.2f}",
+                f"{_per_core(r, f['path'], f['workers']):,.0f}",
             ]
         )
     low, high = r["counts"][0], r["counts"][-1]
@@ -288,13 +296,17 @@ def workers_block(results: dict[str, Any]) -> str:
                 "p50 ms",
                 "server cores (by process)",
                 "client cores",
+                *(["PostgreSQL backends' cores"] if database else []),
                 "machine cores busy",
+                "req/s per core of server" + (" + backends" if database else ""),
             ],
             rows,
         ),
         "",
         f"{high} / {low} workers: learn/stats {r['ratio_stats']:.2f}x, bare view "
-        f"{r['ratio_bare']:.2f}x.",
+        f"{r['ratio_bare']:.2f}x. Per core the processes got (req/s per core, {high} workers / "
+        f"{low}): learn/stats {_per_core(r, 'stats', high) / _per_core(r, 'stats', low):.2f}, "
+        f"bare view {_per_core(r, 'bare', high) / _per_core(r, 'bare', low):.2f}.",
     ]
     return "\n".join(out) + "\n"
 

@@ -231,6 +231,7 @@ def workers(
                 assert proc is not None
                 pids = _tree(proc.pid)
                 cpu0 = {pid: _proc_cpu(pid) for pid in pids}
+                backends0 = {pid: _proc_cpu(pid) for pid in _backends(stack)}
                 self0 = os.times()
                 busy0, total0 = _machine_busy()
                 if wrk:
@@ -239,8 +240,10 @@ def workers(
                     run = run_python(url, body, token, concurrency, for_seconds)
                 busy1, total1 = _machine_busy()
                 self1 = os.times()
+                backends = {pid: _proc_cpu(pid) for pid in _backends(stack)}
                 wall = run["seconds"] or for_seconds
                 per_process = {pid: (_proc_cpu(pid) - cpu0[pid]) / wall for pid in pids}
+                database_cpu = sum(cpu - backends0.get(pid, 0.0) for pid, cpu in backends.items())
                 client_cpu = (
                     self1.children_user
                     + self1.children_system
@@ -252,6 +255,7 @@ def workers(
                     "server_cores": sum(per_process.values()),
                     "per_process_cores": sorted(per_process.values(), reverse=True),
                     "client_cores": client_cpu,
+                    "database_cores": database_cpu / wall,
                     "machine_cores": (busy1 - busy0) / ((total1 - total0) / (os.cpu_count() or 1)),
                 }
 
@@ -298,6 +302,7 @@ def workers(
                 for i in range(len(rs[0]["per_process_cores"]))
             ],
             "client_cores": statistics.mean(run["client_cores"] for run in rs),
+            "database_cores": statistics.mean(run["database_cores"] for run in rs),
             "machine_cores": statistics.mean(run["machine_cores"] for run in rs),
         }
     low, high = counts[0], counts[-1]
@@ -311,6 +316,22 @@ def workers(
         "ratio_stats": figures[f"stats_{high}"]["rps"] / figures[f"stats_{low}"]["rps"],
         "ratio_bare": figures[f"bare_{high}"]["rps"] / figures[f"bare_{low}"]["rps"],
     }
+
+
+def _backends(stack: Stack) -> list[int]:
+    """PostgreSQL: the server processes holding a connection to this section's database (on
+    this machine, so /proc has them); SQLite runs inside the server's own processes."""
+    if stack.database.kind != "postgresql":
+        return []
+    conn = stack.connect()
+    try:
+        rows = conn.execute(
+            "SELECT pid FROM pg_stat_activity WHERE datname = current_database() "
+            "AND pid <> pg_backend_pid()"
+        ).fetchall()
+    finally:
+        conn.close()
+    return [int(row[0]) for row in rows]
 
 
 def _check_answers(servers: dict[int, Server], token: str, body: bytes) -> None:
