@@ -60,9 +60,12 @@ def machine(database: Database) -> dict[str, Any]:
     }
 
 
-def _calls(point: dict[str, Any]) -> str:
-    n = point["calls_total"]
+def _count(n: int) -> str:
     return f"{n / 1e6:g}M" if n >= 1_000_000 else f"{n / 1e3:g}k"
+
+
+def _calls(point: dict[str, Any]) -> str:
+    return _count(point["calls_total"])
 
 
 def verdict(ok: bool) -> str:
@@ -144,10 +147,6 @@ def targets(results: dict[str, Any]) -> list[tuple[str, str, str, str]]:
             )
         )
     return rows
-
-
-def _count(n: int) -> str:
-    return f"{n / 1e6:g}M" if n >= 1_000_000 else f"{n / 1e3:g}k"
 
 
 def growth_targets(results: dict[str, Any]) -> list[tuple[str, str, str, str]]:
