@@ -103,6 +103,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     )
     parser.add_argument("--keep", action="store_true", help="keep the bench databases and logs")
     parser.add_argument(
+        "--no-driver",
+        action="store_true",
+        help="growth: no driver's copy of each batch (on SQLite its writes drop the server's "
+        "page cache)",
+    )
+    parser.add_argument(
         "--report",
         metavar="JSON",
         help="run nothing: render the figures of an earlier run (bench-results/last-*.json)",
@@ -189,6 +195,7 @@ def run(args: argparse.Namespace, database: Database) -> dict[str, Any]:
             stored=sizes["growth_stored"],
             batches=sizes["growth_batches"],
             size=sizes["batch"],
+            driver=not args.no_driver,
         )
         for kind in growth.KINDS:
             r = results["growth"][kind]

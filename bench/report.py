@@ -180,6 +180,7 @@ def growth_block(results: dict[str, Any]) -> str:
     meta, r = results["meta"], results["growth"]
     stored = _count(r["stored"])
     rows = []
+    driver = r.get("driver", True)
     for kind in ("feedback", "experience"):
         k = r[kind]
         rows.append(
@@ -189,9 +190,8 @@ def growth_block(results: dict[str, Any]) -> str:
                 f"{k['api_rows_s_full']:,.0f}",
                 f"**{k['ratio']:.2f}**",
                 f"{k['api_batch_ms_p50_0']:.0f} / {k['api_batch_ms_p50_full']:.0f}",
-                f"{k['raw_rows_s_0']:,.0f}",
-                f"{k['raw_rows_s_full']:,.0f}",
-                f"{k['raw_ratio']:.2f}",
+                *((f"{k['raw_rows_s_0']:,.0f}", f"{k['raw_rows_s_full']:,.0f}") if driver else ()),
+                *((f"{k['raw_ratio']:.2f}",) if driver else ()),
             ]
         )
     seeded = ", ".join(f"{kind} {sec:.0f} s" for kind, sec in r["seed_seconds"].items())
@@ -199,7 +199,9 @@ def growth_block(results: dict[str, Any]) -> str:
     out = [
         _run_line(meta),
         f"{r['batches']} batches of {r['batch']} items of each kind to each database, "
-        f"interleaved batch by batch (two warm-up batches each, not counted). Seeded {stored} "
+        f"interleaved batch by batch (two warm-up batches each, not counted"
+        + ("" if driver else "; no driver's copy between them, `--no-driver`")
+        + f"). Seeded {stored} "
         f"rows a table in {seeded}" + (f"; on disk with indexes: {sizes}." if sizes else "."),
         "",
         _table(
@@ -209,9 +211,11 @@ def growth_block(results: dict[str, Any]) -> str:
                 f"API rows/s at {stored}",
                 f"{stored} / 0",
                 "batch p50 ms, 0 / " + stored,
-                "driver rows/s at 0",
-                f"driver rows/s at {stored}",
-                f"driver {stored} / 0",
+                *(
+                    ["driver rows/s at 0", f"driver rows/s at {stored}", f"driver {stored} / 0"]
+                    if driver
+                    else []
+                ),
             ],
             rows,
         ),
