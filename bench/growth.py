@@ -163,6 +163,64 @@ class DriverCopy:
         return time.perf_counter() - start
 
 
+# (label, cache_size, wal_autocheckpoint): the app's pragmas first (learnportal/settings.py).
+COMMIT_VARIANTS = (
+    ("the app's: 64 MiB cache, autocheckpoint 1000", -65536, 1000),
+    ("page cache 512 MiB", -524288, 1000),
+    ("no autocheckpoint", -65536, 0),
+)
+KEY_COLUMNS = ("feedback_id", "correlation_id", "experience_id")
+
+
+def commit_profile(
+    conn: Any, table: str, columns: list[str], size: int, batches: int = 8
+) -> dict[str, Any]:
+    """SQLite: where the driver's insert of a batch goes, `executemany` against `COMMIT`, with
+    the app's pragmas and with one changed at a time; and how many pages one commit writes to
+    the WAL. The rows are the table's newest `size` under new keys placed beside the old ones
+    (so random keys stay random), one commit a batch."""
+    quoted = ", ".join(f'"{c}"' for c in columns)
+    template = conn.execute(
+        f'SELECT {quoted} FROM "{table}" ORDER BY id DESC LIMIT {size}'
+    ).fetchall()
+    keys = [i for i, c in enumerate(columns) if c in KEY_COLUMNS]
+    insert = f'INSERT INTO "{table}" ({quoted}) VALUES ({", ".join("?" * len(columns))})'
+    made = [0]
+
+    def fresh() -> list[tuple[Any, ...]]:
+        made[0] += 1
+        tag = f"-p{made[0]}"
+        return [
+            tuple(f"{v}{tag}" if i in keys else v for i, v in enumerate(row)) for row in template
+        ]
+
+    def write(rows: list[tuple[Any, ...]]) -> tuple[float, float]:
+        conn.execute("BEGIN IMMEDIATE")
+        t0 = time.perf_counter()
+        conn.executemany(insert, rows)
+        t1 = time.perf_counter()
+        conn.execute("COMMIT")
+        return t1 - t0, time.perf_counter() - t1
+
+    out: dict[str, Any] = {"variants": {}}
+    for label, cache, checkpoint in COMMIT_VARIANTS:
+        conn.execute(f"PRAGMA cache_size={cache}")
+        conn.execute(f"PRAGMA wal_autocheckpoint={checkpoint}")
+        write(fresh())  # warm-up
+        split = [write(fresh()) for _ in range(batches)]
+        out["variants"][label] = {
+            "executemany_ms": 1000 * statistics.median(t[0] for t in split),
+            "commit_ms": 1000 * statistics.median(t[1] for t in split),
+        }
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    write(fresh())
+    out["wal_pages_per_commit"] = int(conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()[1])
+    conn.execute("PRAGMA cache_size=-65536")
+    conn.execute("PRAGMA wal_autocheckpoint=1000")
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    return out
+
+
 def _index_io(conn: Any, vendor: str, tables: list[str]) -> dict[str, list[int]]:
     """PostgreSQL: blocks of each index read from outside shared_buffers and hit inside it."""
     if vendor != "postgresql":
@@ -281,6 +339,16 @@ def growth(
                 }
                 for name in stacks
             }
+            profile = {}
+            if vendor == "sqlite":
+                log("growth: the driver's insert, executemany against COMMIT, by pragma")
+                profile = {
+                    f"{name} {kind}": commit_profile(
+                        conns[name], meta[kind]["table"], meta[kind]["columns"], size
+                    )
+                    for name in stacks
+                    for kind in KINDS
+                }
         finally:
             for client in clients.values():
                 client.close()
@@ -295,6 +363,7 @@ def growth(
         "seed_seconds": seconds,
         "mb_on_disk": sizes,
         "counts": counts,
+        "commit_profile": profile,
         "index_io": {
             name: [after[0] - io_before.get(name, [0, 0])[0], after[1] - io_before[name][1]]
             for name, after in io_after.items()

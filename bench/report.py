@@ -220,6 +220,34 @@ def growth_block(results: dict[str, Any]) -> str:
             rows,
         ),
     ]
+    profile = r.get("commit_profile") or {}
+    if profile:
+        rows = []
+        for key, prof in profile.items():
+            name, kind = key.split()
+            for label, v in prof["variants"].items():
+                rows.append(
+                    [
+                        kind,
+                        "0" if name == "empty" else stored,
+                        label,
+                        f"{v['executemany_ms']:.1f}",
+                        f"{v['commit_ms']:.1f}",
+                    ]
+                )
+            pages = str(prof["wal_pages_per_commit"])
+            at = "0" if name == "empty" else stored
+            rows.append([kind, at, "WAL pages one commit wrote", "", "", pages])
+        for row in rows:
+            row += [""] * (6 - len(row))
+        out += [
+            "",
+            f"The driver's insert of {r['batch']} rows, split (after the timed batches, on both "
+            "databases; the rows are the newest under new keys beside the old ones; median of 8 "
+            "commits each; one pragma changed at a time):",
+            "",
+            _table(["kind", "stored", "pragmas", "executemany ms", "COMMIT ms", "pages"], rows),
+        ]
     io = r.get("index_io") or {}
     if io:
         touched = sorted(io.items(), key=lambda kv: -(kv[1][0] + kv[1][1]))
