@@ -229,14 +229,14 @@ def growth_block(results: dict[str, Any]) -> str:
                 rows.append(
                     [
                         kind,
-                        "0" if name == "empty" else stored,
+                        _count(r["counts"][name][kind]),
                         label,
                         f"{v['executemany_ms']:.1f}",
                         f"{v['commit_ms']:.1f}",
                     ]
                 )
             pages = str(prof["wal_pages_per_commit"])
-            at = "0" if name == "empty" else stored
+            at = _count(r["counts"][name][kind])
             rows.append([kind, at, "WAL pages one commit wrote", "", "", pages])
         for row in rows:
             row += [""] * (6 - len(row))
