@@ -232,7 +232,7 @@ def growth_block(results: dict[str, Any]) -> str:
                         _count(r["counts"][name][kind]),
                         label,
                         f"{v['executemany_ms']:.1f}",
-                        f"{v['commit_ms']:.1f}",
+                        f"{v['commit_ms']:.1f} / {v.get('commit_ms_mean', v['commit_ms']):.1f}",
                     ]
                 )
             pages = str(prof["wal_pages_per_commit"])
