@@ -112,6 +112,7 @@ class Database:
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=NORMAL")
             conn.execute("PRAGMA cache_size=-65536")
+            conn.execute("PRAGMA wal_autocheckpoint=10000")
             return conn
         import psycopg
 

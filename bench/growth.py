@@ -165,9 +165,9 @@ class DriverCopy:
 
 # (label, cache_size, wal_autocheckpoint): the app's pragmas first (learnportal/settings.py).
 COMMIT_VARIANTS = (
-    ("the app's: 64 MiB cache, autocheckpoint 1000", -65536, 1000),
-    ("page cache 512 MiB", -524288, 1000),
-    ("autocheckpoint 10000 (40 MiB of WAL)", -65536, 10000),
+    ("the app's: 64 MiB cache, autocheckpoint 10000 (40 MiB of WAL)", -65536, 10000),
+    ("SQLite's default autocheckpoint, 1000", -65536, 1000),
+    ("page cache 512 MiB", -524288, 10000),
     ("no autocheckpoint", -65536, 0),
 )
 KEY_COLUMNS = ("feedback_id", "correlation_id", "experience_id")
@@ -219,7 +219,7 @@ def commit_profile(
     write(fresh())
     out["wal_pages_per_commit"] = int(conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()[1])
     conn.execute("PRAGMA cache_size=-65536")
-    conn.execute("PRAGMA wal_autocheckpoint=1000")
+    conn.execute("PRAGMA wal_autocheckpoint=10000")
     conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     return out
 
