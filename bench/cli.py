@@ -2,8 +2,10 @@
 
 Sections: feedback and experience ingest (100 x 1000 items through POST /api/learn/, against the
 driver's bulk insert of the same rows), stats at 10k and 1M recorded calls, WebSocket against
-HTTP (10k small requests), and uvicorn against daphne. Each section runs on a fresh database and
-server of its own; figures are printed and written to BENCHMARKS.md (see its Method section).
+HTTP (10k small requests), uvicorn against daphne, the hot path against a bare Django view,
+small requests on 1 and 2 uvicorn workers (bench/workers.py), and, only when named, ingest at 0
+and at 2M stored rows (bench/growth.py). Each section runs on fresh databases and servers of its
+own; figures are printed and written to BENCHMARKS.md (see its Method section).
 """
 
 from __future__ import annotations
@@ -19,11 +21,14 @@ from typing import Any
 
 import orjson
 
-from bench import report, sections
+from bench import growth, report, sections, workers
 from bench.environment import ROOT, SERVERS, BenchError, Database, Stack, inproc
 from bench.sections import log
 
-SECTIONS = ("feedback", "experience", "stats", "ws", "servers", "hot")
+SECTIONS = ("feedback", "experience", "stats", "ws", "servers", "hot", "workers", "growth")
+# growth seeds 2M rows a table (2-4 min on SQLite, 10 on PostgreSQL at this machine's load):
+# run it by name, `python -m bench --only growth`.
+DEFAULT_SECTIONS = tuple(s for s in SECTIONS if s != "growth")
 
 FULL = {
     "ingest_batches": 100,
@@ -40,6 +45,11 @@ FULL = {
     "profile_batches": 5,
     "hot_requests": 5000,
     "hot_rounds": 5,
+    "growth_stored": 2_000_000,
+    "growth_batches": 30,
+    "workers_rounds": 4,
+    "workers_seconds": 6,
+    "workers_concurrency": 16,
 }
 QUICK = {
     "ingest_batches": 10,
@@ -56,6 +66,11 @@ QUICK = {
     "profile_batches": 2,
     "hot_requests": 1000,
     "hot_rounds": 2,
+    "growth_stored": 50_000,
+    "growth_batches": 4,
+    "workers_rounds": 2,
+    "workers_seconds": 2,
+    "workers_concurrency": 8,
 }
 
 
@@ -68,8 +83,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--quick", action="store_true", help="small sizes, for a smoke run")
     parser.add_argument(
         "--only",
-        default=",".join(SECTIONS),
-        help=f"comma-separated sections to run (default: all of {','.join(SECTIONS)})",
+        default=",".join(DEFAULT_SECTIONS),
+        help=f"comma-separated sections to run, of {','.join(SECTIONS)} (default: all but growth)",
     )
     parser.add_argument(
         "--database-url",
@@ -87,6 +102,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "--debug", action="store_true", help="serve with DJANGO_DEBUG=1 (default: production mode)"
     )
     parser.add_argument("--keep", action="store_true", help="keep the bench databases and logs")
+    parser.add_argument(
+        "--no-driver",
+        action="store_true",
+        help="growth: no driver's copy of each batch (on SQLite its writes drop the server's "
+        "page cache)",
+    )
     parser.add_argument(
         "--report",
         metavar="JSON",
@@ -165,6 +186,39 @@ def run(args: argparse.Namespace, database: Database) -> dict[str, Any]:
                 f"({r['http_over_bare']:.2f}); WebSocket one in flight {r['ws_one_rps']:,.0f}, "
                 f"{r['window']} in flight {r['ws_window_rps']:,.0f} "
                 f"({r['window_over_one']:.2f}x one, {r['window_over_http']:.2f}x HTTP)"
+            )
+    if "growth" in args.sections:
+        results["growth"] = growth.growth(
+            database,
+            server_kind=args.server,
+            debug=args.debug,
+            stored=sizes["growth_stored"],
+            batches=sizes["growth_batches"],
+            size=sizes["batch"],
+            driver=not args.no_driver,
+        )
+        for kind in growth.KINDS:
+            r = results["growth"][kind]
+            log(
+                f"growth: {kind} {r['api_rows_s_full']:,.0f} rows/s at "
+                f"{sizes['growth_stored']:,} stored, {r['api_rows_s_0']:,.0f} at 0: "
+                f"{r['ratio']:.2f} (driver {r['raw_ratio']:.2f})"
+            )
+    if "workers" in args.sections:
+        if args.server != "uvicorn":
+            log("workers: uvicorn only (daphne serves one process); skipped")
+        else:
+            results["workers"] = workers.workers(
+                database,
+                debug=args.debug,
+                rounds=sizes["workers_rounds"],
+                seconds=sizes["workers_seconds"],
+                concurrency=sizes["workers_concurrency"],
+            )
+            r = results["workers"]
+            log(
+                f"workers: 2 / 1 workers, learn/stats {r['ratio_stats']:.2f}x, "
+                f"bare {r['ratio_bare']:.2f}x"
             )
     if "servers" in args.sections:
         results["servers"] = {}

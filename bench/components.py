@@ -24,7 +24,6 @@ import statistics
 import subprocess
 import sys
 import time
-from pathlib import Path
 from typing import Any
 
 import orjson
@@ -420,9 +419,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     signal.signal(signal.SIGTERM, _terminate)
     sizes = QUICK if args.quick else FULL
-    load_before = os.getloadavg()
     database = Database(args.database_url or None, keep=args.keep)
-    started = time.time()
+    record = report.RunRecord("components", database, argv or sys.argv[1:])
     log(f"components bench on {database.kind}")
     try:
         env = app_env(database.create("components"), debug=False)
@@ -433,23 +431,7 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     finally:
         database.drop_all()
-    results["meta"] = report.machine(database) | {
-        "command": " ".join(["python -m bench.components", *(argv or sys.argv[1:])]),
-        "database": database.kind,
-        "started": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(started)),
-        "seconds": time.time() - started,
-        "load": [round(load_before[0], 2), round(os.getloadavg()[0], 2)],
-    }
-    text = block(results)
-    print("\n" + text)
-    out_dir = ROOT / "bench-results"
-    out_dir.mkdir(exist_ok=True)
-    raw_path = out_dir / f"last-components-{database.kind}{'-quick' if args.quick else ''}.json"
-    raw_path.write_bytes(orjson.dumps(results, option=orjson.OPT_INDENT_2))
-    output = args.output or ("-" if args.quick else str(ROOT / "BENCHMARKS.md"))
-    if output != "-":
-        report.write_marked_block(Path(output), f"components-{database.kind}", text)
-        log(f"wrote {output}")
+    record.finish(results, block, output=args.output, suffix="-quick" if args.quick else "")
     return 0
 
 

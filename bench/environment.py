@@ -112,6 +112,7 @@ class Database:
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=NORMAL")
             conn.execute("PRAGMA cache_size=-65536")
+            conn.execute("PRAGMA wal_autocheckpoint=10000")
             return conn
         import psycopg
 
@@ -178,6 +179,7 @@ class Server:
     log_path: Path
     port: int = 0
     proc: subprocess.Popen[bytes] | None = None
+    workers: int = 1  # uvicorn's --workers, as WEB_CONCURRENCY sets it in `make run`
 
     @property
     def base_url(self) -> str:
@@ -203,8 +205,12 @@ class Server:
                 "warning",
                 "--ws-max-size",
                 "67108864",
+                "--workers",
+                str(self.workers),
             ]
         if self.kind == "daphne":
+            if self.workers != 1:
+                raise BenchError("daphne serves one process; several workers need uvicorn")
             return [_bin("daphne"), "-b", "127.0.0.1", "-p", str(self.port), "-v", "0", app]
         raise BenchError(f"unknown server {self.kind!r}; choose from {', '.join(SERVERS)}")
 

@@ -5,10 +5,15 @@ from __future__ import annotations
 import os
 import platform
 import re
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import orjson
+
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from bench.environment import Database
 
 INGEST_TARGET = {"sqlite": 0.5, "postgresql": 0.3}
@@ -16,6 +21,8 @@ STATS_TARGET = 2.0
 WS_TARGET = 3.0
 HOT_TARGET = 0.8  # small learn/* over HTTP against a bare Django JSON view (issue 11)
 PIPELINE_TARGET = 2.0  # 100 WebSocket frames in flight against one (issue 11)
+GROWTH_TARGET = 1 / 1.3  # ingest rows/s at 2M stored rows within 1.3x of the rate at 0 (issue 11)
+WORKERS_TARGET = 1.6  # 2 uvicorn workers against 1 on 2 cores, small requests (issue 11)
 DB_TITLE = {"sqlite": "SQLite", "postgresql": "PostgreSQL"}
 
 
@@ -53,9 +60,12 @@ def machine(database: Database) -> dict[str, Any]:
     }
 
 
-def _calls(point: dict[str, Any]) -> str:
-    n = point["calls_total"]
+def _count(n: int) -> str:
     return f"{n / 1e6:g}M" if n >= 1_000_000 else f"{n / 1e3:g}k"
+
+
+def _calls(point: dict[str, Any]) -> str:
+    return _count(point["calls_total"])
 
 
 def verdict(ok: bool) -> str:
@@ -122,7 +132,224 @@ def targets(results: dict[str, Any]) -> list[tuple[str, str, str, str]]:
                 verdict(r["window_over_http"] >= WS_TARGET),
             ),
         ]
+    rows += growth_targets(results)
+    r = results.get("workers")
+    if r:
+        low, high = r["counts"][0], r["counts"][-1]
+        f = r["figures"]
+        rows.append(
+            (
+                f"{high} workers / {low} worker, small learn/stats req/s",
+                f"{f[f'stats_{high}']['rps']:,.0f} / {f[f'stats_{low}']['rps']:,.0f} "
+                f"= {r['ratio_stats']:.2f}x",
+                f">= {WORKERS_TARGET}x",
+                verdict(r["ratio_stats"] >= WORKERS_TARGET),
+            )
+        )
     return rows
+
+
+def growth_targets(results: dict[str, Any]) -> list[tuple[str, str, str, str]]:
+    r = results.get("growth")
+    if not r:
+        return []
+    return [
+        (
+            f"{kind} ingest rows/s at {_count(r['stored'])} / at 0 stored rows",
+            f"{r[kind]['api_rows_s_full']:,.0f} / {r[kind]['api_rows_s_0']:,.0f} "
+            f"= {r[kind]['ratio']:.2f}",
+            f">= {GROWTH_TARGET:.2f} (within 1.3x)",
+            verdict(r[kind]["ratio"] >= GROWTH_TARGET),
+        )
+        for kind in ("feedback", "experience")
+    ]
+
+
+def _run_line(meta: dict[str, Any]) -> str:
+    load = meta.get("load", ["?", "?"])
+    return (
+        f"Run {meta['started']}, {meta['db_version']}, {meta['server']}, "
+        f"`DJANGO_DEBUG={'1' if meta['debug'] else '0'}`, {meta['nproc']} x {meta['cpu']}; "
+        f"load average {load[0]} before, {load[1]} after"
+        + (" (quick sizes)." if meta.get("quick") else ".")
+    )
+
+
+def growth_block(results: dict[str, Any]) -> str:
+    """The growth run (`python -m bench --only growth`), with the load."""
+    meta, r = results["meta"], results["growth"]
+    stored = _count(r["stored"])
+    rows = []
+    driver = r.get("driver", True)
+    for kind in ("feedback", "experience"):
+        k = r[kind]
+        rows.append(
+            [
+                kind,
+                f"{k['api_rows_s_0']:,.0f}",
+                f"{k['api_rows_s_full']:,.0f}",
+                f"**{k['ratio']:.2f}**",
+                f"{k['api_batch_ms_p50_0']:.0f} / {k['api_batch_ms_p50_full']:.0f}",
+                *((f"{k['raw_rows_s_0']:,.0f}", f"{k['raw_rows_s_full']:,.0f}") if driver else ()),
+                *((f"{k['raw_ratio']:.2f}",) if driver else ()),
+            ]
+        )
+    seeded = ", ".join(f"{kind} {sec:.0f} s" for kind, sec in r["seed_seconds"].items())
+    sizes = ", ".join(f"`{t}` {mb:,.0f} MB" for t, mb in r["mb_on_disk"].items() if mb >= 0)
+    out = [
+        _run_line(meta),
+        f"{r['batches']} batches of {r['batch']} items of each kind to each database, "
+        f"interleaved batch by batch (two warm-up batches each, not counted"
+        + ("" if driver else "; no driver's copy between them, `--no-driver`")
+        + f"). Seeded {stored} "
+        f"rows a table in {seeded}" + (f"; on disk with indexes: {sizes}." if sizes else "."),
+        "",
+        _table(
+            [
+                "kind",
+                "API rows/s at 0",
+                f"API rows/s at {stored}",
+                f"{stored} / 0",
+                "batch p50 ms, 0 / " + stored,
+                *(
+                    ["driver rows/s at 0", f"driver rows/s at {stored}", f"driver {stored} / 0"]
+                    if driver
+                    else []
+                ),
+            ],
+            rows,
+        ),
+    ]
+    profile = r.get("commit_profile") or {}
+    if profile:
+        rows = []
+        for key, prof in profile.items():
+            name, kind = key.split()
+            for label, v in prof["variants"].items():
+                rows.append(
+                    [
+                        kind,
+                        _count(r["counts"][name][kind]),
+                        label,
+                        f"{v['executemany_ms']:.1f}",
+                        f"{v['commit_ms']:.1f} / {v.get('commit_ms_mean', v['commit_ms']):.1f}",
+                    ]
+                )
+            pages = str(prof["wal_pages_per_commit"])
+            at = _count(r["counts"][name][kind])
+            rows.append([kind, at, "WAL pages one commit wrote", "", "", pages])
+        for row in rows:
+            row += [""] * (6 - len(row))
+        out += [
+            "",
+            f"The driver's insert of {r['batch']} rows, split (after the timed batches, on both "
+            "databases; the rows are the newest under new keys beside the old ones; 12 commits "
+            "each; one pragma changed at a time):",
+            "",
+            _table(
+                [
+                    "kind",
+                    "rows stored",
+                    "pragmas",
+                    "executemany p50 ms",
+                    "COMMIT p50 / mean ms",
+                    "pages",
+                ],
+                rows,
+            ),
+        ]
+    io = r.get("index_io") or {}
+    if io:
+        touched = sorted(io.items(), key=lambda kv: -(kv[1][0] + kv[1][1]))
+        out += [
+            "",
+            f"Index blocks during the timed batches at {stored} (`pg_statio_user_indexes`: "
+            "read into shared_buffers / hit there):",
+            "",
+            _table(
+                ["index", "read", "hit", "read share"],
+                [
+                    [
+                        f"`{name}`",
+                        f"{read:,}",
+                        f"{hit:,}",
+                        f"{read / (read + hit):.1%}" if read + hit else "",
+                    ]
+                    for name, (read, hit) in touched
+                    if read + hit
+                ],
+            ),
+        ]
+    out += [
+        "",
+        _table(
+            ["figure", "measured", "target", ""], [list(t) for t in growth_targets(results)], "lllr"
+        ),
+    ]
+    return "\n".join(out) + "\n"
+
+
+def _per_core(r: dict[str, Any], path: str, workers: int) -> float:
+    f = r["figures"][f"{path}_{workers}"]
+    return float(f["rps"] / (f["server_cores"] + f.get("database_cores", 0)))
+
+
+def workers_block(results: dict[str, Any]) -> str:
+    """The workers run (`python -m bench --only workers`), with the CPU each process used."""
+    meta, r = results["meta"], results["workers"]
+    database = meta["database"] == "postgresql"
+    client = (
+        f"`wrk -t1 -c{r['concurrency']}` (HTTP/1.1 keep-alive)"
+        if r["client"] == "wrk"
+        else f"a multi-process Python client, {r['concurrency']} keep-alive connections"
+    )
+    rows = []
+    for f in sorted(r["figures"].values(), key=lambda f: (f["path"], f["workers"])):
+        rows.append(
+            [
+                "bare Django view" if f["path"] == "bare" else "`learn/stats/req`",
+                str(f["workers"]),
+                f"{f['rps']:,.0f}",
+                ", ".join(f"{x:,.0f}" for x in f["rps_rounds"]),
+                f"{f['ms_p50']:.0f}",
+                f"{f['server_cores']:.2f} ("
+                + " + ".join(f"{c:.2f}" for c in f["per_process_cores"] if c >= 0.005)
+                + ")",
+                f"{f['client_cores']:.2f}",
+                *([f"{f.get('database_cores', 0):.2f}"] if database else []),
+                f"{f['machine_cores']:.2f}",
+                f"{_per_core(r, f['path'], f['workers']):,.0f}",
+            ]
+        )
+    low, high = r["counts"][0], r["counts"][-1]
+    out = [
+        _run_line(meta),
+        f"Load from {client} for {r['seconds']:g} s a run, {r['rounds']} rounds interleaving "
+        f"`uvicorn --workers {low}` and `--workers {high}` on one database (order swapped each "
+        "round); CPU from /proc over each run, in cores (1.00 = one core busy all the run).",
+        "",
+        _table(
+            [
+                "path",
+                "workers",
+                "req/s",
+                "req/s by round",
+                "p50 ms",
+                "server cores (by process)",
+                "client cores",
+                *(["PostgreSQL backends' cores"] if database else []),
+                "machine cores busy",
+                "req/s per core of server" + (" + backends" if database else ""),
+            ],
+            rows,
+        ),
+        "",
+        f"{high} / {low} workers: learn/stats {r['ratio_stats']:.2f}x, bare view "
+        f"{r['ratio_bare']:.2f}x. Per core the processes got (req/s per core, {high} workers / "
+        f"{low}): learn/stats {_per_core(r, 'stats', high) / _per_core(r, 'stats', low):.2f}, "
+        f"bare view {_per_core(r, 'bare', high) / _per_core(r, 'bare', low):.2f}.",
+    ]
+    return "\n".join(out) + "\n"
 
 
 def hot_block(results: dict[str, Any]) -> str:
@@ -474,6 +701,10 @@ def write(path: Path, results: dict[str, Any]) -> None:
     database = results["meta"]["database"]
     if results.get("hot"):
         write_marked_block(path, f"hot-{database}", hot_block(results))
+    if results.get("growth"):
+        write_marked_block(path, f"growth-{database}", growth_block(results))
+    if results.get("workers"):
+        write_marked_block(path, f"workers-{database}", workers_block(results))
     if any(results.get(name) for name in ("feedback", "experience", "stats", "ws", "servers")):
         write_marked_block(path, database, block(results))
 
@@ -489,3 +720,52 @@ def write_marked_block(path: Path, name: str, body: str) -> None:
     else:
         text = text.rstrip() + "\n\n" + content + "\n"
     path.write_text(text)
+
+
+class RunRecord:
+    """What a bench module's run records about itself: its command, when it started and the load
+    average then; `finish` adds the machine and writes the results out."""
+
+    def __init__(self, name: str, database: Database, argv: list[str]) -> None:
+        self.name = name
+        self.database = database
+        self.command = " ".join([f"python -m bench.{name}", *argv])
+        self.started = time.time()
+        self.load_before = os.getloadavg()
+
+    def finish(
+        self,
+        results: dict[str, Any],
+        render: Callable[[dict[str, Any]], str],
+        *,
+        output: str | None,
+        suffix: str = "",
+    ) -> str:
+        """The results' meta (machine, command, time, load average before and after), the block
+        `render` makes of them (printed), the raw figures in
+        bench-results/last-<name>-<database><suffix>.json, and the marked block
+        `<name>-<database>` of BENCHMARKS.md. A run with a suffix (quick, partial) writes no
+        block unless `output` names a file; '-' writes none."""
+        from bench.environment import ROOT
+        from bench.sections import log
+
+        kind = self.database.kind
+        results["meta"] = machine(self.database) | {
+            "command": self.command,
+            "database": kind,
+            "started": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(self.started)),
+            "seconds": time.time() - self.started,
+            "load": [round(self.load_before[0], 2), round(os.getloadavg()[0], 2)],
+        }
+        text = render(results)
+        print("\n" + text)
+        out_dir = ROOT / "bench-results"
+        out_dir.mkdir(exist_ok=True)
+        raw_path = out_dir / f"last-{self.name}-{kind}{suffix}.json"
+        raw_path.write_bytes(orjson.dumps(results, option=orjson.OPT_INDENT_2))
+        log(f"raw figures in {raw_path.relative_to(ROOT)}")
+        output = output or ("-" if suffix else str(ROOT / "BENCHMARKS.md"))
+        if output != "-":
+            write_marked_block(Path(output), f"{self.name}-{kind}", text)
+            log(f"wrote {output}")
+        return text

@@ -34,7 +34,6 @@ import subprocess
 import sys
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import httpx
@@ -45,6 +44,7 @@ from bench.environment import ROOT, BenchError, Database, Stack, app_env, free_p
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
+    from pathlib import Path
 
 FULL = {"turns": 200_000, "feedback": 1_000_000, "requests": 15, "compare_turns": 10_000}
 QUICK = {"turns": 20_000, "feedback": 100_000, "requests": 7, "compare_turns": 1_000}
@@ -1127,9 +1127,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     args = parse_args(argv)
     signal.signal(signal.SIGTERM, _terminate)
-    load_before = os.getloadavg()
     database = Database(args.database_url or None, keep=args.keep)
-    started = time.time()
+    record = report.RunRecord("workspace", database, argv or sys.argv[1:])
     log(f"workspace bench on {database.kind}")
     try:
         results = run(args, database)
@@ -1138,26 +1137,13 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     finally:
         database.drop_all()
-    results["meta"] = report.machine(database) | {
-        "command": " ".join(["python -m bench.workspace", *(argv or sys.argv[1:])]),
-        "database": database.kind,
-        "started": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(started)),
-        "seconds": time.time() - started,
-        "load": [round(load_before[0], 2), round(os.getloadavg()[0], 2)],
-    }
-    text = block(results)
-    print("\n" + text)
-    out_dir = ROOT / "bench-results"
-    out_dir.mkdir(exist_ok=True)
-    suffix = "-quick" if args.quick else "-compare" if args.compare_only else ""
-    raw_path = out_dir / f"last-workspace-{database.kind}{suffix}.json"
-    raw_path.write_bytes(orjson.dumps(results, option=orjson.OPT_INDENT_2))
     # A quick or comparison-only run never replaces the block of a full one.
-    partial = args.quick or args.compare_only
-    output = args.output or ("-" if partial else str(ROOT / "BENCHMARKS.md"))
-    if output != "-":
-        report.write_marked_block(Path(output), f"workspace-{database.kind}", text)
-        log(f"wrote {output}")
+    record.finish(
+        results,
+        block,
+        output=args.output,
+        suffix="-quick" if args.quick else "-compare" if args.compare_only else "",
+    )
     return 0
 
 

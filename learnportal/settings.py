@@ -126,6 +126,12 @@ def _sqlite_tuned(config: dict[str, Any]) -> dict[str, Any]:
             "PRAGMA synchronous=NORMAL;"
             "PRAGMA foreign_keys=ON;"
             "PRAGMA cache_size=-65536;"
+            # Checkpoint every 10000 WAL pages (40 MiB), not SQLite's 1000: at 2M stored rows a
+            # commit of 1000 experiences writes ~1600 pages (one leaf a row of the random-key id
+            # index), so the default checkpointed at every commit; every few commits, a page
+            # that several wrote goes back to the file once (BENCHMARKS.md, "Ingest as the
+            # tables grow").
+            "PRAGMA wal_autocheckpoint=10000;"
         ),
     }
     return {

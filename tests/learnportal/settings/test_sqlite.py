@@ -16,7 +16,10 @@ from django.db import connection
 with connection.cursor() as cursor:
     pragmas = {
         name: cursor.execute(f"PRAGMA {name}").fetchone()[0]
-        for name in ("journal_mode", "busy_timeout", "synchronous", "cache_size", "foreign_keys")
+        for name in (
+            "journal_mode", "busy_timeout", "synchronous", "cache_size", "foreign_keys",
+            "wal_autocheckpoint",
+        )
     }
 print(json.dumps({
     **pragmas,
@@ -31,6 +34,7 @@ TUNED = {
     "synchronous": 1,  # NORMAL
     "cache_size": -65536,  # 64 MiB
     "foreign_keys": 1,
+    "wal_autocheckpoint": 10000,  # pages
     "transaction_mode": "IMMEDIATE",
 }
 
