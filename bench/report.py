@@ -23,6 +23,7 @@ HOT_TARGET = 0.8  # small learn/* over HTTP against a bare Django JSON view (iss
 PIPELINE_TARGET = 2.0  # 100 WebSocket frames in flight against one (issue 11)
 GROWTH_TARGET = 1 / 1.3  # ingest rows/s at 2M stored rows within 1.3x of the rate at 0 (issue 11)
 WORKERS_TARGET = 1.6  # 2 uvicorn workers against 1 on 2 cores, small requests (issue 11)
+ADAPT_LATENCY_TARGET = 2.0  # small requests p95, during an adapt / alone (issue 11)
 DB_TITLE = {"sqlite": "SQLite", "postgresql": "PostgreSQL"}
 
 
@@ -132,6 +133,17 @@ def targets(results: dict[str, Any]) -> list[tuple[str, str, str, str]]:
                 verdict(r["window_over_http"] >= WS_TARGET),
             ),
         ]
+        a = r.get("adapt")
+        if a:
+            rows.append(
+                (
+                    "HTTP learn/stats p95 during an adapt / alone",
+                    f"{a['during_ms_p95']:.2f} / {a['alone_ms_p95']:.2f} ms "
+                    f"= {a['p95_during_over_alone']:.2f}x",
+                    f"<= {ADAPT_LATENCY_TARGET}x",
+                    verdict(a["p95_during_over_alone"] <= ADAPT_LATENCY_TARGET),
+                )
+            )
     rows += growth_targets(results)
     r = results.get("workers")
     if r:
@@ -389,6 +401,7 @@ def hot_block(results: dict[str, Any]) -> str:
             ],
         ),
         "",
+        *_adapt_lines(r.get("adapt")),
         _table(
             ["figure", "measured", "target", ""],
             [list(row) for row in targets({"meta": meta, "hot": r})],
@@ -396,6 +409,21 @@ def hot_block(results: dict[str, Any]) -> str:
         ),
     ]
     return "\n".join(out) + "\n"
+
+
+def _adapt_lines(a: dict[str, Any] | None) -> list[str]:
+    if not a:
+        return []
+    return [
+        f"While an adapt runs (`learn/adapt/req`, ucb1, {a['components']:,} components, "
+        f"{a['experiences']:,} experiences; {a['adapts']} back to back, median "
+        f"{a['adapt_s_median']:.2f} s each), small `learn/stats/req` over HTTP on another "
+        f"connection, 5 ms apart: p50 / p95 / max {a['during_ms_p50']:.2f} / "
+        f"{a['during_ms_p95']:.2f} / {a['during_ms_max']:.1f} ms ({a['during_n']:,} requests), "
+        f"against {a['alone_ms_p50']:.2f} / {a['alone_ms_p95']:.2f} ms alone before and after "
+        f"({a['alone_n']:,}).",
+        "",
+    ]
 
 
 def _table(header: list[str], rows: list[list[str]], align: str = "") -> str:

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import contextlib
+import http.client
+import random
 import statistics
+import threading
 import time
 from typing import Any
 
@@ -254,7 +257,8 @@ def dumps(value: Any) -> str:
 def hot(stack: Stack, requests: int, rounds: int, window: int) -> dict[str, Any]:
     """Small `learn/stats/req` against the bare view, both over HTTP on the same server, in
     `rounds` interleaved rounds (so that both meet the same drift); then one WebSocket with one
-    frame in flight and with `window` in flight, also interleaved."""
+    frame in flight and with `window` in flight, also interleaved; then the latency of small
+    requests while an adapt runs (`hot_adapt`)."""
     inproc(stack.env, "seed_calls", token=stack.tokens["seeder"], target=1000)
     expect = "learn/stats/resp"
     share = max(1, requests // rounds)
@@ -280,7 +284,9 @@ def hot(stack: Stack, requests: int, rounds: int, window: int) -> dict[str, Any]
     if errors:
         raise RuntimeError(f"hot: {errors} error replies")
     rps = {key: count / seconds for key, (count, seconds) in totals.items()}
+    during_adapt = hot_adapt(stack, batches=max(10, requests // 50), adapts=max(2, rounds))
     return {
+        "adapt": during_adapt,
         "requests": share * rounds,
         "rounds": rounds,
         "window": window,
@@ -289,4 +295,105 @@ def hot(stack: Stack, requests: int, rounds: int, window: int) -> dict[str, Any]
         "http_over_bare": rps["http"] / rps["bare"],
         "window_over_one": rps["ws_window"] / rps["ws_one"],
         "window_over_http": rps["ws_window"] / rps["http"],
+    }
+
+
+ADAPT_COMPONENTS = 1000
+ADAPT_PROBE = "arm-0007"
+
+
+def hot_adapt(
+    stack: Stack, batches: int, adapts: int, alone_s: float = 4.0, think_s: float = 0.005
+) -> dict[str, Any]:
+    """The latency of small `learn/stats/req` over HTTP while `learn/adapt/req` (ucb1, every
+    component) runs on the same server, against the same requests without an adapt, same run.
+
+    `batches` x 1000 experiences spread over 1,000 components are stored first (through the
+    API). One client then sends stats requests one after another, `think_s` apart, on its own
+    keep-alive connection: `alone_s` seconds alone, then while another connection sends
+    `adapts` adapts back to back, then `alone_s` alone again. A stats request counts as during
+    an adapt if one was in flight when it started or ended."""
+    log(f"hot: storing {batches} x 1000 experiences over {ADAPT_COMPONENTS} components")
+    rng = random.Random(5)
+    with httpx.Client(base_url=stack.base_url, headers=stack.headers(), timeout=300) as client:
+        for n in range(batches):
+            items = []
+            for i in range(1000):
+                item = payloads.experience_item(rng)
+                item["action"]["component_name"] = f"arm-{(n * 1000 + i) % ADAPT_COMPONENTS:04d}"
+                items.append(item)
+            response = client.post(
+                "/api/learn/", content=payloads.envelope("experience", items, f"arm-{n}")
+            )
+            if response.status_code != 200:
+                raise RuntimeError(f"hot: seeding: {response.status_code} {response.text[:300]}")
+    adapting = threading.Event()
+    stop = threading.Event()
+    samples: list[tuple[bool, float]] = []  # (during an adapt, seconds)
+    errors: list[str] = []
+
+    def reader() -> None:
+        body = payloads.stats_body(ADAPT_PROBE, "probe")
+        host, port = stack.base_url.removeprefix("http://").split(":")
+        conn = http.client.HTTPConnection(host, int(port), timeout=120)
+        headers = stack.headers()
+        try:
+            while not stop.is_set():
+                during = adapting.is_set()
+                t0 = time.perf_counter()
+                conn.request("POST", "/api/learn/", body=body, headers=headers)
+                response = conn.getresponse()
+                content = response.read()
+                elapsed = time.perf_counter() - t0
+                if response.status != 200:
+                    errors.append(f"stats: {response.status} {content[:200]!r}")
+                samples.append((during or adapting.is_set(), elapsed))
+                time.sleep(think_s)
+        finally:
+            conn.close()
+
+    thread = threading.Thread(target=reader)
+    thread.start()
+    adapt_s: list[float] = []
+    try:
+        time.sleep(alone_s)
+        log(f"hot: {adapts} adapts (ucb1, {ADAPT_COMPONENTS} components) beside stats requests")
+        with httpx.Client(base_url=stack.base_url, headers=stack.headers(), timeout=600) as client:
+            for n in range(adapts):
+                body = orjson.dumps(
+                    {"type": "learn/adapt/req", "id": f"adapt-{n}", "strategy": "ucb1"}
+                )
+                adapting.set()
+                t0 = time.perf_counter()
+                response = client.post("/api/learn/", content=body)
+                adapt_s.append(time.perf_counter() - t0)
+                adapting.clear()
+                if response.status_code != 200:
+                    errors.append(f"adapt: {response.status_code} {response.text[:300]}")
+        time.sleep(alone_s)
+    finally:
+        adapting.clear()
+        stop.set()
+        thread.join()
+    if errors:
+        raise RuntimeError(f"hot: {len(errors)} errors during adapts: {errors[:3]}")
+    alone = sorted(s for during, s in samples if not during)
+    busy = sorted(s for during, s in samples if during)
+
+    def ms(values: list[float], q: float) -> float:
+        return 1000 * values[min(len(values) - 1, int(q * (len(values) - 1) + 0.5))]
+
+    return {
+        "components": ADAPT_COMPONENTS,
+        "experiences": batches * 1000,
+        "adapts": adapts,
+        "adapt_s_median": statistics.median(adapt_s),
+        "alone_n": len(alone),
+        "during_n": len(busy),
+        "alone_ms_p50": ms(alone, 0.5),
+        "alone_ms_p95": ms(alone, 0.95),
+        "during_ms_p50": ms(busy, 0.5),
+        "during_ms_p95": ms(busy, 0.95),
+        "during_ms_max": 1000 * busy[-1],
+        "p95_during_over_alone": ms(busy, 0.95) / ms(alone, 0.95),
     }

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import os
+import sys
 
 from django.core.asgi import get_asgi_application
 
@@ -30,6 +31,12 @@ if serious := [str(issue) for issue in run_checks() if issue.is_serious()]:
 gc.collect()
 gc.freeze()
 gc.set_threshold(50_000, 20, 20)
+
+# A small request served beside a long one (an adapt's loops over a thousand weights) waits for
+# the GIL at each of its hops between the event loop and its thread, and Python hands the GIL
+# over only after its switch interval, 5 ms by default: a dozen hops made 40 ms. At 1 ms the
+# wait is a fifth (measured in BENCHMARKS.md, the hot path); a thread alone is not interrupted.
+sys.setswitchinterval(0.001)
 
 # Channels' URLRouter takes any ASGI application; Django's stubs type re_path's view as a view.
 django_fallback = re_path(r"", django_asgi_app)  # type: ignore[arg-type]

@@ -11,6 +11,7 @@ from learnportal.accounts.models import hash_token
 from learnportal.accounts.principals import Principal, bearer_token, principal_for_user
 
 if TYPE_CHECKING:
+    from django.http import HttpRequest
     from rest_framework.request import Request
 
 
@@ -26,15 +27,30 @@ class BearerTokenAuthentication(authentication.BaseAuthentication):
             raise exceptions.AuthenticationFailed(
                 "The Authorization header must be 'Bearer <token>'."
             )
-        # From the principal cache: no query on most requests (accounts.credentials).
-        principal = principals.principal(Credential("token", hash_token(raw)))
+        principal = token_principal(raw)
         if principal is None:
             raise exceptions.AuthenticationFailed("The token is unknown or has been revoked.")
-        usage.seen(principal)
         return principal, None
 
     def authenticate_header(self, request: Request) -> str:
         return self.keyword
+
+
+def token_principal(raw: str) -> Principal | None:
+    """Who a raw bearer token stands for now, from the principal cache (no query on most
+    requests: accounts.credentials), its use noted; None if it is unknown or revoked."""
+    principal = principals.principal(Credential("token", hash_token(raw)))
+    if principal is not None:
+        usage.seen(principal)
+    return principal
+
+
+def working_bearer_principal(request: HttpRequest) -> Principal | None:
+    """The principal of a request's bearer token if it has one that works, else None (for a
+    view's fast path: every other request goes through the authenticators above, which give
+    the error, or a session with its CSRF check)."""
+    raw = bearer_token(request.META.get("HTTP_AUTHORIZATION"))
+    return None if raw is None else token_principal(raw)
 
 
 class PrincipalSessionAuthentication(authentication.SessionAuthentication):

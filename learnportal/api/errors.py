@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import orjson
 from django.core.exceptions import RequestDataTooBig
 from django.db import DatabaseError
 from django.http import (
@@ -17,7 +18,6 @@ from django.http import (
 from django.urls import Resolver404, resolve
 from django.views.decorators.csrf import csrf_exempt
 from rest_framework import exceptions
-from rest_framework.response import Response
 
 from learnportal.dberrors import database_error
 from learnportal.protocol.errors import ErrorCode, LearnError, detail
@@ -36,9 +36,14 @@ DRF_CODES: list[tuple[type[exceptions.APIException], ErrorCode]] = [
 
 def envelope_response(
     body: dict[str, Any], status: int, retry_after: int | None = None
-) -> Response:
-    """A learn/* envelope over HTTP: the one place that says Retry-After."""
-    response = Response(body, status=status)
+) -> HttpResponse:
+    """A learn/* envelope over HTTP: the one place that says Retry-After.
+
+    JSON by orjson, rendered here whatever the view's renderers: a DRF Response is rendered
+    after the view, and under ASGI Django makes that one more hop to a sync thread, which costs
+    about as much as a small learn/* request itself (BENCHMARKS.md, the hot path).
+    """
+    response = HttpResponse(orjson.dumps(body), status=status, content_type="application/json")
     if retry_after is not None:
         response["Retry-After"] = str(retry_after)
     return response
@@ -46,11 +51,11 @@ def envelope_response(
 
 def learn_error_response(
     error: LearnError, req_id: str = "", status: int | None = None
-) -> Response:
+) -> HttpResponse:
     return envelope_response(error.envelope(req_id), status or error.http_status, error.retry_after)
 
 
-def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
+def exception_handler(exc: Exception, context: dict[str, Any]) -> HttpResponse | None:
     if isinstance(exc, LearnError):
         return learn_error_response(exc)
     if isinstance(exc, RequestDataTooBig):

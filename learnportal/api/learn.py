@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
+from django.db import DatabaseError
 from drf_spectacular.utils import OpenApiExample, OpenApiResponse, extend_schema
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from learnportal import dispatch
-from learnportal.accounts.authentication import principal_of
+from learnportal.accounts.authentication import principal_of, working_bearer_principal
 from learnportal.api.errors import envelope_response, learn_error_response
 from learnportal.api.negotiation import FastJSONRenderer
 from learnportal.api.schema import LEARN_REQUEST, LEARN_RESPONSE
@@ -19,13 +20,37 @@ from learnportal.protocol import Capability
 from learnportal.protocol.errors import ErrorCode, LearnError
 
 if TYPE_CHECKING:
+    from django.http import HttpRequest, HttpResponse
+    from django.http.response import HttpResponseBase
     from rest_framework.request import Request
+
+    from learnportal.accounts.principals import Principal
 
 
 class LearnView(APIView):
     parser_classes = []  # the body is read raw and parsed strictly by the protocol core
     renderer_classes = [FastJSONRenderer]
     counted_by_dispatch = ("POST",)  # the rate limit counts a POST once, in dispatch
+
+    def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
+        """A POST with a bearer token that works goes straight to `learn`, as DRF's dispatch
+        would take it (the bearer authenticator first, IsAuthenticated, no throttle as dispatch
+        counts the request, JSON whatever the Accept header) without DRF's request wrapper,
+        negotiation and loops, which cost about as much as a small learn/* request itself
+        (BENCHMARKS.md, the hot path). Every other request goes DRF's way: GET, a session with
+        its CSRF check, and a missing, malformed or refused token, which DRF answers with the
+        error envelope."""
+        if request.method == "POST":
+            try:
+                principal = working_bearer_principal(request)
+            except DatabaseError:
+                principal = None  # DRF's way looks again and answers with the envelope
+            if principal is not None:
+                response = self.learn(principal, request)
+                for header, value in self.default_response_headers.items():
+                    response[header] = value  # as DRF's finalize_response: Allow
+                return response
+        return super().dispatch(request, *args, **kwargs)
 
     @extend_schema(
         summary="Describe the learning capability",
@@ -81,12 +106,16 @@ class LearnView(APIView):
             )
         ],
     )
-    def post(self, request: Request) -> Response:
+    def post(self, request: Request) -> HttpResponse:
+        return self.learn(principal_of(request), request)
+
+    @staticmethod
+    def learn(principal: Principal, request: Request | HttpRequest) -> HttpResponse:
         try:
             body = request.body
         except RequestDataTooBig:
             return learn_error_response(
                 LearnError(ErrorCode.TOO_LARGE, "The request body is over the size limit.")
             )
-        reply = dispatch.dispatch(principal_of(request), body)
+        reply = dispatch.dispatch(principal, body)
         return envelope_response(reply.body, reply.status, reply.retry_after)

@@ -118,6 +118,16 @@ class LearnConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]  # channels h
                     await task
         await sync_to_async(_release_connection, thread_sensitive=True)()
 
+    async def dispatch(self, message: dict[str, Any]) -> None:
+        # Channels closes "old" database connections before every message: a hop to the sync
+        # thread a frame, which waits there behind the batch being answered, so that no frame
+        # would be read meanwhile. This consumer keeps its one connection between frames and
+        # closes it itself: on disconnect and after an error the database answered.
+        if message["type"] == "websocket.receive":
+            await self.websocket_receive(message)
+        else:
+            await super().dispatch(message)
+
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         if self.credential is None:
             return

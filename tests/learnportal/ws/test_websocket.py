@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import asyncio
+import threading
+from typing import TYPE_CHECKING, Any
 
 import orjson
 import pytest
@@ -13,11 +15,14 @@ from django.utils import timezone
 
 from feedback.models import Experience, Feedback
 from learnportal.accounts.models import ApiToken
+from learnportal.ws import learn
 from tests.builders import experience, experience_req, feedback, feedback_req, stats_req
 from tests.harness import WS_TIMEOUT, Actor, ws_communicator
 
 if TYPE_CHECKING:
     from channels.testing import WebsocketCommunicator
+
+    from learnportal.accounts.credentials import Credential
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -111,6 +116,48 @@ async def test_pipelined_requests_are_each_answered_with_their_req_id(agent: Act
         expected = request["type"].removesuffix("/req") + "/resp"
         assert by_req[request["id"]]["type"] == expected
     assert await database_sync_to_async(Experience.objects.count)() == 25
+
+
+async def test_frames_are_read_while_earlier_ones_are_answered(
+    agent: Actor, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Frames that arrive while a batch is answered wait in the socket's queue, not behind the
+    batch, and are answered together in the next one."""
+    first_batch_started, all_read = threading.Event(), threading.Event()
+    batches: list[int] = []
+    answer = learn._answer
+
+    def held_first_answer(credential: Credential, frames: list[learn.Frame]) -> Any:
+        batches.append(len(frames))
+        if len(batches) == 1:
+            first_batch_started.set()
+            all_read.wait(WS_TIMEOUT)
+        return answer(credential, frames)
+
+    receive = learn.LearnConsumer.receive
+    read = 0
+
+    async def counted_receive(
+        self: learn.LearnConsumer, text_data: str | None = None, bytes_data: bytes | None = None
+    ) -> None:
+        nonlocal read
+        await receive(self, text_data, bytes_data)
+        read += 1
+        if read == 6:
+            all_read.set()
+
+    monkeypatch.setattr(learn, "_answer", held_first_answer)
+    monkeypatch.setattr(learn.LearnConsumer, "receive", counted_receive)
+    communicator = ws_communicator(token=agent.raw_token)
+    assert (await communicator.connect(timeout=WS_TIMEOUT))[0]
+    await communicator.send_json_to(stats_req(id="r-0"))
+    assert await asyncio.to_thread(first_batch_started.wait, WS_TIMEOUT)
+    for n in range(1, 6):
+        await communicator.send_json_to(stats_req(id=f"r-{n}"))
+    replies = [await communicator.receive_json_from(timeout=WS_TIMEOUT) for _ in range(6)]
+    await communicator.disconnect()
+    assert [reply["req_id"] for reply in replies] == [f"r-{n}" for n in range(6)]
+    assert batches == [1, 5]
 
 
 async def test_a_logged_in_browser_session_authenticates(ann: Actor) -> None:
