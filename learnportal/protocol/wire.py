@@ -6,7 +6,7 @@ from typing import Any, TypeVar
 
 import jiter
 from pydantic import BaseModel, ValidationError
-from pydantic_core import InitErrorDetails
+from pydantic_core import ErrorDetails, InitErrorDetails
 
 from learnportal.protocol.errors import ErrorCode, LearnError, detail, invalid
 from learnportal.protocol.fielderror import FieldError
@@ -49,9 +49,15 @@ def parse_body(model: type[Model], body: bytes | str, *, loc: tuple[str, ...] = 
         raise invalid_from(exc, loc) from None
 
 
-def invalid_from(exc: ValidationError, loc: tuple[str, ...] = ()) -> LearnError:
-    """The one `invalid` error for a pydantic refusal; `loc` prefixes every place it names."""
-    details = [{**d, "loc": [*loc, *d["loc"]]} for d in validation_details(exc)]
+def invalid_from(
+    exc: ValidationError, loc: tuple[str, ...] = (), *, read_from_json: bool = False
+) -> LearnError:
+    """The one `invalid` error for a pydantic refusal; `loc` prefixes every place it names.
+    `read_from_json`: the values refused were read from JSON (see `worded_for_json`)."""
+    details = [
+        {**d, "loc": [*loc, *d["loc"]]}
+        for d in validation_details(exc, read_from_json=read_from_json)
+    ]
     return invalid(summarize(details), details)
 
 
@@ -89,16 +95,16 @@ def parse_request(body: bytes | str, *, max_batch: int) -> Envelope:
         # note on the few fields whose JSON form strict Python mode would otherwise refuse).
         request = model.model_validate(raw)
     except ValidationError as exc:
-        raise invalid_from(worded_for_json(exc)) from None
+        raise invalid_from(exc, read_from_json=True) from None
     request._sent = raw
     return request
 
 
-def worded_for_json(exc: ValidationError) -> ValidationError:
+def worded_for_json(title: str, refused: list[ErrorDetails]) -> ValidationError:
     """A refusal of values read from JSON, worded as pydantic words it for JSON input ("an
     object", "an array" rather than "a dictionary", "a list")."""
     errors: list[InitErrorDetails] = []
-    for error in exc.errors(include_url=False):
+    for error in refused:
         kind = error["type"]
         if kind == "float_type" and type(error["input"]) is int:
             # An integer too wide for a float (a 1 and 400 zeros): read from JSON by pydantic
@@ -108,10 +114,14 @@ def worded_for_json(exc: ValidationError) -> ValidationError:
         if "ctx" in error:
             line["ctx"] = error["ctx"]
         errors.append(line)
-    return ValidationError.from_exception_data(exc.title, errors, input_type="json")
+    return ValidationError.from_exception_data(title, errors, input_type="json")
 
 
-def validation_details(exc: ValidationError) -> list[dict[str, Any]]:
+def validation_details(
+    exc: ValidationError, *, read_from_json: bool = False
+) -> list[dict[str, Any]]:
+    if read_from_json:
+        exc = worded_for_json(exc.title, exc.errors(include_url=False))
     details = []
     for error in exc.errors(include_url=False, include_input=False):
         loc = list(error["loc"])
