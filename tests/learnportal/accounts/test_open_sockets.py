@@ -142,7 +142,8 @@ async def test_a_change_made_behind_the_hosts_back_counts_within_the_ttl(
     await database_sync_to_async(ApiToken.objects.filter(name="agent-1").update)(
         revoked_at=timezone.now()
     )
-    assert (await ask(communicator, stats_req()))["type"] == "learn/stats/resp"
+    reply = await ask(communicator, stats_req())
+    assert reply["type"] == "learn/stats/resp", reply
     now[0] += principals.ttl
     await assert_refused_then_closed(communicator, stats_req())
 
