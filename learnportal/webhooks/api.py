@@ -16,6 +16,7 @@ from learnportal.protocol.models import Answer, StrictModel
 from learnportal.protocol.wire import parse_body
 from learnportal.webhooks import services
 from learnportal.webhooks.catalogue import EVENTS
+from learnportal.webhooks.models import DeliveryState
 
 if TYPE_CHECKING:
     from rest_framework.request import Request
@@ -70,7 +71,7 @@ class DeliveryAnswer(Answer):
     id: int
     event: Event
     webhook_id: str
-    state: Literal["pending", "delivered", "failed"]
+    state: DeliveryState
     attempts: int
     created_at: float
     next_attempt_at: float | None

@@ -119,7 +119,9 @@ def delivery_view(delivery: Delivery) -> dict[str, Any]:
         "state": delivery.state,
         "attempts": delivery.attempts,
         "created_at": delivery.created_at,
-        "next_attempt_at": delivery.next_attempt_at if delivery.state == "pending" else None,
+        "next_attempt_at": delivery.next_attempt_at
+        if delivery.state == DeliveryState.PENDING
+        else None,
         "last_attempt_at": delivery.last_attempt_at,
         "last_status": delivery.last_status,
         "last_error": delivery.last_error,
