@@ -145,7 +145,8 @@ class Retraction(models.Model):
 
 class AgreementUnit(models.Model):
     """One unit of agreement, a turn on a dimension: the moments of its counted human scores,
-    one score a person (their latest), kept by the feedback service (feedback.moments)."""
+    one score a person (their latest), kept by the feedback service (feedback.moments) while
+    there are two or more (a unit with one pairs with nothing)."""
 
     correlation_id = models.CharField(max_length=200)
     dimension = models.CharField(max_length=16)

@@ -2,16 +2,18 @@
 AgreementTotals), so that alpha after a new rating reads five rows instead of every score.
 
 A unit is a turn (correlation_id) on a dimension; its values are the counted human scores, one
-a person: their latest (the highest id), a retracted one not counted. The feedback service calls
-`moments_recount`, inside its transaction, with the units a write touches (a batch's human
-ratings, an undo): each is recounted from its stored feedback, so it is right whatever order
-things arrive in and repeating it changes nothing, and the per-dimension totals move by the
-difference between a unit's old and new share. Set-based: a handful of statements a batch,
-whatever its size; a batch without human ratings costs nothing.
+a person: their latest, a retracted one not counted. Only a unit with two values or more pairs
+with anything, so only those are kept (a first rating writes no unit); the per-dimension
+totals sum over them. A write's new human ratings are folded in from the facts of their turns
+(feedback.facts: the stored ones, read once, and the write's own); an undo recounts its unit
+from what is stored. Either way a unit's value is worked out from its scores, so it is right
+whatever order things arrive in and working it out again changes nothing, and the totals move
+by the difference between a unit's old and new share. A batch without human ratings costs
+nothing.
 
 Locking (PostgreSQL; SQLite has one writer): the touched dimensions' totals rows, in one order,
-before the recount, which is a statement of its own, so that two people rating one turn at
-once are counted one after the other (as feedback.queue_state does for turns).
+before the unit's scores are read (`moments_lock`), so that two people rating one turn at once
+are counted one after the other (as feedback.queue_state does for turns).
 """
 
 from __future__ import annotations
@@ -23,18 +25,20 @@ import numpy as np
 from django.db import connection
 
 from feedback.agreement import unit_observed
-from feedback.bulk import IN_CHUNK, insert_rows
+from feedback.bulk import IN_CHUNK, insert_rows, server_bound_cursor
+from feedback.facts import stored_facts
 from feedback.models import AgreementTotals, AgreementUnit, Feedback, Retraction
 from learnportal.protocol import FeedbackSource
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Sequence
+    from collections.abc import Iterable, Mapping
 
     from feedback.bulk import Row
+    from feedback.facts import Fact
 
 Unit = tuple[str, str]  # (correlation_id, dimension)
-# count, sum, sum of squares, min, max of a unit's values
-Moments = tuple[int, float, float, float, float]
+Moments = tuple[int, float, float]  # count, sum, sum of squares of a unit's values
+NONE: Moments = (0, 0.0, 0.0)
 UNIT_COLUMNS = ("correlation_id", "dimension", "raters", "total", "squares", "spread", "variance")
 TOTALS_COLUMNS = ("dimension", "units", "values", "total", "squares", "observed")
 HUMAN = FeedbackSource.HUMAN.value
@@ -54,49 +58,109 @@ def _among(column: str, keys: list[Any]) -> tuple[str, list[Any]]:
     return f"{column} IN ({', '.join(['%s'] * len(keys))})", list(keys)
 
 
-def moments_add(columns: Sequence[str], rows: Sequence[Row]) -> None:
-    """Fold these new feedback rows (in `columns` order, as stored, in id order) into the
-    moments of the units they rate with a human score."""
-    key, dimension, source, person, score = (
-        columns.index(c) for c in ("correlation_id", "dimension", "source", "annotator_id", "score")
-    )
-    batch: dict[Unit, dict[str, float]] = defaultdict(dict)
-    for r in rows:
-        if r[source] == HUMAN and r[key]:
-            # A person's later score of a unit replaces the earlier: the later row, here.
-            batch[(str(r[key]), str(r[dimension]))][str(r[person])] = float(r[score])  # type: ignore[arg-type]
-    _recount(sorted(batch), batch)
+def human_dimensions(batch: Iterable[Fact]) -> list[str]:
+    """The dimensions these facts rate with a human score about a turn: what to lock."""
+    return sorted({f.dimension for f in batch if f.source == HUMAN and f.correlation_id})
+
+
+def moments_add(stored: Mapping[str, list[Fact]], batch: list[Fact]) -> None:
+    """Fold the human scores among `batch` (this write's facts, in order) into their units.
+
+    `stored`: the stored facts of those units' turns, read after `moments_lock` of their
+    dimensions and before the write's own rows were stored."""
+    new: dict[Unit, dict[str, float]] = {}
+    for fact in batch:
+        if fact.source == HUMAN:
+            # A person's later score of a unit replaces the earlier: the later fact, here.
+            new.setdefault((fact.correlation_id, fact.dimension), {})[fact.annotator_id] = (
+                fact.score
+            )
+    if not new:
+        return
+    touched = {key: stored[key] for key in {key for key, _ in new} if stored.get(key)}
+    before = _values(touched, [unit for unit in new if unit[0] in touched])
+    units, old, values = [], {}, {}
+    for unit, scores in new.items():
+        earlier = before.get(unit, {})
+        if len(earlier.keys() | scores.keys()) < 2:
+            # Under two values before and after: in no total, kept in no row. The common
+            # case, a first rating, ends here.
+            continue
+        units.append(unit)
+        old[unit] = _moments(list(earlier.values()))
+        values[unit] = list((earlier | scores).values())
+    _apply(sorted(units), old, values)
 
 
 def moments_recount(units: Iterable[Unit]) -> None:
     """Recount the moments of these units from their stored feedback, and move the totals."""
-    _recount(sorted({u for u in units if u[0]}), {})
+    wanted = sorted({u for u in units if u[0]})
+    if not wanted:
+        return
+    moments_lock(sorted({dimension for _, dimension in wanted}))
+    old: dict[Unit, Moments] = {}
+    keys = sorted({key for key, _ in wanted})
+    with connection.cursor() as cursor:
+        for start in range(0, len(keys), IN_CHUNK):
+            among, params = _among("correlation_id", keys[start : start + IN_CHUNK])
+            cursor.execute(
+                "SELECT correlation_id, dimension, raters, total, squares"
+                f" FROM {_table(AgreementUnit)} WHERE {among}",
+                params,
+            )
+            old.update({(k, d): (m, s, q) for k, d, m, s, q in cursor.fetchall()})
+    now = _values(stored_facts(keys), wanted)
+    _apply(wanted, old, {unit: list(now[unit].values()) for unit in wanted})
 
 
-def _recount(wanted: list[Unit], batch: dict[Unit, dict[str, float]]) -> None:
-    # One statement over arrays on PostgreSQL; chunks of SQLite's parameter list elsewhere.
-    size = (len(wanted) or 1) if connection.vendor == "postgresql" else IN_CHUNK
-    for start in range(0, len(wanted), size):
-        _recount_chunk(wanted[start : start + size], batch)
+def _values(facts: Mapping[str, list[Fact]], units: list[Unit]) -> dict[Unit, dict[str, float]]:
+    """Each unit's values by person: their latest human score, from facts in order."""
+    latest: dict[Unit, dict[str, float]] = {unit: {} for unit in units}
+    for key in {key for key, _ in units}:
+        for fact in facts.get(key, ()):
+            person_scores = latest.get((key, fact.dimension))
+            if person_scores is not None and fact.source == HUMAN:
+                person_scores[fact.annotator_id] = fact.score
+    return latest
 
 
-def _counted_latest(where: str) -> str:
-    """SQL: the id of each person's latest counted human score, per unit, among `where`."""
-    return (
-        f"SELECT MAX(g.id) FROM {_table(Feedback)} g"
-        f" LEFT JOIN {_table(Retraction)} r ON r.feedback_id = g.id"
-        f" WHERE r.id IS NULL AND g.source = %s AND {where}"
-        " GROUP BY g.correlation_id, g.dimension, g.annotator_id"
-    )
+def _moments(values: list[float]) -> Moments:
+    return len(values), float(sum(values)), float(sum(x * x for x in values))
 
 
-def _lock(dimensions: list[str]) -> None:
+def _apply(
+    units: list[Unit], old: Mapping[Unit, Moments], values: Mapping[Unit, list[float]]
+) -> None:
+    """Keep each unit's new moments (a row while it has two values or more) and move the
+    totals by the difference between its old share and its new one."""
+    rows: list[Row] = []
+    gone: list[Unit] = []
+    shares: dict[str, list[tuple[int, float, float, int]]] = defaultdict(list)
+    for unit in units:
+        now = values.get(unit, [])
+        m, s, q = _moments(now)
+        before = old.get(unit, NONE)
+        if (m, s, q) == before:
+            continue
+        if m >= 2:
+            variance = max(q / m - (s / m) ** 2, 0.0)
+            rows.append((*unit, m, s, q, max(now) - min(now), variance))
+        elif before[0]:
+            gone.append(unit)
+        shares[unit[1]].append((*before, -1))
+        shares[unit[1]].append((m, s, q, 1))
+    _units_write(rows)
+    _units_delete(gone)
+    _totals_add(shares)
+
+
+def moments_lock(dimensions: list[str]) -> None:
     """Serialise the transactions that touch one dimension's units (PostgreSQL; SQLite has one
     writer), by locking its totals row first, in dimension order: a transaction that moves the
     totals holds that lock until it commits anyway, so taking it before the recount costs no
     concurrency and makes the recount (a statement of its own) see what committed while this
     one waited, also for a unit that no row stands for yet (a first rating)."""
-    if connection.vendor != "postgresql":
+    if connection.vendor != "postgresql" or not dimensions:
         return
     insert_rows(
         AgreementTotals,
@@ -112,70 +176,6 @@ def _lock(dimensions: list[str]) -> None:
         )
 
 
-def _recount_chunk(units: list[Unit], batch: dict[Unit, dict[str, float]]) -> None:
-    keys = sorted({key for key, _ in units})
-    _lock(sorted({dimension for _, dimension in units}))
-    with connection.cursor() as cursor:
-        among, params = _among("correlation_id", keys)
-        cursor.execute(
-            f"SELECT correlation_id, dimension, raters, total, squares FROM {_table(AgreementUnit)}"
-            f" WHERE {among}",
-            params,
-        )
-        old = {(k, d): (m, s, q) for k, d, m, s, q in cursor.fetchall()}
-    # A unit with no row had no counted human score before: its values are the batch's own
-    # (the common case, a first rating). The others are recounted from what is stored.
-    stored = [unit for unit in units if unit in old or unit not in batch]
-    scores: dict[Unit, list[float]] = {
-        unit: list(batch[unit].values()) for unit in units if unit not in old and unit in batch
-    }
-    scores.update(_stored_scores(stored))
-    rows: list[Row] = []
-    shares: dict[str, list[tuple[int, float, float, int]]] = defaultdict(list)
-    for unit in units:
-        values = scores.get(unit, [])
-        m, s, q = len(values), float(sum(values)), float(sum(x * x for x in values))
-        before = old.get(unit, (0, 0.0, 0.0))
-        if (m, s, q) == before:
-            continue
-        variance = max(q / m - (s / m) ** 2, 0.0) if m else 0.0
-        spread = max(values) - min(values) if values else 0.0
-        rows.append((*unit, m, s, q, spread, variance))
-        shares[unit[1]].append((*before, -1))
-        shares[unit[1]].append((m, s, q, 1))
-    _units_write(rows)
-    _totals_add(shares)
-
-
-def _stored_scores(units: list[Unit]) -> dict[Unit, list[float]]:
-    """Each unit's counted human scores as stored: a person's latest (the highest id)."""
-    if not units:
-        return {}
-    touched = set(units)
-    keys = sorted({key for key, _ in units})
-    latest: dict[tuple[str, str, str], tuple[int, float]] = {}
-    with connection.cursor() as cursor:
-        # `source` stays out of the WHERE, so that no planner (SQLite's without statistics)
-        # reads the index of every human rating instead of these turns' few rows.
-        among, params = _among("g.correlation_id", keys)
-        cursor.execute(
-            "SELECT g.id, g.correlation_id, g.dimension, g.annotator_id, g.score, g.source"
-            f" FROM {_table(Feedback)} g LEFT JOIN {_table(Retraction)} r ON r.feedback_id = g.id"
-            f" WHERE r.id IS NULL AND {among}",
-            params,
-        )
-        for pk, key, dimension, person, score, source in cursor.fetchall():
-            if source != HUMAN or (key, dimension) not in touched:
-                continue
-            seen = latest.get((key, dimension, person))
-            if seen is None or seen[0] < pk:
-                latest[(key, dimension, person)] = (pk, score)
-    scores: dict[Unit, list[float]] = {unit: [] for unit in units}
-    for (key, dimension, _), (_, score) in latest.items():
-        scores[(key, dimension)].append(score)
-    return scores
-
-
 def _units_write(rows: list[Row]) -> None:
     if not rows:
         return
@@ -189,11 +189,21 @@ def _units_write(rows: list[Row]) -> None:
     types = ("text", "text", "integer", "float8", "float8", "float8", "float8")
     arrays = ", ".join(f"%s::{t}[]" for t in types)
     names = ", ".join(_qn(c) for c in UNIT_COLUMNS)
-    with connection.cursor() as cursor:
+    with server_bound_cursor() as cursor:
         cursor.execute(
             f"INSERT INTO {_table(AgreementUnit)} ({names}) SELECT * FROM unnest({arrays}) {update}",
             [list(column) for column in zip(*rows, strict=True)],
         )
+
+
+def _units_delete(units: list[Unit]) -> None:
+    """Drop the rows of units left with fewer than two values (an undo)."""
+    with connection.cursor() as cursor:
+        for key, dimension in units:
+            cursor.execute(
+                f"DELETE FROM {_table(AgreementUnit)} WHERE correlation_id = %s AND dimension = %s",
+                [key, dimension],
+            )
 
 
 def _totals_add(shares: dict[str, list[tuple[int, float, float, int]]]) -> None:
@@ -224,6 +234,16 @@ def _totals_add(shares: dict[str, list[tuple[int, float, float, int]]]) -> None:
     )
 
 
+def _counted_latest(where: str) -> str:
+    """SQL: the id of each person's latest counted human score, per unit, among `where`."""
+    return (
+        f"SELECT MAX(g.id) FROM {_table(Feedback)} g"
+        f" LEFT JOIN {_table(Retraction)} r ON r.feedback_id = g.id"
+        f" WHERE r.id IS NULL AND g.source = %s AND {where}"
+        " GROUP BY g.correlation_id, g.dimension, g.annotator_id"
+    )
+
+
 def moments_rebuild() -> int:
     """Every unit and total recounted from the stored feedback, in the caller's transaction
     (manage.py feedback_recount: for rows stored before the moments were kept). Returns the
@@ -238,14 +258,12 @@ def moments_rebuild() -> int:
             " SELECT correlation_id, dimension, COUNT(*), SUM(score), SUM(score * score),"
             f" MAX(score) - MIN(score), CASE WHEN {spread} > 0 THEN {spread} ELSE 0.0 END"
             f" FROM {_table(Feedback)} WHERE id IN ({_counted_latest('g.correlation_id <> %s')})"
-            " GROUP BY correlation_id, dimension",
+            " GROUP BY correlation_id, dimension HAVING COUNT(*) >= 2",
             [HUMAN, ""],
         )
         cursor.execute(f"DELETE FROM {_table(AgreementTotals)}")
     shares: dict[str, list[tuple[int, float, float, int]]] = defaultdict(list)
-    rows = AgreementUnit.objects.filter(raters__gte=2).values_list(
-        "dimension", "raters", "total", "squares"
-    )
+    rows = AgreementUnit.objects.values_list("dimension", "raters", "total", "squares")
     for dimension, m, s, q in rows.iterator(chunk_size=10_000):
         shares[dimension].append((m, s, q, 1))
     _totals_add(shares)

@@ -13,13 +13,14 @@ from django.db import connection, transaction
 
 from feedback.answers import TurnsCreated
 from feedback.buckets import buckets_add_experiences, buckets_add_feedback
-from feedback.bulk import Row, existing_values, insert_new_rows, insert_rows
+from feedback.bulk import Row, existing_values, insert_rows
 from feedback.counters import FEEDBACK_COUNTED, counter_add
+from feedback.facts import Facts, batch_facts, merged, stored_facts
 from feedback.idempotency import content_hash, new_items
 from feedback.models import Experience, ExperienceQuota, Feedback, Lease, Turn
-from feedback.moments import moments_add
+from feedback.moments import human_dimensions, moments_add, moments_lock
 from feedback.provenance import provenance_of
-from feedback.queue_state import turns_tally
+from feedback.queue_state import Held, queue_fields, turns_held, turns_refresh, turns_tally
 from feedback.rewards import latest_experience_id, rewards_add, rewards_evict
 from feedback.selectors import component_names, live_counts
 from feedback.stats import (
@@ -121,8 +122,9 @@ def _json(value: object) -> str:
 def _fields_json(item: BaseModel, *, skip_none: bool = False) -> str:
     """`item`'s fields as JSON text: what `model_dump(mode="json")` gives for these models
     (RatedTurn, Action: text, numbers, booleans and free JSON, nothing to convert), at a fifth
-    of its cost, which at 1000 items a batch is a few milliseconds."""
-    values = {name: getattr(item, name) for name in type(item).model_fields}
+    of its cost, which at 1000 items a batch is a few milliseconds. A validated model's
+    `__dict__` holds its fields, in their order."""
+    values: dict[str, Any] = item.__dict__
     if skip_none:
         values = {name: value for name, value in values.items() if value is not None}
     return _json(values)
@@ -211,21 +213,32 @@ def feedback_record(
                 turns.append(_turn_row(key, item.session_id, component, turn, owner, now))
             if component:
                 deltas.setdefault(component, ScoreDelta()).add(item.score, item.confidence)
+        facts = batch_facts(FEEDBACK_COLUMNS, rows)
+        rated = {fact.correlation_id for fact in facts}
+        # Locks in one order (feedback.queue_state, feedback.moments): the stored turns, then
+        # the dimensions' totals; then what is stored about them, read once.
+        held = turns_held(rated | {str(row[0]) for row in turns})
+        moments_lock(human_dimensions(facts))
+        carried = _first_of_each(turns, held)
+        people = {f.correlation_id for f in facts if f.source == FeedbackSource.HUMAN.value}
+        stored = stored_facts(held.keys() | carried.keys() | people)
+        after = merged(stored, facts)
+        # Known new: on PostgreSQL one COPY, which a concurrent request that stored one of
+        # them first makes fail with IntegrityError, met by running the request again
+        # (learnportal.dispatch.run). SQLite has one writer.
+        insert_rows(Turn, TURN_COLUMNS, _queued(carried, after))
+        turns_refresh(held, after)
         insert_rows(Feedback, FEEDBACK_COLUMNS, rows)
-        insert_new_rows(Turn, TURN_COLUMNS, turns, key="correlation_id")
-        rated = {feedbacks[i].correlation_id for i in fresh} - {""}
-        turns_tally(rated | {str(row[0]) for row in turns})
-        # The overview's count and agreement's moments, after the turns' locks (same order).
         counter_add(FEEDBACK_COUNTED, len(rows))
-        moments_add(FEEDBACK_COLUMNS, rows)
+        moments_add(stored, facts)
         if principal.is_human and rated:
             # A person's rating of the turn they hold ends that lease, whatever path it came by.
             # A person holds one lease at most (Lease.username is unique): read it, rather than
             # send the batch's keys to the database.
-            held = Lease.objects.filter(username=principal.name).values_list(
+            leases = Lease.objects.filter(username=principal.name).values_list(
                 "pk", "turn__correlation_id"
             )
-            if ended := [pk for pk, key in held if key in rated]:
+            if ended := [pk for pk, key in leases if key in rated]:
                 Lease.objects.filter(pk__in=ended).delete()
         stats_add_scores(deltas)
         buckets_add_feedback(FEEDBACK_COLUMNS, rows)
@@ -239,6 +252,22 @@ def feedback_record(
                 totals=live_counts,
             )
     return FeedbackOutcome(recorded=len(feedbacks), new_score=new_score)
+
+
+def _first_of_each(turns: list[Row], held: Held) -> dict[str, Row]:
+    """The first row of each turn not stored yet, by correlation_id."""
+    first: dict[str, Row] = {}
+    for row in turns:
+        key = str(row[0])
+        if key not in held:
+            first.setdefault(key, row)
+    return first
+
+
+def _queued(turns: dict[str, Row], facts: Facts) -> list[Row]:
+    """New turns' rows with their queue fields as their counted feedback says (the rows'
+    last two columns: `ratings_needed`, `priority`)."""
+    return [(*row[:-2], *queue_fields(facts.get(key, ()))) for key, row in turns.items()]
 
 
 def _feedback_components(items: list[FeedbackItem]) -> list[str]:
@@ -444,11 +473,15 @@ def turns_submit(*, principal: Principal, turns: list[TurnInput]) -> TurnsCreate
         for t in turns
     ]
     with transaction.atomic():
-        before = Turn.objects.filter(correlation_id__in=[t.correlation_id for t in turns]).count()
-        insert_rows(Turn, TURN_COLUMNS, rows, on_conflict=IGNORE_DUPLICATE_TURNS)
-        # Feedback may have come before its turn (an agent's own, say): count it now.
-        turns_tally({t.correlation_id for t in turns})
-        created = len({t.correlation_id for t in turns}) - before
+        new = _first_of_each(rows, turns_held(t.correlation_id for t in turns))
+        # Feedback may have come before its turn (an agent's own, say): it counts from the start.
+        created = insert_rows(
+            Turn,
+            TURN_COLUMNS,
+            _queued(new, stored_facts(new)),
+            # A turn another request queued meanwhile (PostgreSQL) is theirs: skipped.
+            on_conflict=IGNORE_DUPLICATE_TURNS,
+        )
         if created:
             broadcast_on_commit(
                 "turns.queued",

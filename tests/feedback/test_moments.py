@@ -153,6 +153,20 @@ def test_moments_follow_ratings_replacements_undos_and_batches_as_a_recount_give
         assert row.alpha == pytest.approx(float(expected))
 
 
+def test_a_unit_is_kept_from_its_second_score_until_an_undo_leaves_it_one() -> None:
+    queue("t-1")
+    send(PEOPLE[0], item("t-1", 0.5))
+    assert kept() == ({}, {})  # one score pairs with nothing
+    second = item("t-1", -0.5)
+    send(PEOPLE[1], second)
+    # m = 2, sum 0, squares 0.5, range 1, variance 0.25; observed m * SS / (m - 1) = 1
+    assert_kept(
+        {("t-1", "helpfulness"): (2, 0.0, 0.5, 1.0, 0.25)}, {"helpfulness": (1, 2, 0.0, 0.5, 1.0)}
+    )
+    queue_undo(PEOPLE[1], second.feedback_id)
+    assert kept() == ({}, {})
+
+
 def test_a_retry_of_a_batch_stores_nothing_and_moves_nothing() -> None:
     queue("t-1")
     batch = [item("t-1", 0.5, feedback_id="a"), item("t-1", 0.25, feedback_id="b")]

@@ -14,6 +14,7 @@ from collections import Counter
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
+import orjson
 import pytest
 from django.core.management import call_command
 from django.db import connections
@@ -28,10 +29,12 @@ from feedback.queue import (
     queue_skip,
     queue_undo,
 )
+from feedback.queue_state import PRIORITY_MACHINE_NEGATIVE, PRIORITY_UNSURE
 from feedback.selectors import counted_feedback, feedback_count, turn_queue
 from feedback.services import TurnInput, experience_store, feedback_record, turns_submit
 from learnportal.accounts.principals import Principal
 from learnportal.accounts.roles import Role
+from learnportal.dispatch import dispatch
 from learnportal.protocol import Experience, FeedbackPolarity, RatedTurn
 from learnportal.protocol import Feedback as FeedbackItem
 from learnportal.protocol.errors import ErrorCode, LearnError
@@ -300,6 +303,38 @@ def test_feedback_sent_before_its_turn_counts_when_the_turn_arrives() -> None:
     assert [leased(ANN), leased(BOB), leased(CAROL)] == ["late", "early", None]
 
 
+def carrying(key: str, **fields: Any) -> FeedbackItem:
+    """A rating of turn `key` that carries the turn itself."""
+    return FeedbackItem(
+        feedback_id=fields.pop("feedback_id", f"fb-{next(_ids)}"),
+        correlation_id=key,
+        polarity=fields.pop("polarity", FeedbackPolarity.POSITIVE),
+        rated_turn=RatedTurn(prompt="Q?", response="A.", model="m"),
+        **fields,
+    )
+
+
+def test_a_turn_carried_on_a_rating_is_stored_counting_all_that_came_before_it(
+    settings: Settings,
+) -> None:
+    settings.LEARNPORTAL_RATINGS_PER_TURN = 3
+    feedback_record(
+        principal=ANN, feedbacks=[FeedbackItem(correlation_id="t", polarity="positive")]
+    )
+    feedback_record(
+        principal=AGENT,
+        feedbacks=[FeedbackItem(correlation_id="t", polarity="negative", score=-0.5)],
+    )
+    # Bob twice in one batch counts once; the turn is stored once, with both people counted.
+    feedback_record(principal=BOB, feedbacks=[carrying("t"), carrying("t", score=0.1)])
+    turn = Turn.objects.get(correlation_id="t")
+    assert (turn.ratings_needed, turn.priority) == (1, PRIORITY_MACHINE_NEGATIVE)
+    feedback_record(principal=CAROL, feedbacks=[carrying("t", confidence=0.2)])
+    turn.refresh_from_db()
+    assert (turn.ratings_needed, turn.priority) == (0, PRIORITY_MACHINE_NEGATIVE + PRIORITY_UNSURE)
+    assert Turn.objects.filter(correlation_id="t").count() == 1
+
+
 # --- undo ------------------------------------------------------------------------------------
 
 
@@ -555,6 +590,45 @@ def test_people_rating_one_turn_at_once_on_postgresql_are_all_counted(
         (turn,) = queued(f"r{round_}")
         _rate_at_once(PEOPLE, turn)
         assert needed(turn) == 0
+
+
+def _carry_at_once(people: list[Principal], key: str) -> list[int]:
+    """Each person's rating of turn `key`, carrying it, sent at once: their replies' statuses."""
+    barrier = threading.Barrier(len(people))
+    statuses: list[int] = []
+
+    def send(who: Principal) -> None:
+        body = {
+            "type": "learn/feedback/req",
+            "id": f"{key}-{who.name}",
+            "feedbacks": [carrying(key).model_dump(mode="json")],
+        }
+        try:
+            barrier.wait(timeout=10)
+            statuses.append(dispatch(who, orjson.dumps(body)).status)
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=send, args=(who,)) for who in people]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    return statuses
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.postgres
+def test_people_carrying_one_new_turn_on_their_ratings_at_once_on_postgresql_are_all_counted(
+    settings: Settings,
+) -> None:
+    """The turn is new to each of them: one stores it, the others' write of it fails and their
+    request runs again (learnportal.dispatch.run), meeting it stored."""
+    settings.LEARNPORTAL_RATINGS_PER_TURN = len(PEOPLE)
+    for round_ in range(3):
+        key = f"new-{round_}"
+        assert _carry_at_once(PEOPLE, key) == [200] * len(PEOPLE)
+        assert Turn.objects.get(correlation_id=key).ratings_needed == 0
 
 
 @pytest.mark.django_db(transaction=True)
