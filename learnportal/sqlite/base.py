@@ -1,4 +1,5 @@
-"""SQLite with its connections kept for reuse: Django's backend plus a small pool per file.
+"""SQLite with its connections kept for reuse: Django's backend plus a small pool per file, and
+its statements' parameter marks converted once per text.
 
 Django opens a connection per request and closes it at the end (CONN_MAX_AGE=0), and under ASGI
 each request runs its sync view in a thread of its own, so a connection kept per thread would
@@ -17,6 +18,8 @@ from typing import Any
 
 from django.db.backends.sqlite3 import base
 
+from learnportal.sqlite.marks import QmarkCursor
+
 MAX_IDLE = 16  # kept per database file; more are closed when handed back
 
 _lock = threading.Lock()
@@ -31,6 +34,10 @@ def _inode(path: str) -> int:
 
 
 class DatabaseWrapper(base.DatabaseWrapper):
+    def create_cursor(self, name: str | None = None) -> QmarkCursor:
+        cursor: QmarkCursor = self.connection.cursor(factory=QmarkCursor)
+        return cursor
+
     def _pool_key(self) -> str | None:
         if self.is_in_memory_db():
             return None
