@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import itertools
 import sqlite3
 from typing import TYPE_CHECKING, Any
 
@@ -89,7 +90,7 @@ def _insert_values(
             part = rows[start : start + size]
             cursor.execute(
                 _values_sql(table, names, width, size, on_conflict),
-                [value for row in part for value in row],
+                list(itertools.chain.from_iterable(part)),
             )
             written += cursor.rowcount
             start += size

@@ -47,8 +47,13 @@ QueueFields = tuple[int, int]  # ratings_needed, priority
 Held = dict[str, tuple[int, int, int]]  # correlation_id: (pk, ratings_needed, priority)
 
 
-def queue_fields(facts: Iterable[Fact]) -> QueueFields:
-    """A turn's `ratings_needed` and `priority` from its counted feedback."""
+def queue_fields_of(keys: Iterable[str], facts: Mapping[str, list[Fact]]) -> dict[str, QueueFields]:
+    """The `ratings_needed` and `priority` of the turns `keys` from their counted feedback."""
+    per_turn = settings.LEARNPORTAL_RATINGS_PER_TURN
+    return {key: _queue_fields(facts.get(key, ()), per_turn) for key in keys}
+
+
+def _queue_fields(facts: Iterable[Fact], per_turn: int) -> QueueFields:
     raters: set[str] = set()
     negative = unsure = False
     for fact in facts:
@@ -58,9 +63,10 @@ def queue_fields(facts: Iterable[Fact]) -> QueueFields:
             negative = True
         if fact.confidence < LOW_CONFIDENCE:
             unsure = True
-    needed = max(0, settings.LEARNPORTAL_RATINGS_PER_TURN - len(raters))
-    priority = (PRIORITY_MACHINE_NEGATIVE if negative else 0) + (PRIORITY_UNSURE if unsure else 0)
-    return needed, priority
+    needed = per_turn - len(raters)
+    return (needed if needed > 0 else 0), (
+        (PRIORITY_MACHINE_NEGATIVE if negative else 0) + (PRIORITY_UNSURE if unsure else 0)
+    )
 
 
 def turns_held(correlation_ids: Iterable[str]) -> Held:
@@ -98,8 +104,9 @@ def turns_refresh(held: Held, facts: Mapping[str, list[Fact]]) -> None:
     """Write the queue fields of these held turns where their facts now say otherwise."""
     # One UPDATE for each distinct (needed, priority): a handful, however many turns.
     changes: dict[QueueFields, list[int]] = defaultdict(list)
+    now = queue_fields_of(held, facts)
     for key, (pk, needed, priority) in held.items():
-        fields = queue_fields(facts.get(key, ()))
+        fields = now[key]
         if fields != (needed, priority):
             changes[fields].append(pk)
     if not changes:

@@ -20,7 +20,7 @@ from feedback.idempotency import content_hash, new_items
 from feedback.models import Experience, ExperienceQuota, Feedback, Lease, Turn
 from feedback.moments import human_dimensions, moments_add, moments_lock
 from feedback.provenance import provenance_of
-from feedback.queue_state import Held, queue_fields, turns_held, turns_refresh, turns_tally
+from feedback.queue_state import Held, queue_fields_of, turns_held, turns_refresh, turns_tally
 from feedback.rewards import latest_experience_id, rewards_add, rewards_evict
 from feedback.selectors import component_names, live_counts
 from feedback.stats import (
@@ -133,6 +133,7 @@ def _fields_json(item: BaseModel, *, skip_none: bool = False) -> str:
 def _turn_row(
     key: str, session_id: str, component: str, turn: RatedTurn, owner: str, now: float
 ) -> Row:
+    """A turn's row but for its queue fields (`_queued` adds them)."""
     environment = None if turn.environment is None else _json(turn.environment)
     return (
         key,
@@ -145,8 +146,6 @@ def _turn_row(
         turn.version,
         owner,
         now,
-        settings.LEARNPORTAL_RATINGS_PER_TURN,
-        0,
     )
 
 
@@ -265,9 +264,10 @@ def _first_of_each(turns: list[Row], held: Held) -> dict[str, Row]:
 
 
 def _queued(turns: dict[str, Row], facts: Facts) -> list[Row]:
-    """New turns' rows with their queue fields as their counted feedback says (the rows'
-    last two columns: `ratings_needed`, `priority`)."""
-    return [(*row[:-2], *queue_fields(facts.get(key, ()))) for key, row in turns.items()]
+    """New turns' rows with their queue fields as their counted feedback says (TURN_COLUMNS
+    ends with them)."""
+    fields = queue_fields_of(turns, facts)
+    return [(*row, *fields[key]) for key, row in turns.items()]
 
 
 def _feedback_components(items: list[FeedbackItem]) -> list[str]:
