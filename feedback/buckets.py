@@ -4,7 +4,7 @@ A chart over time reads a bounded number of these rows (feedback.selectors.compo
 instead of the calls and feedback themselves, so its cost does not grow with the data. An
 item counts in the hour of its own `ts` (the time the agent reports, as the stats'
 `last_called` does). Each batch adds to its hours in one upsert statement (on SQLite, one per
-99 hours and components it touches): no read, no row lock beyond the upsert's own.
+256 hours and components it touches): no read, no row lock beyond the upsert's own.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from django.db import connection
 
+from feedback.bulk import insert_rows
 from feedback.models import ComponentBucket
 
 if TYPE_CHECKING:
@@ -107,28 +108,12 @@ def _upsert(tallies: Tallies) -> None:
         return
     qn = connection.ops.quote_name
     table = qn(ComponentBucket._meta.db_table)
-    names = ", ".join(qn(c) for c in COLUMNS)
     added = ", ".join(f"{qn(c)} = {table}.{qn(c)} + excluded.{qn(c)}" for c in COUNTERS)
-    rows: list[tuple[str | float, ...]] = [
-        (name, hour, *tally) for (name, hour), tally in sorted(tallies.items())
-    ]
-    upsert = f"ON CONFLICT (component_name, hour) DO UPDATE SET {added}"
-    with connection.cursor() as cursor:
-        if connection.vendor == "postgresql":
-            # One array a column: a 240-row VALUES list costs PostgreSQL 4-6x as much to parse
-            # and plan. Allowed here, as the keys are distinct (tallied above).
-            fields = [ComponentBucket._meta.get_field(c) for c in COLUMNS]
-            arrays = ", ".join(f"%s::{f.db_type(connection)}[]" for f in fields)
-            cursor.execute(
-                f"INSERT INTO {table} ({names}) SELECT * FROM unnest({arrays}) {upsert}",
-                [list(column) for column in zip(*rows, strict=True)],
-            )
-            return
-        step = (connection.features.max_query_params or 999) // len(COLUMNS)
-        for start in range(0, len(rows), step):
-            chunk = rows[start : start + step]
-            marks = ", ".join(["(" + ", ".join(["%s"] * len(COLUMNS)) + ")"] * len(chunk))
-            cursor.execute(
-                f"INSERT INTO {table} ({names}) VALUES {marks} {upsert}",
-                [value for row in chunk for value in row],
-            )
+    rows: list[Row] = [(name, hour, *tally) for (name, hour), tally in sorted(tallies.items())]
+    insert_rows(
+        ComponentBucket,
+        COLUMNS,
+        rows,
+        on_conflict=f"ON CONFLICT (component_name, hour) DO UPDATE SET {added}",
+        distinct=True,  # tallied above, one row a key
+    )

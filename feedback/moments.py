@@ -25,7 +25,7 @@ import numpy as np
 from django.db import connection
 
 from feedback.agreement import unit_observed
-from feedback.bulk import IN_CHUNK, insert_rows, server_bound_cursor
+from feedback.bulk import IN_CHUNK, insert_rows
 from feedback.facts import stored_facts
 from feedback.models import AgreementTotals, AgreementUnit, Feedback, Retraction
 from learnportal.protocol import FeedbackSource
@@ -177,23 +177,10 @@ def moments_lock(dimensions: list[str]) -> None:
 
 
 def _units_write(rows: list[Row]) -> None:
-    if not rows:
-        return
     update = "ON CONFLICT (correlation_id, dimension) DO UPDATE SET " + ", ".join(
         f"{_qn(c)} = excluded.{_qn(c)}" for c in UNIT_COLUMNS[2:]
     )
-    if connection.vendor != "postgresql":
-        insert_rows(AgreementUnit, UNIT_COLUMNS, rows, on_conflict=update)
-        return
-    # One statement over one array a column (each unit once in `rows`, as DO UPDATE needs).
-    types = ("text", "text", "integer", "float8", "float8", "float8", "float8")
-    arrays = ", ".join(f"%s::{t}[]" for t in types)
-    names = ", ".join(_qn(c) for c in UNIT_COLUMNS)
-    with server_bound_cursor() as cursor:
-        cursor.execute(
-            f"INSERT INTO {_table(AgreementUnit)} ({names}) SELECT * FROM unnest({arrays}) {update}",
-            [list(column) for column in zip(*rows, strict=True)],
-        )
+    insert_rows(AgreementUnit, UNIT_COLUMNS, rows, on_conflict=update, distinct=True)
 
 
 def _units_delete(units: list[Unit]) -> None:
@@ -231,6 +218,7 @@ def _totals_add(shares: dict[str, list[tuple[int, float, float, int]]]) -> None:
         [row for row in rows if any(row[1:])],
         on_conflict="ON CONFLICT (dimension) DO UPDATE SET "
         + ", ".join(f"{_qn(c)} = {table}.{_qn(c)} + excluded.{_qn(c)}" for c in TOTALS_COLUMNS[1:]),
+        distinct=True,  # one row a dimension
     )
 
 

@@ -84,6 +84,7 @@ def stats_add_scores(deltas: dict[str, ScoreDelta]) -> None:
             f"score_weight = {table}.score_weight + excluded.score_weight, "
             f"score_weighted_sum = {table}.score_weighted_sum + excluded.score_weighted_sum"
         ),
+        distinct=True,  # one row a component
     )
 
 
