@@ -68,24 +68,22 @@ def moments_add(stored: Mapping[str, list[Fact]], batch: list[Fact]) -> None:
 
     `stored`: the stored facts of those units' turns, read after `moments_lock` of their
     dimensions and before the write's own rows were stored."""
+    scored = [fact for fact in batch if fact.source == HUMAN]
+    if len({(f.correlation_id, f.dimension) for f in scored}) == len(scored) and not any(
+        stored.get(f.correlation_id) for f in scored
+    ):
+        return  # first ratings, one a unit (the common case): each unit has one value
     new: dict[Unit, dict[str, float]] = {}
-    for fact in batch:
-        if fact.source == HUMAN:
-            # A person's later score of a unit replaces the earlier: the later fact, here.
-            new.setdefault((fact.correlation_id, fact.dimension), {})[fact.annotator_id] = (
-                fact.score
-            )
-    if not new:
-        return
+    for fact in scored:
+        # A person's later score of a unit replaces the earlier: the later fact, here.
+        new.setdefault((fact.correlation_id, fact.dimension), {})[fact.annotator_id] = fact.score
     touched = {key: stored[key] for key in {key for key, _ in new} if stored.get(key)}
     before = _values(touched, [unit for unit in new if unit[0] in touched])
     units, old, values = [], {}, {}
     for unit, scores in new.items():
         earlier = before.get(unit, {})
         if len(earlier.keys() | scores.keys()) < 2:
-            # Under two values before and after: in no total, kept in no row. The common
-            # case, a first rating, ends here.
-            continue
+            continue  # under two values before and after: in no total, kept in no row
         units.append(unit)
         old[unit] = _moments(list(earlier.values()))
         values[unit] = list((earlier | scores).values())
