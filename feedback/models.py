@@ -33,7 +33,8 @@ class Turn(models.Model):
     environment = models.TextField(null=True, blank=True, help_text="JSON")
     version = models.CharField(max_length=200, null=True, blank=True)
     submitted_by = models.CharField(max_length=160)
-    created = models.FloatField(db_index=True)
+    # No index: every list of turns is ordered by id, which arrival assigns in this order too.
+    created = models.FloatField()
     # What the queue reads, kept up to date by the feedback service (feedback.queue_state):
     # human ratings from distinct people still needed, and how urgent the turn is.
     ratings_needed = models.IntegerField(default=ratings_per_turn)

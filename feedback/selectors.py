@@ -369,7 +369,8 @@ def corrections(component_name: str, limit: int) -> list[dict[str, str]]:
 def turn_queue(
     *, component_name: str = "", session_id: str = "", viewer: Principal | None = None
 ) -> QuerySet[WithAnnotations[Turn, Queued]]:
-    """The annotators' queue, each turn annotated `rated`: unrated first, then newest first.
+    """The annotators' queue, each turn annotated `rated`: unrated first, then newest queued
+    first (by id, which the turn's arrival assigns).
 
     A turn is rated when it has the human ratings it needs from distinct people
     (LEARNPORTAL_RATINGS_PER_TURN); an agent's or environment's feedback never rates it. Read
@@ -391,7 +392,7 @@ def turn_queue(
         turns = turns.filter(component_name=component_name)
     if session_id:
         turns = turns.filter(session_id=session_id)
-    return turns.order_by("rated", "-created", "-id")
+    return turns.order_by("rated", "-id")
 
 
 def unrated_turn_count(cap: int = UNRATED_CAP) -> tuple[int, bool]:
@@ -452,8 +453,11 @@ def rated_for(turns: list[Turn], viewer: Principal) -> set[int]:
 
 
 def next_unrated_turn(*, after: Turn, viewer: Principal | None = None) -> Turn | None:
-    """The turn to rate next: the queue's first unrated one other than `after`."""
-    return turn_queue(viewer=viewer).filter(rated=False).exclude(pk=after.pk).first()
+    """The turn to rate next: the queue's first unrated one other than `after`, read off the
+    newest end of an index (the open turns', or the primary key while a blind annotator's
+    own ratings decide), not by sorting the queue."""
+    unrated = turn_queue(viewer=viewer).filter(rated=False).exclude(pk=after.pk)
+    return unrated.order_by("-id").first()
 
 
 def turn_ratings(turn: Turn, *, viewer: Principal | None) -> list[Feedback]:
