@@ -20,7 +20,7 @@ from feedback.idempotency import content_hash, new_items
 from feedback.models import Experience, ExperienceQuota, Feedback, Lease, Turn
 from feedback.moments import human_dimensions, moments_add, moments_lock
 from feedback.provenance import provenance_of
-from feedback.queue_state import Held, queue_fields_of, turns_held, turns_refresh, turns_tally
+from feedback.queue_state import queue_fields_of, turns_held, turns_refresh, turns_tally
 from feedback.rewards import latest_experience_id, rewards_add, rewards_evict
 from feedback.selectors import component_names, live_counts
 from feedback.stats import (
@@ -177,7 +177,7 @@ def feedback_record(
         )
         components = _feedback_components([feedbacks[i] for i in fresh])
         rows: list[Row] = []
-        turns: list[Row] = []
+        turns: dict[str, Row] = {}  # the first rated turn carried for each key
         deltas: dict[str, ScoreDelta] = {}
         for index, component in zip(fresh, components, strict=True):
             item = feedbacks[index]
@@ -209,16 +209,17 @@ def feedback_record(
             )
             if turn is not None:
                 key = item.correlation_id or item.feedback_id
-                turns.append(_turn_row(key, item.session_id, component, turn, owner, now))
+                if key not in turns:
+                    turns[key] = _turn_row(key, item.session_id, component, turn, owner, now)
             if component:
                 deltas.setdefault(component, ScoreDelta()).add(item.score, item.confidence)
         facts = batch_facts(FEEDBACK_COLUMNS, rows)
         rated = {fact.correlation_id for fact in facts}
         # Locks in one order (feedback.queue_state, feedback.moments): the stored turns, then
         # the dimensions' totals; then what is stored about them, read once.
-        held = turns_held(rated | {str(row[0]) for row in turns})
+        held = turns_held(rated | turns.keys())
         moments_lock(human_dimensions(facts))
-        carried = _first_of_each(turns, held)
+        carried = {key: row for key, row in turns.items() if key not in held}
         people = {f.correlation_id for f in facts if f.source == FeedbackSource.HUMAN.value}
         stored = stored_facts(held.keys() | carried.keys() | people)
         after = merged(stored, facts)
@@ -251,16 +252,6 @@ def feedback_record(
                 totals=live_counts,
             )
     return FeedbackOutcome(recorded=len(feedbacks), new_score=new_score)
-
-
-def _first_of_each(turns: list[Row], held: Held) -> dict[str, Row]:
-    """The first row of each turn not stored yet, by correlation_id."""
-    first: dict[str, Row] = {}
-    for row in turns:
-        key = str(row[0])
-        if key not in held:
-            first.setdefault(key, row)
-    return first
 
 
 def _queued(turns: dict[str, Row], facts: Facts) -> list[Row]:
@@ -466,14 +457,15 @@ def turns_submit(*, principal: Principal, turns: list[TurnInput]) -> TurnsCreate
     """Queue agent turns for annotators; a correlation_id already queued is skipped."""
     principal.require(Action.SUBMIT_TURNS)
     now = time.time()
-    rows = [
-        _turn_row(
-            t.correlation_id, t.session_id, t.component_name, t.rated_turn, principal.key, now
-        )
-        for t in turns
-    ]
+    rows: dict[str, Row] = {}  # the first of each key
+    for t in turns:
+        if t.correlation_id not in rows:
+            rows[t.correlation_id] = _turn_row(
+                t.correlation_id, t.session_id, t.component_name, t.rated_turn, principal.key, now
+            )
     with transaction.atomic():
-        new = _first_of_each(rows, turns_held(t.correlation_id for t in turns))
+        held = turns_held(rows)
+        new = {key: row for key, row in rows.items() if key not in held}
         # Feedback may have come before its turn (an agent's own, say): it counts from the start.
         created = insert_rows(
             Turn,
