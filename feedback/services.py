@@ -232,14 +232,7 @@ def feedback_record(
         counter_add(FEEDBACK_COUNTED, len(rows))
         moments_add(stored, facts)
         if principal.is_human and rated:
-            # A person's rating of the turn they hold ends that lease, whatever path it came by.
-            # A person holds one lease at most (Lease.username is unique): read it, rather than
-            # send the batch's keys to the database.
-            leases = Lease.objects.filter(username=principal.name).values_list(
-                "pk", "turn__correlation_id"
-            )
-            if ended := [pk for pk, key in leases if key in rated]:
-                Lease.objects.filter(pk__in=ended).delete()
+            _leases_end(principal.name, rated)
         stats_add_scores(deltas)
         buckets_add_feedback(FEEDBACK_COLUMNS, rows)
         last_component = _feedback_components(feedbacks[-1:])[0] if feedbacks else ""
@@ -259,6 +252,25 @@ def _queued(turns: dict[str, Row], facts: Facts) -> list[Row]:
     ends with them)."""
     fields = queue_fields_of(turns, facts)
     return [(*row, *fields[key]) for key, row in turns.items()]
+
+
+def _leases_end(username: str, rated: set[str]) -> None:
+    """A person's rating of the turn they hold ends that lease, whatever path it came by.
+
+    A person holds one lease at most (Lease.username is unique): read it, rather than send the
+    batch's keys to the database. Raw, as it runs once a person's feedback request: the ORM
+    took 0.5 ms to build the join, the query 0.02.
+    """
+    qn = connection.ops.quote_name
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT l.id, t.correlation_id FROM {qn(Lease._meta.db_table)} l"
+            f" JOIN {qn(Turn._meta.db_table)} t ON t.id = l.turn_id WHERE l.username = %s",
+            [username],
+        )
+        ended = [pk for pk, key in cursor.fetchall() if key in rated]
+    if ended:
+        Lease.objects.filter(pk__in=ended).delete()
 
 
 def _feedback_components(items: list[FeedbackItem]) -> list[str]:

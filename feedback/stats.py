@@ -147,11 +147,14 @@ def stats_add_calls(deltas: dict[str, CallDelta]) -> None:
 
 
 def component_avg_score(component_name: str) -> float | None:
-    row = (
-        ComponentStats.objects.filter(component_name=component_name)
-        .values_list("score_weight", "score_weighted_sum")
-        .first()
-    )
+    # Raw, as it runs once a feedback request: the ORM took 0.5 ms to build it, the query 0.02.
+    table = connection.ops.quote_name(ComponentStats._meta.db_table)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT score_weight, score_weighted_sum FROM {table} WHERE component_name = %s",
+            [component_name],
+        )
+        row = cursor.fetchone()
     if row is None or row[0] <= 0:
         return None
-    return row[1] / row[0]
+    return float(row[1] / row[0])
