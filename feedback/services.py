@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 from django.conf import settings
-from django.db import connection, transaction
+from django.db import IntegrityError, connection, transaction
 
 from feedback.answers import TurnsCreated
 from feedback.buckets import buckets_add_experiences, buckets_add_feedback
@@ -94,7 +94,6 @@ TURN_COLUMNS = (
     "ratings_needed",
     "priority",
 )
-IGNORE_DUPLICATE_TURNS = "ON CONFLICT (correlation_id) DO NOTHING"
 
 
 RoutingPolicy = Callable[[set[str]], Callable[[str], float | None]]
@@ -475,22 +474,27 @@ def turns_submit(*, principal: Principal, turns: list[TurnInput]) -> TurnsCreate
             rows[t.correlation_id] = _turn_row(
                 t.correlation_id, t.session_id, t.component_name, t.rated_turn, principal.key, now
             )
+    try:
+        created = _turns_queue(principal, rows)
+    except IntegrityError:
+        # Another request queued one of these turns between the look and the write (on
+        # PostgreSQL, whose COPY then refuses them all): look again, and meet it stored.
+        created = _turns_queue(principal, rows)
+    return TurnsCreated(received=len(turns), created=created)
+
+
+def _turns_queue(principal: Principal, rows: dict[str, Row]) -> int:
+    """Store the turns among `rows` not stored yet, in one transaction: how many."""
     with transaction.atomic():
         held = turns_held(rows)
         new = {key: row for key, row in rows.items() if key not in held}
         # Feedback may have come before its turn (an agent's own, say): it counts from the start.
-        created = insert_rows(
-            Turn,
-            TURN_COLUMNS,
-            _queued(new, stored_facts(new)),
-            # A turn another request queued meanwhile (PostgreSQL) is theirs: skipped.
-            on_conflict=IGNORE_DUPLICATE_TURNS,
-        )
-        if created:
+        insert_rows(Turn, TURN_COLUMNS, _queued(new, stored_facts(new)))
+        if new:
             broadcast_on_commit(
                 "turns.queued",
-                {"count": created, "by": principal.name},
+                {"count": len(new), "by": principal.name},
                 audience=Action.READ_TURNS,
                 totals=live_counts,
             )
-    return TurnsCreated(received=len(turns), created=created)
+    return len(new)

@@ -620,7 +620,7 @@ def _carry_at_once(people: list[Principal], key: str) -> list[int]:
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.postgres
 def test_people_carrying_one_new_turn_on_their_ratings_at_once_on_postgresql_are_all_counted(
-    settings: Settings,
+    settings: Settings, broadcasts: Broadcasts
 ) -> None:
     """The turn is new to each of them: one stores it, the others' write of it fails and their
     request runs again (learnportal.dispatch.run), meeting it stored."""

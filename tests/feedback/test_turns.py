@@ -2,19 +2,25 @@
 
 from __future__ import annotations
 
+import threading
 from typing import TYPE_CHECKING, Any
 
 import orjson
 import pytest
+from django.db import connections
 from rest_framework.test import APIClient
 
 from feedback.models import Turn
+from feedback.services import TurnInput, turns_submit
+from learnportal.accounts.principals import Principal
+from learnportal.accounts.roles import Role
+from learnportal.protocol import RatedTurn
 from tests.builders import feedback, feedback_req, turn
 
 if TYPE_CHECKING:
     from pytest_django import Settings
 
-    from tests.harness import Actor, APIClientResponse
+    from tests.harness import Actor, APIClientResponse, Broadcasts
 
 
 def item(correlation_id: str, **fields: Any) -> dict[str, Any]:
@@ -226,3 +232,48 @@ def test_a_turns_context_reads_as_json_and_text_that_is_not_json_as_none() -> No
     }
     assert Turn(environment=None).environment_value() is None
     assert Turn(environment="not json, from an older host").environment_value() is None
+
+
+def _queue_at_once(agents: list[Principal], keys: list[str]) -> list[int]:
+    """Each agent queues the turns `keys` at once: how many each created."""
+    barrier = threading.Barrier(len(agents))
+    created: list[int] = []
+    errors: list[BaseException] = []
+
+    def send(who: Principal) -> None:
+        batch = [
+            TurnInput(k, "s", "c", RatedTurn(prompt="Q", response="A", model="m")) for k in keys
+        ]
+        try:
+            barrier.wait(timeout=10)
+            created.append(turns_submit(principal=who, turns=batch).created)
+        except BaseException as exc:  # reported below
+            errors.append(exc)
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=send, args=(who,)) for who in agents]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert not errors, errors
+    return created
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.postgres
+def test_agents_queueing_the_same_new_turns_at_once_store_each_once(
+    broadcasts: Broadcasts,
+) -> None:
+    """Each finds the turns new and writes them with one COPY; all but the first are refused
+    by the database and look again, meeting them stored."""
+    agents = [Principal(role=Role.AGENT, name=f"agent-{i}", is_human=False) for i in range(4)]
+    for round_ in range(3):
+        keys = [f"r{round_}-t{i}" for i in range(50)]
+        broadcasts.sent.clear()
+        created = _queue_at_once(agents, keys)
+        assert sum(created) == len(keys), created
+        assert Turn.objects.filter(correlation_id__in=keys).count() == len(keys)
+        # Announced once each, by whoever stored them.
+        assert sum(b.payload["count"] for b in broadcasts.sent) == len(keys)
