@@ -319,11 +319,14 @@ def test_a_turn_carried_on_a_rating_is_stored_counting_all_that_came_before_it(
 ) -> None:
     settings.LEARNPORTAL_RATINGS_PER_TURN = 3
     feedback_record(
-        principal=ANN, feedbacks=[FeedbackItem(correlation_id="t", polarity="positive")]
+        principal=ANN,
+        feedbacks=[FeedbackItem(correlation_id="t", polarity=FeedbackPolarity.POSITIVE)],
     )
     feedback_record(
         principal=AGENT,
-        feedbacks=[FeedbackItem(correlation_id="t", polarity="negative", score=-0.5)],
+        feedbacks=[
+            FeedbackItem(correlation_id="t", polarity=FeedbackPolarity.NEGATIVE, score=-0.5)
+        ],
     )
     # Bob twice in one batch counts once; the turn is stored once, with both people counted.
     feedback_record(principal=BOB, feedbacks=[carrying("t"), carrying("t", score=0.1)])
