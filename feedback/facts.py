@@ -65,7 +65,7 @@ def stored_facts(keys: Iterable[str]) -> Facts:
         # as `= ANY(array)` the planner scans the table whenever its estimate says so (at tens
         # of thousands of rows without statistics), as feedback.bulk.existing_values says.
         sql = (
-            f"SELECT {columns} FROM unnest(%s::text[]) AS wanted(key) CROSS JOIN LATERAL"
+            f"SELECT {columns} FROM unnest(%b::text[]) AS wanted(key) CROSS JOIN LATERAL"
             f" (SELECT * FROM {feedback} g WHERE g.correlation_id = wanted.key AND NOT EXISTS"
             f" (SELECT 1 FROM {retraction} r WHERE r.feedback_id = g.id)) AS f"
         )

@@ -80,7 +80,7 @@ def turns_held(correlation_ids: Iterable[str]) -> Held:
     if connection.vendor == "postgresql":
         # A probe of the unique index a key, locked as it is found: in the array's order.
         sql = (
-            f"SELECT t.{columns.replace(', ', ', t.')} FROM unnest(%s::text[]) AS wanted(key)"
+            f"SELECT t.{columns.replace(', ', ', t.')} FROM unnest(%b::text[]) AS wanted(key)"
             f" CROSS JOIN LATERAL (SELECT {columns} FROM {table}"
             " WHERE correlation_id = wanted.key FOR UPDATE) AS t"
         )
