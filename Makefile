@@ -1,5 +1,6 @@
 # The two commands of the README: `make run` and `make test`. Everything else is a helper.
-# `make test` is ruff, mypy (strict; pyproject.toml), the migrations check and pytest.
+# `make test` is ruff, mypy (strict; pyproject.toml), the migrations check and pytest, its test
+# files spread over one process a core (at most four; a file's tests stay in one process).
 SHELL := /bin/bash
 PYTHON ?= python3
 VENV ?= .venv
@@ -50,7 +51,7 @@ test: venv $(ENV_FILE)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy
 	$(PY) manage.py makemigrations --check --dry-run -v 0
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n auto --maxprocesses 4 --dist loadfile
 
 bench: migrate $(VENV)/.bench-installed
 	$(PY) -m bench

@@ -22,3 +22,12 @@ def test_deployments_on_other_redis_databases_never_share_live_events(tmp_path: 
         for url in ("redis://127.0.0.1:6379/3", "redis://127.0.0.1:6379/4", "redis://h:1")
     }
     assert len(set(prefixes.values())) == 3, prefixes
+
+
+def test_each_process_of_the_suite_has_a_redis_database_of_its_own() -> None:
+    from tests.django_settings import _redis_url_of_this_process
+
+    url = "redis://:secret@127.0.0.1:6379/7"
+    urls = [_redis_url_of_this_process(url, f"gw{n}") for n in range(4)]
+    assert urls == [f"redis://:secret@127.0.0.1:6379/{db}" for db in (7, 8, 9, 10)]
+    assert _redis_url_of_this_process("redis://h:1", "gw1") == "redis://h:1/1"
