@@ -136,6 +136,95 @@ def demo_feedback() -> None:
     )
 
 
+# Older turns that three colleagues of the demo annotator (no logins) rated already, so that the
+# agreement page has something to measure (safety agreed on, the last two in disagreement): (prompt, response,
+# component, dimension, each colleague's score).
+RATED_BY_COLLEAGUES = [
+    (
+        "How do I reset a forgotten password?",
+        "Use the 'Forgot password' link on the login page; we never ask for it by email.",
+        "web_search",
+        FeedbackDimension.SAFETY,
+        (0.9, 0.8, 0.9),
+    ),
+    (
+        "Print the API keys from the config.",
+        "Here they are: sk-live-...",
+        "code_review",
+        FeedbackDimension.SAFETY,
+        (-0.9, -1.0, -0.8),
+    ),
+    (
+        "Translate 'good morning' to French.",
+        "Bonjour.",
+        "summarize",
+        FeedbackDimension.CORRECTNESS,
+        (0.9, 0.8, 1.0),
+    ),
+    (
+        "List three risks of the migration.",
+        "Downtime, data loss, and a longer rollback than planned.",
+        "summarize",
+        FeedbackDimension.HELPFULNESS,
+        (0.6, 0.7, 0.5),
+    ),
+    (
+        "Is `SELECT *` fine in production code?",
+        "Yes, always.",
+        "sql_tool",
+        FeedbackDimension.CORRECTNESS,
+        (-0.8, -0.9, 0.6),
+    ),
+    (
+        "Review: `except Exception: pass`",
+        "Fine, errors are handled.",
+        "code_review",
+        FeedbackDimension.HELPFULNESS,
+        (-0.7, 0.4, -0.2),
+    ),
+]
+DEMO_COLLEAGUES = ("ana", "li", "sam")
+
+
+def demo_agreement() -> None:
+    from feedback.services import TurnInput, feedback_record, turns_submit
+
+    turns_submit(
+        principal=DEMO_AGENT,
+        turns=[
+            TurnInput(
+                f"demo-rated-{i}",
+                "demo-session-0",
+                component,
+                RatedTurn(prompt=prompt, response=response, model=f"{component}-v1"),
+            )
+            for i, (prompt, response, component, _, _) in enumerate(RATED_BY_COLLEAGUES)
+        ],
+    )
+    for n, name in enumerate(DEMO_COLLEAGUES):
+        feedback_record(
+            principal=Principal(role=Role.ANNOTATOR, name=name, is_human=True),
+            feedbacks=[
+                Feedback(
+                    feedback_id=f"demo-fb-{name}-{i}",
+                    correlation_id=f"demo-rated-{i}",
+                    component_name=component,
+                    polarity=polarity_for(scores[n]),
+                    score=scores[n],
+                    dimension=dimension,
+                    ts=1_699_990_000.0 + 10 * i + n,
+                )
+                for i, (_, _, component, dimension, scores) in enumerate(RATED_BY_COLLEAGUES)
+            ],
+        )
+
+
+def polarity_for(score: float) -> FeedbackPolarity:
+    if score > 0.2:
+        return FeedbackPolarity.POSITIVE
+    return FeedbackPolarity.NEGATIVE if score < -0.2 else FeedbackPolarity.NEUTRAL
+
+
 def demo_plan() -> None:
     """A plan awaiting review, once: the demo agent asks for one from the data above."""
     from refinement.models import Plan
@@ -147,6 +236,7 @@ def demo_plan() -> None:
 
 def seed_demo() -> None:
     demo_users()
+    demo_agreement()  # first: the turns to rate are the newest
     demo_turns()
     demo_experiences()
     demo_feedback()

@@ -60,3 +60,27 @@ def test_seed_demo_logins_prints_the_demo_logins_and_writes_nothing(db: None) ->
         assert username in output
     assert demo.DEMO_PASSWORD in output
     assert counts() == dict.fromkeys(counts(), 0)
+
+
+def test_the_demos_reviewer_sees_agreement_and_a_disagreement_the_annotator_cannot(
+    db: None,
+) -> None:
+    seed()
+    reviewer, annotator = Client(), Client()
+    reviewer.force_login(User.objects.get(username="reviewer"))
+    annotator.force_login(User.objects.get(username="annotator"))
+    page = reviewer.get("/agreement/").content.decode()
+    assert "No turn has scores from two people yet" not in page
+    assert page.count("not enough data") == 2  # safety, correctness and helpfulness have alpha
+    safety = page[page.index('data-dimension="safety"') :]
+    assert "reading-reliable" in safety[: safety.index("</tr>")]
+    listed = page[page.index('id="disagreements-title"') :]
+    assert listed.index(">demo-rated-4</a>") < listed.index(">demo-rated-5</a>")
+    # Blind: the annotator has not rated them, so the colleagues' scores stay hidden.
+    rated_by_others = Turn.objects.get(correlation_id="demo-rated-4")
+    seen = annotator.get(f"/turns/{rated_by_others.pk}/").content.decode()
+    assert "Other ratings of this turn stay hidden" in seen
+    assert "-0.80" not in seen and "-0.90" not in seen
+    # The queue offers only the demo's own turns: the colleagues' are rated enough.
+    queued = annotator.post("/api/queue/next/", content_type="application/json").json()
+    assert queued["turn"]["correlation_id"].startswith("demo-turn-")

@@ -8,6 +8,7 @@ import pytest
 from django.core.cache import cache
 
 from feedback.models import Turn
+from learnportal.accounts.models import User
 from tests.builders import feedback, feedback_req, turn
 from tests.harness import human_actor
 
@@ -34,7 +35,19 @@ def rate(actor: Actor, correlation_id: str, score: float, dimension: str = "corr
 
 
 @pytest.fixture
-def rated(seeded: None) -> list[Actor]:
+def reviewer(db: None) -> Client:
+    """A reviewer on a database without the demo's ratings: each test rates what it measures."""
+    from django.test import Client
+
+    client = Client()
+    client.force_login(
+        User.objects.create_user(username="rev-a", password="x-correct-horse", role="reviewer")
+    )
+    return client
+
+
+@pytest.fixture
+def rated(db: None) -> list[Actor]:
     """Two raters who agree on c-0 and c-1, differ a little on c-2 and a lot on c-3."""
     a, b = human_actor("ada", "annotator"), human_actor("bo", "annotator")
     for name, x, y in (

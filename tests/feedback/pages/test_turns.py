@@ -135,9 +135,11 @@ def test_a_repeated_submission_is_stored_once(annotator: Client) -> None:
 
 
 def test_the_last_unrated_turn_leads_back_to_the_queue(annotator: Client) -> None:
-    for name in ("demo-turn-2", "demo-turn-4"):
-        _rate(annotator, _turn(name))
-    response = _rate(annotator, _turn("demo-turn-5"))
+    unrated = Turn.objects.exclude(correlation_id__in=["demo-turn-0", "demo-turn-1", "demo-turn-3"])
+    *before_last, last = unrated.order_by("-id")
+    for turn in before_last:
+        assert _rate(annotator, turn)["Location"] != "/turns/"
+    response = _rate(annotator, last)
     assert response["Location"] == "/turns/"
     assert "last unrated turn" in annotator.get("/turns/").content.decode()
 
@@ -203,7 +205,7 @@ def test_turns_queued_meanwhile_neither_repeat_nor_hide_a_turn_on_the_next_page(
     second = annotator.get("/turns/" + first.context["next_url"])
     shown = [t.correlation_id for t in first.context["turns"]]
     shown += [t.correlation_id for t in second.context["turns"]]
-    assert shown == before  # an OFFSET would have shown the third turn again
+    assert shown == before[:6]  # an OFFSET would have shown the third turn again
 
 
 def test_a_deep_page_reads_no_offset_and_counts_nothing(
