@@ -116,6 +116,7 @@ class Coalescer:
     _private: asyncio.AbstractEventLoop | None = None
     _last_flush: float = 0.0
     _layer: Any = None
+    _sending: set[asyncio.Task[None]] = field(default_factory=set)
 
     def attach(self, loop: asyncio.AbstractEventLoop) -> None:
         self._loop = loop
@@ -159,15 +160,20 @@ class Coalescer:
         return self._private
 
     def _start_flush(self) -> None:
-        asyncio.get_running_loop().create_task(self._flush_soon())
+        # The wait is a timer rather than a task asleep: a loop closed meanwhile (a test's)
+        # drops a timer quietly, where a task never started leaves a coroutine never awaited.
+        delay = max(0.0, self._last_flush + self.interval - time.monotonic())
+        asyncio.get_running_loop().call_later(delay, self._flush_now)
 
-    async def _flush_soon(self) -> None:
-        await asyncio.sleep(max(0.0, self._last_flush + self.interval - time.monotonic()))
+    def _flush_now(self) -> None:
         with self._lock:
             topics, self._dirty, layer = list(self._dirty.values()), {}, self._layer
             self._flush_loop = None
             self._last_flush = time.monotonic()
-        await flush(layer, topics)
+        if layer is not None and topics:
+            task = asyncio.get_running_loop().create_task(flush(layer, topics))
+            self._sending.add(task)  # the loop keeps only a weak reference to a task
+            task.add_done_callback(self._sending.discard)
 
 
 def _serving(loop: asyncio.AbstractEventLoop) -> bool:
