@@ -62,18 +62,23 @@ def demo_users() -> None:
 
 
 def demo_turns() -> None:
+    queue_session("demo-turn", "demo-session", TURNS)
+
+
+def queue_session(prefix: str, session_id: str, turns: list[tuple[str, str, str]]) -> None:
+    """The demo agent queues (prompt, response, component) turns as `<prefix>-<n>`."""
     from feedback.services import TurnInput, turns_submit
 
     turns_submit(
         principal=DEMO_AGENT,
         turns=[
             TurnInput(
-                f"demo-turn-{i}",
-                "demo-session",
+                f"{prefix}-{i}",
+                session_id,
                 component,
                 RatedTurn(prompt=prompt, response=response, model=f"{component}-v1"),
             )
-            for i, (prompt, response, component) in enumerate(TURNS)
+            for i, (prompt, response, component) in enumerate(turns)
         ],
     )
 
@@ -187,20 +192,9 @@ DEMO_COLLEAGUES = ("ana", "li", "sam")
 
 
 def demo_agreement() -> None:
-    from feedback.services import TurnInput, feedback_record, turns_submit
+    from feedback.services import feedback_record
 
-    turns_submit(
-        principal=DEMO_AGENT,
-        turns=[
-            TurnInput(
-                f"demo-rated-{i}",
-                "demo-session-0",
-                component,
-                RatedTurn(prompt=prompt, response=response, model=f"{component}-v1"),
-            )
-            for i, (prompt, response, component, _, _) in enumerate(RATED_BY_COLLEAGUES)
-        ],
-    )
+    queue_session("demo-rated", "demo-session-0", [turn[:3] for turn in RATED_BY_COLLEAGUES])
     for n, name in enumerate(DEMO_COLLEAGUES):
         feedback_record(
             principal=Principal(role=Role.ANNOTATOR, name=name, is_human=True),
