@@ -142,8 +142,8 @@ def demo_feedback() -> None:
 
 
 # Older turns that three colleagues of the demo annotator (no logins) rated already, so that the
-# agreement page has something to measure (safety agreed on, the last two in disagreement): (prompt, response,
-# component, dimension, each colleague's score).
+# agreement page has something to measure (safety agreed on, the last two in dispute):
+# (prompt, response, component, dimension, each colleague's score).
 RATED_BY_COLLEAGUES = [
     (
         "How do I reset a forgotten password?",
@@ -203,7 +203,7 @@ def demo_agreement() -> None:
                     feedback_id=f"demo-fb-{name}-{i}",
                     correlation_id=f"demo-rated-{i}",
                     component_name=component,
-                    polarity=polarity_for(scores[n]),
+                    polarity=_polarity_of(scores[n]),
                     score=scores[n],
                     dimension=dimension,
                     ts=1_699_990_000.0 + 10 * i + n,
@@ -213,7 +213,7 @@ def demo_agreement() -> None:
         )
 
 
-def polarity_for(score: float) -> FeedbackPolarity:
+def _polarity_of(score: float) -> FeedbackPolarity:
     if score > 0.2:
         return FeedbackPolarity.POSITIVE
     return FeedbackPolarity.NEGATIVE if score < -0.2 else FeedbackPolarity.NEUTRAL

@@ -10,6 +10,7 @@ from django.test.utils import CaptureQueriesContext
 
 from feedback.models import Feedback, Turn
 from feedback.selectors import next_unrated_turn, turn_queue
+from learnportal import demo
 from learnportal.accounts.principals import Principal
 from learnportal.accounts.roles import Role
 
@@ -135,7 +136,8 @@ def test_a_repeated_submission_is_stored_once(annotator: Client) -> None:
 
 
 def test_the_last_unrated_turn_leads_back_to_the_queue(annotator: Client) -> None:
-    unrated = Turn.objects.exclude(correlation_id__in=["demo-turn-0", "demo-turn-1", "demo-turn-3"])
+    corrected = [correlation_id for correlation_id, *_ in demo.CORRECTIONS]
+    unrated = Turn.objects.exclude(correlation_id__in=corrected)
     *before_last, last = unrated.order_by("-id")
     for turn in before_last:
         assert _rate(annotator, turn)["Location"] != "/turns/"
