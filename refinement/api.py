@@ -116,6 +116,7 @@ class PlansQuery(QueryModel):
 
 class HistoryQuery(QueryModel):
     limit: QueryInt = Field(default=HISTORY_LIMIT, ge=1, le=HISTORY_LIMIT)
+    cursor: QueryText = Field(default="", description="opaque: a reply's next_cursor")
 
 
 STEP_ID_PARAM = OpenApiParameter(
@@ -396,4 +397,6 @@ class HistoryView(APIView):
     def get(self, request: Request) -> Response:
         principal_of(request).require(Action.HISTORY)
         query = parse_query(HistoryQuery, request.query_params)
-        return Response(history_read(limit=query.limit).model_dump(mode="json"))
+        return Response(
+            history_read(limit=query.limit, cursor=query.cursor).model_dump(mode="json")
+        )
