@@ -160,16 +160,12 @@ def _environment(turn: Turn) -> str:
 def _turn_context(turn: Turn, principal: Principal, form: RatingForm) -> dict[str, Any]:
     """What the partials of one turn and its rating form need (templates/feedback/partials/)."""
     ratings = selectors.turn_ratings(turn, viewer=principal)
-    blind = selectors.still_blind(ratings, principal)
-    # Where they rate, a blind annotator sees no judgement at all, not even an agent's or an
-    # environment's (the explorer lists those): it would anchor theirs as much as a person's.
-    shown = [] if blind else ratings
     return {
         "turn": turn,
         "environment": _environment(turn),
         "form": form,
-        "ratings": [(rating, _excerpt(turn, rating)) for rating in shown],
-        "blind": blind,
+        "ratings": [(rating, _excerpt(turn, rating)) for rating in ratings],
+        "blind": selectors.still_blind(ratings, principal),
         "polarity_help": {p.value: text for p, text in POLARITY_HELP.items()},
     }
 

@@ -296,6 +296,19 @@ LEARNPORTAL_AUTO_APPLY_MAX_RISK = RiskLevel(
 LEARNPORTAL_REVIEWER_MAX_RISK = RiskLevel(
     env_choice("LEARNPORTAL_REVIEWER_MAX_RISK", RiskLevel.HIGH, RiskLevel)
 )
+# The largest skill file a proposal may write (its new_value's UTF-8 bytes): over it `invalid`.
+# Its review risk grows with size well below this (refinement.review).
+LEARNPORTAL_SKILL_FILE_MAX_BYTES = env_int(
+    "LEARNPORTAL_SKILL_FILE_MAX_BYTES", 256 * 1024, minimum=1024
+)
+# The most a learn/refinement/history reply (and GET /api/refinements/history/) holds of
+# entries, in bytes of JSON, however few the entries; the rest is a `next_cursor` away.
+LEARNPORTAL_HISTORY_REPLY_BYTES = env_int(
+    "LEARNPORTAL_HISTORY_REPLY_BYTES", 1024 * 1024, minimum=64 * 1024
+)
+# How much machines may move one routing weight in all within this many seconds: the step of
+# the auto-apply risk (refinement.trust_region); past it, an apply waits for a person.
+LEARNPORTAL_TRUST_WINDOW_SECONDS = env_int("LEARNPORTAL_TRUST_WINDOW_SECONDS", 3600, minimum=1)
 LEARNPORTAL_FORWARD_ENV_REWARDS = env_bool("LEARNPORTAL_FORWARD_ENV_REWARDS", True)
 # How many of the newest experiences an adapt or a plan learns from (each component's count and
 # reward sum over them are kept at ingest: feedback.rewards), and the most of them PPO and a

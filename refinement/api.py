@@ -23,7 +23,7 @@ from learnportal.inputs import (
     parse_query,
     query_parameters,
 )
-from learnportal.protocol.messages import Applied, History
+from learnportal.protocol.messages import HISTORY_CURSOR_PATTERN, Applied, History
 from learnportal.protocol.models import StrictModel, Text
 from learnportal.protocol.wire import parse_body as parse_json_body
 from refinement import learning_store
@@ -116,6 +116,9 @@ class PlansQuery(QueryModel):
 
 class HistoryQuery(QueryModel):
     limit: QueryInt = Field(default=HISTORY_LIMIT, ge=1, le=HISTORY_LIMIT)
+    cursor: str = Field(
+        default="", pattern=HISTORY_CURSOR_PATTERN, description="opaque: a reply's next_cursor"
+    )
 
 
 STEP_ID_PARAM = OpenApiParameter(
@@ -390,10 +393,13 @@ class HistoryView(APIView):
         parameters=query_parameters(HistoryQuery),
         responses={
             200: History,
+            400: OpenApiResponse(description="a limit or cursor that is not one"),
             403: OpenApiResponse(description="annotators read no refinement history"),
         },
     )
     def get(self, request: Request) -> Response:
         principal_of(request).require(Action.HISTORY)
         query = parse_query(HistoryQuery, request.query_params)
-        return Response(history_read(limit=query.limit).model_dump(mode="json"))
+        return Response(
+            history_read(limit=query.limit, cursor=query.cursor).model_dump(mode="json")
+        )

@@ -43,6 +43,7 @@ from refinement.paths import Location, Target
 from refinement.permissions import Permission, Verb, by_person, may
 from refinement.proposals import ProposalInput, parse_proposal
 from refinement.review import Assessment, assess, assess_all, describe, same_value
+from refinement.trust_window import window_wait
 from refinement.vocabulary import PlanStatus, ReviewKind, RiskLevel
 
 if TYPE_CHECKING:
@@ -379,7 +380,7 @@ def _apply_record(principal: Principal, proposal: ProposalInput, record: Proposa
         )
     else:
         review_record(record, assessment, principal.key, ReviewKind.AUTO)
-        waiting = awaits_person([assessment])
+        waiting = awaits_person([assessment]) or _window_wait(proposal, assessment)
         if waiting and _human_approval(record) is None:
             return _queue(principal, record, waiting)
     refinement = edits_apply(
@@ -395,6 +396,15 @@ def _apply_record(principal: Principal, proposal: ProposalInput, record: Proposa
     record.save(update_fields=["status"])
     plan_settle(record.plan)
     return Applied(refinement_id=refinement.refinement_id, applied_edits=1, rollback_available=True)
+
+
+def _window_wait(proposal: ProposalInput, assessment: Assessment) -> str:
+    """A machine's weight move past what its trust window has room for waits for a person."""
+    if proposal.target is not Target.ROUTER_WEIGHT or assessment.current is None:
+        return ""
+    return window_wait(
+        proposal.path, float(assessment.current), float(proposal.new_value), now=time.time()
+    )
 
 
 def _queue(principal: Principal, record: Proposal, error: str) -> Applied:

@@ -20,6 +20,9 @@ from learnportal.protocol.models import (
 )
 
 PROTOCOL_VERSION: Final = "1.0"
+HISTORY_PAGE_MAX: Final = 500  # most entries a history reply holds
+HISTORY_CURSOR_MAX: Final = 200  # a cursor is an entry's time and id, `<ts>_<id>`
+HISTORY_CURSOR_PATTERN: Final = r"^(-?[0-9]{1,20}(\.[0-9]{1,20})?(e[+-]?[0-9]{1,2})?_[0-9]{1,18})?$"
 
 
 class Envelope(StrictModel):
@@ -90,6 +93,9 @@ class LearnRefinementReviewRequest(Envelope):
 
 class LearnRefinementHistoryRequest(Envelope):
     type: Literal["learn/refinement/history/req"] = "learn/refinement/history/req"
+    # The host's additions, both optional: at most `limit` entries, from a reply's `next_cursor`.
+    limit: int = Field(default=HISTORY_PAGE_MAX, ge=1, le=HISTORY_PAGE_MAX)
+    cursor: str = Field(default="", max_length=HISTORY_CURSOR_MAX, pattern=HISTORY_CURSOR_PATTERN)
 
 
 # --- responses --------------------------------------------------------------------------------
@@ -150,6 +156,8 @@ class History(StrictModel):
     """The refinement history, newest first."""
 
     entries: list[dict[str, Any]] = Field(default_factory=list)
+    # The host's addition: where the next page starts (the request's `cursor`), null at the end.
+    next_cursor: str | None = None
 
 
 class LearnRefinementApplyResponse(Applied, Response):

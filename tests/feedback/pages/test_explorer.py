@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from html import unescape
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from django.test import Client
@@ -21,6 +21,13 @@ if TYPE_CHECKING:
 pytestmark = pytest.mark.django_db
 
 SECRET = "ann2 thinks the tone is off"
+
+
+@pytest.fixture(autouse=True)
+def _several_raters_a_turn(settings: Any) -> None:
+    # Several people rate each turn here: a turn takes as many as it needs, no more
+    # (feedback.raters), so it needs them.
+    settings.LEARNPORTAL_RATINGS_PER_TURN = 8
 
 
 def rate(user: AbstractBaseUser, correlation_id: str, comment: str, **fields: object) -> None:
