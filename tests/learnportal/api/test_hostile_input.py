@@ -12,6 +12,7 @@ from typing import Any
 import orjson
 import pytest
 
+from learnportal.protocol.models import TIMESTAMP_MAX
 from tests.builders import experience, experience_req, feedback, feedback_req, stored, turn
 from tests.harness import WS_TIMEOUT, Actor, Send, ws_communicator
 
@@ -134,6 +135,28 @@ def test_an_integer_wider_than_64_bits_in_a_rest_body_is_invalid_naming_it(agent
     )
     assert response.status_code == 400, response.content
     assert ["edits", 0, "note"] in locs(response.json())
+
+
+PAST_YEAR_9999 = [
+    (experience_req(experience(ts=1e12)), ["experiences", 0, "ts"]),
+    (feedback_req(feedback(source="self", ts=1e12)), ["feedbacks", 0, "ts"]),
+    (feedback_req(feedback(source="self", ts=TIMESTAMP_MAX + 1)), ["feedbacks", 0, "ts"]),
+    ({"type": "learn/stats/req", "id": "s2", "ts": 1e12}, ["ts"]),
+]
+
+
+@pytest.mark.parametrize(("body", "loc"), PAST_YEAR_9999)
+def test_a_time_past_the_year_9999_is_invalid_naming_it(
+    transport: Send, agent: Actor, body: dict[str, Any], loc: list[Any]
+) -> None:
+    status, reply = transport(agent, body)
+    assert_invalid(status, reply, loc)
+    assert stored() == {"feedback": 0, "experience": 0, "turn": 0, "components": 0}
+
+
+def test_the_last_second_of_the_year_9999_is_a_time(transport: Send, agent: Actor) -> None:
+    status, reply = transport(agent, feedback_req(feedback(source="self", ts=TIMESTAMP_MAX)))
+    assert (status, reply.get("recorded")) == (200, 1), reply
 
 
 @pytest.mark.parametrize("number", ["1e400", "-1e400", "1" + "0" * 400])
