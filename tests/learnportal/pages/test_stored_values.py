@@ -267,6 +267,8 @@ def test_every_page_and_endpoint_renders_the_worst_stored_values(
             if problem:
                 broken.append(f"admin: {problem}")
     assert broken == []
+    stats = agent.learn({"type": "learn/stats/req", "id": "after-the-worst"})
+    assert stats.status_code == 200, stats.content
     legacy = clients["admin"].get(f"/components/{quote(LEGACY_NAME)}/")
     assert legacy.status_code == 200
     assert "two\nlines" in legacy.content.decode()
