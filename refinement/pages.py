@@ -12,6 +12,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_http_methods
 
 from learnportal.accounts.roles import Action
+from learnportal.inputs import QueryModel, QueryText, page_query
 from learnportal.protocol.errors import ErrorCode, LearnError
 from learnportal.web import page, requires, show_learn_error, when
 from refinement.diffs import edits_summary, side_by_side, weight_step
@@ -385,11 +386,21 @@ def _confirm_rollback(
     return page(request, "refinement/confirm_rollback.html", context, status=status)
 
 
+class HistoryQuery(QueryModel):
+    path: QueryText = ""
+    actor: QueryText = ""
+    kind: QueryText = ""
+    refinement: QueryText = ""
+    before: QueryText = ""
+    after: QueryText = ""
+
+
 @requires(Action.HISTORY)
 def history_index(request: HttpRequest, principal: Principal) -> HttpResponse:
-    filters = HistoryFilters.of(request.GET)
-    before = HistoryCursor.parse(request.GET.get("before", ""))
-    after = HistoryCursor.parse(request.GET.get("after", ""))
+    query, problems = page_query(HistoryQuery, request.GET)
+    filters = HistoryFilters.of(query.model_dump())
+    before = HistoryCursor.parse(query.before)
+    after = HistoryCursor.parse(query.after)
     records, older, newer = history_page(
         filters, before=before, after=after, size=HISTORY_PAGE_SIZE
     )
@@ -402,20 +413,21 @@ def history_index(request: HttpRequest, principal: Principal) -> HttpResponse:
         entry["changes"] = edits_summary(entry["diff"])
         entry["links"] = links.get(record.refinement_id, {})
         entries.append(entry)
-    query = filters.query()
+    kept = filters.query()
     first_page = before is None and after is None
     context = {
         "entries": entries,
         "filters": filters,
         "kinds": HISTORY_KINDS,
-        "older": f"?{query}&before={older}" if older else "",
-        "newer": f"?{query}&after={newer}" if newer else "",
-        "newest": f"?{query}" if not first_page else "",
+        "older": f"?{kept}&before={older}" if older else "",
+        "newer": f"?{kept}&after={newer}" if newer else "",
+        "newest": f"?{kept}" if not first_page else "",
+        "query_errors": problems,
         # Only the newest page follows live events: live.js fetches the page's own URL again
         # and swaps its history region for the fresh one.
         "live": first_page,
     }
-    return page(request, "refinement/history.html", context)
+    return page(request, "refinement/history.html", context, status=400 if problems else 200)
 
 
 HISTORY_KINDS = (

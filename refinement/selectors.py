@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from django.db.models import Case, Count, Exists, IntegerField, Max, OuterRef, Q, Value, When
 
+from learnportal.protocol.models import INT64
 from refinement import store
 from refinement.answers import Routing
 from refinement.models import (
@@ -176,7 +177,8 @@ class HistoryCursor:
             cursor = cls(float(ts), int(pk))
         except ValueError:
             return None
-        return cursor if math.isfinite(cursor.ts) else None
+        fits = math.isfinite(cursor.ts) and -INT64 <= cursor.id <= INT64  # what a row id holds
+        return cursor if fits else None
 
 
 FILTER_MAX_LENGTH = 400

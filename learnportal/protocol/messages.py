@@ -17,6 +17,7 @@ from learnportal.protocol.models import (
     RiskLevel,
     ShortName,
     StrictModel,
+    Timestamp,
 )
 
 PROTOCOL_VERSION: Final = "1.0"
@@ -34,7 +35,7 @@ class Envelope(StrictModel):
 
     id: RequiredName = Field(default_factory=new_message_id)
     version: Literal["1.0"] = PROTOCOL_VERSION
-    ts: float = Field(default_factory=now)
+    ts: Timestamp = Field(default_factory=now)
     _sent: dict[str, Any] | None = PrivateAttr(default=None)
 
     def sent_items(self, field: str) -> list[dict[str, Any]] | None:

@@ -5,11 +5,13 @@ from __future__ import annotations
 from typing import Any, TypeVar
 
 import jiter
+import orjson
 from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails, InitErrorDetails
 
 from learnportal.protocol.errors import ErrorCode, LearnError, detail, invalid
 from learnportal.protocol.fielderror import FieldError
+from learnportal.protocol.freejson import TOO_WIDE, wide_integers
 from learnportal.protocol.messages import REQUEST_MODELS, Envelope
 from learnportal.protocol.models import NO_CONTROL, NO_NUL, NOT_BLANK
 
@@ -42,11 +44,27 @@ def loads_strict(body: bytes | str) -> Any:
 
 def parse_body(model: type[Model], body: bytes | str, *, loc: tuple[str, ...] = ()) -> Model:
     """Parse a JSON body strictly into `model`, or raise `invalid` naming every bad field."""
-    loads_strict(body)
+    raw = loads_strict(body)
     try:
-        return model.model_validate_json(body)
+        parsed = model.model_validate_json(body)
     except ValidationError as exc:
         raise invalid_from(exc, loc) from None
+    refuse_wide_integers(raw, loc)
+    return parsed
+
+
+def refuse_wide_integers(raw: Any, loc: tuple[str | int, ...] = ()) -> None:
+    """Refuse, naming each, the integers wider than 64 bits that the models let through: a
+    number field takes one as a float, but the request as sent (hashed for safe retries, kept
+    for audit) must be storable. Run after the models, which refuse those past a float's range
+    as not finite; orjson says in C whether there is any, so the walk runs only when one is."""
+    try:
+        orjson.dumps(raw)
+    except TypeError:
+        places = wide_integers(raw)
+        if places:
+            details = [detail([*loc, *place], TOO_WIDE) for place in places]
+            raise invalid(summarize(details), details) from None
 
 
 def invalid_from(
@@ -96,6 +114,7 @@ def parse_request(body: bytes | str, *, max_batch: int) -> Envelope:
         request = model.model_validate(raw)
     except ValidationError as exc:
         raise invalid_from(exc, read_from_json=True) from None
+    refuse_wide_integers(raw)
     request._sent = raw
     return request
 

@@ -165,6 +165,8 @@ def test_each_filter_keeps_only_what_it_names(
         ({"since": "-1"}, "since"),
         ({"until": "nan"}, "until"),
         ({"until": "1e400"}, "until"),
+        ({"since": "1e20"}, "since"),
+        ({"until": "253402300800"}, "until"),  # a second past the year 9999
         ({"has_correction": "maybe"}, "has_correction"),
         ({"limit": "0"}, "limit"),
         ({"limit": "501"}, "limit"),
