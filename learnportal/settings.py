@@ -369,7 +369,7 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": env_str("LEARNPORTAL_LOG_LEVEL", "WARNING")},
 }
 # Webhooks (learnportal.webhooks): endpoints on loopback, private or link-local addresses are
-# refused unless allowed; each attempt's timeout; retries back off exponentially from the base
+# refused unless allowed; each attempt's timeout (in all; a worker's lease is derived from it); retries back off exponentially from the base
 # to the cap, and a delivery fails after the most attempts.
 LEARNPORTAL_WEBHOOK_ALLOW_PRIVATE = env_bool("LEARNPORTAL_WEBHOOK_ALLOW_PRIVATE", False)
 LEARNPORTAL_WEBHOOK_TIMEOUT_SECONDS = env_float(
