@@ -68,6 +68,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # First: nosniff and a Content-Security-Policy on every answer, the others' error pages too.
+    "learnportal.baseline.BaselineHeadersMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "learnportal.csp.PortalCSPMiddleware",
