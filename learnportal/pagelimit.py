@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from learnportal.accounts.principals import principal_for_user
+from learnportal.api.errors import with_retry_after
 from learnportal.ratelimit import address_key, retry_after_for
 from learnportal.web import page
 
@@ -33,8 +34,7 @@ def page_key(request: HttpRequest) -> str:
 
 def too_many_requests_page(request: HttpRequest, retry_after: int) -> HttpResponse:
     response = page(request, "portal/429.html", {"retry_after": retry_after}, status=429)
-    response["Retry-After"] = str(retry_after)
-    return response
+    return with_retry_after(response, retry_after)
 
 
 class PageRateLimitMiddleware:

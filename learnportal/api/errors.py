@@ -44,7 +44,7 @@ DRF_CODES: list[tuple[type[exceptions.APIException], ErrorCode]] = [
 def envelope_response(
     body: dict[str, Any], status: int, retry_after: int | None = None
 ) -> HttpResponse:
-    """A learn/* envelope over HTTP: the one place that says Retry-After.
+    """A learn/* envelope over HTTP, with Retry-After when it says to wait.
 
     JSON by orjson, rendered here whatever the view's renderers: a DRF Response is rendered
     after the view, and under ASGI Django makes that one more hop to a sync thread, which costs
@@ -52,7 +52,13 @@ def envelope_response(
     """
     response = HttpResponse(orjson.dumps(body), status=status, content_type="application/json")
     if retry_after is not None:
-        response["Retry-After"] = str(retry_after)
+        with_retry_after(response, retry_after)
+    return response
+
+
+def with_retry_after(response: HttpResponse, retry_after: int) -> HttpResponse:
+    """The one place that says Retry-After, for the envelopes and the pages' 429 alike."""
+    response["Retry-After"] = str(retry_after)
     return response
 
 
