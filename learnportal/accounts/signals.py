@@ -44,7 +44,8 @@ def _session_deleted(sender: type[Session], instance: Session, **kwargs: Any) ->
 def _logged_out(sender: Any, request: HttpRequest, **kwargs: Any) -> None:
     # Django sends this before it flushes the session: a socket told now would look again, find
     # the session still there and stay open. So the session is flushed first (Django's own flush
-    # then finds nothing left), whatever the session engine.
+    # then finds nothing left), whatever the session engine. django-axes, earlier in
+    # INSTALLED_APPS, has read the session's key for its access log by now.
     key = request.session.session_key
     if key:
         request.session.flush()

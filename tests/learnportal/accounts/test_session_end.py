@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 from asgiref.sync import sync_to_async
+from axes.models import AccessLog
 from django.contrib.sessions.backends.db import SessionStore
 from django.contrib.sessions.models import Session
 from django.core.management import call_command
@@ -19,7 +20,7 @@ from django.utils import timezone
 from learnportal.accounts.credentials import PRINCIPAL_TTL
 from learnportal.accounts.models import User
 from tests.builders import stats_req
-from tests.harness import WS_TIMEOUT, ws_communicator
+from tests.harness import PASSWORD, WS_TIMEOUT, ws_communicator
 
 if TYPE_CHECKING:
     from channels.testing import WebsocketCommunicator
@@ -107,3 +108,12 @@ async def test_a_new_login_after_a_logout_opens_a_socket_that_is_answered(ann: A
     _, again = await logged_in("ann")
     communicator = await cookie_socket(again, "/ws/learn/")  # answers a stats request
     await communicator.disconnect()
+
+
+def test_django_axes_still_records_the_logout_in_its_access_log(ann: Actor) -> None:
+    # axes reads the session's key when told of the logout, before this app flushes it.
+    client = Client()
+    assert client.post("/login/", {"username": "ann", "password": PASSWORD}).status_code == 302
+    client.post("/logout/")
+    (entry,) = AccessLog.objects.filter(username="ann")
+    assert entry.logout_time is not None
