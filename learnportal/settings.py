@@ -68,6 +68,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # First: nosniff and a Content-Security-Policy on every answer, the others' error pages too.
+    "learnportal.baseline.BaselineHeadersMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "learnportal.csp.PortalCSPMiddleware",
@@ -75,6 +77,8 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # Counts every request but the API's (DRF counts those) and static files (served above).
+    "learnportal.pagelimit.PageRateLimitMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     # Last, as django-axes asks: it turns a refused login into the lockout page.
@@ -320,8 +324,8 @@ LEARNPORTAL_REPLAY_WINDOW = env_int("LEARNPORTAL_REPLAY_WINDOW", 10_000, minimum
 LEARNPORTAL_RATINGS_PER_TURN = env_int("LEARNPORTAL_RATINGS_PER_TURN", 1, minimum=1)
 LEARNPORTAL_LEASE_SECONDS = env_int("LEARNPORTAL_LEASE_SECONDS", 600, minimum=1)
 LEARNPORTAL_UNDO_SECONDS = env_int("LEARNPORTAL_UNDO_SECONDS", 60, minimum=0)
-# Requests per second per principal (per client address without one), on every API endpoint and
-# learn/* message, counted in fixed windows in the cache: shared by all processes when REDIS_URL
+# Requests per second per principal (per client address without one), on every API endpoint,
+# learn/* message and page, counted in fixed windows in the cache: shared by all processes when REDIS_URL
 # is set. 0 turns rate limiting off.
 LEARNPORTAL_RATE_LIMIT = env_float("LEARNPORTAL_RATE_LIMIT", 2000.0, minimum=0.0)
 # The A2E SDK's HTTP transport at /a2e (learnportal.a2e): a session ends after this many idle
@@ -380,7 +384,7 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": env_str("LEARNPORTAL_LOG_LEVEL", "WARNING")},
 }
 # Webhooks (learnportal.webhooks): endpoints on loopback, private or link-local addresses are
-# refused unless allowed; each attempt's timeout; retries back off exponentially from the base
+# refused unless allowed; each attempt's timeout (in all; a worker's lease is derived from it); retries back off exponentially from the base
 # to the cap, and a delivery fails after the most attempts.
 LEARNPORTAL_WEBHOOK_ALLOW_PRIVATE = env_bool("LEARNPORTAL_WEBHOOK_ALLOW_PRIVATE", False)
 LEARNPORTAL_WEBHOOK_TIMEOUT_SECONDS = env_float(

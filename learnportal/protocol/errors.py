@@ -41,6 +41,8 @@ HTTP_STATUS: dict[ErrorCode, int] = {
 
 # The codes whose envelope may say, in `retry_after`, how many seconds to wait before retrying.
 RETRYABLE = frozenset({ErrorCode.RATE_LIMITED, ErrorCode.UNAVAILABLE})
+# The shortest wait a refusal names: a client told 0 retries at once, into the same refusal.
+MIN_RETRY_AFTER = 1  # seconds
 
 Loc = Sequence[str | int]
 
@@ -60,7 +62,7 @@ class LearnError(Exception):
         self.code = code
         self.message = message
         self.details = details or []
-        self.retry_after = retry_after
+        self.retry_after = None if retry_after is None else max(MIN_RETRY_AFTER, retry_after)
 
     @property
     def http_status(self) -> int:
