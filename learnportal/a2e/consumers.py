@@ -2,14 +2,20 @@
 
 `/send` answers the message at once (host.handle, over the one dispatch), pushes the replies to
 the session's outbox and wakes the session's stream through the channel layer group
-`a2e.<session id>`, which with REDIS_URL reaches every process. `/stream` writes the outbox in
-order, one `data: <json>` event a message, and a keep-alive comment when idle; a new stream of a
-session takes over from an older one, which ends, so that a reconnecting agent neither loses nor
-receives twice a message that was queued. The stream also reads the outbox each keep-alive, so a
-wake-up lost on the way costs a delay, never a message.
+`a2e.<public id>`, which with REDIS_URL reaches every process. `/stream` writes the outbox in
+order, one `id: <n>` and `data: <json>` event a message, and a keep-alive comment when idle; a
+new stream of a session takes over from an older one, which ends, and writes again what its
+`Last-Event-ID` does not acknowledge (sessions.py), so that a reply written to a connection as
+it dropped is not lost. The stream also reads the outbox each keep-alive, so a wake-up lost on
+the way costs a delay, never a message.
+
+A request names its session by the id `POST /session` answered, whose secret the store checks;
+a session bound by an `Authorization` header needs that header on every request.
 
 Refusals of the transport itself (no or unknown session, a credential that does not match, a
-body too large, a full outbox) are HTTP statuses with `{"ok": false, "code", "message"}`.
+body too large, a full outbox, too many sessions) are HTTP statuses with `{"ok": false, "code",
+"message"}`; a 429 and a 503 carry `Retry-After`. Every answer carries the portal's
+Content-Security-Policy and `nosniff`, which Django's middleware gives its own answers.
 """
 
 from __future__ import annotations
@@ -28,11 +34,12 @@ from django.conf import settings
 from django.http.request import split_domain_port, validate_host
 from redis.exceptions import RedisError
 
-from learnportal.a2e import host
+from learnportal import csp
+from learnportal.a2e import host, sessions
 from learnportal.a2e.sessions import SessionRecord, store
 from learnportal.accounts.credentials import Credential, principals
 from learnportal.accounts.models import hash_token
-from learnportal.accounts.principals import bearer_token
+from learnportal.accounts.principals import Principal, bearer_token
 from learnportal.protocol.errors import ErrorCode
 from learnportal.ratelimit import retry_after_for
 
@@ -43,10 +50,21 @@ STREAM_BATCH = 100  # messages written to the stream per read of the outbox
 STOP_SECONDS = 10  # how long a disconnected stream waits for its pump to finish a step
 WAKE = "a2e.wake"
 UNKNOWN_SESSION = "Unknown or ended session: POST /a2e/session for a new one."
+BEARER_NEEDED = "This session was opened with an Authorization header: send it on every request."
+OUTBOX_FULL = "The session's stream is not being read: its outbox is full."
+TOO_MANY_NEW = "Too many new sessions; retry later."
+TOO_MANY_SESSIONS = "Too many open sessions: shut one down, or let one expire."
+BAD_LAST_EVENT_ID = "Last-Event-ID must be the id: of an event of this stream (a whole number)."
+BUSY_SECONDS = 1  # the wait a 429 or 503 of the transport itself asks for
 
 
 def group(sid: str) -> str:
     return f"a2e.{sid}"
+
+
+def event(message: sessions.Event) -> bytes:
+    """One server-sent event: its id, for a reconnecting stream to say what it has read."""
+    return b"id: %d\ndata: %s\n\n" % (message.seq, message.data)
 
 
 async def wake(sid: str) -> None:
@@ -68,11 +86,16 @@ def header(scope: dict[str, Any], name: bytes) -> bytes | None:
 
 
 class Refused(Exception):
-    def __init__(self, status: int, code: ErrorCode, message: str) -> None:
+    def __init__(
+        self, status: int, code: ErrorCode, message: str, retry_after: int | None = None
+    ) -> None:
         super().__init__(message)
         self.status = status
         self.code = code
         self.message = message
+        if retry_after is None and status in (429, 503):
+            retry_after = BUSY_SECONDS
+        self.retry_after = None if retry_after is None else max(1, retry_after)
 
 
 def header_credential(scope: dict[str, Any]) -> Credential | None:
@@ -97,8 +120,25 @@ def host_allowed(scope: dict[str, Any]) -> bool:
     return bool(domain) and validate_host(domain, settings.ALLOWED_HOSTS)
 
 
-def principal_exists(credential: Credential) -> bool:
-    return principals.principal(credential) is not None
+def security_headers(scope: dict[str, Any]) -> list[tuple[bytes, bytes]]:
+    """What Django's middleware adds to the portal's own answers: the CSP and nosniff."""
+    domain = header(scope, b"host") if host_allowed(scope) else None
+    secure = scope.get("scheme") in ("https", "wss")
+    policy = csp.policy(domain.decode("latin-1") if domain else None, secure=secure)
+    return [
+        (b"content-security-policy", policy.encode()),
+        (b"x-content-type-options", b"nosniff"),
+    ]
+
+
+def last_event_id(scope: dict[str, Any]) -> int | None:
+    """The event a reconnecting stream says it has read last (the SSE standard's header)."""
+    value = (header(scope, b"last-event-id") or b"").decode("latin-1").strip()
+    if not value:
+        return None
+    if not value.isdigit() or len(value) > 18:
+        raise Refused(400, ErrorCode.INVALID, BAD_LAST_EVENT_ID)
+    return int(value)
 
 
 class A2EConsumer(AsyncHttpConsumer):  # type: ignore[misc]  # channels has no types
@@ -138,24 +178,42 @@ class A2EConsumer(AsyncHttpConsumer):  # type: ignore[misc]  # channels has no t
 
     async def refuse(self, refusal: Refused) -> None:
         body = {"ok": False, "code": refusal.code.value, "message": refusal.message}
-        await self.json(refusal.status, body)
+        extra = []
+        if refusal.retry_after is not None:
+            extra.append((b"retry-after", str(refusal.retry_after).encode()))
+        await self.json(refusal.status, body, extra)
 
-    async def json(self, status: int, body: dict[str, Any]) -> None:
+    async def json(
+        self, status: int, body: dict[str, Any], extra: list[tuple[bytes, bytes]] | None = None
+    ) -> None:
+        headers = [(b"content-type", b"application/json"), (b"cache-control", b"no-store")]
         await self.send_response(
             status,
             orjson.dumps(body),
-            headers=[(b"content-type", b"application/json"), (b"cache-control", b"no-store")],
+            headers=[*headers, *security_headers(self.scope), *(extra or [])],
         )
 
+    def presented_id(self) -> str:
+        return (header(self.scope, b"x-session-id") or b"").decode("latin-1").strip()
+
     async def session(self) -> tuple[SessionRecord, Credential | None]:
-        """The request's session and bearer; Refused if unknown or bound to another credential."""
-        sid = (header(self.scope, b"x-session-id") or b"").decode("latin-1").strip()
+        """The request's session (ended too) and bearer; Refused if the id does not open a
+        session, or the bearer is missing or another than the one it is bound to."""
         credential = header_credential(self.scope)
-        record = await store().get(sid) if sid else None
-        if record is None:
+        parts = sessions.split_session_id(self.presented_id())
+        record = await store().get(parts[0]) if parts else None
+        if record is None or parts is None or not sessions.opens(record, parts[1]):
             raise Refused(404, ErrorCode.NOT_FOUND, UNKNOWN_SESSION)
+        if record.bearer and credential is None:
+            raise Refused(401, ErrorCode.UNAUTHENTICATED, BEARER_NEEDED)
         if credential is not None and record.credential not in (None, credential):
             raise Refused(403, ErrorCode.FORBIDDEN, host.OTHER_CREDENTIAL)
+        return record, credential
+
+    async def live_session(self) -> tuple[SessionRecord, Credential | None]:
+        record, credential = await self.session()
+        if record.ended:
+            raise Refused(404, ErrorCode.NOT_FOUND, UNKNOWN_SESSION)
         return record, credential
 
 
@@ -165,40 +223,45 @@ class SessionConsumer(A2EConsumer):
     async def answer(self, body: bytes) -> None:
         credential = header_credential(self.scope)
         if credential is not None:
-            exists = await sync_to_async(principal_exists, thread_sensitive=True)(credential)
-            if not exists:
+            principal: Principal | None = await sync_to_async(
+                principals.principal, thread_sensitive=True
+            )(credential)
+            if principal is None:
                 raise Refused(401, ErrorCode.UNAUTHENTICATED, host.BAD_CREDENTIAL)
+            owner = principal.key
         else:
-            # Unbound sessions are cheap to ask for: count them under the client's address.
-            key = f"ip:{client_address(self.scope)}"
-            retry_after = await sync_to_async(retry_after_for)(key)
-            if retry_after is not None:
-                raise Refused(429, ErrorCode.RATE_LIMITED, "Too many new sessions; retry later.")
-        record = await store().create(credential)
-        await self.json(200, {"session_id": record.sid})
+            owner = sessions.address_owner(client_address(self.scope))
+        retry_after = await sync_to_async(retry_after_for)(owner)
+        if retry_after is not None:
+            raise Refused(429, ErrorCode.RATE_LIMITED, TOO_MANY_NEW, retry_after)
+        record, session_id = sessions.new_session(
+            credential, owner=owner, bearer=credential is not None
+        )
+        if not await store().create(record, sessions.session_limit(owner)):
+            raise Refused(429, ErrorCode.RATE_LIMITED, TOO_MANY_SESSIONS)
+        await self.json(200, {"session_id": session_id})
 
 
 class SendConsumer(A2EConsumer):
     """One message: answered now, its replies on the stream."""
 
     async def answer(self, body: bytes) -> None:
-        record, credential = await self.session()
-        sessions = store()
-        if await sessions.queued(record.sid) >= settings.LEARNPORTAL_A2E_MAX_QUEUED:
-            raise Refused(
-                429,
-                ErrorCode.RATE_LIMITED,
-                "The session's stream is not being read: its outbox is full.",
-            )
+        record, credential = await self.live_session()
+        kept = store()
+        if sessions.is_full(await kept.backlog(record.sid)):
+            raise Refused(429, ErrorCode.RATE_LIMITED, OUTBOX_FULL)
         outcome = await sync_to_async(host.handle, thread_sensitive=True)(
-            record, body, credential, client_address(self.scope)
+            record, body, credential, self.presented_id()
         )
+        replies = outcome.replies
         if outcome.record != record:
-            await sessions.save(outcome.record)
-        for reply in outcome.replies:
-            await sessions.push(record.sid, orjson.dumps(reply))
+            limit = sessions.session_limit(outcome.record.owner)
+            if not await kept.save(outcome.record, limit):
+                replies = outcome.over_limit
+        for reply in replies:
+            await kept.push(record.sid, orjson.dumps(reply))
         if outcome.ended:
-            await sessions.end(record.sid)
+            await kept.end(record.sid)
         await wake(record.sid)
         await self.json(200, {"ok": True})
 
@@ -223,10 +286,11 @@ class StreamConsumer(A2EConsumer):
             return
         try:
             self.check_request()
+            acknowledged = last_event_id(self.scope)
             try:
                 self.sid = await self.readable_session()
                 await self.channel_layer.group_add(group(self.sid), self.channel_name)
-                generation = await store().take_stream(self.sid)
+                generation = await store().take_stream(self.sid, acknowledged)
             except (RedisError, OSError) as exc:
                 raise Refused(503, ErrorCode.UNAVAILABLE, STORE_DOWN) from exc
         except Refused as refusal:
@@ -239,42 +303,39 @@ class StreamConsumer(A2EConsumer):
                 (b"content-type", b"text/event-stream; charset=utf-8"),
                 (b"cache-control", b"no-store"),
                 (b"x-accel-buffering", b"no"),
+                *security_headers(self.scope),
             ],
         )
         await self.send_body(b": connected\n\n", more_body=True)
         self.pump = asyncio.ensure_future(self.run(generation))
 
     async def readable_session(self) -> str:
-        """The session's id; one that ended may still be read until its outbox is written."""
-        try:
-            record, _ = await self.session()
-        except Refused as refusal:
-            sid = (header(self.scope, b"x-session-id") or b"").decode("latin-1").strip()
-            if refusal.status == 404 and sid and await store().queued(sid):
-                return sid
-            raise
+        """The session's public id; one that ended may still be read until its outbox is
+        written (once: an ended session's stream does not write again what it wrote)."""
+        record, _ = await self.session()
+        if record.ended and not (await store().backlog(record.sid)).unsent:
+            raise Refused(404, ErrorCode.NOT_FOUND, UNKNOWN_SESSION)
         return record.sid
 
     async def a2e_wake(self, event: dict[str, Any]) -> None:
         self.woken.set()
 
     async def run(self, generation: int) -> None:
-        sessions = store()
+        kept = store()
         keepalive = settings.LEARNPORTAL_A2E_KEEPALIVE_SECONDS
         try:
             while not self.closed:
                 self.woken.clear()
-                if await sessions.stream_generation(self.sid) != generation:
+                if await kept.stream_generation(self.sid) != generation:
                     break  # expired, or taken over by a newer stream
-                batch = await sessions.peek(self.sid, STREAM_BATCH)
+                batch = await kept.unsent(self.sid, STREAM_BATCH)
                 if batch and not self.closed:
-                    await self.send_body(
-                        b"".join(b"data: " + m + b"\n\n" for m in batch), more_body=True
-                    )
-                    await sessions.trim(self.sid, len(batch))
+                    await self.send_body(b"".join(map(event, batch)), more_body=True)
+                    await kept.mark_sent(self.sid, generation, batch)
                     continue
                 # Also restarts an open session's idle time: a stream being read is not idle.
-                if await sessions.get(self.sid) is None:
+                record = await kept.get(self.sid)
+                if record is None or record.ended:
                     break  # ended (and its outbox written) or expired
                 if not await self.sleep(keepalive) and not self.closed:
                     await self.send_body(b": keep-alive\n\n", more_body=True)

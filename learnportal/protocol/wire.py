@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any, TypeVar
 
 import jiter
@@ -11,7 +12,7 @@ from pydantic_core import ErrorDetails, InitErrorDetails
 from learnportal.protocol.errors import ErrorCode, LearnError, detail, invalid
 from learnportal.protocol.fielderror import FieldError
 from learnportal.protocol.messages import REQUEST_MODELS, Envelope
-from learnportal.protocol.models import NO_CONTROL, NO_NUL, NOT_BLANK
+from learnportal.protocol.models import NAME_LENGTH, NO_CONTROL, NO_NUL, NOT_BLANK
 
 BATCH_FIELDS = ("feedbacks", "experiences")
 # What a person reads instead of the regular expression a text failed to match.
@@ -22,6 +23,7 @@ PATTERNS = {
 }
 
 Model = TypeVar("Model", bound=BaseModel)
+ID_CHARACTERS = re.compile(NO_CONTROL)  # those of an envelope's `id`
 
 
 def loads_strict(body: bytes | str) -> Any:
@@ -62,8 +64,17 @@ def invalid_from(
 
 
 def request_id_of(raw: Any) -> str:
+    """The `id` to echo as `req_id`: only one a request may carry (at most NAME_LENGTH characters,
+    no control characters), so that an error reply is never larger than what it refuses."""
     request_id = raw.get("id") if isinstance(raw, dict) else None
-    return request_id if isinstance(request_id, str) else ""
+    if isinstance(request_id, str) and len(request_id) <= NAME_LENGTH:
+        return request_id if ID_CHARACTERS.match(request_id) else ""
+    return ""
+
+
+def shown(text: str) -> str:
+    """A client's text as an error names it: cut to NAME_LENGTH characters."""
+    return text if len(text) <= NAME_LENGTH else f"{text[:NAME_LENGTH]}..."
 
 
 def parse_request(body: bytes | str, *, max_batch: int) -> Envelope:
@@ -78,7 +89,7 @@ def parse_request(body: bytes | str, *, max_batch: int) -> Envelope:
     if model is None:
         raise LearnError(
             ErrorCode.UNKNOWN_TYPE,
-            f"{message_type!r} is not a learn/* request type; "
+            f"{shown(repr(message_type))} is not a learn/* request type; "
             f"known types: {', '.join(REQUEST_MODELS)}.",
             [detail(["type"], "Unknown request type")],
         )
@@ -124,7 +135,8 @@ def validation_details(
         exc = worded_for_json(exc.title, exc.errors(include_url=False))
     details = []
     for error in exc.errors(include_url=False, include_input=False):
-        loc = list(error["loc"])
+        # A key the client chose (an unknown field's) is named, not echoed whole.
+        loc = [part if isinstance(part, int) else shown(part) for part in error["loc"]]
         message = error["msg"].removeprefix("Value error, ")
         context = error.get("ctx") or {}
         cause = context.get("error")
