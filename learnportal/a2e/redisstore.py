@@ -100,8 +100,8 @@ if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 redis.call('HSET', KEYS[1], 'ended', '1')
 redis.call('SREM', '{OWNED}' .. redis.call('HGET', KEYS[1], 'owner'), ARGV[2])
 for i = 1, 3 do
-  local ttl = redis.call('TTL', KEYS[i])
-  if ttl < 0 or ttl > tonumber(ARGV[1]) then redis.call('EXPIRE', KEYS[i], ARGV[1]) end
+  local ttl = redis.call('PTTL', KEYS[i])
+  if ttl == -1 or ttl > 1000 * tonumber(ARGV[1]) then redis.call('EXPIRE', KEYS[i], ARGV[1]) end
 end
 return 1
 """
@@ -120,10 +120,11 @@ while sent > 0 and (count > tonumber(ARGV[2]) or size > tonumber(ARGV[3])) do
   count, size, sent, sentsize = count - 1, size - #dropped, sent - 1, sentsize - #dropped
 end
 redis.call('HSET', KEYS[3], 'size', size, 'sent', sent, 'sentsize', sentsize)
-local ttl = redis.call('TTL', KEYS[1])
+-- In milliseconds: TTL rounds, and a record with less than half a second left reads 0.
+local ttl = redis.call('PTTL', KEYS[1])
 if ttl > 0 then
-  redis.call('EXPIRE', KEYS[2], ttl)
-  redis.call('EXPIRE', KEYS[3], ttl)
+  redis.call('PEXPIRE', KEYS[2], ttl)
+  redis.call('PEXPIRE', KEYS[3], ttl)
 end
 return 1
 """
