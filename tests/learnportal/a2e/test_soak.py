@@ -10,12 +10,13 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 import orjson
-import pytest
 from asgiref.sync import async_to_sync
 
 from learnportal.a2e import sessions
 
 if TYPE_CHECKING:
+    import pytest
+
     from learnportal.a2e.sessions import Footprint
 
 ROUNDS = 4
