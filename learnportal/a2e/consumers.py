@@ -23,7 +23,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 from asgiref.sync import sync_to_async
@@ -31,17 +31,26 @@ from channels.exceptions import StopConsumer
 from channels.generic.http import AsyncHttpConsumer
 from channels.layers import get_channel_layer
 from django.conf import settings
-from django.http.request import split_domain_port, validate_host
 from redis.exceptions import RedisError
 
-from learnportal import csp
 from learnportal.a2e import host, sessions
+from learnportal.a2e.scope import (
+    Refused,
+    client_address,
+    header,
+    header_credential,
+    host_allowed,
+    last_event_id,
+    security_headers,
+)
 from learnportal.a2e.sessions import SessionRecord, store
-from learnportal.accounts.credentials import Credential, principals
-from learnportal.accounts.models import hash_token
-from learnportal.accounts.principals import Principal, bearer_token
+from learnportal.accounts.credentials import principals
 from learnportal.protocol.errors import ErrorCode
 from learnportal.ratelimit import retry_after_for
+
+if TYPE_CHECKING:
+    from learnportal.accounts.credentials import Credential
+    from learnportal.accounts.principals import Principal
 
 logger = logging.getLogger(__name__)
 
@@ -54,8 +63,6 @@ BEARER_NEEDED = "This session was opened with an Authorization header: send it o
 OUTBOX_FULL = "The session's stream is not being read: its outbox is full."
 TOO_MANY_NEW = "Too many new sessions; retry later."
 TOO_MANY_SESSIONS = "Too many open sessions: shut one down, or let one expire."
-BAD_LAST_EVENT_ID = "Last-Event-ID must be the id: of an event of this stream (a whole number)."
-BUSY_SECONDS = 1  # the wait a 429 or 503 of the transport itself asks for
 
 
 def group(sid: str) -> str:
@@ -76,69 +83,6 @@ async def wake(sid: str) -> None:
         await layer.group_send(group(sid), {"type": WAKE})
     except Exception:  # the stream reads its outbox each keep-alive anyway: later, not lost
         logger.warning("could not wake the A2E stream of a session", exc_info=True)
-
-
-def header(scope: dict[str, Any], name: bytes) -> bytes | None:
-    for key, value in scope.get("headers", []):
-        if key == name:
-            return bytes(value)
-    return None
-
-
-class Refused(Exception):
-    def __init__(
-        self, status: int, code: ErrorCode, message: str, retry_after: int | None = None
-    ) -> None:
-        super().__init__(message)
-        self.status = status
-        self.code = code
-        self.message = message
-        if retry_after is None and status in (429, 503):
-            retry_after = BUSY_SECONDS
-        self.retry_after = None if retry_after is None else max(1, retry_after)
-
-
-def header_credential(scope: dict[str, Any]) -> Credential | None:
-    """The bearer of the request; Refused for an Authorization header that is not one."""
-    value = header(scope, b"authorization")
-    if value is None:
-        return None
-    raw = bearer_token(value)
-    if raw is None:
-        raise Refused(401, ErrorCode.UNAUTHENTICATED, "Authorization must be 'Bearer <token>'.")
-    return Credential("token", hash_token(raw))
-
-
-def client_address(scope: dict[str, Any]) -> str:
-    client = scope.get("client")
-    return str(client[0]) if client else "?"
-
-
-def host_allowed(scope: dict[str, Any]) -> bool:
-    """Django's ALLOWED_HOSTS check, which a Channels consumer does not get from Django."""
-    domain, _ = split_domain_port((header(scope, b"host") or b"").decode("latin-1"))
-    return bool(domain) and validate_host(domain, settings.ALLOWED_HOSTS)
-
-
-def security_headers(scope: dict[str, Any]) -> list[tuple[bytes, bytes]]:
-    """What Django's middleware adds to the portal's own answers: the CSP and nosniff."""
-    domain = header(scope, b"host") if host_allowed(scope) else None
-    secure = scope.get("scheme") in ("https", "wss")
-    policy = csp.policy(domain.decode("latin-1") if domain else None, secure=secure)
-    return [
-        (b"content-security-policy", policy.encode()),
-        (b"x-content-type-options", b"nosniff"),
-    ]
-
-
-def last_event_id(scope: dict[str, Any]) -> int | None:
-    """The event a reconnecting stream says it has read last (the SSE standard's header)."""
-    value = (header(scope, b"last-event-id") or b"").decode("latin-1").strip()
-    if not value:
-        return None
-    if not value.isdigit() or len(value) > 18:
-        raise Refused(400, ErrorCode.INVALID, BAD_LAST_EVENT_ID)
-    return int(value)
 
 
 class A2EConsumer(AsyncHttpConsumer):  # type: ignore[misc]  # channels has no types
