@@ -8,7 +8,7 @@ from django.conf import settings
 from pydantic import BaseModel, ConfigDict, Field, StrictStr, StringConstraints
 
 from learnportal.protocol import Capability
-from learnportal.protocol.errors import RETRYABLE
+from learnportal.protocol.errors import RETRYABLE, bounded
 from learnportal.protocol.ids import new_message_id, now
 from learnportal.protocol.models import NO_NUL, Name
 
@@ -87,7 +87,8 @@ def error(
     retry_after: int | None = None,
 ) -> dict[str, Any]:
     """The A2E `error` message; `detail` carries the learn/error's `details` (and retry time)."""
-    detail: dict[str, Any] = {"details": details or []}
+    message, bounded_details = bounded(message, details or [])
+    detail: dict[str, Any] = {"details": bounded_details}
     if retry_after is not None:
         detail["retry_after"] = retry_after
     return {

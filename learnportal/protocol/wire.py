@@ -9,7 +9,7 @@ import jiter
 from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails, InitErrorDetails
 
-from learnportal.protocol.errors import ErrorCode, LearnError, detail, invalid
+from learnportal.protocol.errors import ErrorCode, LearnError, cut, detail, invalid
 from learnportal.protocol.fielderror import FieldError
 from learnportal.protocol.messages import REQUEST_MODELS, Envelope
 from learnportal.protocol.models import NAME_LENGTH, NO_CONTROL, NO_NUL, NOT_BLANK
@@ -72,11 +72,6 @@ def request_id_of(raw: Any) -> str:
     return ""
 
 
-def shown(text: str) -> str:
-    """A client's text as an error names it: cut to NAME_LENGTH characters."""
-    return text if len(text) <= NAME_LENGTH else f"{text[:NAME_LENGTH]}..."
-
-
 def parse_request(body: bytes | str, *, max_batch: int) -> Envelope:
     """Parse and validate one `learn/*` request; raise LearnError naming every bad field."""
     raw = loads_strict(body)
@@ -89,7 +84,7 @@ def parse_request(body: bytes | str, *, max_batch: int) -> Envelope:
     if model is None:
         raise LearnError(
             ErrorCode.UNKNOWN_TYPE,
-            f"{shown(repr(message_type))} is not a learn/* request type; "
+            f"{cut(repr(message_type), NAME_LENGTH)} is not a learn/* request type; "
             f"known types: {', '.join(REQUEST_MODELS)}.",
             [detail(["type"], "Unknown request type")],
         )
@@ -135,8 +130,7 @@ def validation_details(
         exc = worded_for_json(exc.title, exc.errors(include_url=False))
     details = []
     for error in exc.errors(include_url=False, include_input=False):
-        # A key the client chose (an unknown field's) is named, not echoed whole.
-        loc = [part if isinstance(part, int) else shown(part) for part in error["loc"]]
+        loc = list(error["loc"])
         message = error["msg"].removeprefix("Value error, ")
         context = error.get("ctx") or {}
         cause = context.get("error")
