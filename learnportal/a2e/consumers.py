@@ -145,8 +145,8 @@ class A2EConsumer(AsyncHttpConsumer):  # type: ignore[misc]  # channels has no t
         session, or the bearer is missing or another than the one it is bound to."""
         credential = header_credential(self.scope)
         parts = sessions.split_session_id(self.presented_id())
-        record = await store().get(parts[0]) if parts else None
-        if record is None or parts is None or not sessions.opens(record, parts[1]):
+        record = await store().get(parts[0], sessions.hash_secret(parts[1])) if parts else None
+        if record is None:
             raise Refused(404, ErrorCode.NOT_FOUND, UNKNOWN_SESSION)
         if record.bearer and credential is None:
             raise Refused(401, ErrorCode.UNAUTHENTICATED, BEARER_NEEDED)

@@ -15,6 +15,7 @@ from learnportal.a2e.sessions import (
     Footprint,
     SessionRecord,
     lifetime,
+    opens,
     over_bounds,
 )
 
@@ -75,10 +76,10 @@ class MemoryStore:
             self._owned.setdefault(record.owner, set()).add(record.sid)
             return True
 
-    async def get(self, sid: str) -> SessionRecord | None:
+    async def get(self, sid: str, secret_hash: str | None = None) -> SessionRecord | None:
         with self._lock:
             entry = self._entry(sid)
-            if entry is None:
+            if entry is None or not opens(entry.record, secret_hash):
                 return None
             if entry.record.credential is not None and not entry.record.ended:
                 entry.expires = self.clock() + lifetime(entry.record)

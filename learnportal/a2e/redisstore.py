@@ -63,10 +63,12 @@ return 1
 """
 )
 
-# KEYS: record, outbox, meta; ARGV: idle seconds. A bound, live session's idle time restarts.
+# KEYS: record, outbox, meta; ARGV: idle seconds, the secret's hash ('' for any). A bound, live
+# session's idle time restarts.
 _GET = f"""
 local record = redis.call('HGETALL', KEYS[1])
 if #record == 0 then return record end
+if ARGV[2] ~= '' and redis.call('HGET', KEYS[1], 'hash') ~= ARGV[2] then return {{}} end
 if redis.call('HGET', KEYS[1], 'kind') ~= '' and redis.call('HGET', KEYS[1], 'ended') == '0' then
   for i = 1, 3 do redis.call('EXPIRE', KEYS[i], ARGV[1]) end
   redis.call('EXPIRE', '{OWNED}' .. redis.call('HGET', KEYS[1], 'owner'), ARGV[1])
@@ -245,8 +247,9 @@ class RedisStore:
         args = [limit, lifetime(record), self._owned_ttl(), record.sid, *_fields(record)]
         return bool(await self._run(_CREATE, keys, *args))
 
-    async def get(self, sid: str) -> SessionRecord | None:
-        raw = await self._run(_GET, list(self._keys(sid)), settings.LEARNPORTAL_A2E_IDLE_SECONDS)
+    async def get(self, sid: str, secret_hash: str | None = None) -> SessionRecord | None:
+        idle = settings.LEARNPORTAL_A2E_IDLE_SECONDS
+        raw = await self._run(_GET, list(self._keys(sid)), idle, secret_hash or "")
         return _record(sid, raw) if raw else None
 
     async def save(self, record: SessionRecord, limit: int) -> bool:

@@ -101,8 +101,8 @@ def split_session_id(value: str) -> tuple[str, str] | None:
     return (sid, secret) if separator and sid and secret else None
 
 
-def opens(record: SessionRecord, secret: str) -> bool:
-    return hmac.compare_digest(record.secret_hash, hash_secret(secret))
+def opens(record: SessionRecord, secret_hash: str | None) -> bool:
+    return secret_hash is None or hmac.compare_digest(record.secret_hash, secret_hash)
 
 
 def session_limit(owner: str) -> int:
@@ -140,8 +140,9 @@ class SessionStore(Protocol):
     async def create(self, record: SessionRecord, limit: int) -> bool:
         """Keep a new session, unless its owner holds `limit` live sessions already."""
 
-    async def get(self, sid: str) -> SessionRecord | None:
-        """The session (ended too, until its outbox is gone), a bound one's idle time restarted."""
+    async def get(self, sid: str, secret_hash: str | None = None) -> SessionRecord | None:
+        """The session (ended too, until its outbox is gone), a bound one's idle time restarted;
+        None, and nothing restarted, if `secret_hash` is given and is not the session's."""
 
     async def save(self, record: SessionRecord, limit: int) -> bool:
         """Keep the record; False if it moves to an owner holding `limit` sessions already."""

@@ -237,3 +237,25 @@ def test_an_acknowledgement_never_drops_what_was_not_written(store: SessionStore
     run(store.push(record.sid, b"b"))
     later = run(store.take_stream(record.sid, 99))
     assert written(store, record.sid, later) == [b"b"]
+
+
+def test_a_wrong_secret_finds_no_session_and_gives_it_no_more_time(
+    clock: Clock, settings: Any
+) -> None:
+    settings.LEARNPORTAL_A2E_IDLE_SECONDS = 100
+    store = MemoryStore(clock)
+    record = opened(store)
+    clock.now += 90
+    assert run(store.get(record.sid, sessions.hash_secret("guess"))) is None
+    clock.now += 11
+    assert run(store.get(record.sid)) is None
+
+
+@pytest.mark.redis
+def test_a_wrong_secret_finds_no_redis_session(settings: Any) -> None:
+    store = RedisStore(settings.REDIS_URL)
+    record, session_id = sessions.new_session(TOKEN, owner=AGENT)
+    assert run(store.create(record, 100))
+    sid, secret = session_id.split(".")
+    assert run(store.get(sid, sessions.hash_secret("guess"))) is None
+    assert run(store.get(sid, sessions.hash_secret(secret))) == record
