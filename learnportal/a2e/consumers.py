@@ -62,7 +62,10 @@ UNKNOWN_SESSION = "Unknown or ended session: POST /a2e/session for a new one."
 BEARER_NEEDED = "This session was opened with an Authorization header: send it on every request."
 OUTBOX_FULL = "The session's stream is not being read: its outbox is full."
 TOO_MANY_NEW = "Too many new sessions; retry later."
-TOO_MANY_SESSIONS = "Too many open sessions: shut one down, or let one expire."
+TOO_MANY_REQUESTS = "Too many requests without a valid session or credential; retry later."
+TOO_MANY_SESSIONS = (
+    "This credential or address holds as many sessions as it may: shut one down, or let one expire."
+)
 
 
 def group(sid: str) -> str:
@@ -147,12 +150,21 @@ class A2EConsumer(AsyncHttpConsumer):  # type: ignore[misc]  # channels has no t
         parts = sessions.split_session_id(self.presented_id())
         record = await store().get(parts[0], sessions.hash_secret(parts[1])) if parts else None
         if record is None:
+            await self.count_unauthenticated()
             raise Refused(404, ErrorCode.NOT_FOUND, UNKNOWN_SESSION)
         if record.bearer and credential is None:
+            await self.count_unauthenticated()
             raise Refused(401, ErrorCode.UNAUTHENTICATED, BEARER_NEEDED)
         if credential is not None and record.credential not in (None, credential):
             raise Refused(403, ErrorCode.FORBIDDEN, host.OTHER_CREDENTIAL)
         return record, credential
+
+    async def count_unauthenticated(self) -> None:
+        """Count a request that no credential vouches for under its client's address."""
+        key = sessions.address_owner(client_address(self.scope))
+        retry_after = await sync_to_async(retry_after_for)(key)
+        if retry_after is not None:
+            raise Refused(429, ErrorCode.RATE_LIMITED, TOO_MANY_REQUESTS, retry_after)
 
     async def live_session(self) -> tuple[SessionRecord, Credential | None]:
         record, credential = await self.session()
@@ -166,15 +178,16 @@ class SessionConsumer(A2EConsumer):
 
     async def answer(self, body: bytes) -> None:
         credential = header_credential(self.scope)
-        if credential is not None:
+        if credential is None:
+            owner = sessions.address_owner(client_address(self.scope))
+        else:
             principal: Principal | None = await sync_to_async(
                 principals.principal, thread_sensitive=True
             )(credential)
             if principal is None:
+                await self.count_unauthenticated()
                 raise Refused(401, ErrorCode.UNAUTHENTICATED, host.BAD_CREDENTIAL)
             owner = principal.key
-        else:
-            owner = sessions.address_owner(client_address(self.scope))
         retry_after = await sync_to_async(retry_after_for)(owner)
         if retry_after is not None:
             raise Refused(429, ErrorCode.RATE_LIMITED, TOO_MANY_NEW, retry_after)
@@ -300,8 +313,8 @@ class StreamConsumer(A2EConsumer):
         return True
 
     async def disconnect(self) -> None:
-        # The pump is told to stop rather than cancelled: a cancel landing between a write and
-        # the outbox's trim, or inside a Redis call, would write a message twice or hang.
+        # The pump is told to stop rather than cancelled: a cancel landing inside a Redis call
+        # could hang it, or leave a written batch unmarked (written again to the next stream).
         self.closed = True
         if self.pump is not None:
             self.woken.set()

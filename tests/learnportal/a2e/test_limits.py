@@ -97,3 +97,15 @@ def test_messages_of_an_unbound_session_count_under_its_address(
     assert second["code"] == "rate_limited"
     assert second["detail"]["retry_after"] >= 1
     session.close()
+
+
+def test_requests_without_a_valid_session_or_credential_count_under_their_address(
+    a2e_url: str, settings: Any
+) -> None:
+    settings.LEARNPORTAL_RATE_LIMIT = 1e-6
+    unknown = {"X-Session-Id": "0" * 32 + ".guess"}
+    assert httpx.post(f"{a2e_url}/send", content=b"{}", headers=unknown).status_code == 404
+    assert retry_after(httpx.post(f"{a2e_url}/send", content=b"{}", headers=unknown)) >= 1
+    assert retry_after(httpx.get(f"{a2e_url}/stream", headers=unknown)) >= 1
+    bad = {"Authorization": "Bearer not-a-token"}
+    assert retry_after(httpx.post(f"{a2e_url}/session", headers=bad)) >= 1
