@@ -330,12 +330,21 @@ LEARNPORTAL_UNDO_SECONDS = env_int("LEARNPORTAL_UNDO_SECONDS", 60, minimum=0)
 LEARNPORTAL_RATE_LIMIT = env_float("LEARNPORTAL_RATE_LIMIT", 2000.0, minimum=0.0)
 # The A2E SDK's HTTP transport at /a2e (learnportal.a2e): a session ends after this many idle
 # seconds (no request and no open stream), its stream sends a keep-alive comment this often, and
-# at most this many replies wait in its outbox for a stream to read them.
+# its outbox keeps at most this many replies and bytes (unread, or written but not acknowledged).
+# A principal may hold this many sessions at once, a client address this many not yet bound to
+# a credential.
 LEARNPORTAL_A2E_IDLE_SECONDS = env_int("LEARNPORTAL_A2E_IDLE_SECONDS", 900, minimum=1)
 LEARNPORTAL_A2E_KEEPALIVE_SECONDS = env_float(
     "LEARNPORTAL_A2E_KEEPALIVE_SECONDS", 15.0, minimum=0.05
 )
 LEARNPORTAL_A2E_MAX_QUEUED = env_int("LEARNPORTAL_A2E_MAX_QUEUED", 1000, minimum=1)
+LEARNPORTAL_A2E_MAX_QUEUED_BYTES = env_int(
+    "LEARNPORTAL_A2E_MAX_QUEUED_BYTES", 4 * 1024 * 1024, minimum=64 * 1024
+)
+LEARNPORTAL_A2E_MAX_SESSIONS = env_int("LEARNPORTAL_A2E_MAX_SESSIONS", 32, minimum=1)
+LEARNPORTAL_A2E_MAX_UNBOUND_SESSIONS = env_int(
+    "LEARNPORTAL_A2E_MAX_UNBOUND_SESSIONS", 20, minimum=1
+)
 RATELIMIT_FAIL_OPEN = True  # a count the cache lost is not a reason to refuse
 RATELIMIT_CACHE_PREFIX = "rl:"  # django-ratelimit's default (the tests give each run its own)
 

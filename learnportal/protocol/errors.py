@@ -45,6 +45,26 @@ RETRYABLE = frozenset({ErrorCode.RATE_LIMITED, ErrorCode.UNAVAILABLE})
 MIN_RETRY_AFTER = 1  # seconds
 
 Loc = Sequence[str | int]
+# A refusal's message, and each of its details' texts, may quote what was sent (a path, a
+# name): never more than this many characters of it, so that no reply is larger than its bounds.
+TEXT_LENGTH = 1000
+
+
+def cut(text: str, length: int = TEXT_LENGTH) -> str:
+    """`text` as a refusal quotes it: at most `length` characters, and `...` if it was longer."""
+    return text if len(text) <= length else f"{text[:length]}..."
+
+
+def bounded(message: str, details: list[dict[str, Any]]) -> tuple[str, list[dict[str, Any]]]:
+    """A refusal's message and details, each text in them cut to TEXT_LENGTH."""
+    return cut(message), [
+        {
+            **d,
+            "loc": [part if isinstance(part, int) else cut(str(part)) for part in d["loc"]],
+            "msg": cut(str(d["msg"])),
+        }
+        for d in details
+    ]
 
 
 class LearnError(Exception):
@@ -86,6 +106,7 @@ def error_envelope(
     req_id: str = "",
     retry_after: int | None = None,
 ) -> dict[str, Any]:
+    message, details = bounded(message, details or [])
     envelope = {
         "type": "learn/error",
         "id": new_message_id(),
@@ -94,7 +115,7 @@ def error_envelope(
         "req_id": req_id,
         "code": code.value,
         "message": message,
-        "details": details or [],
+        "details": details,
     }
     if retry_after is not None and code in RETRYABLE:
         # An extension of the contract's envelope (docs/extensions.md): a WebSocket frame has no

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any, TypeVar
 
 import jiter
@@ -9,11 +10,11 @@ import orjson
 from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails, InitErrorDetails
 
-from learnportal.protocol.errors import ErrorCode, LearnError, detail, invalid
+from learnportal.protocol.errors import ErrorCode, LearnError, cut, detail, invalid
 from learnportal.protocol.fielderror import FieldError
 from learnportal.protocol.freejson import TOO_WIDE, wide_integers
 from learnportal.protocol.messages import REQUEST_MODELS, Envelope
-from learnportal.protocol.models import NO_CONTROL, NO_NUL, NOT_BLANK
+from learnportal.protocol.models import NAME_LENGTH, NO_CONTROL, NO_NUL, NOT_BLANK
 
 BATCH_FIELDS = ("feedbacks", "experiences")
 # What a person reads instead of the regular expression a text failed to match.
@@ -24,6 +25,7 @@ PATTERNS = {
 }
 
 Model = TypeVar("Model", bound=BaseModel)
+ID_CHARACTERS = re.compile(NO_CONTROL)  # those of an envelope's `id`
 
 
 def loads_strict(body: bytes | str) -> Any:
@@ -80,8 +82,12 @@ def invalid_from(
 
 
 def request_id_of(raw: Any) -> str:
+    """The `id` to echo as `req_id`: only one a request may carry (at most NAME_LENGTH characters,
+    no control characters), so that an error reply is never larger than what it refuses."""
     request_id = raw.get("id") if isinstance(raw, dict) else None
-    return request_id if isinstance(request_id, str) else ""
+    if isinstance(request_id, str) and len(request_id) <= NAME_LENGTH:
+        return request_id if ID_CHARACTERS.match(request_id) else ""
+    return ""
 
 
 def parse_request(body: bytes | str, *, max_batch: int) -> Envelope:
@@ -96,7 +102,7 @@ def parse_request(body: bytes | str, *, max_batch: int) -> Envelope:
     if model is None:
         raise LearnError(
             ErrorCode.UNKNOWN_TYPE,
-            f"{message_type!r} is not a learn/* request type; "
+            f"{cut(repr(message_type), NAME_LENGTH)} is not a learn/* request type; "
             f"known types: {', '.join(REQUEST_MODELS)}.",
             [detail(["type"], "Unknown request type")],
         )

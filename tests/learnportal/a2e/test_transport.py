@@ -419,12 +419,13 @@ def test_an_unreachable_session_store_is_unavailable_never_a_crash(
     a2e_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from learnportal.a2e import sessions
+    from learnportal.a2e.redisstore import RedisStore
 
-    monkeypatch.setattr(sessions, "_store", sessions.RedisStore("redis://127.0.0.1:1/0"))
+    monkeypatch.setattr(sessions, "_store", RedisStore("redis://127.0.0.1:1/0"))
     for response in (
         httpx.post(f"{a2e_url}/session"),
-        httpx.post(f"{a2e_url}/send", content=b"{}", headers={"X-Session-Id": "a" * 32}),
-        httpx.get(f"{a2e_url}/stream", headers={"X-Session-Id": "a" * 32}),
+        httpx.post(f"{a2e_url}/send", content=b"{}", headers={"X-Session-Id": "a" * 32 + ".s"}),
+        httpx.get(f"{a2e_url}/stream", headers={"X-Session-Id": "a" * 32 + ".s"}),
     ):
         assert response.status_code == 503, response.text
         assert response.json()["code"] == "unavailable"
