@@ -95,13 +95,21 @@ class A2EConsumer(AsyncHttpConsumer):  # type: ignore[misc]  # channels has no t
     channel_layer_alias: str | None = None  # only the stream listens to the channel layer
     size = 0
 
+    body_limit: int | None = None
+
     async def http_request(self, message: dict[str, Any]) -> None:
+        if self.body_limit is None:
+            self.body_limit = await self.max_body_bytes()
         chunk = message.get("body", b"")
         self.size += len(chunk)
-        if self.size > settings.LEARNPORTAL_MAX_BODY_BYTES:
+        if self.size > self.body_limit:
             await self.refuse(Refused(413, ErrorCode.TOO_LARGE, "The body is over the size limit."))
             raise StopConsumer()
         await super().http_request(message)
+
+    async def max_body_bytes(self) -> int:
+        """The most this request may send: a caller no credential vouches for gets little."""
+        return settings.LEARNPORTAL_MAX_BODY_BYTES
 
     async def handle(self, body: bytes) -> None:
         try:
@@ -176,6 +184,9 @@ class A2EConsumer(AsyncHttpConsumer):  # type: ignore[misc]  # channels has no t
 class SessionConsumer(A2EConsumer):
     """A new session, bound to the request's bearer if it carries one (the SDK's does not)."""
 
+    async def max_body_bytes(self) -> int:
+        return sessions.UNBOUND_BODY_BYTES  # the body is not read
+
     async def answer(self, body: bytes) -> None:
         credential = header_credential(self.scope)
         if credential is None:
@@ -201,6 +212,17 @@ class SessionConsumer(A2EConsumer):
 
 class SendConsumer(A2EConsumer):
     """One message: answered now, its replies on the stream."""
+
+    async def max_body_bytes(self) -> int:
+        # Until a credential binds the session, its messages are handshakes, pings and refusals.
+        parts = sessions.split_session_id(self.presented_id())
+        try:
+            record = await store().get(parts[0], sessions.hash_secret(parts[1])) if parts else None
+        except (RedisError, OSError):
+            record = None  # answered as unavailable once the body is read
+        if record is None or record.credential is None:
+            return sessions.UNBOUND_BODY_BYTES
+        return settings.LEARNPORTAL_MAX_BODY_BYTES
 
     async def answer(self, body: bytes) -> None:
         record, credential = await self.live_session()

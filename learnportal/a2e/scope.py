@@ -13,10 +13,9 @@ from learnportal import csp
 from learnportal.accounts.credentials import Credential
 from learnportal.accounts.models import hash_token
 from learnportal.accounts.principals import bearer_token
-from learnportal.protocol.errors import ErrorCode
+from learnportal.protocol.errors import MIN_RETRY_AFTER, ErrorCode
 
 BAD_LAST_EVENT_ID = "Last-Event-ID must be the id: of an event of this stream (a whole number)."
-BUSY_SECONDS = 1  # the wait a 429 or 503 of the transport itself asks for
 EVENT_ID_DIGITS = 18  # an event id fits 64 bits
 
 
@@ -36,8 +35,8 @@ class Refused(Exception):
         self.code = code
         self.message = message
         if retry_after is None and status in (429, 503):
-            retry_after = BUSY_SECONDS
-        self.retry_after = None if retry_after is None else max(1, retry_after)
+            retry_after = MIN_RETRY_AFTER
+        self.retry_after = None if retry_after is None else max(MIN_RETRY_AFTER, retry_after)
 
 
 def header_credential(scope: dict[str, Any]) -> Credential | None:

@@ -41,6 +41,7 @@ PENDING_SECONDS = 60  # an unbound session must shake hands (or be bound by its 
 ENDED_SECONDS = 60  # how long an ended session's stream may still drain its outbox
 SEPARATOR = "."  # between the public id and the secret of a session id
 SESSION_ID_LENGTH = 100  # longer than any id this host answers: not looked up
+UNBOUND_BODY_BYTES = 64 * 1024  # what a request may send with no credential: a handshake fits
 UNBOUND_OWNER = "ip:"  # the rate limit's key of a client without a principal, too
 
 

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 
+from learnportal.a2e.sessions import UNBOUND_BODY_BYTES
 from tests.learnportal.a2e.client import A2ESession, handshake, message
 
 if TYPE_CHECKING:
@@ -109,3 +110,15 @@ def test_requests_without_a_valid_session_or_credential_count_under_their_addres
     assert retry_after(httpx.get(f"{a2e_url}/stream", headers=unknown)) >= 1
     bad = {"Authorization": "Bearer not-a-token"}
     assert retry_after(httpx.post(f"{a2e_url}/session", headers=bad)) >= 1
+
+
+def test_a_session_no_credential_binds_takes_only_a_small_body(a2e_url: str, agent: Actor) -> None:
+    unbound = A2ESession(a2e_url).open()
+    too_big = b" " * (UNBOUND_BODY_BYTES + 1)
+    refused = unbound.post(too_big)
+    assert (refused.status_code, refused.json()["code"]) == (413, "too_large")
+    assert httpx.post(f"{a2e_url}/session", content=too_big).status_code == 413
+    unbound.connect()
+    assert unbound.rpc(handshake(agent.token))["ok"] is True  # bound now: the usual limit
+    assert unbound.post(too_big).status_code == 200
+    unbound.close()
