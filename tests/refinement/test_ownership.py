@@ -187,3 +187,22 @@ def test_a_run_may_use_a_proposal_id_that_another_agent_took(
     assert response.status_code == 201, response.json()
     filed = Proposal.objects.get(requested_by="token:agent-1", proposal_id=SHARED_ID)
     assert filed.plan is not None and filed.new_value == "# Skill\nUse SSO.\n"
+
+
+def test_a_reviewer_names_a_proposal_id_that_two_agents_use_by_its_requester(
+    agent: Actor, agent_b: Actor, rev: Actor, weighted: None
+) -> None:
+    for actor, component in ((agent, "alpha"), (agent_b, "beta")):
+        proposal = weight_proposal(component, 0.5, 0.55, proposal_id=SHARED_ID)
+        ok(http_send(actor, review_req(proposal)))
+    url = f"/api/proposals/{SHARED_ID}/apply/"
+
+    ambiguous = rev.rest("post", url)
+    assert ambiguous.status_code == 400, ambiguous.json()
+    assert [d["loc"] for d in ambiguous.json()["details"]] == [["requested_by"]]
+    assert (weight("alpha"), weight("beta")) == (0.5, 0.5)
+
+    named = rev.rest("post", url + "?requested_by=token:agent-2")
+    assert named.status_code == 200, named.json()
+    assert named.json()["applied_edits"] == 1
+    assert (weight("alpha"), weight("beta")) == (0.5, pytest.approx(0.55))
