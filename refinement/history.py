@@ -26,10 +26,15 @@ def history_record(
     *,
     plan_id: str = "",
     proposal_id: str = "",
+    proposal: Proposal | None = None,
     refinement_id: str = "",
     message: str = "",
     diff: list[dict[str, Any]] | None = None,
 ) -> HistoryEntry:
+    """One entry of the trail; `proposal` is the stored proposal it is about, if any (its id
+    alone would not do: ids are each principal's own)."""
+    if proposal is not None:
+        proposal_id = proposal.proposal_id
     entry = HistoryEntry.objects.create(
         kind=kind,
         actor=actor,
@@ -41,10 +46,8 @@ def history_record(
         diff=diff or [],
     )
     paths = entry_paths(entry.diff)
-    if not paths and proposal_id:  # a review or a decision names its proposal, not its path
-        paths = list(
-            Proposal.objects.filter(proposal_id=proposal_id).values_list("path", flat=True)
-        )
+    if not paths and proposal is not None:  # a review or a decision names its proposal only
+        paths = [proposal.path]
     HistoryPath.objects.bulk_create([HistoryPath(entry=entry, path=path) for path in paths])
     broadcast_on_commit(
         f"refinement.{kind}", entry.as_entry(), audience=Action.HISTORY, totals=_live_counts

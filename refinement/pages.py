@@ -20,6 +20,7 @@ from refinement.forms import DECISION_FORMS
 from refinement.learning_store import plan_get
 from refinement.models import ProposalStatus, Refinement, RefinementStatus
 from refinement.permissions import Permission, Verb
+from refinement.proposal_ids import NO_PLAN
 from refinement.review import describe
 from refinement.selectors import (
     HistoryCursor,
@@ -58,7 +59,6 @@ PLANS_SHOWN = 200
 HISTORY_PAGE_SIZE = 25
 ROLLBACK_EDITS_SHOWN = 20
 FIELD_ID = "decision-%s"  # the confirm page has one form, so its fields may have ids
-NO_PLAN = "-"  # the plan part of a rollback's URL for a refinement of no plan
 OPEN = {ProposalStatus.PENDING, ProposalStatus.APPROVED, ProposalStatus.QUEUED}
 
 
@@ -108,7 +108,7 @@ def plan_show(request: HttpRequest, principal: Principal, plan_id: str) -> HttpR
         raise
     records = plan_proposals(plan_id)
     judged = proposal_permissions(principal=principal, records=records)
-    refinements = proposal_refinements([p["proposal_id"] for p in plan["proposals"]])
+    refinements = proposal_refinements(records)
     for proposal in plan["proposals"]:
         assessment, permissions = judged[proposal["proposal_id"]]
         _decorate(proposal, assessment, refinements.get(proposal["proposal_id"]))
@@ -228,9 +228,12 @@ def proposal_decide(
     """GET asks to confirm the decision (the page works without JavaScript); POST makes it."""
     if decision not in DECISION_FORMS:
         raise Http404(f"No decision {decision!r}.")
-    record = plan_proposal(plan_id, proposal_id)
-    if record is None:
-        raise Http404(f"No proposal {proposal_id!r} in plan {plan_id!r}.")
+    try:
+        record = plan_proposal(
+            plan_id, proposal_id, requested_by=request.GET.get("requested_by", "")
+        )
+    except LearnError as error:  # none, or several principals' (name one: ?requested_by=)
+        raise Http404(error.message) from None
     if request.method == "GET":
         return _confirm_decision(
             request, principal, record, decision, DECISION_FORMS[decision](auto_id=FIELD_ID)
@@ -239,7 +242,7 @@ def proposal_decide(
     if not form.is_valid():
         return _confirm_decision(request, principal, record, decision, form, status=400)
     try:
-        done = _decide(principal, proposal_id, decision, form.cleaned_data)
+        done = _decide(principal, record, decision, form.cleaned_data)
     except LearnError as error:
         if any(set(d.get("loc", [])) & form.fields.keys() for d in error.details):
             show_learn_error(form, error)
@@ -295,19 +298,25 @@ def _confirm_decision(
         "form": form,
         "allowed": permission.allowed and not refusal,
         "refusal": refusal or permission.reason,
-        "action_url": request.path,
+        "action_url": request.get_full_path(),
     }
     return page(request, "refinement/confirm_decision.html", context, status=status)
 
 
-def _decide(principal: Principal, proposal_id: str, decision: str, data: dict[str, Any]) -> str:
+def _decide(principal: Principal, record: Proposal, decision: str, data: dict[str, Any]) -> str:
+    named = {
+        "proposal_id": record.proposal_id,
+        "requested_by": record.requested_by,
+        "plan_id": record.plan.plan_id if record.plan else NO_PLAN,
+    }
+    proposal_id = record.proposal_id
     if decision == "approve":
-        proposal_approve(principal=principal, proposal_id=proposal_id, note=data["note"])
+        proposal_approve(principal=principal, note=data["note"], **named)
         return f"Approved {proposal_id}."
     if decision == "reject":
-        proposal_reject(principal=principal, proposal_id=proposal_id, reason=data["reason"])
+        proposal_reject(principal=principal, reason=data["reason"], **named)
         return f"Rejected {proposal_id}."
-    outcome = proposal_apply_stored(principal=principal, proposal_id=proposal_id)
+    outcome = proposal_apply_stored(principal=principal, **named)
     if outcome.error:
         return f"{proposal_id} was not applied: {outcome.error}"
     return f"Applied {proposal_id} as {outcome.refinement_id}."
