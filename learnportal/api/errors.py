@@ -17,9 +17,10 @@ from django.http import (
 )
 from django.urls import Resolver404, resolve
 from django.views.decorators.csrf import csrf_exempt
+from redis.exceptions import RedisError
 from rest_framework import exceptions
 
-from learnportal.dberrors import database_error
+from learnportal.dberrors import database_error, redis_error
 from learnportal.protocol.errors import ErrorCode, LearnError, detail
 from learnportal.ratelimit import rate_limited
 
@@ -69,6 +70,9 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> HttpResponse |
         # Also while authenticating, before any view runs: never a 500.
         request = context.get("request")
         return learn_error_response(database_error(exc, during=getattr(request, "path", "")))
+    if isinstance(exc, RedisError):
+        request = context.get("request")
+        return learn_error_response(redis_error(exc, during=getattr(request, "path", "")))
     if isinstance(exc, exceptions.Throttled):
         # DRF sets `wait` in Throttled.__init__; its stubs leave the attribute out.
         wait: float | None = exc.wait  # type: ignore[attr-defined]
