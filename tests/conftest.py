@@ -234,6 +234,17 @@ def second_reviewer(seeded: None) -> Client:
 
 
 @pytest.fixture
+def unreachable_cache(settings: Any) -> None:
+    """Django's cache on a Redis that nobody serves, as when Redis is down."""
+    settings.CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": "redis://127.0.0.1:1/0",  # nothing listens on port 1
+        }
+    }
+
+
+@pytest.fixture
 def redis_server() -> Iterator[RedisServer]:
     """A redis-server of the test's own, started (tests using it carry the `redis_server` mark)."""
     server = RedisServer()

@@ -25,7 +25,7 @@ from django.contrib.auth.hashers import PBKDF2PasswordHasher
 
 from learnportal.accounts import services
 from tests.builders import experience, experience_req, stats_req
-from tests.processes import REPO, clean_env, database_url
+from tests.processes import PYTHON, REPO, clean_env, database_url
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -53,7 +53,9 @@ class Server:
         self.log = (tmp_path / f"server-{port}.log").open("wb")
         self.proc = subprocess.Popen(
             [
-                str(REPO / ".venv/bin/uvicorn"),
+                PYTHON,
+                "-m",
+                "uvicorn",
                 "learnportal.asgi:application",
                 "--host",
                 "127.0.0.1",

@@ -1,16 +1,20 @@
-"""Redis (the channel layer) down: `/ws/learn/` serves as ever, `/ws/events/` pauses and resumes.
+"""Redis (the channel layer) down: `/ws/learn/` serves as ever, `/ws/events/` pauses and resumes,
+and a broadcast gives up on a layer that does not answer.
 
 The layer points at a Redis of the test's own, not yet started, which is then started.
 """
 
 from __future__ import annotations
 
+import asyncio
+import logging
 from typing import TYPE_CHECKING, Any
 
 import orjson
 import pytest
 from asgiref.sync import sync_to_async
 
+from learnportal import events
 from learnportal.accounts.roles import Action
 from learnportal.events import broadcast_now
 from tests.builders import stats_req
@@ -72,3 +76,44 @@ async def test_an_events_socket_pauses_while_the_layer_is_down_and_resumes(
     event = orjson.loads(await listener.receive_from(timeout=WS_TIMEOUT))
     assert event == {"event": "test.ping", "payload": {"n": 1}}
     await listener.disconnect()
+
+
+@pytest.mark.redis_server
+async def test_an_open_events_socket_is_told_when_the_layer_goes_down_and_when_it_is_back(
+    rev: Actor, unstarted_redis: RedisServer
+) -> None:
+    await sync_to_async(unstarted_redis.start)()
+    listener = ws_communicator(token=rev.raw_token, path="/ws/events/")
+    assert (await listener.connect(timeout=WS_TIMEOUT))[0]
+    await sync_to_async(broadcast_now)("test.ping", {"n": 1}, audience=Action.STATS)
+    assert orjson.loads(await listener.receive_from(timeout=WS_TIMEOUT))["event"] == "test.ping"
+    await sync_to_async(unstarted_redis.kill)()
+    paused = orjson.loads(await listener.receive_from(timeout=WS_TIMEOUT))
+    assert paused["event"] == "live.paused", paused
+    await sync_to_async(unstarted_redis.start)()
+    resumed = orjson.loads(await listener.receive_from(timeout=WS_TIMEOUT))
+    assert resumed["event"] == "live.resumed", resumed
+    await sync_to_async(broadcast_now)("test.ping", {"n": 2}, audience=Action.STATS)
+    event = orjson.loads(await listener.receive_from(timeout=WS_TIMEOUT))
+    assert event == {"event": "test.ping", "payload": {"n": 2}}
+    await listener.disconnect()
+
+
+class HangingLayer:
+    """A channel layer whose sends never finish, as a Redis that accepts and never answers."""
+
+    async def group_send(self, group: str, message: dict[str, Any]) -> None:
+        await asyncio.Event().wait()
+
+
+async def test_a_flush_to_a_hanging_layer_gives_up_and_logs_the_outage_once(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    monkeypatch.setattr(events, "SEND_SECONDS", 0.05)
+    topics = [events.Topic("test.ping", Action.STATS.value, {"n": 1})]
+    with caplog.at_level(logging.WARNING, logger="learnportal.events"):
+        for _ in range(3):
+            await asyncio.wait_for(events.flush(HangingLayer(), topics), WS_TIMEOUT)
+    outages = [r for r in caplog.records if r.name == "learnportal.events"]
+    assert len(outages) == 1, outages
+    assert "channel layer" in outages[0].getMessage()
