@@ -52,6 +52,8 @@ CLOSE_TOO_SLOW = 1013
 AUDIENCES = frozenset(action.value for action in Action)
 PAUSED = "live.paused"
 RESUMED = "live.resumed"
+PAUSED_MESSAGE = "Live updates are paused; the page still works."
+RESUMED_MESSAGE = "Live updates are back."
 
 
 class LayerSilent(Exception):
@@ -199,13 +201,13 @@ class EventsConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]  # channels 
             return
         self._paused = True
         logger.warning("live updates paused: the channel layer failed (%s)", cause)
-        await self._notice(PAUSED, "Live updates are paused; the page still works.")
+        await self._notice(PAUSED, PAUSED_MESSAGE)
 
     async def _resume(self) -> None:
         if not self._paused:
             return
         self._paused = False
-        await self._notice(RESUMED, "Live updates are back.")
+        await self._notice(RESUMED, RESUMED_MESSAGE)
 
     async def _forward(self, message: dict[str, Any]) -> None:
         principal = await self._principal()
