@@ -21,6 +21,8 @@ outage = Outage("the cache", "what it keeps is read from the database", logger)
 
 def cache_get(key: str) -> Any:
     """The cached value, or None when there is none or the cache is unreachable."""
+    if outage.skip():
+        return None
     try:
         value = cache.get(key)
     except Exception as exc:  # whatever the cache backend raises
@@ -31,6 +33,8 @@ def cache_get(key: str) -> Any:
 
 
 def cache_set(key: str, value: Any, seconds: float) -> None:
+    if outage.skip():
+        return
     try:
         cache.set(key, value, seconds)
     except Exception as exc:
@@ -42,6 +46,8 @@ def cache_set(key: str, value: Any, seconds: float) -> None:
 def cache_delete(key: str) -> None:
     """Drop a value. With the cache unreachable it may outlive its change until its timeout,
     which bounds how stale a kept value can ever be."""
+    if outage.skip():
+        return
     try:
         cache.delete(key)
     except Exception as exc:

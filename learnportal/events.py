@@ -201,7 +201,7 @@ async def flush(layer: Any, topics: list[Topic]) -> None:
     except Exception:
         logger.exception("could not broadcast %s", ", ".join(t.event for t in topics))
         return
-    try:
+    try:  # every flush tries: it waits in no request, and a skipped one would lose its events
         for message in messages:
             await asyncio.wait_for(layer.group_send(DASHBOARD_GROUP, message), SEND_SECONDS)
     except Exception as exc:

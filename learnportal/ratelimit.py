@@ -48,7 +48,7 @@ def rate_limited(retry_after: int) -> LearnError:
 def retry_after_for(key: str) -> int | None:
     """Count one request for `key`: the seconds to wait if it is over the limit, else None."""
     rate = settings.LEARNPORTAL_RATE_LIMIT
-    if rate <= 0:
+    if rate <= 0 or outage.skip():
         return None
     try:
         # The key and the rate are given, so django-ratelimit needs no request to read them.

@@ -39,7 +39,7 @@ from django.db import connection
 from django.test import Client
 from rest_framework.test import APIClient
 
-from learnportal import demo, events
+from learnportal import best_effort_cache, demo, events, ratelimit
 from learnportal.accounts import invalidation
 from learnportal.accounts.credentials import principals, usage
 from learnportal.accounts.models import User
@@ -136,6 +136,13 @@ def _fresh_principal_cache() -> None:
 def _no_live_updates_left_over() -> None:
     # A test's event loop ends with the test: what it left waiting to be flushed is dropped.
     events.coalescer.reset()
+
+
+@pytest.fixture(autouse=True)
+def _no_outage_left_over() -> None:
+    # An outage a test caused (an unreachable cache or layer) is not the next test's.
+    for outage in (ratelimit.outage, best_effort_cache.outage, events.layer_outage):
+        outage.forget()
 
 
 @pytest.fixture(autouse=True)
