@@ -42,10 +42,12 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 RESUBSCRIBE_SECONDS = 2.0
-# How often an open socket checks that the layer still delivers to it (a probe it sends itself),
-# and after how many probes sent but not delivered it subscribes again.
+# How often an open socket checks that the layer still delivers to it (a probe it sends itself
+# each PROBE_SECONDS), and after how many probes in a row sent but not delivered it pauses the
+# feed (one late is a busy moment) and subscribes again (its subscription is lost).
 PROBE_SECONDS = 1.0
-PROBES_UNDELIVERED = 3
+PAUSE_AFTER_UNDELIVERED = 2
+RESUBSCRIBE_AFTER_UNDELIVERED = 3
 PROBE = "live.probe"
 SEND_QUEUE = 64
 CLOSE_TOO_SLOW = 1013
@@ -140,10 +142,7 @@ class EventsConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]  # channels 
         while True:
             try:
                 if channel is None:
-                    channel = await layer.new_channel()
-                    await asyncio.wait_for(
-                        layer.group_add(DASHBOARD_GROUP, channel), RESUBSCRIBE_SECONDS
-                    )
+                    channel = await _subscribe(layer)
                 await self._relay(layer, channel)
                 await _leave(layer, channel)
                 return
@@ -186,11 +185,12 @@ class EventsConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]  # channels 
                     undelivered = 0
                     await self._resume()
                     continue
-                # One probe late is a busy moment; two, or one the layer refused, an outage.
                 undelivered = undelivered + 1 if sent else 0
-                if not sent or undelivered >= 2:
-                    await self._pause("it refused a probe" if not sent else "probes undelivered")
-                if undelivered >= PROBES_UNDELIVERED:
+                if not sent:
+                    await self._pause("it could not send a probe")
+                elif undelivered >= PAUSE_AFTER_UNDELIVERED:
+                    await self._pause("it delivered no probe")
+                if undelivered >= RESUBSCRIBE_AFTER_UNDELIVERED:
                     raise LayerSilent
         finally:
             if receiving is not None:
@@ -228,10 +228,15 @@ async def _join() -> str | None:
     if layer is None:
         return None
     try:
-        channel: str = await layer.new_channel()
-        await asyncio.wait_for(layer.group_add(DASHBOARD_GROUP, channel), RESUBSCRIBE_SECONDS)
+        return await _subscribe(layer)
     except Exception:
         return None
+
+
+async def _subscribe(layer: Any) -> str:
+    """A new channel of this socket's, in the dashboards' group."""
+    channel: str = await layer.new_channel()
+    await asyncio.wait_for(layer.group_add(DASHBOARD_GROUP, channel), RESUBSCRIBE_SECONDS)
     return channel
 
 

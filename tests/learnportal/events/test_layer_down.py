@@ -1,5 +1,6 @@
-"""Redis (the channel layer) down: `/ws/learn/` serves as ever, `/ws/events/` pauses and resumes,
-and a broadcast gives up on a layer that does not answer.
+"""Redis (the channel layer) down: `/ws/learn/` serves as ever, `/ws/events/` pauses and resumes
+(and subscribes again when its subscription is lost), and a broadcast gives up on a layer that
+does not answer.
 
 The layer points at a Redis of the test's own, not yet started, which is then started.
 """
@@ -13,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 import pytest
 from asgiref.sync import sync_to_async
+from channels.layers import InMemoryChannelLayer
 
 from learnportal import events
 from learnportal.accounts.roles import Action
@@ -117,3 +119,39 @@ async def test_a_flush_to_a_hanging_layer_gives_up_and_logs_the_outage_once(
     outages = [r for r in caplog.records if r.name == "learnportal.events"]
     assert len(outages) == 1, outages
     assert "channel layer" in outages[0].getMessage()
+
+
+class LayerThatLosesItsFirstChannel(InMemoryChannelLayer):  # type: ignore[misc]
+    """Takes every message, but delivers none to the first channel it made: as a layer whose
+    subscription was lost while it can still publish."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.lost = ""
+
+    async def new_channel(self, prefix: str = "specific.") -> str:
+        channel: str = await super().new_channel(prefix)
+        self.lost = self.lost or channel
+        return channel
+
+    async def send(self, channel: str, message: dict[str, Any]) -> None:
+        if channel != self.lost:
+            await super().send(channel, message)
+
+
+async def test_an_events_socket_whose_subscription_is_lost_subscribes_again(
+    rev: Actor, settings: Any
+) -> None:
+    settings.CHANNEL_LAYERS = {
+        "default": {"BACKEND": f"{__name__}.{LayerThatLosesItsFirstChannel.__name__}"}
+    }
+    listener = ws_communicator(token=rev.raw_token, path="/ws/events/")
+    assert (await listener.connect(timeout=WS_TIMEOUT))[0]
+    paused = orjson.loads(await listener.receive_from(timeout=WS_TIMEOUT))
+    assert paused["event"] == "live.paused", paused
+    resumed = orjson.loads(await listener.receive_from(timeout=WS_TIMEOUT))
+    assert resumed["event"] == "live.resumed", resumed
+    await sync_to_async(broadcast_now)("test.ping", {"n": 3}, audience=Action.STATS)
+    event = orjson.loads(await listener.receive_from(timeout=WS_TIMEOUT))
+    assert event == {"event": "test.ping", "payload": {"n": 3}}
+    await listener.disconnect()
