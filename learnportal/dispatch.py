@@ -15,10 +15,11 @@ from typing import TYPE_CHECKING, Any
 import orjson
 from django.conf import settings
 from django.db import DatabaseError, IntegrityError
+from redis.exceptions import RedisError
 
 from feedback import handlers as feedback
 from learnportal.accounts.principals import Principal
-from learnportal.dberrors import database_error
+from learnportal.dberrors import database_error, redis_error
 from learnportal.protocol import RESPONSE_MODELS, parse_request, response_type_for
 from learnportal.protocol.errors import LearnError
 from learnportal.protocol.wire import request_id_of
@@ -81,6 +82,8 @@ def run(principal: Principal, request: Envelope) -> dict[str, Any]:
             fields = handler(principal, request)
     except DatabaseError as exc:
         raise database_error(exc, during=request.type) from exc
+    except RedisError as exc:
+        raise redis_error(exc, during=request.type) from exc
     response_type = response_type_for(request.type)
     response = RESPONSE_MODELS[response_type](req_id=request.id, **fields)
     return response.model_dump(mode="json")

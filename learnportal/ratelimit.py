@@ -20,6 +20,7 @@ from django.conf import settings
 from django_ratelimit.core import get_usage
 from rest_framework.throttling import BaseThrottle
 
+from learnportal.outage import Outage
 from learnportal.protocol.errors import MIN_RETRY_AFTER, ErrorCode, LearnError
 
 if TYPE_CHECKING:
@@ -29,7 +30,7 @@ logger = logging.getLogger(__name__)
 
 GROUP = "learnportal"
 
-_cache_down = False  # so that an outage is logged once, not on every request
+outage = Outage("the cache", "requests are not limited", logger)
 
 
 def window(rate: float) -> tuple[int, int]:
@@ -50,24 +51,18 @@ def rate_limited(retry_after: int) -> LearnError:
 
 def retry_after_for(key: str) -> int | None:
     """Count one request for `key`: the seconds to wait if it is over the limit, else None."""
-    global _cache_down
     rate = settings.LEARNPORTAL_RATE_LIMIT
-    if rate <= 0:
+    if rate <= 0 or outage.skip():
         return None
     try:
         # The key and the rate are given, so django-ratelimit needs no request to read them.
         usage = get_usage(
             None, group=GROUP, key=lambda _group, _request: key, rate=window(rate), increment=True
         )
-    except Exception:  # whatever the cache backend raises: never refuse a request for it
-        if not _cache_down:
-            logger.warning(
-                "the cache is unreachable: requests are not limited until it is back",
-                exc_info=True,
-            )
-        _cache_down = True
+    except Exception as exc:  # whatever the cache backend raises: never refuse a request for it
+        outage.failed(exc)
         return None
-    _cache_down = False
+    outage.succeeded()
     if usage is None or not usage["should_limit"]:
         return None
     # The window's last second still belongs to it: the next window starts one second later.

@@ -176,6 +176,9 @@ def _redis_db(url: str) -> str:
 
 
 REDIS_URL = env_str("REDIS_URL")
+# The cache is an optimisation that does without Redis when it is down (learnportal.outage):
+# give up quickly rather than hang.
+REDIS_CACHE_OPTIONS = {"socket_connect_timeout": 1, "socket_timeout": 1}
 if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
@@ -189,8 +192,7 @@ if REDIS_URL:
         "default": {
             "BACKEND": "django.core.cache.backends.redis.RedisCache",
             "LOCATION": REDIS_URL,
-            # The rate limit fails open when Redis is down: give up quickly rather than hang.
-            "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1},
+            "OPTIONS": REDIS_CACHE_OPTIONS,
         }
     }
 else:

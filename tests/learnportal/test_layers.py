@@ -34,6 +34,8 @@ BASE = (
     "learnportal.web",
     "learnportal.inputs",
     "learnportal.ratelimit",
+    "learnportal.outage",
+    "learnportal.best_effort_cache",
     "learnportal.csp",
     "learnportal.webhooks",  # called only through events.broadcast_on_commit
 )
