@@ -108,6 +108,31 @@ def test_writes_over_http_are_served_while_redis_is_down_and_after_it_is_back(
     assert cached_subscriptions(redis_server)
 
 
+def test_a2e_answers_unavailable_with_a_wait_while_redis_is_down_and_serves_when_back(
+    portal: str, redis_server: RedisServer, agent: Actor
+) -> None:
+    bearer = {"Authorization": f"Bearer {agent.token}"}
+    with httpx.Client(base_url=f"{portal}/a2e", headers=bearer, timeout=30) as client:
+        opened = client.post("/session").json()["session_id"]
+        redis_server.kill()
+        of_session = {"X-Session-Id": opened}
+        for response in (
+            client.post("/session"),
+            client.post("/send", content=b'{"type": "ping"}', headers=of_session),
+            client.get("/stream", headers=of_session),
+        ):
+            assert response.status_code == 503, (response.request.url, response.text)
+            assert response.json()["code"] == "unavailable"
+            assert int(response.headers["Retry-After"]) >= 1
+        redis_server.start()
+        fresh = {"X-Session-Id": client.post("/session").json()["session_id"]}
+        with client.stream("GET", "/stream", headers=fresh) as stream:
+            assert stream.status_code == 200
+            assert client.post("/send", content=b'{"type": "ping"}', headers=fresh).json() == {
+                "ok": True
+            }
+
+
 async def ws_reply(socket: Any, body: dict[str, Any]) -> dict[str, Any]:
     await socket.send(orjson.dumps(body).decode())
     reply: dict[str, Any] = orjson.loads(await asyncio.wait_for(socket.recv(), WAIT))

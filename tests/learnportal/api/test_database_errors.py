@@ -91,3 +91,21 @@ def test_a_socket_answers_a_frame_that_met_redis_down_and_then_the_next(
     down, back = async_to_sync(ws_exchange)(agent.token, [stats_req(), stats_req()])
     assert (down["code"], down["retry_after"]) == ("unavailable", 1)
     assert back["type"] == "learn/stats/resp"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_defect_inside_a_handler_is_an_envelope_on_every_transport_and_a_socket_answers_on(
+    agent: Actor, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    stats = dispatch.HANDLERS["learn/stats/req"]
+    calls = iter([_raising(ZeroDivisionError("a bug")), _raising(KeyError("a bug")), stats])
+    monkeypatch.setitem(dispatch.HANDLERS, "learn/stats/req", lambda *a: next(calls)(*a))
+    request = stats_req()
+    over_http = agent.learn(orjson.dumps(request))
+    assert over_http.status_code == 503
+    assert (over_http.json()["code"], over_http.json()["req_id"]) == ("unavailable", request["id"])
+    assert int(over_http["Retry-After"]) >= 1
+    failed, answered = async_to_sync(ws_exchange)(agent.token, [stats_req(), stats_req()])
+    assert (failed["type"], failed["code"]) == ("learn/error", "unavailable")
+    assert answered["type"] == "learn/stats/resp"
+    assert "learn/* request failed inside the host" in caplog.text
