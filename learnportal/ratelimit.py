@@ -86,9 +86,28 @@ def client_address(request: HttpRequest) -> str | None:
     return request.META.get("REMOTE_ADDR") or None
 
 
+ADDRESS_PREFIX = "ip:"  # the keys of clients without a principal
+
+
+def key_of_address(address: str | None) -> str:
+    """What a client without a principal is counted under, on every transport."""
+    return f"{ADDRESS_PREFIX}{address or '?'}"
+
+
+def scope_address(scope: dict[str, Any]) -> str:
+    """Who opened an ASGI connection (a socket, an A2E request): the peer, as REMOTE_ADDR is."""
+    client = scope.get("client")
+    return str(client[0]) if client else "?"
+
+
+def refused_connection_wait(scope: dict[str, Any]) -> int | None:
+    """Count a connection no credential vouches for under its address: the wait if over."""
+    return retry_after_for(key_of_address(scope_address(scope)))
+
+
 def address_key(request: HttpRequest) -> str:
     """What a request without a principal is counted under: its client's address."""
-    return f"ip:{client_address(request) or '?'}"
+    return key_of_address(client_address(request))
 
 
 def drf_key(request: Any) -> str:

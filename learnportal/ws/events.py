@@ -34,7 +34,7 @@ from learnportal.accounts.credentials import (
 )
 from learnportal.accounts.roles import Action
 from learnportal.events import DASHBOARD_GROUP, coalescer
-from learnportal.ws.learn import CLOSE_UNAUTHENTICATED, principal_of
+from learnportal.ws.learn import CLOSE_UNAUTHENTICATED, principal_of, refused_close_code
 
 if TYPE_CHECKING:
     from learnportal.accounts.principals import Principal
@@ -76,7 +76,7 @@ class EventsConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]  # channels 
         principal = await sync_to_async(principal_of, thread_sensitive=True)(credential)
         if principal is None:
             await self.accept()
-            await self.close(code=CLOSE_UNAUTHENTICATED)
+            await self.close(code=await refused_close_code(self.scope))
             return
         # In the group before the browser sees the socket open, so that what it reloads on
         # opening and what it hears from then on leave no gap.

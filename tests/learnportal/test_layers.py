@@ -33,6 +33,7 @@ BASE = (
     "learnportal.env",
     "learnportal.web",
     "learnportal.inputs",
+    "learnportal.instants",
     "learnportal.ratelimit",
     "learnportal.outage",
     "learnportal.best_effort_cache",
