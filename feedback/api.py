@@ -325,7 +325,7 @@ class ExportView(APIView):
     parser_classes = []
 
     @extend_schema(
-        summary="Export feedback as JSON lines (preferences, rewards, trl, openai-dpo, kto)",
+        summary="Export feedback as JSON lines (" + ", ".join(FORMATS) + ")",
         parameters=[
             OpenApiParameter(
                 "kind",
