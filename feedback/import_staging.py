@@ -64,7 +64,7 @@ class Staged:
         (_folder() / f"{self.token}.json").write_bytes(orjson.dumps(note))
 
 
-def staged_upload(upload: UploadedFile, *, owner: int) -> Staged:
+def staged_upload(upload: UploadedFile[bytes], *, owner: int) -> Staged:
     """Keep an uploaded file and survey it; a file refused (format, size, rows, encoding) is
     not kept, and its LearnError names `file`."""
     _prune()

@@ -93,7 +93,7 @@ def flattened(values: dict[str, Any], prefix: str = "") -> dict[str, Any]:
     return flat
 
 
-def _jsonl_rows(stream: io.BufferedIOBase) -> Iterator[Row]:
+def _jsonl_rows(stream: io.BufferedReader) -> Iterator[Row]:
     number = 0
     for line in stream:
         if not line.strip():
@@ -110,7 +110,7 @@ def _jsonl_rows(stream: io.BufferedIOBase) -> Iterator[Row]:
         yield Row(number, flattened(value))
 
 
-def _csv_rows(stream: io.BufferedIOBase) -> Iterator[Row]:
+def _csv_rows(stream: io.BufferedReader) -> Iterator[Row]:
     text = io.TextIOWrapper(stream, encoding="utf-8-sig", newline="")
     # A cell may hold a whole response: as large as the file may be.
     csv.field_size_limit(settings.LEARNPORTAL_IMPORT_MAX_BYTES)
