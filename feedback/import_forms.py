@@ -28,6 +28,10 @@ class ImportUploadForm(forms.Form):
     file = forms.FileField(
         label="File of turns",
         help_text="JSON lines (.jsonl) or CSV with a header row (.csv)",
+        error_messages={
+            "required": "Choose a .jsonl or .csv file of turns to upload.",
+            "empty": "The file is empty: choose a file with at least one turn.",
+        },
         widget=forms.ClearableFileInput(attrs={"accept": ".jsonl,.ndjson,.csv"}),
     )
 

@@ -420,9 +420,10 @@ def _import_limits() -> dict[str, int]:
 @requires(Action.IMPORT_TURNS)
 def turn_import(request: HttpRequest, principal: Principal) -> HttpResponse:
     """Upload a file of turns; its preview and column mapping are `turn_import_file`'s."""
-    form = ImportUploadForm(request.POST or None, request.FILES or None)
+    posted = request.method == "POST"
+    form = ImportUploadForm(request.POST, request.FILES) if posted else ImportUploadForm()
     status = 200
-    if request.method == "POST":
+    if posted:
         status = 400
         if form.is_valid():
             try:
@@ -442,7 +443,9 @@ def turn_import_file(request: HttpRequest, principal: Principal, token: str) -> 
     it, all at once, or (`step`, the progress bar's script) one batch a request."""
     staged = staged_file(token, owner=principal.user_id or 0)
     form = ColumnMappingForm(
-        request.POST or None, columns=staged.columns, initial=guessed_mapping(staged.columns)
+        request.POST if request.method == "POST" else None,
+        columns=staged.columns,
+        initial=guessed_mapping(staged.columns),
     )
     status = 200
     if request.method == "POST" and not staged.finished:

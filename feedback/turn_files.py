@@ -135,7 +135,13 @@ def _dataset_rows(path: Path) -> Iterator[Row]:
             "Reading a saved dataset needs the `datasets` package (pip install datasets).",
             [detail(["file"], "the datasets package is not installed")],
         ) from None
-    loaded = datasets.load_from_disk(str(path))
+    try:
+        loaded = datasets.load_from_disk(str(path))
+    except (FileNotFoundError, ValueError) as exc:
+        raise invalid(
+            f"{path} is not a dataset saved with save_to_disk: {exc}",
+            [detail(["file"], "not a saved dataset")],
+        ) from None
     if isinstance(loaded, datasets.DatasetDict):
         splits = list(loaded)
         loaded = loaded["train"] if "train" in loaded else loaded[splits[0]]

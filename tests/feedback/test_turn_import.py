@@ -209,6 +209,12 @@ def test_a_file_of_another_kind_or_encoding_is_invalid_naming_the_file(tmp_path:
         call_command("import_turns", str(latin))
 
 
+def test_a_folder_that_is_no_saved_dataset_is_invalid_naming_the_file(tmp_path: Path) -> None:
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(CommandError, match=r"not a dataset saved with save_to_disk.*\(file\)"):
+        call_command("import_turns", str(tmp_path / "empty"))
+
+
 def test_only_reviewers_and_admins_import(ann: Actor, rev: Actor, tmp_path: Path) -> None:
     path = write_jsonl(tmp_path / "t.jsonl", [{"prompt": "a", "response": "b"}])
     mapping = ColumnMapping(prompt="prompt", response="response")

@@ -121,6 +121,14 @@ def test_a_refused_file_is_shown_next_to_the_file_field_and_not_kept(
     assert list((settings.VAR_DIR / "imports").iterdir()) == []
 
 
+def test_a_post_without_a_file_says_what_to_choose(reviewer: Client) -> None:
+    response = reviewer.post("/turns/import/", {})
+    assert response.status_code == 400
+    assert 'data-field="file">Choose a .jsonl or .csv file of turns to upload.' in (
+        response.content.decode()
+    )
+
+
 def test_an_upload_is_its_uploaders_alone(reviewer: Client, second_reviewer: Client) -> None:
     url = staged_url(reviewer)
     assert second_reviewer.get(url).status_code == 404
