@@ -287,6 +287,12 @@ ADAPT_STRATEGY_NAMES = ("ppo", "ucb1", "epsilon_greedy", "softmax", "custom")
 
 LEARNPORTAL_MAX_BATCH = env_int("LEARNPORTAL_MAX_BATCH", 1000, minimum=1)
 LEARNPORTAL_MAX_BODY_BYTES = env_int("LEARNPORTAL_MAX_BODY_BYTES", 64 * 1024 * 1024, minimum=1024)
+# Turns from a file (the import page and `manage.py import_turns`): the largest file, and the
+# most rows one file may hold; a file over either is refused whole, before any row is stored.
+LEARNPORTAL_IMPORT_MAX_BYTES = env_int(
+    "LEARNPORTAL_IMPORT_MAX_BYTES", 64 * 1024 * 1024, minimum=1024
+)
+LEARNPORTAL_IMPORT_MAX_ROWS = env_int("LEARNPORTAL_IMPORT_MAX_ROWS", 100_000, minimum=1)
 LEARNPORTAL_EXPERIENCE_LIMIT = env_int("LEARNPORTAL_EXPERIENCE_LIMIT", 1_000_000, minimum=1)
 LEARNPORTAL_EXPERIENCE_OVERFLOW = env_choice(
     "LEARNPORTAL_EXPERIENCE_OVERFLOW", "evict", ("evict", "reject")
