@@ -15,6 +15,7 @@ from django.db import connection
 
 from feedback.bulk import insert_rows
 from feedback.models import ComponentBucket
+from learnportal.protocol.models import TIMESTAMP_MAX
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
@@ -22,9 +23,6 @@ if TYPE_CHECKING:
     from feedback.bulk import Row
 
 BUCKET_SECONDS = 3600
-# The spec bounds `ts` below only; a later time counts in this one's hour rather than
-# overflow the 64-bit hour (1e13 s is some 300,000 years from now).
-LATEST_TS = 1e13
 COUNTERS = (
     "calls_total",
     "calls_success",
@@ -39,7 +37,7 @@ COLUMNS = ("component_name", "hour", *COUNTERS)
 
 
 def hour_of(ts: float) -> int:
-    return int(min(ts, LATEST_TS) // BUCKET_SECONDS)
+    return int(min(ts, TIMESTAMP_MAX) // BUCKET_SECONDS)  # a row stored before the bound too
 
 
 # A tally is the COUNTERS of one (component, hour), in that order: a plain list, as this

@@ -19,6 +19,7 @@ from learnportal.accounts.roles import Role
 from learnportal.protocol import Experience as ExperienceItem
 from learnportal.protocol import Feedback as FeedbackItem
 from learnportal.protocol import FeedbackPolarity, RatedTurn
+from learnportal.protocol.models import TIMESTAMP_MAX
 from learnportal.protocol.models import Action as ExperienceAction
 from refinement.store import behaviour_policy
 
@@ -136,12 +137,14 @@ def test_buckets_equal_a_recomputation_after_batches_across_hour_boundaries(
     # A batch again: the same hours add up, across batches.
     experience_store(
         principal=AGENT,
-        experiences=calls(("search", H + 1, 1.0, True, 20.0), ("search", 1e300, 1.0, None, 1.0)),
+        experiences=calls(
+            ("search", H + 1, 1.0, True, 20.0), ("search", TIMESTAMP_MAX, 1.0, None, 1.0)
+        ),
         policy=policy,
     )
     assert_buckets_match()
     assert stored()[("search", 1)]["calls_total"] == 4
-    assert ("search", hour_of(1e300)) in stored()  # a far future ts is capped, not an overflow
+    assert ("search", hour_of(TIMESTAMP_MAX)) in stored()  # the latest time there is
 
 
 def test_a_batch_over_hundreds_of_hours_is_counted_in_each(clock: Any) -> None:

@@ -28,9 +28,9 @@ if TYPE_CHECKING:
 
 # What these take today (SQLite batches bulk statements more than PostgreSQL): pinned, so that
 # a change that adds a statement per apply, or per edit, shows here.
-ONE_APPLY_QUERIES = (
-    19  # 17, the history entry's paths (one bulk insert), the trust window (one read)
-)
+# 17, the history entry's paths (one bulk insert), the trust window (one read), and the
+# savepoint around a new proposal's insert (a concurrent one of the same principal's id).
+ONE_APPLY_QUERIES = 21
 ADAPT_300_QUERIES = 47  # 46, and the history paths of its entries
 
 

@@ -20,6 +20,7 @@ from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver
 
 from feedback.exports import FORMATS
+from feedback.import_staging import TOKEN_BYTES
 from feedback.models import ComponentStats, Experience, Feedback, Turn
 from learnportal.accounts.models import ApiToken, User
 from learnportal.protocol.models import TIMESTAMP_MAX
@@ -183,6 +184,7 @@ def _values() -> dict[str, list[str]]:
         "delivery_id": [str(pk) for pk in Delivery.objects.values_list("pk", flat=True)[:1]]
         or ["1"],
         "kind": list(FORMATS),
+        "token": ["0" * 2 * TOKEN_BYTES, "not-an-upload"],  # an import's upload: none is kept
     }
 
 
