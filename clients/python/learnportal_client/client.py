@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import asyncio
 import time
+import weakref
 from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import httpx
 
-from learnportal_client import exchanges
+from learnportal_client import exchanges, stopping
 from learnportal_client.calls import AsyncLearnCalls, LearnCalls
 from learnportal_client.closing import Closing
 from learnportal_client.errors import LearnError
@@ -67,6 +68,7 @@ class _HTTPClient(ABC, Generic[HTTP, Transport, Sleep]):
         self._retry = retry or Retry()
         self._max_batch = max_batch
         self._sleep: Sleep = sleep or self._default_sleep()
+        self._buffers: weakref.WeakSet[Any] = weakref.WeakSet()  # closed before the client
         self._http: HTTP = self._connect(
             base_url=self._base_url,
             headers={"Authorization": f"Bearer {token}"},
@@ -114,7 +116,19 @@ class LearnClient(
         return time.sleep
 
     def close(self) -> None:
+        """Close the buffers made from this client (one more try of what they hold), then it."""
+        self.close_buffers()
         self._http.close()
+
+    def close_buffers(self, timeout: float = 10.0) -> None:
+        """Close every buffer made from this client that is still open (see `LearnBuffer.close`)."""
+        for buffer in list(self._buffers):
+            buffer.close(timeout)
+
+    def flush_on_signals(self, *signums: int, timeout: float = 10.0) -> None:
+        """On SIGTERM (or `signums`), close this client's buffers, then do what the signal did
+        before (its handler, or end the process by it). Call it from the main thread."""
+        stopping.install(lambda: self.close_buffers(timeout), signums or stopping.STOP_SIGNALS)
 
     def send(self, request: Envelope) -> Response:
         return self._carry(exchanges.learn(request))
@@ -159,9 +173,11 @@ class LearnClient(
         """A background buffer of feedback and experiences, sending from a thread."""
         from learnportal_client.buffer import LearnBuffer
 
-        return LearnBuffer(
+        buffer = LearnBuffer(
             self, max_items=max_items, max_interval=max_interval, on_unsent=on_unsent
         )
+        self._buffers.add(buffer)
+        return buffer
 
     def _carry(self, exchange: Exchange[Result]) -> Result:
         tries = 0
@@ -205,7 +221,21 @@ class AsyncLearnClient(
         await self.close()
 
     async def close(self) -> None:
+        """Close the buffers made from this client (one more try of what they hold), then it."""
+        await self.close_buffers()
         await self._http.aclose()
+
+    async def close_buffers(self, timeout: float = 10.0) -> None:
+        """Close every buffer made from this client still open (see `AsyncLearnBuffer.aclose`)."""
+        for buffer in list(self._buffers):
+            await buffer.aclose(timeout)
+
+    def flush_on_signals(self, *signums: int, timeout: float = 10.0) -> None:
+        """On SIGTERM (or `signums`), close this client's buffers, then do what the signal did
+        before (its handler, or end the process by it). Call it in the running event loop."""
+        stopping.install_in_loop(
+            lambda: self.close_buffers(timeout), signums or stopping.STOP_SIGNALS
+        )
 
     async def send(self, request: Envelope) -> Response:
         return await self._carry(exchanges.learn(request))
@@ -245,9 +275,11 @@ class AsyncLearnClient(
         """The background buffer, sending from a task of the running event loop."""
         from learnportal_client.buffer import AsyncLearnBuffer
 
-        return AsyncLearnBuffer(
+        buffer = AsyncLearnBuffer(
             self, max_items=max_items, max_interval=max_interval, on_unsent=on_unsent
         )
+        self._buffers.add(buffer)
+        return buffer
 
     async def _carry(self, exchange: Exchange[Result]) -> Result:
         tries = 0
