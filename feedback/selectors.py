@@ -83,10 +83,12 @@ def own_human(viewer: Principal) -> Q:
 def blind(viewer: Principal | None) -> Q:
     """The feedback a viewer may see in lists (docs/contract.md, "Blind" and "Explorer"): an
     annotator sees their own human feedback and the agents' and environments' (`self`, `env`),
-    never another person's."""
+    never another person's; an agent or an environment sees only what it sent itself."""
     if sees_all_ratings(viewer):
         return Q()
     assert viewer is not None
+    if not viewer.is_human:
+        return Q(submitted_by=viewer.key)
     return Q(source__in=MACHINE_SOURCES) | own_human(viewer)
 
 

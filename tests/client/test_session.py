@@ -135,7 +135,7 @@ def host_answering_last_first(count: int) -> Iterator[str]:
 
 def answered_names(replies: Sequence[object]) -> list[str]:
     assert all(isinstance(r, LearnStatsResponse) for r in replies), replies
-    return [r.components[0]["component_name"] for r in replies if isinstance(r, LearnStatsResponse)]
+    return [r.components[0].component_name for r in replies if isinstance(r, LearnStatsResponse)]
 
 
 def test_replies_in_another_order_are_matched_by_req_id() -> None:

@@ -30,7 +30,14 @@ if TYPE_CHECKING:
     from learnportal_client.backlog import Unsent
     from learnportal_client.buffer import AsyncLearnBuffer, LearnBuffer
     from learnportal_client.exchanges import Exchange
-    from learnportal_client.rest import QueuedTurn, Routing, RunOutcome, TurnPage, TurnsCreated
+    from learnportal_client.rest import (
+        FeedbackPage,
+        QueuedTurn,
+        Routing,
+        RunOutcome,
+        TurnPage,
+        TurnsCreated,
+    )
     from learnportal_client.session import AsyncLearnSession, LearnSession
 
 HTTP = TypeVar("HTTP", bound="httpx.Client | httpx.AsyncClient")
@@ -161,6 +168,12 @@ class LearnClient(
         """`POST /api/steps/<step_id>/runs/`: one successful run of a workflow step."""
         return self._carry(exchanges.step_run(step_id, description, edits))
 
+    def list_feedback(self, cursor: str = "", **filters: str | int | bool | None) -> FeedbackPage:
+        """`GET /api/feedback/`, newest first: for an agent's or environment's token, the
+        feedback it sent itself; filters `source`, `polarity`, `dimension`, `component`,
+        `correlation_id`, `since`, `until`, `has_correction`, `limit`; `cursor=page.next`."""
+        return self._carry(exchanges.feedback_page(cursor, filters))
+
     def session(self) -> LearnSession:
         """A WebSocket session on /ws/learn/ (use it as a context manager)."""
         from learnportal_client.session import LearnSession
@@ -262,6 +275,11 @@ class AsyncLearnClient(
         self, step_id: str, description: str, edits: Sequence[Mapping[str, Any]] = ()
     ) -> RunOutcome:
         return await self._carry(exchanges.step_run(step_id, description, edits))
+
+    async def list_feedback(
+        self, cursor: str = "", **filters: str | int | bool | None
+    ) -> FeedbackPage:
+        return await self._carry(exchanges.feedback_page(cursor, filters))
 
     async def session(self) -> AsyncLearnSession:
         """A WebSocket session on /ws/learn/ that pipelines: `async with await client.session()`."""

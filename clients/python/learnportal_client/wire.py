@@ -20,6 +20,7 @@ from learnportal.protocol.messages import RESPONSE_MODELS, Envelope, Response, r
 from learnportal.protocol.models import Experience, Feedback
 from learnportal.protocol.wire import summarize, validation_details
 from learnportal_client.errors import UNREACHABLE, LearnError
+from learnportal_client.records import TYPED_RESPONSES
 
 Item = TypeVar("Item", bound=BaseModel)
 Answer = TypeVar("Answer", bound=BaseModel)
@@ -129,8 +130,9 @@ def response_of(
             f"expected {expected} for {request_id!r}, got {body.get('type')!r} "
             f"for {body.get('req_id')!r}",
         )
+    model = TYPED_RESPONSES.get(expected) or RESPONSE_MODELS[expected]
     try:
-        return RESPONSE_MODELS[expected].model_validate(body, strict=False)
+        return model.model_validate(body, strict=False)
     except ValidationError as exc:
         raise LearnError("invalid_reply", f"the {expected} does not parse: {exc}") from None
 
