@@ -19,7 +19,7 @@ from learnportal_client import exchanges, stopping
 from learnportal_client.calls import AsyncLearnCalls, LearnCalls
 from learnportal_client.closing import Closing
 from learnportal_client.errors import LearnError
-from learnportal_client.retry import Retry, Sleep
+from learnportal_client.retry import Deadline, Retry, Sleep, checked_deadline
 from learnportal_client.wire import unreachable
 
 if TYPE_CHECKING:
@@ -56,7 +56,9 @@ class _HTTPClient(ABC, Generic[HTTP, Transport, Sleep]):
 
     Every learn/* call retries `rate_limited` and `unavailable` after the host's `Retry-After`,
     resending the same bytes (same envelope id, same item ids), so a retry is never stored twice.
-    `max_batch` skips discovery; `transport` (an httpx transport) and `sleep` are for tests.
+    `timeout` bounds each try; `deadline` (seconds, default none) bounds each request with all
+    its tries and waits (a batch split at `max_batch` is several requests). `max_batch` skips
+    discovery; `transport` (an httpx transport) and `sleep` are for tests.
     """
 
     def __init__(
@@ -66,6 +68,7 @@ class _HTTPClient(ABC, Generic[HTTP, Transport, Sleep]):
         *,
         retry: Retry | None = None,
         timeout: float = 30.0,
+        deadline: float | None = None,
         max_batch: int | None = None,
         transport: Transport | None = None,
         sleep: Sleep | None = None,
@@ -73,6 +76,8 @@ class _HTTPClient(ABC, Generic[HTTP, Transport, Sleep]):
         self._base_url = base_url.rstrip("/")
         self._token = token
         self._retry = retry or Retry()
+        self._timeout = timeout
+        self._deadline = checked_deadline(deadline)
         self._max_batch = max_batch
         self._sleep: Sleep = sleep or self._default_sleep()
         self._buffers: weakref.WeakSet[Any] = weakref.WeakSet()  # closed before the client
@@ -98,6 +103,7 @@ class _HTTPClient(ABC, Generic[HTTP, Transport, Sleep]):
             "url": socket_url(self._base_url),
             "token": self._token,
             "retry": self._retry,
+            "deadline": self._deadline,
             "max_batch": max_batch,
             "sleep": self._sleep,
         }
@@ -158,7 +164,7 @@ class LearnClient(
         batches = exchanges.turn_batches(turns, self.batch_limit())
         return exchanges.turns_total([self._carry(b) for b in batches])
 
-    def turns(self, cursor: str = "", **filters: str | int | bool | None) -> TurnPage:
+    def turns(self, cursor: str = "", **filters: str | int | float | bool | None) -> TurnPage:
         """`GET /api/turns/` with its filters; pass a page's `next` as `cursor` for the next."""
         return self._carry(exchanges.turns_page(cursor, filters))
 
@@ -168,7 +174,9 @@ class LearnClient(
         """`POST /api/steps/<step_id>/runs/`: one successful run of a workflow step."""
         return self._carry(exchanges.step_run(step_id, description, edits))
 
-    def list_feedback(self, cursor: str = "", **filters: str | int | bool | None) -> FeedbackPage:
+    def list_feedback(
+        self, cursor: str = "", **filters: str | int | float | bool | None
+    ) -> FeedbackPage:
         """`GET /api/feedback/`, newest first: for an agent's or environment's token, the
         feedback it sent itself; filters `source`, `polarity`, `dimension`, `component`,
         `correlation_id`, `since`, `until`, `has_correction`, `limit`; `cursor=page.next`."""
@@ -193,20 +201,22 @@ class LearnClient(
         return buffer
 
     def _carry(self, exchange: Exchange[Result]) -> Result:
-        tries = 0
+        deadline, tries = Deadline.after(self._deadline), 0
         while True:
             tries += 1
             try:
-                return exchange.result(self._request(exchange))
+                return exchange.result(self._request(exchange, deadline.cap(self._timeout)))
             except Exception as error:
                 wait = self._wait(error, tries, exchange)
-                if wait is None:
+                if wait is None or not deadline.allows(wait):
                     raise
                 self._sleep(wait)
 
-    def _request(self, exchange: Exchange[Any]) -> httpx.Response:
+    def _request(self, exchange: Exchange[Any], timeout: float) -> httpx.Response:
         try:
-            return self._http.request(exchange.method, exchange.url, **exchange.options)
+            return self._http.request(
+                exchange.method, exchange.url, timeout=timeout, **exchange.options
+            )
         except httpx.TransportError as exc:
             raise unreachable(f"{exchange.method} {exchange.url}: {exc!r}") from None
 
@@ -268,7 +278,7 @@ class AsyncLearnClient(
         batches = exchanges.turn_batches(turns, await self.batch_limit())
         return exchanges.turns_total([await self._carry(b) for b in batches])
 
-    async def turns(self, cursor: str = "", **filters: str | int | bool | None) -> TurnPage:
+    async def turns(self, cursor: str = "", **filters: str | int | float | bool | None) -> TurnPage:
         return await self._carry(exchanges.turns_page(cursor, filters))
 
     async def report_run(
@@ -277,7 +287,7 @@ class AsyncLearnClient(
         return await self._carry(exchanges.step_run(step_id, description, edits))
 
     async def list_feedback(
-        self, cursor: str = "", **filters: str | int | bool | None
+        self, cursor: str = "", **filters: str | int | float | bool | None
     ) -> FeedbackPage:
         return await self._carry(exchanges.feedback_page(cursor, filters))
 
@@ -300,19 +310,21 @@ class AsyncLearnClient(
         return buffer
 
     async def _carry(self, exchange: Exchange[Result]) -> Result:
-        tries = 0
+        deadline, tries = Deadline.after(self._deadline), 0
         while True:
             tries += 1
             try:
-                return exchange.result(await self._request(exchange))
+                return exchange.result(await self._request(exchange, deadline.cap(self._timeout)))
             except Exception as error:
                 wait = self._wait(error, tries, exchange)
-                if wait is None:
+                if wait is None or not deadline.allows(wait):
                     raise
                 await self._sleep(wait)
 
-    async def _request(self, exchange: Exchange[Any]) -> httpx.Response:
+    async def _request(self, exchange: Exchange[Any], timeout: float) -> httpx.Response:
         try:
-            return await self._http.request(exchange.method, exchange.url, **exchange.options)
+            return await self._http.request(
+                exchange.method, exchange.url, timeout=timeout, **exchange.options
+            )
         except httpx.TransportError as exc:
             raise unreachable(f"{exchange.method} {exchange.url}: {exc!r}") from None

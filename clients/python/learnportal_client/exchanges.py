@@ -97,7 +97,7 @@ def rest(
 ROUTING = rest(Routing, "GET", "/api/routing/")
 
 
-def query(**filters: str | int | bool | None) -> dict[str, str]:
+def query(**filters: str | int | float | bool | None) -> dict[str, str]:
     return {
         key: str(value).lower() if isinstance(value, bool) else str(value)
         for key, value in filters.items()
@@ -105,7 +105,9 @@ def query(**filters: str | int | bool | None) -> dict[str, str]:
     }
 
 
-def turns_page(cursor: str, filters: Mapping[str, str | int | bool | None]) -> Exchange[TurnPage]:
+def turns_page(
+    cursor: str, filters: Mapping[str, str | int | float | bool | None]
+) -> Exchange[TurnPage]:
     """`GET /api/turns/` with its filters, or the page a previous page's `next` names."""
     if cursor:
         return rest(TurnPage, "GET", cursor)
@@ -113,7 +115,7 @@ def turns_page(cursor: str, filters: Mapping[str, str | int | bool | None]) -> E
 
 
 def feedback_page(
-    cursor: str, filters: Mapping[str, str | int | bool | None]
+    cursor: str, filters: Mapping[str, str | int | float | bool | None]
 ) -> Exchange[FeedbackPage]:
     """`GET /api/feedback/` with its filters, or the page a previous page's `next` names."""
     if cursor:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from learnportal.protocol.messages import LearnAdaptResponse, LearnStatsResponse
+from learnportal.protocol.messages import LearnAdaptResponse, LearnStatsResponse, Response
 from learnportal_client.rest import Lenient
 
 
@@ -42,7 +42,7 @@ class AdaptResponse(LearnAdaptResponse):
 
 
 # The response models the client reads instead of the protocol's, by response type.
-TYPED_RESPONSES = {
+TYPED_RESPONSES: dict[str, type[Response]] = {
     "learn/stats/resp": StatsResponse,
     "learn/adapt/resp": AdaptResponse,
 }
