@@ -90,3 +90,26 @@ async def test_in_an_event_loop_a_signal_closes_the_async_buffers_then_goes_on_a
         assert previous.received == [SIGNAL]
         assert sent_ids(host) == ids
     assert signal.getsignal(SIGNAL) is previous  # the handler it replaced is back
+
+
+async def test_in_an_event_loop_every_hooked_client_closes_its_buffers(previous: Previous) -> None:
+    hosts = [Host(), Host()]
+    async with (
+        AsyncLearnClient(
+            "http://a", "t", transport=httpx.MockTransport(hosts[0]), max_batch=9
+        ) as a,
+        AsyncLearnClient(
+            "http://b", "t", transport=httpx.MockTransport(hosts[1]), max_batch=9
+        ) as b,
+    ):
+        added = []
+        for client in (a, b):
+            client.flush_on_signals(SIGNAL)
+            added.append([client.buffer(max_interval=3600).add_experience({"reward": 1.0})])
+        os.kill(os.getpid(), SIGNAL)
+        for _ in range(500):
+            if previous.received:
+                break
+            await asyncio.sleep(0.01)
+        assert [sent_ids(host) for host in hosts] == added
+        assert previous.received == [SIGNAL]

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+import weakref
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
@@ -54,27 +55,49 @@ def install(close: Callable[[], Any], signums: Iterable[int]) -> None:
 
 def install_in_loop(close: Callable[[], Awaitable[Any]], signums: Iterable[int]) -> None:
     """The same for the running event loop (POSIX): on each of `signums`, a task awaits
-    `close()`, then puts the handler it replaced back and goes on as before."""
+    `close()` (and those of every other client hooked to this loop), then puts the handler it
+    replaced back and goes on as before."""
     loop = asyncio.get_running_loop()
-    tasks: set[asyncio.Task[None]] = set()  # the closing task, kept until the process ends
-
-    async def close_then(signum: int, previous: Handler) -> None:
-        try:
-            await close()
-        finally:
-            as_before_in_loop(signum, previous)
-
-    def as_before_in_loop(signum: int, previous: Handler) -> None:
-        loop.remove_signal_handler(signum)
-        if previous is not None:
-            signal.signal(signum, previous)
-        as_before(signum, previous, None)
-
-    def handler(signum: int, previous: Handler) -> None:
-        if tasks:  # closing already
-            as_before_in_loop(signum, previous)
-        else:
-            tasks.add(loop.create_task(close_then(signum, previous), name="learnportal-stopping"))
-
+    hooks = _loop_hooks.setdefault(loop, {})
     for signum in signums:
-        loop.add_signal_handler(signum, handler, signum, signal.getsignal(signum))
+        if signum not in hooks:
+            hooks[signum] = _LoopHook(loop, signum)
+        hooks[signum].closers.append(close)
+
+
+class _LoopHook:
+    """One signal's hook in one event loop: asyncio keeps one handler a signal, so a second
+    client joins the first one's hook instead of replacing it."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, signum: int) -> None:
+        self.loop = loop
+        self.signum = signum
+        self.previous: Handler = signal.getsignal(signum)
+        self.closers: list[Callable[[], Awaitable[Any]]] = []
+        self.closing: asyncio.Task[None] | None = None  # kept until the process ends
+        loop.add_signal_handler(signum, self.received)
+
+    def received(self) -> None:
+        if self.closing is None:
+            self.closing = self.loop.create_task(self.close_then(), name="learnportal-stopping")
+        else:  # a second signal while closing
+            self.as_before()
+
+    async def close_then(self) -> None:
+        try:
+            for close in self.closers:
+                await close()
+        finally:
+            self.as_before()
+
+    def as_before(self) -> None:
+        _loop_hooks.get(self.loop, {}).pop(self.signum, None)
+        self.loop.remove_signal_handler(self.signum)
+        if self.previous is not None:
+            signal.signal(self.signum, self.previous)
+        as_before(self.signum, self.previous, None)
+
+
+_loop_hooks: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[int, _LoopHook]] = (
+    weakref.WeakKeyDictionary()
+)
