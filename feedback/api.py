@@ -43,6 +43,7 @@ from feedback.services import TurnInput, turns_submit
 from learnportal.accounts.authentication import principal_of
 from learnportal.accounts.roles import Action
 from learnportal.inputs import (
+    WHOLE_NUMBER,
     QueryBool,
     QueryInt,
     QueryModel,
@@ -95,13 +96,24 @@ class TurnCursor(CursorPagination):
 
     def decode_cursor(self, request: Request) -> Cursor | None:
         try:
-            return super().decode_cursor(request)
+            cursor = super().decode_cursor(request)
         except NotFound:
-            raise LearnError(
-                ErrorCode.NOT_FOUND,
-                "The cursor names no page of this list.",
-                [detail(["cursor"], "not a cursor of this list")],
-            ) from None
+            cursor = None
+        else:
+            # DRF reads the position as any text; a turn's id is a whole number of 64 bits.
+            if cursor is None or cursor.position is None or _row_id(cursor.position):
+                return cursor
+        raise LearnError(
+            ErrorCode.NOT_FOUND,
+            "The cursor names no page of this list.",
+            [detail(["cursor"], "not a cursor of this list")],
+        )
+
+
+def _row_id(position: object) -> bool:
+    return (
+        WHOLE_NUMBER.fullmatch(str(position)) is not None
+    )  # text at run time, whatever DRF's stubs say
 
 
 class TurnsView(APIView):

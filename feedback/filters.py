@@ -12,9 +12,10 @@ from typing import TYPE_CHECKING, Any
 from django.core import signing
 from pydantic import Field
 
-from learnportal.inputs import QueryBool, QueryInt, QueryModel, QueryText, parse_query
+from learnportal.inputs import QueryBool, QueryInt, QueryModel, QueryText, given, parse_query
 from learnportal.protocol import FeedbackDimension, FeedbackPolarity, FeedbackSource
 from learnportal.protocol.errors import invalid
+from learnportal.protocol.models import Timestamp
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -34,8 +35,8 @@ class FeedbackFilters(QueryModel):
     dimension: FeedbackDimension | None = None
     component: QueryText = Field(default="", description="the component a feedback rates")
     annotator: QueryText = Field(default="", description="an annotator_id")
-    since: float | None = Field(default=None, ge=0, description="ts at or after (epoch seconds)")
-    until: float | None = Field(default=None, ge=0, description="ts before (epoch seconds)")
+    since: Timestamp | None = Field(default=None, description="ts at or after (epoch seconds)")
+    until: Timestamp | None = Field(default=None, description="ts before (epoch seconds)")
     has_correction: QueryBool | None = Field(
         default=None, description="true: only feedback with a correction; false: only without"
     )
@@ -59,11 +60,6 @@ class FeedbackQuery(FeedbackFilters):
         default="", pattern=r"^[A-Za-z0-9_:.\-]*$", description="opaque: from a page's next"
     )
     limit: QueryInt = Field(default=50, ge=1, le=MAX_LIMIT, description="feedbacks a page")
-
-
-def given(params: Mapping[str, str]) -> dict[str, str]:
-    """The parameters that carry a value (the last of each): a blank one is no filter."""
-    return {name: params[name] for name in params if params[name] != ""}
 
 
 def parse_filters(params: Mapping[str, str]) -> FeedbackFilters:

@@ -29,6 +29,8 @@ from feedback.models import Turn
 from feedback.queue import queue_next, queue_progress, queue_release, queue_skip, queue_undo
 from feedback.services import feedback_record
 from learnportal.accounts.roles import Action
+from learnportal.inputs import QueryBool, QueryModel, QueryText, page_query
+from learnportal.instants import utc
 from learnportal.protocol import (
     Feedback,
     FeedbackDimension,
@@ -54,13 +56,19 @@ DISAGREEMENTS_SHOWN = 20
 ALPHA_READINGS = ((0.8, "reliable"), (0.667, "tentative"), (float("-inf"), "unreliable"))
 
 
+class TurnListQuery(QueryModel):
+    component: QueryText = ""
+    session: QueryText = ""
+    open: QueryBool = False
+    cursor: QueryText = ""
+
+
 @requires(Action.READ_TURNS)
 def turn_list(request: HttpRequest, principal: Principal) -> HttpResponse:
-    component, session = request.GET.get("component", ""), request.GET.get("session", "")
-    open_only = request.GET.get("open") == "1"
-    cursor = request.GET.get("cursor", "")
+    query, problems = page_query(TurnListQuery, request.GET)
+    component, session, open_only = query.component, query.session, query.open
     try:
-        after, cursor_error = decode_turn_cursor(cursor), ""
+        after, cursor_error = decode_turn_cursor(query.cursor), ""
     except LearnError as error:
         after, cursor_error = None, str(error.details[0]["msg"])
     turns, last = selectors.turn_page(
@@ -81,13 +89,15 @@ def turn_list(request: HttpRequest, principal: Principal) -> HttpResponse:
         if last is None
         else "?" + urlencode({**kept, "cursor": encode_turn_cursor(last)}),
         "first_url": "?" + urlencode(kept) if after is not None or cursor_error else None,
+        "query_errors": problems,
         "progress": queue_progress(principal) if principal.may(Action.QUEUE) else None,
         "can_rate": principal.may(Action.FEEDBACK),
         "can_queue": principal.may(Action.QUEUE),
         "ratings_per_turn": settings.LEARNPORTAL_RATINGS_PER_TURN,
         "components": selectors.component_names()[:CHOICES_SHOWN],
     }
-    return page(request, "feedback/turns.html", context, status=400 if cursor_error else 200)
+    status = 400 if cursor_error or problems else 200
+    return page(request, "feedback/turns.html", context, status=status)
 
 
 @requires(Action.FEEDBACK)
@@ -160,16 +170,12 @@ def _environment(turn: Turn) -> str:
 def _turn_context(turn: Turn, principal: Principal, form: RatingForm) -> dict[str, Any]:
     """What the partials of one turn and its rating form need (templates/feedback/partials/)."""
     ratings = selectors.turn_ratings(turn, viewer=principal)
-    blind = selectors.still_blind(ratings, principal)
-    # Where they rate, a blind annotator sees no judgement at all, not even an agent's or an
-    # environment's (the explorer lists those): it would anchor theirs as much as a person's.
-    shown = [] if blind else ratings
     return {
         "turn": turn,
         "environment": _environment(turn),
         "form": form,
-        "ratings": [(rating, _excerpt(turn, rating)) for rating in shown],
-        "blind": blind,
+        "ratings": [(rating, _excerpt(turn, rating)) for rating in ratings],
+        "blind": selectors.still_blind(ratings, principal),
         "polarity_help": {p.value: text for p, text in POLARITY_HELP.items()},
     }
 
@@ -303,9 +309,8 @@ def _epoch(value: str) -> str:
 
 def _picker(value: float | None) -> str:
     """Epoch seconds as the form's date-time picker shows them (UTC)."""
-    if value is None:
-        return ""
-    return datetime.fromtimestamp(value, tz=UTC).strftime("%Y-%m-%dT%H:%M")
+    moment = utc(value)
+    return "" if moment is None else moment.strftime("%Y-%m-%dT%H:%M")
 
 
 @requires(Action.EXPLORE)

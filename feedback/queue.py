@@ -33,14 +33,12 @@ from django.db import connection, transaction
 from django.db.models import Count, Exists, F, IntegerField, OuterRef, Subquery, Value
 from django.db.models.functions import Coalesce
 
-from feedback.buckets import buckets_retract
 from feedback.bulk import insert_rows
-from feedback.counters import FEEDBACK_COUNTED, counter_add
 from feedback.models import Feedback, Lease, Retraction, Skip, Turn
 from feedback.moments import moments_recount
 from feedback.queue_state import turns_tally
+from feedback.retractions import ratings_take_back
 from feedback.selectors import counted_feedback, live_counts
-from feedback.stats import ScoreDelta, stats_add_scores
 from learnportal.accounts.roles import Action
 from learnportal.events import broadcast_on_commit
 from learnportal.protocol import FeedbackSource
@@ -101,6 +99,16 @@ def queue_next(principal: Principal, *, now: float | None = None) -> QueueLease 
             return None
         expires = now + settings.LEARNPORTAL_LEASE_SECONDS
         _lease(turn, who, expires)
+    return QueueLease(turn=turn, expires=expires)
+
+
+def queue_assign(turn: Turn, username: str, *, now: float | None = None) -> QueueLease:
+    """Lease `turn` to this person whatever the queue would offer them, in place of any lease
+    they hold: an operator's hand-out (the demo's colleagues each rate turns past the ratings
+    they need, which only a lease allows: feedback.raters)."""
+    now = time.time() if now is None else now
+    expires = now + settings.LEARNPORTAL_LEASE_SECONDS
+    _lease(turn, username, expires)
     return QueueLease(turn=turn, expires=expires)
 
 
@@ -170,17 +178,8 @@ def queue_undo(principal: Principal, feedback_id: str) -> Turn:
                 f"The rating {feedback_id!r} rates no queued turn.",
                 [detail(["feedback_id"], "rates no queued turn")],
             )
-        Retraction.objects.create(feedback=rating, by=principal.name, created=now)
-        if rating.component_name:
-            taken_back = ScoreDelta(
-                count=-1,
-                weight=-rating.confidence,
-                weighted_sum=-rating.confidence * rating.score,
-            )
-            stats_add_scores({rating.component_name: taken_back})
-            buckets_retract(rating.component_name, rating.ts, rating.score, rating.confidence)
+        ratings_take_back([rating.pk], by=principal.name, now=now)
         turns_tally([turn.correlation_id])
-        counter_add(FEEDBACK_COUNTED, -1)
         moments_recount([(rating.correlation_id, rating.dimension)])
         if not _my_ratings(principal.name).filter(correlation_id=turn.correlation_id).exists():
             _lease(turn, principal.name, now + settings.LEARNPORTAL_LEASE_SECONDS)

@@ -80,21 +80,41 @@ def own_human(viewer: Principal) -> Q:
     return Q(source=FeedbackSource.HUMAN.value, annotator_id=viewer.name)
 
 
-def blind(viewer: Principal | None) -> Q:
-    """The feedback a viewer may see in lists (docs/contract.md, "Blind" and "Explorer"): an
-    annotator sees their own human feedback and the agents' and environments' (`self`, `env`),
-    never another person's; an agent or an environment sees only what it sent itself."""
+def seen_by(viewer: Principal | None) -> Q:
+    """The one rule of what feedback a viewer may see, on every page and endpoint that shows
+    feedback (docs/contract.md, "Blind" and "Explorer"): reviewers and admins see all; an
+    annotator sees their own human feedback, and the agents' and environments' (`self`,
+    `env`) but for those on a queued turn they have not rated yet (a judgement seen before
+    rating anchors one's own, whoever made it). Another person's rating they see only on the
+    page of a turn they rated (`turn_ratings`), never in a list. An agent or an environment
+    sees only the feedback it sent itself.
+    """
     if sees_all_ratings(viewer):
         return Q()
     assert viewer is not None
     if not viewer.is_human:
         return Q(submitted_by=viewer.key)
-    return Q(source__in=MACHINE_SOURCES) | own_human(viewer)
+    return own_human(viewer) | (Q(source__in=MACHINE_SOURCES) & ~_blind_turn(viewer))
+
+
+def _blind_turn(viewer: Principal) -> Q:
+    """Feedback on a queued turn this viewer has not rated. A feedback's turn is the one of
+    its correlation_id, or, without one, of its feedback_id (a rated turn carried without a
+    correlation_id is queued under the feedback's id: feedback.services)."""
+    conditions = Q()
+    for has_key, key in (
+        (~Q(correlation_id=""), "correlation_id"),
+        (Q(correlation_id=""), "feedback_id"),
+    ):
+        queued = Exists(Turn.objects.filter(correlation_id=OuterRef(key)))
+        rated = Exists(counted_feedback().filter(own_human(viewer), correlation_id=OuterRef(key)))
+        conditions |= has_key & queued & ~rated
+    return conditions
 
 
 def feedback_matching(filters: FeedbackFilters, *, viewer: Principal | None) -> QuerySet[Feedback]:
     """The counted feedback that these filters match and this viewer may see, unordered."""
-    rows = counted_feedback().filter(blind(viewer))
+    rows = counted_feedback().filter(seen_by(viewer))
     exact = {
         "source": filters.source,
         "polarity": filters.polarity,
@@ -458,18 +478,22 @@ def next_unrated_turn(*, after: Turn, viewer: Principal | None = None) -> Turn |
     """The turn to rate next: the queue's first unrated one other than `after`, read off the
     newest end of an index (the open turns', or the primary key while a blind annotator's
     own ratings decide), not by sorting the queue."""
-    unrated = turn_queue(viewer=viewer).filter(rated=False).exclude(pk=after.pk)
+    # Open turns only: a blind annotator is not offered a turn that has all its ratings (it
+    # would refuse theirs: feedback.raters), though it is not marked rated to them.
+    unrated = turn_queue(viewer=viewer).filter(rated=False, ratings_needed__gt=0)
+    unrated = unrated.exclude(pk=after.pk)
     return unrated.order_by("-id").first()
 
 
 def turn_ratings(turn: Turn, *, viewer: Principal | None) -> list[Feedback]:
-    """A turn's ratings that this viewer may see, newest first (docs/contract.md, "Blind"): an
-    annotator sees other people's only once they have rated the turn themselves."""
+    """A turn's ratings that this viewer may see, newest first (docs/contract.md, "Blind"): to
+    an annotator who has not rated the turn, what `seen_by` shows (nothing of it, but their
+    own); once they have, everyone's."""
     ratings = counted_feedback().filter(correlation_id=turn.correlation_id)
     if not sees_all_ratings(viewer):
         assert viewer is not None
         if not ratings.filter(own_human(viewer)).exists():
-            ratings = ratings.filter(blind(viewer))
+            ratings = ratings.filter(seen_by(viewer))
     return list(ratings.order_by("-ts", "-id"))
 
 

@@ -21,6 +21,8 @@ from feedback.models import Experience, ExperienceQuota, Feedback, Lease, Turn
 from feedback.moments import human_dimensions, moments_add, moments_lock
 from feedback.provenance import provenance_of
 from feedback.queue_state import queue_fields_of, turns_held, turns_refresh, turns_tally
+from feedback.raters import raters_check
+from feedback.retractions import ratings_take_back
 from feedback.rewards import latest_experience_id, rewards_add, rewards_evict
 from feedback.selectors import component_names, live_counts
 from feedback.stats import (
@@ -217,7 +219,9 @@ def feedback_record(
         carried = {key: row for key, row in turns.items() if key not in held}
         people = {f.correlation_id for f in facts if f.source == FeedbackSource.HUMAN.value}
         stored = stored_facts(held.keys() | carried.keys() | people)
-        after = merged(stored, facts)
+        superseded = raters_check(principal, facts, stored, held, positions=fresh, now=now)
+        ratings_take_back(superseded, by=principal.name, now=now)
+        after = merged(_without(stored, superseded), facts)
         # Known new: on PostgreSQL one COPY, which a concurrent request that stored one of
         # them first makes fail with IntegrityError, met by running the request again
         # (learnportal.dispatch.run). SQLite has one writer.
@@ -240,6 +244,13 @@ def feedback_record(
                 totals=live_counts,
             )
     return FeedbackOutcome(recorded=len(feedbacks), new_score=new_score)
+
+
+def _without(facts: Facts, pks: set[int]) -> Facts:
+    """These facts but the stored ones with these primary keys (just retracted)."""
+    if not pks:
+        return facts
+    return {key: [f for f in values if f.order not in pks] for key, values in facts.items()}
 
 
 def _queued(turns: dict[str, Row], facts: Facts) -> list[Row]:

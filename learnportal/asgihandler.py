@@ -12,10 +12,12 @@ a streamed response still pulls its chunks in that thread (feedback.api.streamed
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from asgiref.sync import sync_to_async
 from django.core.handlers.asgi import ASGIHandler
+
+from learnportal.baseline import with_baseline_headers
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -25,6 +27,10 @@ if TYPE_CHECKING:
 
 
 class OneHopASGIHandler(ASGIHandler):
+    async def send_response(self, response: HttpResponseBase, send: Any) -> None:
+        # Also the answers Django gives before any middleware (a body it cannot read).
+        await super().send_response(with_baseline_headers(response), send)
+
     def load_middleware(self, is_async: bool = False) -> None:
         super().load_middleware(is_async=False)
         chain: Callable[[HttpRequest], HttpResponseBase] = self._middleware_chain  # type: ignore[has-type]

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from csp.middleware import CSPMiddleware, PolicyParts
+from csp.utils import build_policy
 from django.core.exceptions import DisallowedHost
 
 if TYPE_CHECKING:
@@ -25,8 +26,19 @@ class PortalCSPMiddleware(CSPMiddleware):
             host = request.get_host()
         except DisallowedHost:  # answered 400 already: no origin of ours to name
             return parts
-        own = f"{'wss' if request.is_secure() else 'ws'}://{host}"
+        own = websocket_origin(host, secure=request.is_secure())
         update = dict(parts.update or {})
         update["connect-src"] = [*update.get("connect-src", ()), own]
         parts.update = update
         return parts
+
+
+def websocket_origin(host: str, *, secure: bool) -> str:
+    return f"{'wss' if secure else 'ws'}://{host}"
+
+
+def policy(host: str | None, *, secure: bool) -> str:
+    """The header the middleware sends, for an answer that Django's middleware never sees (the
+    Channels consumers'); `host` None when it is not an allowed host (no origin of ours)."""
+    update = {"connect-src": [websocket_origin(host, secure=secure)]} if host else None
+    return build_policy(update=update)

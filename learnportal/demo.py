@@ -192,25 +192,35 @@ DEMO_COLLEAGUES = ("ana", "li", "sam")
 
 
 def demo_agreement() -> None:
+    """Each colleague rates each turn from a lease of it: past the first, a turn has the
+    ratings it needs (LEARNPORTAL_RATINGS_PER_TURN), and only its lease lets one more rate."""
+    from feedback.models import Feedback as Stored
+    from feedback.models import Turn
+    from feedback.queue import queue_assign
     from feedback.services import feedback_record
 
     queue_session("demo-rated", "demo-session-0", [turn[:3] for turn in RATED_BY_COLLEAGUES])
     for n, name in enumerate(DEMO_COLLEAGUES):
-        feedback_record(
-            principal=Principal(role=Role.ANNOTATOR, name=name, is_human=True),
-            feedbacks=[
-                Feedback(
-                    feedback_id=f"demo-fb-{name}-{i}",
-                    correlation_id=f"demo-rated-{i}",
-                    component_name=component,
-                    polarity=_polarity_of(scores[n]),
-                    score=scores[n],
-                    dimension=dimension,
-                    ts=1_699_990_000.0 + 10 * i + n,
-                )
-                for i, (_, _, component, dimension, scores) in enumerate(RATED_BY_COLLEAGUES)
-            ],
-        )
+        colleague = Principal(role=Role.ANNOTATOR, name=name, is_human=True)
+        for i, (_, _, component, dimension, scores) in enumerate(RATED_BY_COLLEAGUES):
+            feedback_id = f"demo-fb-{name}-{i}"
+            if Stored.objects.filter(feedback_id=feedback_id).exists():
+                continue  # seeded before: safe to run twice
+            queue_assign(Turn.objects.get(correlation_id=f"demo-rated-{i}"), name)
+            feedback_record(
+                principal=colleague,
+                feedbacks=[
+                    Feedback(
+                        feedback_id=feedback_id,
+                        correlation_id=f"demo-rated-{i}",
+                        component_name=component,
+                        polarity=_polarity_of(scores[n]),
+                        score=scores[n],
+                        dimension=dimension,
+                        ts=1_699_990_000.0 + 10 * i + n,
+                    )
+                ],
+            )
 
 
 def _polarity_of(score: float) -> FeedbackPolarity:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 from drf_spectacular.utils import OpenApiParameter
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
 
+from learnportal.protocol.errors import LearnError
 from learnportal.protocol.wire import invalid_from
 
 if TYPE_CHECKING:
@@ -65,6 +66,22 @@ def parse_query(model: type[Query], params: Mapping[str, str]) -> Query:
         return model.model_validate(values)
     except ValidationError as exc:
         raise invalid_from(exc) from None
+
+
+def given(params: Mapping[str, str]) -> dict[str, str]:
+    """The parameters that carry a value (the last of each): a blank one is no filter (what a
+    page's form sends for a field left blank)."""
+    return {name: params[name] for name in params if params[name] != ""}
+
+
+def page_query(model: type[Query], params: Mapping[str, str]) -> tuple[Query, dict[str, str]]:
+    """A page's query parameters, validated as the API's are: the model, or (if any is bad) its
+    defaults and what was wrong, by parameter, for the page to show beside a 400."""
+    try:
+        return parse_query(model, given(params)), {}
+    except LearnError as error:
+        problems = {str(d["loc"][-1]): str(d["msg"]) for d in error.details if d.get("loc")}
+        return model(), problems or {"query": error.message}
 
 
 def query_parameters(model: type[QueryModel]) -> list[OpenApiParameter]:

@@ -3,8 +3,11 @@
 django-ratelimit counts requests in fixed windows with the cache's atomic `add` and `incr`; with
 `REDIS_URL` set the cache is Redis, so every server process shares one count per principal.
 learn/* is counted once in dispatch (HTTP, WebSocket, and any later transport); every other API
-view through `RateThrottle`, DRF's default throttle. Requests without a principal count under their
-client's address. If the cache is down, requests are served rather than refused (fail open).
+view through `RateThrottle`, DRF's default throttle, and a request DRF refuses before its throttle
+runs (no credential, a bad or revoked token) in learnportal.api.errors; every other request Django
+serves (the portal's pages, the login page) in learnportal.pagelimit. Requests without a principal
+count under their client's address. If the cache is down, requests are served rather than refused
+(fail open).
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from django.conf import settings
 from django_ratelimit.core import get_usage
 from rest_framework.throttling import BaseThrottle
 
-from learnportal.protocol.errors import ErrorCode, LearnError
+from learnportal.protocol.errors import MIN_RETRY_AFTER, ErrorCode, LearnError
 
 if TYPE_CHECKING:
     from django.http import HttpRequest
@@ -37,6 +40,7 @@ def window(rate: float) -> tuple[int, int]:
 
 def rate_limited(retry_after: int) -> LearnError:
     rate = settings.LEARNPORTAL_RATE_LIMIT
+    retry_after = max(MIN_RETRY_AFTER, retry_after)
     return LearnError(
         ErrorCode.RATE_LIMITED,
         f"Too many requests; at most {rate:g} a second. Retry after {retry_after} s.",
@@ -67,8 +71,9 @@ def retry_after_for(key: str) -> int | None:
     if usage is None or not usage["should_limit"]:
         return None
     # The window's last second still belongs to it: the next window starts one second later.
+    # A second that turns while the count is taken makes time_left -1: the wait is still 1.
     time_left: int = usage["time_left"]
-    return time_left + 1
+    return max(MIN_RETRY_AFTER, time_left + 1)
 
 
 def rate_limit_check(key: str) -> None:
@@ -86,6 +91,24 @@ def client_address(request: HttpRequest) -> str | None:
     return request.META.get("REMOTE_ADDR") or None
 
 
+def address_key(request: HttpRequest) -> str:
+    """What a request without a principal is counted under: its client's address."""
+    return f"ip:{client_address(request) or '?'}"
+
+
+def drf_key(request: Any) -> str:
+    """What a DRF request is counted under: its principal, else its client's address."""
+    return getattr(request.user, "key", None) or address_key(request)
+
+
+# Set on a DRF request once its throttle has run, so that a refusal is not counted twice.
+_COUNTED = "_learnportal_rate_counted"
+
+
+def was_counted(request: Any) -> bool:
+    return bool(getattr(request, _COUNTED, False))
+
+
 class RateThrottle(BaseThrottle):
     """DRF's default throttle: the same limit, for every API view.
 
@@ -97,10 +120,10 @@ class RateThrottle(BaseThrottle):
         self.retry_after: int | None = None
 
     def allow_request(self, request: Any, view: Any) -> bool:
+        setattr(request, _COUNTED, True)
         if request.method in getattr(view, "counted_by_dispatch", ()):
             return True
-        key = getattr(request.user, "key", None) or f"ip:{client_address(request) or '?'}"
-        self.retry_after = retry_after_for(key)
+        self.retry_after = retry_after_for(drf_key(request))
         return self.retry_after is None
 
     def wait(self) -> float | None:

@@ -68,6 +68,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # First: nosniff and a Content-Security-Policy on every answer, the others' error pages too.
+    "learnportal.baseline.BaselineHeadersMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "learnportal.csp.PortalCSPMiddleware",
@@ -75,6 +77,8 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # Counts every request but the API's (DRF counts those) and static files (served above).
+    "learnportal.pagelimit.PageRateLimitMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     # Last, as django-axes asks: it turns a refused login into the lockout page.
@@ -296,6 +300,19 @@ LEARNPORTAL_AUTO_APPLY_MAX_RISK = RiskLevel(
 LEARNPORTAL_REVIEWER_MAX_RISK = RiskLevel(
     env_choice("LEARNPORTAL_REVIEWER_MAX_RISK", RiskLevel.HIGH, RiskLevel)
 )
+# The largest skill file a proposal may write (its new_value's UTF-8 bytes): over it `invalid`.
+# Its review risk grows with size well below this (refinement.review).
+LEARNPORTAL_SKILL_FILE_MAX_BYTES = env_int(
+    "LEARNPORTAL_SKILL_FILE_MAX_BYTES", 256 * 1024, minimum=1024
+)
+# The most a learn/refinement/history reply (and GET /api/refinements/history/) holds of
+# entries, in bytes of JSON, however few the entries; the rest is a `next_cursor` away.
+LEARNPORTAL_HISTORY_REPLY_BYTES = env_int(
+    "LEARNPORTAL_HISTORY_REPLY_BYTES", 1024 * 1024, minimum=64 * 1024
+)
+# How much machines may move one routing weight in all within this many seconds: the step of
+# the auto-apply risk (refinement.trust_region); past it, an apply waits for a person.
+LEARNPORTAL_TRUST_WINDOW_SECONDS = env_int("LEARNPORTAL_TRUST_WINDOW_SECONDS", 3600, minimum=1)
 LEARNPORTAL_FORWARD_ENV_REWARDS = env_bool("LEARNPORTAL_FORWARD_ENV_REWARDS", True)
 # How many of the newest experiences an adapt or a plan learns from (each component's count and
 # reward sum over them are kept at ingest: feedback.rewards), and the most of them PPO and a
@@ -307,18 +324,27 @@ LEARNPORTAL_REPLAY_WINDOW = env_int("LEARNPORTAL_REPLAY_WINDOW", 10_000, minimum
 LEARNPORTAL_RATINGS_PER_TURN = env_int("LEARNPORTAL_RATINGS_PER_TURN", 1, minimum=1)
 LEARNPORTAL_LEASE_SECONDS = env_int("LEARNPORTAL_LEASE_SECONDS", 600, minimum=1)
 LEARNPORTAL_UNDO_SECONDS = env_int("LEARNPORTAL_UNDO_SECONDS", 60, minimum=0)
-# Requests per second per principal (per client address without one), on every API endpoint and
-# learn/* message, counted in fixed windows in the cache: shared by all processes when REDIS_URL
+# Requests per second per principal (per client address without one), on every API endpoint,
+# learn/* message and page, counted in fixed windows in the cache: shared by all processes when REDIS_URL
 # is set. 0 turns rate limiting off.
 LEARNPORTAL_RATE_LIMIT = env_float("LEARNPORTAL_RATE_LIMIT", 2000.0, minimum=0.0)
 # The A2E SDK's HTTP transport at /a2e (learnportal.a2e): a session ends after this many idle
 # seconds (no request and no open stream), its stream sends a keep-alive comment this often, and
-# at most this many replies wait in its outbox for a stream to read them.
+# its outbox keeps at most this many replies and bytes (unread, or written but not acknowledged).
+# A principal may hold this many sessions at once, a client address this many not yet bound to
+# a credential.
 LEARNPORTAL_A2E_IDLE_SECONDS = env_int("LEARNPORTAL_A2E_IDLE_SECONDS", 900, minimum=1)
 LEARNPORTAL_A2E_KEEPALIVE_SECONDS = env_float(
     "LEARNPORTAL_A2E_KEEPALIVE_SECONDS", 15.0, minimum=0.05
 )
 LEARNPORTAL_A2E_MAX_QUEUED = env_int("LEARNPORTAL_A2E_MAX_QUEUED", 1000, minimum=1)
+LEARNPORTAL_A2E_MAX_QUEUED_BYTES = env_int(
+    "LEARNPORTAL_A2E_MAX_QUEUED_BYTES", 4 * 1024 * 1024, minimum=64 * 1024
+)
+LEARNPORTAL_A2E_MAX_SESSIONS = env_int("LEARNPORTAL_A2E_MAX_SESSIONS", 32, minimum=1)
+LEARNPORTAL_A2E_MAX_UNBOUND_SESSIONS = env_int(
+    "LEARNPORTAL_A2E_MAX_UNBOUND_SESSIONS", 20, minimum=1
+)
 RATELIMIT_FAIL_OPEN = True  # a count the cache lost is not a reason to refuse
 RATELIMIT_CACHE_PREFIX = "rl:"  # django-ratelimit's default (the tests give each run its own)
 
@@ -367,7 +393,7 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": env_str("LEARNPORTAL_LOG_LEVEL", "WARNING")},
 }
 # Webhooks (learnportal.webhooks): endpoints on loopback, private or link-local addresses are
-# refused unless allowed; each attempt's timeout; retries back off exponentially from the base
+# refused unless allowed; each attempt's timeout (in all; a worker's lease is derived from it); retries back off exponentially from the base
 # to the cap, and a delivery fails after the most attempts.
 LEARNPORTAL_WEBHOOK_ALLOW_PRIVATE = env_bool("LEARNPORTAL_WEBHOOK_ALLOW_PRIVATE", False)
 LEARNPORTAL_WEBHOOK_TIMEOUT_SECONDS = env_float(

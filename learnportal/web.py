@@ -7,7 +7,6 @@ The base of the pages: it imports no app, so that feedback's and refinement's pa
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import UTC, datetime
 from functools import wraps
 from typing import TYPE_CHECKING, Any, ClassVar, Concatenate
 
@@ -19,9 +18,12 @@ from pydantic import BaseModel, ValidationError
 
 from learnportal.accounts.principals import Principal, principal_for_user
 from learnportal.accounts.roles import Action
+from learnportal.instants import utc
 from learnportal.protocol.wire import invalid_from
 
 if TYPE_CHECKING:
+    from datetime import datetime
+
     from learnportal.accounts.models import User
     from learnportal.protocol.errors import LearnError
 
@@ -87,9 +89,10 @@ def requires(action: Action) -> Callable[[PortalView], Callable[..., HttpRespons
     return decorate
 
 
-def when(ts: float) -> datetime:
-    """Epoch seconds, as the services store them, for the `date` and `timesince` filters."""
-    return datetime.fromtimestamp(ts, tz=UTC)
+def when(ts: float | None) -> datetime | None:
+    """Epoch seconds, as the services store them, for the `date` and `timesince` filters; None
+    (which they show as nothing) for a time no datetime holds (learnportal.instants)."""
+    return utc(ts)
 
 
 def show_learn_error(

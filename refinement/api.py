@@ -23,7 +23,7 @@ from learnportal.inputs import (
     parse_query,
     query_parameters,
 )
-from learnportal.protocol.messages import Applied, History
+from learnportal.protocol.messages import HISTORY_CURSOR_PATTERN, Applied, History
 from learnportal.protocol.models import StrictModel, Text
 from learnportal.protocol.wire import parse_body as parse_json_body
 from refinement import learning_store
@@ -114,8 +114,22 @@ class PlansQuery(QueryModel):
     limit: QueryInt = Field(default=50, ge=1, le=200)
 
 
+class ProposalQuery(QueryModel):
+    """Whose proposal, where several principals use its id (ids are chosen by each)."""
+
+    requested_by: QueryText = Field(
+        default="",
+        max_length=160,
+        description="the requester's key (token:NAME or user:NAME); "
+        "needed only where several principals use this proposal id",
+    )
+
+
 class HistoryQuery(QueryModel):
     limit: QueryInt = Field(default=HISTORY_LIMIT, ge=1, le=HISTORY_LIMIT)
+    cursor: str = Field(
+        default="", pattern=HISTORY_CURSOR_PATTERN, description="opaque: a reply's next_cursor"
+    )
 
 
 STEP_ID_PARAM = OpenApiParameter(
@@ -133,7 +147,10 @@ SKILL_PATH_PARAM = OpenApiParameter(
 NOT_A_STEP_ID = OpenApiResponse(description="not a step id")
 ADMINS_ONLY = OpenApiResponse(description="only admins change the steps")
 DECIDERS_ONLY = OpenApiResponse(description="only reviewers and admins decide")
-NO_PROPOSAL = OpenApiResponse(description="no proposal with this id")
+NO_PROPOSAL = OpenApiResponse(description="no proposal with this id (and requester)")
+SHARED_PROPOSAL_ID = OpenApiResponse(
+    description="several principals use this proposal id and requested_by names none of them"
+)
 STEP_READS_NOTHING = OpenApiResponse(description="the step has learnings_access 'none'")
 JSON = "application/json"
 
@@ -299,9 +316,11 @@ class ApproveView(APIView):
 
     @extend_schema(
         summary="Approve a proposal",
+        parameters=query_parameters(ProposalQuery),
         request={JSON: Approve},
         responses={
             200: Decision,
+            400: SHARED_PROPOSAL_ID,
             403: OpenApiResponse(
                 description="only reviewers and admins decide, never on a plan they requested, "
                 "nor into a locked step, nor above LEARNPORTAL_REVIEWER_MAX_RISK (reviewers)"
@@ -316,7 +335,13 @@ class ApproveView(APIView):
         principal = principal_of(request)
         principal.require(Action.DECIDE)
         body = parse_body(Approve, request)
-        review = proposal_approve(principal=principal, proposal_id=proposal_id, note=body.note)
+        query = parse_query(ProposalQuery, request.query_params)
+        review = proposal_approve(
+            principal=principal,
+            proposal_id=proposal_id,
+            note=body.note,
+            requested_by=query.requested_by,
+        )
         return Response(Decision.of(review).model_dump(mode="json"))
 
 
@@ -325,9 +350,11 @@ class RejectView(APIView):
 
     @extend_schema(
         summary="Reject a proposal, saying why",
+        parameters=query_parameters(ProposalQuery),
         request={JSON: Reject},
         responses={
             200: Decision,
+            400: SHARED_PROPOSAL_ID,
             403: DECIDERS_ONLY,
             404: NO_PROPOSAL,
             409: OpenApiResponse(description="applied, rolled back or rejected already"),
@@ -337,7 +364,13 @@ class RejectView(APIView):
         principal = principal_of(request)
         principal.require(Action.DECIDE)
         body = parse_body(Reject, request)
-        review = proposal_reject(principal=principal, proposal_id=proposal_id, reason=body.reason)
+        query = parse_query(ProposalQuery, request.query_params)
+        review = proposal_reject(
+            principal=principal,
+            proposal_id=proposal_id,
+            reason=body.reason,
+            requested_by=query.requested_by,
+        )
         return Response(Decision.of(review).model_dump(mode="json"))
 
 
@@ -346,9 +379,11 @@ class ApplyView(APIView):
 
     @extend_schema(
         summary="Apply a stored proposal",
+        parameters=query_parameters(ProposalQuery),
         request=None,
         responses={
             200: Applied,
+            400: SHARED_PROPOSAL_ID,
             403: OpenApiResponse(
                 description="only reviewers and admins apply here, never a plan they requested, "
                 "nor into a locked step, nor above LEARNPORTAL_REVIEWER_MAX_RISK (reviewers)"
@@ -360,7 +395,12 @@ class ApplyView(APIView):
         },
     )
     def post(self, request: Request, proposal_id: str) -> Response:
-        outcome = proposal_apply_stored(principal=principal_of(request), proposal_id=proposal_id)
+        query = parse_query(ProposalQuery, request.query_params)
+        outcome = proposal_apply_stored(
+            principal=principal_of(request),
+            proposal_id=proposal_id,
+            requested_by=query.requested_by,
+        )
         return Response(outcome.model_dump(mode="json"))
 
 
@@ -390,10 +430,13 @@ class HistoryView(APIView):
         parameters=query_parameters(HistoryQuery),
         responses={
             200: History,
+            400: OpenApiResponse(description="a limit or cursor that is not one"),
             403: OpenApiResponse(description="annotators read no refinement history"),
         },
     )
     def get(self, request: Request) -> Response:
         principal_of(request).require(Action.HISTORY)
         query = parse_query(HistoryQuery, request.query_params)
-        return Response(history_read(limit=query.limit).model_dump(mode="json"))
+        return Response(
+            history_read(limit=query.limit, cursor=query.cursor).model_dump(mode="json")
+        )

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from itertools import pairwise
+
+from learnportal.instants import utc_text
 
 WIDTH = 640
 HEIGHT = 220
@@ -87,10 +88,9 @@ def _scale(low: float, high: float, start: float, end: float) -> tuple[float, fl
 
 
 def time_label(ts: float, span: float) -> str:
-    moment = datetime.fromtimestamp(ts, tz=UTC)
     if span < 3600:
-        return moment.strftime("%H:%M:%S")
-    return moment.strftime("%H:%M" if span < 86_400 else "%b %d %H:%M")
+        return utc_text(ts, "%H:%M:%S")
+    return utc_text(ts, "%H:%M" if span < 86_400 else "%b %d %H:%M")
 
 
 def line_chart(

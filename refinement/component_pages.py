@@ -24,6 +24,7 @@ from feedback.selectors import (
     component_records,
 )
 from learnportal.accounts.roles import Action
+from learnportal.instants import utc_text
 from learnportal.web import page, requires, when
 from refinement import charts
 from refinement.paths import UNWEIGHTED
@@ -85,7 +86,7 @@ def _num(value: float | None, places: int) -> Cell:
 
 
 def _utc(ts: float, pattern: str) -> Cell:
-    return Cell(when(ts).strftime(pattern), "nowrap")
+    return Cell(utc_text(ts, pattern), "nowrap")
 
 
 @dataclass(frozen=True)

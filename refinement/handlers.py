@@ -72,4 +72,4 @@ def handle_rollback(
 
 def handle_history(principal: Principal, request: LearnRefinementHistoryRequest) -> dict[str, Any]:
     principal.require(Action.HISTORY)
-    return history_read().model_dump()
+    return history_read(limit=request.limit, cursor=request.cursor).model_dump()

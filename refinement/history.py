@@ -5,13 +5,19 @@ from __future__ import annotations
 import time
 from typing import Any
 
+import orjson
+from django.conf import settings
+from django.db.models import Q
+
 from learnportal.accounts.roles import Action
 from learnportal.events import broadcast_on_commit
-from learnportal.protocol.messages import History
+from learnportal.protocol.errors import ErrorCode, LearnError, detail
+from learnportal.protocol.messages import HISTORY_PAGE_MAX, History
 from refinement.models import HistoryEntry, HistoryPath, Proposal
-from refinement.selectors import open_proposal_count
+from refinement.selectors import HistoryCursor, open_proposal_count
 
-HISTORY_LIMIT = 500
+HISTORY_LIMIT = HISTORY_PAGE_MAX
+HISTORY_CHUNK = 20  # entries read at once: each may hold whole files
 
 
 def history_record(
@@ -20,10 +26,15 @@ def history_record(
     *,
     plan_id: str = "",
     proposal_id: str = "",
+    proposal: Proposal | None = None,
     refinement_id: str = "",
     message: str = "",
     diff: list[dict[str, Any]] | None = None,
 ) -> HistoryEntry:
+    """One entry of the trail; `proposal` is the stored proposal it is about, if any (its id
+    alone would not do: ids are each principal's own)."""
+    if proposal is not None:
+        proposal_id = proposal.proposal_id
     entry = HistoryEntry.objects.create(
         kind=kind,
         actor=actor,
@@ -35,10 +46,8 @@ def history_record(
         diff=diff or [],
     )
     paths = entry_paths(entry.diff)
-    if not paths and proposal_id:  # a review or a decision names its proposal, not its path
-        paths = list(
-            Proposal.objects.filter(proposal_id=proposal_id).values_list("path", flat=True)
-        )
+    if not paths and proposal is not None:  # a review or a decision names its proposal only
+        paths = [proposal.path]
     HistoryPath.objects.bulk_create([HistoryPath(entry=entry, path=path) for path in paths])
     broadcast_on_commit(
         f"refinement.{kind}", entry.as_entry(), audience=Action.HISTORY, totals=_live_counts
@@ -67,6 +76,31 @@ def history_entries(*, limit: int = HISTORY_LIMIT, offset: int = 0) -> list[dict
     return [entry.as_entry() for entry in entries]
 
 
-def history_read(*, limit: int = HISTORY_LIMIT) -> History:
-    """The history's newest entries: what learn/refinement/history and REST answer."""
-    return History(entries=history_entries(limit=limit))
+def history_read(*, limit: int = HISTORY_LIMIT, cursor: str = "") -> History:
+    """The history's newest entries from `cursor` on: what learn/refinement/history and REST
+    answer. At most `limit` of them, and no more than LEARNPORTAL_HISTORY_REPLY_BYTES of JSON
+    (but always one, which the skill file limit bounds): a short request never costs a reply
+    of every file ever written. `next_cursor` is where the next page starts, if any."""
+    rows = HistoryEntry.objects.order_by("-ts", "-id")
+    if cursor:
+        before = HistoryCursor.parse(cursor)
+        if before is None:
+            raise LearnError(
+                ErrorCode.INVALID,
+                "The cursor names no page of the history.",
+                [detail(["cursor"], "not a cursor of the history")],
+            )
+        rows = rows.filter(Q(ts__lt=before.ts) | Q(ts=before.ts, id__lt=before.id))
+    budget = settings.LEARNPORTAL_HISTORY_REPLY_BYTES
+    entries: list[dict[str, Any]] = []
+    size, last, more = 0, None, False
+    for row in rows[: limit + 1].iterator(chunk_size=HISTORY_CHUNK):
+        entry = row.as_entry()
+        cost = len(orjson.dumps(entry))
+        if len(entries) == limit or (entries and size + cost > budget):
+            more = True
+            break
+        entries.append(entry)
+        size, last = size + cost, row
+    following = str(HistoryCursor.of(last)) if more and last is not None else None
+    return History(entries=entries, next_cursor=following)

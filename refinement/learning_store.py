@@ -33,6 +33,7 @@ from refinement.answers import (
 from refinement.history import history_record
 from refinement.models import Plan, Proposal, Refinement, Revision, Step, StoreValue, Workflow
 from refinement.paths import STEP, Location, Target, locate, step_path
+from refinement.proposal_ids import own
 from refinement.proposals import ProposalInput
 from refinement.review import describe
 from refinement.services import Edit, edits_apply, plan_file
@@ -225,7 +226,7 @@ def _why_no_edit(step: Step, edits: list[ProposalInput]) -> str:
     return ""
 
 
-def _check_edits(step_id: str, edits: list[ProposalInput]) -> None:
+def _check_edits(principal: Principal, step_id: str, edits: list[ProposalInput]) -> None:
     for index, edit in enumerate(edits):
         if edit.target is not Target.SKILL_FILE:
             raise invalid(
@@ -238,7 +239,10 @@ def _check_edits(step_id: str, edits: list[ProposalInput]) -> None:
                 f"edits[{index}] writes into step {folder}'s folder, not {step_id}'s.",
                 [detail(["edits", index, "path"], f"not a path step {step_id} may write")],
             )
-        if edit.proposal_id and Proposal.objects.filter(proposal_id=edit.proposal_id).exists():
+        if (
+            edit.proposal_id
+            and Proposal.objects.filter(own(principal), proposal_id=edit.proposal_id).exists()
+        ):
             raise invalid(
                 f"edits[{index}] reuses proposal_id {edit.proposal_id!r}; a run files new ones.",
                 [detail(["edits", index, "proposal_id"], "already used")],
@@ -251,7 +255,7 @@ def run_report(
     """Count the run against its description hash; file its edits when the step may learn."""
     principal.require(Action.REPORT_RUNS)
     _check_step_id(step_id)
-    _check_edits(step_id, edits)
+    _check_edits(principal, step_id, edits)
     digest = description_hash(description)
     with transaction.atomic():
         step, _ = Step.objects.select_for_update().get_or_create(step_id=step_id)

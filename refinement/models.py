@@ -103,7 +103,8 @@ class ProposalStatus(models.TextChoices):
 
 
 class Proposal(models.Model):
-    proposal_id = models.CharField(max_length=64, unique=True)
+    # Chosen by the client, so unique per principal (refinement.proposal_ids), not across them.
+    proposal_id = models.CharField(max_length=64, db_index=True)
     plan = models.ForeignKey(Plan, null=True, on_delete=models.CASCADE, related_name="proposals")
     target = models.CharField(max_length=16)
     op = models.CharField(max_length=8)
@@ -121,6 +122,15 @@ class Proposal(models.Model):
     )
     requested_by = models.CharField(max_length=160)
     created = models.FloatField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["requested_by", "proposal_id"], name="proposal_id_per_principal"
+            ),
+            # Rows of no plan (NULL) never collide here; the rule above names those.
+            models.UniqueConstraint(fields=["plan", "proposal_id"], name="proposal_id_per_plan"),
+        ]
 
     def __str__(self) -> str:
         return self.proposal_id

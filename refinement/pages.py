@@ -12,6 +12,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_http_methods
 
 from learnportal.accounts.roles import Action
+from learnportal.inputs import QueryModel, QueryText, page_query
 from learnportal.protocol.errors import ErrorCode, LearnError
 from learnportal.web import page, requires, show_learn_error, when
 from refinement.diffs import edits_summary, side_by_side, weight_step
@@ -19,6 +20,7 @@ from refinement.forms import DECISION_FORMS
 from refinement.learning_store import plan_get
 from refinement.models import ProposalStatus, Refinement, RefinementStatus
 from refinement.permissions import Permission, Verb
+from refinement.proposal_ids import NO_PLAN
 from refinement.review import describe
 from refinement.selectors import (
     HistoryCursor,
@@ -57,7 +59,6 @@ PLANS_SHOWN = 200
 HISTORY_PAGE_SIZE = 25
 ROLLBACK_EDITS_SHOWN = 20
 FIELD_ID = "decision-%s"  # the confirm page has one form, so its fields may have ids
-NO_PLAN = "-"  # the plan part of a rollback's URL for a refinement of no plan
 OPEN = {ProposalStatus.PENDING, ProposalStatus.APPROVED, ProposalStatus.QUEUED}
 
 
@@ -107,7 +108,7 @@ def plan_show(request: HttpRequest, principal: Principal, plan_id: str) -> HttpR
         raise
     records = plan_proposals(plan_id)
     judged = proposal_permissions(principal=principal, records=records)
-    refinements = proposal_refinements([p["proposal_id"] for p in plan["proposals"]])
+    refinements = proposal_refinements(records)
     for proposal in plan["proposals"]:
         assessment, permissions = judged[proposal["proposal_id"]]
         _decorate(proposal, assessment, refinements.get(proposal["proposal_id"]))
@@ -227,9 +228,12 @@ def proposal_decide(
     """GET asks to confirm the decision (the page works without JavaScript); POST makes it."""
     if decision not in DECISION_FORMS:
         raise Http404(f"No decision {decision!r}.")
-    record = plan_proposal(plan_id, proposal_id)
-    if record is None:
-        raise Http404(f"No proposal {proposal_id!r} in plan {plan_id!r}.")
+    try:
+        record = plan_proposal(
+            plan_id, proposal_id, requested_by=request.GET.get("requested_by", "")
+        )
+    except LearnError as error:  # none, or several principals' (name one: ?requested_by=)
+        raise Http404(error.message) from None
     if request.method == "GET":
         return _confirm_decision(
             request, principal, record, decision, DECISION_FORMS[decision](auto_id=FIELD_ID)
@@ -238,7 +242,7 @@ def proposal_decide(
     if not form.is_valid():
         return _confirm_decision(request, principal, record, decision, form, status=400)
     try:
-        done = _decide(principal, proposal_id, decision, form.cleaned_data)
+        done = _decide(principal, record, decision, form.cleaned_data)
     except LearnError as error:
         if any(set(d.get("loc", [])) & form.fields.keys() for d in error.details):
             show_learn_error(form, error)
@@ -294,19 +298,25 @@ def _confirm_decision(
         "form": form,
         "allowed": permission.allowed and not refusal,
         "refusal": refusal or permission.reason,
-        "action_url": request.path,
+        "action_url": request.get_full_path(),
     }
     return page(request, "refinement/confirm_decision.html", context, status=status)
 
 
-def _decide(principal: Principal, proposal_id: str, decision: str, data: dict[str, Any]) -> str:
+def _decide(principal: Principal, record: Proposal, decision: str, data: dict[str, Any]) -> str:
+    named = {
+        "proposal_id": record.proposal_id,
+        "requested_by": record.requested_by,
+        "plan_id": record.plan.plan_id if record.plan else NO_PLAN,
+    }
+    proposal_id = record.proposal_id
     if decision == "approve":
-        proposal_approve(principal=principal, proposal_id=proposal_id, note=data["note"])
+        proposal_approve(principal=principal, note=data["note"], **named)
         return f"Approved {proposal_id}."
     if decision == "reject":
-        proposal_reject(principal=principal, proposal_id=proposal_id, reason=data["reason"])
+        proposal_reject(principal=principal, reason=data["reason"], **named)
         return f"Rejected {proposal_id}."
-    outcome = proposal_apply_stored(principal=principal, proposal_id=proposal_id)
+    outcome = proposal_apply_stored(principal=principal, **named)
     if outcome.error:
         return f"{proposal_id} was not applied: {outcome.error}"
     return f"Applied {proposal_id} as {outcome.refinement_id}."
@@ -385,11 +395,21 @@ def _confirm_rollback(
     return page(request, "refinement/confirm_rollback.html", context, status=status)
 
 
+class HistoryQuery(QueryModel):
+    path: QueryText = ""
+    actor: QueryText = ""
+    kind: QueryText = ""
+    refinement: QueryText = ""
+    before: QueryText = ""
+    after: QueryText = ""
+
+
 @requires(Action.HISTORY)
 def history_index(request: HttpRequest, principal: Principal) -> HttpResponse:
-    filters = HistoryFilters.of(request.GET)
-    before = HistoryCursor.parse(request.GET.get("before", ""))
-    after = HistoryCursor.parse(request.GET.get("after", ""))
+    query, problems = page_query(HistoryQuery, request.GET)
+    filters = HistoryFilters.of(query.model_dump())
+    before = HistoryCursor.parse(query.before)
+    after = HistoryCursor.parse(query.after)
     records, older, newer = history_page(
         filters, before=before, after=after, size=HISTORY_PAGE_SIZE
     )
@@ -402,20 +422,21 @@ def history_index(request: HttpRequest, principal: Principal) -> HttpResponse:
         entry["changes"] = edits_summary(entry["diff"])
         entry["links"] = links.get(record.refinement_id, {})
         entries.append(entry)
-    query = filters.query()
+    kept = filters.query()
     first_page = before is None and after is None
     context = {
         "entries": entries,
         "filters": filters,
         "kinds": HISTORY_KINDS,
-        "older": f"?{query}&before={older}" if older else "",
-        "newer": f"?{query}&after={newer}" if newer else "",
-        "newest": f"?{query}" if not first_page else "",
+        "older": f"?{kept}&before={older}" if older else "",
+        "newer": f"?{kept}&after={newer}" if newer else "",
+        "newest": f"?{kept}" if not first_page else "",
+        "query_errors": problems,
         # Only the newest page follows live events: live.js fetches the page's own URL again
         # and swaps its history region for the fresh one.
         "live": first_page,
     }
-    return page(request, "refinement/history.html", context)
+    return page(request, "refinement/history.html", context, status=400 if problems else 200)
 
 
 HISTORY_KINDS = (

@@ -7,6 +7,7 @@ import re
 from typing import Any
 
 import orjson
+from django.conf import settings
 from pydantic import ConfigDict, Field, ValidationError, model_validator
 
 from learnportal.protocol.fielderror import FieldError
@@ -127,6 +128,13 @@ class ProposalInput(StrictModel):
                 value = getattr(self, name)
                 if value is not None and not isinstance(value, str):
                     raise FieldError(name, "a file's value is its whole text, or null when absent")
+            size = skill_file_bytes(self.new_value)
+            if size > settings.LEARNPORTAL_SKILL_FILE_MAX_BYTES:
+                raise FieldError(
+                    "new_value",
+                    f"a skill file is at most {settings.LEARNPORTAL_SKILL_FILE_MAX_BYTES} bytes "
+                    f"(LEARNPORTAL_SKILL_FILE_MAX_BYTES); this one is {size}",
+                )
             if self.op == "create" and (self.old_value is not None or self.new_value is None):
                 raise FieldError("old_value", "create goes from null to the new text")
             if self.op == "update" and (self.old_value is None or self.new_value is None):
@@ -153,6 +161,11 @@ class ProposalInput(StrictModel):
         """What a reviewer approved: the edit itself, not the ids riding along."""
         edit = [self.target.value, self.op, self.path, self.old_value, self.new_value, self.step_id]
         return hashlib.sha256(orjson.dumps(edit)).hexdigest()
+
+
+def skill_file_bytes(value: Any) -> int:
+    """A skill file's size: the UTF-8 bytes of its text (0 for none)."""
+    return len(value.encode()) if isinstance(value, str) else 0
 
 
 def parse_proposal(raw: dict[str, Any]) -> ProposalInput:

@@ -10,6 +10,7 @@ from feedback.selectors import ComponentEvidence, component_evidence
 from refinement import store
 from refinement.models import Revision, Step
 from refinement.paths import Location, Target
+from refinement.proposals import skill_file_bytes
 from refinement.vocabulary import NEEDS_OBJECTIVE, LearningsAccess, RiskLevel, lacks_objective
 
 if TYPE_CHECKING:
@@ -17,6 +18,10 @@ if TYPE_CHECKING:
 
 WEIGHT_HIGH, WEIGHT_MEDIUM = 0.3, 0.1
 SKILL_INDEX_MAX_LINES = 100
+# A skill file's risk grows with its size (every agent that loads it pays for it, and a long
+# text hides what it changes): medium over the first, high over the second, in UTF-8 bytes.
+# The hard limit is LEARNPORTAL_SKILL_FILE_MAX_BYTES (refinement.proposals).
+SKILL_FILE_MEDIUM_BYTES, SKILL_FILE_HIGH_BYTES = 16 * 1024, 64 * 1024
 RECENT_ROLLBACK_SECONDS = 7 * 24 * 3600
 THIN_CALLS, THIN_FEEDBACK = 20, 5
 REFERENCES = "learnings/_global/references/"
@@ -140,6 +145,14 @@ def _risk(
             result.raise_risk(RiskLevel.HIGH, f"deletes {proposal.path}")
         if location.is_code:
             result.raise_risk(RiskLevel.HIGH, f"edits code that runs ({proposal.path})")
+        size = skill_file_bytes(proposal.new_value)
+        for level, limit in (
+            (RiskLevel.HIGH, SKILL_FILE_HIGH_BYTES),
+            (RiskLevel.MEDIUM, SKILL_FILE_MEDIUM_BYTES),
+        ):
+            if size > limit:
+                result.raise_risk(level, f"{proposal.path} would be {size} bytes (over {limit})")
+                break
         if location.is_skill_index and isinstance(proposal.new_value, str):
             lines = proposal.new_value.count("\n") + 1
             if lines > SKILL_INDEX_MAX_LINES:

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from django.db.models import Case, Count, Exists, IntegerField, Max, OuterRef, Q, Value, When
 
+from learnportal.protocol.models import INT64
 from refinement import store
 from refinement.answers import Routing
 from refinement.models import (
@@ -21,6 +22,7 @@ from refinement.models import (
     Revision,
 )
 from refinement.paths import UNWEIGHTED, WEIGHT_PREFIX
+from refinement.proposal_ids import stored_proposal
 from refinement.vocabulary import RiskLevel
 
 if TYPE_CHECKING:
@@ -72,13 +74,12 @@ def queued_rollbacks(*, limit: int = 50) -> list[Refinement]:
     )
 
 
-def proposal_refinements(proposal_ids: list[str]) -> dict[str, Refinement]:
-    """Each proposal's latest applied or rolled-back refinement, by proposal id."""
+def proposal_refinements(proposals: list[Proposal]) -> dict[str, Refinement]:
+    """Each proposal's latest applied or rolled-back refinement, by proposal id (the proposals
+    of one plan, whose ids are unique within it)."""
     found: dict[str, Refinement] = {}
     rows = (
-        Refinement.objects.filter(
-            proposal__proposal_id__in=proposal_ids, status__in=["applied", "rolled_back"]
-        )
+        Refinement.objects.filter(proposal__in=proposals, status__in=["applied", "rolled_back"])
         .select_related("proposal")
         .order_by("ts", "id")
     )
@@ -134,11 +135,12 @@ def plan_proposals(plan_id: str) -> list[Proposal]:
     )
 
 
-def plan_proposal(plan_id: str, proposal_id: str) -> Proposal | None:
-    """One proposal of a plan (`-` for a proposal of no plan)."""
-    rows = Proposal.objects.select_related("plan").filter(proposal_id=proposal_id)
-    rows = rows.filter(plan__isnull=True) if plan_id == "-" else rows.filter(plan__plan_id=plan_id)
-    return rows.first()
+def plan_proposal(plan_id: str, proposal_id: str, *, requested_by: str = "") -> Proposal:
+    """One proposal of a plan (`NO_PLAN` for a proposal of none, which its requester names
+    where several principals use the id); refused `not_found` or `invalid` as
+    `proposal_ids.stored_proposal` says."""
+    rows = Proposal.objects.select_related("plan")
+    return stored_proposal(rows, proposal_id, requested_by=requested_by, plan_id=plan_id)
 
 
 def refinement_get(refinement_id: str) -> Refinement | None:
@@ -176,7 +178,8 @@ class HistoryCursor:
             cursor = cls(float(ts), int(pk))
         except ValueError:
             return None
-        return cursor if math.isfinite(cursor.ts) else None
+        fits = math.isfinite(cursor.ts) and -INT64 <= cursor.id <= INT64  # what a row id holds
+        return cursor if fits else None
 
 
 FILTER_MAX_LENGTH = 400

@@ -22,7 +22,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from django.conf import settings
-from django.db import models, transaction
+from django.db import IntegrityError, models, transaction
+from django.db.models import Q
 from pydantic import ValidationError
 
 from learnportal.accounts.roles import Action, Role
@@ -41,8 +42,10 @@ from refinement.models import (
 )
 from refinement.paths import Location, Target
 from refinement.permissions import Permission, Verb, by_person, may
+from refinement.proposal_ids import own, reachable_plan, resendable, stored_proposal
 from refinement.proposals import ProposalInput, parse_proposal
 from refinement.review import Assessment, assess, assess_all, describe, same_value
+from refinement.trust_window import window_wait
 from refinement.vocabulary import PlanStatus, ReviewKind, RiskLevel
 
 if TYPE_CHECKING:
@@ -140,7 +143,7 @@ def edits_apply(
         "rollback" if rollback_of else "apply",
         principal.key,
         plan_id=plan.plan_id if plan else "",
-        proposal_id=proposal.proposal_id if proposal else "",
+        proposal=proposal,
         refinement_id=refinement.refinement_id,
         message=message,
         diff=snapshot,
@@ -158,45 +161,32 @@ def proposal_register(
 ) -> Proposal:
     """The stored proposal this input stands for, its row locked: the first lock of a write.
 
-    A known id with new content changes the proposal: only its requester (a plan's requester
-    for its proposals) or an admin may, and the change drops earlier approvals. Adding a new
-    proposal to a plan via `plan_id` is the same kind of change.
+    Its ids resolve where `refinement.proposal_ids` says: a `proposal_id` among this principal's
+    own proposals, or within the plan its `plan_id` names. A known id with new content changes
+    the proposal: only its requester (a plan's requester for its proposals) or an admin may,
+    and the change drops earlier approvals. Adding a new proposal to a plan via `plan_id` is the
+    same kind of change.
     """
-    record = None
+    named = plan or reachable_plan(principal, proposal.plan_id)
     proposals = locked(Proposal.objects.select_related("plan"))
+    record = None
     if proposal.proposal_id:
-        record = proposals.filter(proposal_id=proposal.proposal_id).first()
+        scope = Q(plan=named) if named is not None else own(principal)
+        record = proposals.filter(scope, proposal_id=proposal.proposal_id).first()
     if record is None and plan is None:
         # The same edit sent again without its ids (review, then apply; or copied out of a
         # plan) is the same open proposal, so its plan's four-eyes rule still holds.
         record = (
-            proposals.filter(content_hash=proposal.content_hash, status__in=OPEN_STATUSES)
+            proposals.filter(
+                resendable(principal),
+                content_hash=proposal.content_hash,
+                status__in=OPEN_STATUSES,
+            )
             .order_by("-id")
             .first()
         )
     if record is None:
-        if proposal.plan_id and plan is None:
-            plan = Plan.objects.filter(plan_id=proposal.plan_id).first()
-            if plan is not None and not _may_change(principal, plan.requested_by):
-                raise forbidden(
-                    f"Plan {plan.plan_id} belongs to {plan.requested_by}; only they or an admin "
-                    "may add proposals to it. Send the proposal without its plan_id.",
-                    [detail(["proposal", "plan_id"], "a plan of another principal")],
-                )
-        return Proposal.objects.create(
-            proposal_id=proposal.proposal_id or new_id("prop"),
-            plan=plan,
-            target=proposal.target.value,
-            op=proposal.op,
-            path=proposal.path,
-            old_value=proposal.old_value,
-            new_value=proposal.new_value,
-            reason=proposal.reason,
-            step_id=proposal.step_id,
-            content_hash=proposal.content_hash,
-            requested_by=principal.key,
-            created=time.time(),
-        )
+        return _proposal_create(principal, proposal, named)
     if record.content_hash != proposal.content_hash:
         owner = record.plan.requested_by if record.plan else record.requested_by
         if not _may_change(principal, owner):
@@ -221,11 +211,48 @@ def proposal_register(
             "change",
             principal.key,
             plan_id=record.plan.plan_id if record.plan else "",
-            proposal_id=record.proposal_id,
+            proposal=record,
             message="The proposal changed after review; earlier approvals no longer count.",
             diff=[{"before": before, "after": proposal_wire(record)}],
         )
     return record
+
+
+def _proposal_create(principal: Principal, proposal: ProposalInput, plan: Plan | None) -> Proposal:
+    if plan is not None and not _may_change(principal, plan.requested_by):
+        raise forbidden(
+            f"Plan {plan.plan_id} belongs to {plan.requested_by}; only they or an admin "
+            "may add proposals to it. Send the proposal without its plan_id.",
+            [detail(["proposal", "plan_id"], "a plan of another principal")],
+        )
+    taken = conflict(
+        f"You use proposal_id {proposal.proposal_id!r} already, for another proposal; "
+        "choose a new one, or leave it out.",
+        [detail(["proposal", "proposal_id"], "already used by this principal")],
+    )
+    if (
+        proposal.proposal_id
+        and Proposal.objects.filter(own(principal), proposal_id=proposal.proposal_id).exists()
+    ):
+        raise taken
+    try:
+        with transaction.atomic():  # a concurrent request may take the id first
+            return Proposal.objects.create(
+                proposal_id=proposal.proposal_id or new_id("prop"),
+                plan=plan,
+                target=proposal.target.value,
+                op=proposal.op,
+                path=proposal.path,
+                old_value=proposal.old_value,
+                new_value=proposal.new_value,
+                reason=proposal.reason,
+                step_id=proposal.step_id,
+                content_hash=proposal.content_hash,
+                requested_by=principal.key,
+                created=time.time(),
+            )
+    except IntegrityError:
+        raise taken from None
 
 
 def _may_change(principal: Principal, owner: str) -> bool:
@@ -324,7 +351,7 @@ def proposal_review(*, principal: Principal, raw: dict[str, Any]) -> tuple[Propo
             "review",
             principal.key,
             plan_id=record.plan.plan_id if record.plan else "",
-            proposal_id=record.proposal_id,
+            proposal=record,
             message=f"risk {assessment.risk_level}; "
             + ("approved" if assessment.approved else "not approved")
             + (": " + "; ".join(review_reasons(assessment)) if review_reasons(assessment) else ""),
@@ -379,7 +406,7 @@ def _apply_record(principal: Principal, proposal: ProposalInput, record: Proposa
         )
     else:
         review_record(record, assessment, principal.key, ReviewKind.AUTO)
-        waiting = awaits_person([assessment])
+        waiting = awaits_person([assessment]) or _window_wait(proposal, assessment)
         if waiting and _human_approval(record) is None:
             return _queue(principal, record, waiting)
     refinement = edits_apply(
@@ -395,6 +422,15 @@ def _apply_record(principal: Principal, proposal: ProposalInput, record: Proposa
     record.save(update_fields=["status"])
     plan_settle(record.plan)
     return Applied(refinement_id=refinement.refinement_id, applied_edits=1, rollback_available=True)
+
+
+def _window_wait(proposal: ProposalInput, assessment: Assessment) -> str:
+    """A machine's weight move past what its trust window has room for waits for a person."""
+    if proposal.target is not Target.ROUTER_WEIGHT or assessment.current is None:
+        return ""
+    return window_wait(
+        proposal.path, float(assessment.current), float(proposal.new_value), now=time.time()
+    )
 
 
 def _queue(principal: Principal, record: Proposal, error: str) -> Applied:
@@ -416,32 +452,40 @@ def _queue(principal: Principal, record: Proposal, error: str) -> Applied:
         "queue",
         principal.key,
         plan_id=record.plan.plan_id if record.plan else "",
-        proposal_id=record.proposal_id,
+        proposal=record,
         refinement_id=refinement.refinement_id,
         message=error,
     )
     return Applied(refinement_id=refinement.refinement_id, error=error)
 
 
-def proposal_apply_stored(*, principal: Principal, proposal_id: str) -> Applied:
+def proposal_apply_stored(
+    *, principal: Principal, proposal_id: str, requested_by: str = "", plan_id: str = ""
+) -> Applied:
     """A person applies a stored proposal (from the dashboard or the REST API)."""
     principal.require(Action.DECIDE)
     with transaction.atomic():
-        record = _stored(proposal_id)
+        record = _stored(proposal_id, requested_by, plan_id)
         return _apply_record(principal, parse_proposal(proposal_wire(record)), record)
 
 
-def _stored(proposal_id: str) -> Proposal:
-    record = locked(Proposal.objects.select_related("plan")).filter(proposal_id=proposal_id).first()
-    if record is None:
-        raise not_found(f"No proposal {proposal_id!r}.")
-    return record
+def _stored(proposal_id: str, requested_by: str, plan_id: str) -> Proposal:
+    """A proposal a person names (`proposal_ids.stored_proposal`), its row locked."""
+    rows = locked(Proposal.objects.select_related("plan"))
+    return stored_proposal(rows, proposal_id, requested_by=requested_by, plan_id=plan_id)
 
 
-def proposal_approve(*, principal: Principal, proposal_id: str, note: str = "") -> Review:
+def proposal_approve(
+    *,
+    principal: Principal,
+    proposal_id: str,
+    note: str = "",
+    requested_by: str = "",
+    plan_id: str = "",
+) -> Review:
     principal.require(Action.DECIDE)
     with transaction.atomic():
-        record = _stored(proposal_id)
+        record = _stored(proposal_id, requested_by, plan_id)
         assessment = assess(parse_proposal(proposal_wire(record)))
         may(principal, Verb.APPROVE, record, [assessment]).require()
         review = review_record(record, assessment, principal.key, ReviewKind.APPROVE, note=note)
@@ -453,18 +497,25 @@ def proposal_approve(*, principal: Principal, proposal_id: str, note: str = "") 
             "approve",
             principal.key,
             plan_id=record.plan.plan_id if record.plan else "",
-            proposal_id=proposal_id,
+            proposal=record,
             message=note or f"approved at risk {assessment.risk_level}",
         )
     return review
 
 
-def proposal_reject(*, principal: Principal, proposal_id: str, reason: str) -> Review:
+def proposal_reject(
+    *,
+    principal: Principal,
+    proposal_id: str,
+    reason: str,
+    requested_by: str = "",
+    plan_id: str = "",
+) -> Review:
     principal.require(Action.DECIDE)
     if not reason.strip():
         raise invalid("Say why the proposal is rejected.", [detail(["reason"], "required")])
     with transaction.atomic():
-        record = _stored(proposal_id)
+        record = _stored(proposal_id, requested_by, plan_id)
         assessment = assess(parse_proposal(proposal_wire(record)))
         may(principal, Verb.REJECT, record, [assessment]).require()
         review = review_record(record, assessment, principal.key, ReviewKind.REJECT, note=reason)
@@ -478,7 +529,7 @@ def proposal_reject(*, principal: Principal, proposal_id: str, reason: str) -> R
             "reject",
             principal.key,
             plan_id=record.plan.plan_id if record.plan else "",
-            proposal_id=proposal_id,
+            proposal=record,
             message=reason,
         )
     return review

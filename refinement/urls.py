@@ -1,8 +1,19 @@
 from __future__ import annotations
 
-from django.urls import path
+from django.urls import path, register_converter
+from django.urls.converters import PathConverter
 
 from refinement import api, component_pages, pages, skill_pages
+
+
+class ComponentNameConverter(PathConverter):
+    """Any text, a newline too: a component name stored before names refused control
+    characters still has its page (and a link to it that reverses)."""
+
+    regex = r"(?s:.+)"
+
+
+register_converter(ComponentNameConverter, "component")
 
 # Under /api/ (learnportal.urls).
 urlpatterns = [
@@ -43,7 +54,7 @@ page_urlpatterns = [
     ),
     path("history/", pages.history_index, name="history"),
     path("components/", component_pages.component_index, name="components"),
-    path("components/<path:name>/", component_pages.component_show, name="component"),
+    path("components/<component:name>/", component_pages.component_show, name="component"),
     path("skills/", skill_pages.skill_index, name="skills"),
     path("skills/<path:path>", skill_pages.skill_show, name="skill"),
     path("steps/<str:step_id>/", skill_pages.step_show, name="step"),

@@ -2,14 +2,20 @@
 
 `/send` answers the message at once (host.handle, over the one dispatch), pushes the replies to
 the session's outbox and wakes the session's stream through the channel layer group
-`a2e.<session id>`, which with REDIS_URL reaches every process. `/stream` writes the outbox in
-order, one `data: <json>` event a message, and a keep-alive comment when idle; a new stream of a
-session takes over from an older one, which ends, so that a reconnecting agent neither loses nor
-receives twice a message that was queued. The stream also reads the outbox each keep-alive, so a
-wake-up lost on the way costs a delay, never a message.
+`a2e.<public id>`, which with REDIS_URL reaches every process. `/stream` writes the outbox in
+order, one `id: <n>` and `data: <json>` event a message, and a keep-alive comment when idle; a
+new stream of a session takes over from an older one, which ends, and writes again what its
+`Last-Event-ID` does not acknowledge (sessions.py), so that a reply written to a connection as
+it dropped is not lost. The stream also reads the outbox each keep-alive, so a wake-up lost on
+the way costs a delay, never a message.
+
+A request names its session by the id `POST /session` answered, whose secret the store checks;
+a session bound by an `Authorization` header needs that header on every request.
 
 Refusals of the transport itself (no or unknown session, a credential that does not match, a
-body too large, a full outbox) are HTTP statuses with `{"ok": false, "code", "message"}`.
+body too large, a full outbox, too many sessions) are HTTP statuses with `{"ok": false, "code",
+"message"}`; a 429 and a 503 carry `Retry-After`. Every answer carries the portal's
+Content-Security-Policy and `nosniff`, which Django's middleware gives its own answers.
 """
 
 from __future__ import annotations
@@ -17,7 +23,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 from asgiref.sync import sync_to_async
@@ -25,16 +31,26 @@ from channels.exceptions import StopConsumer
 from channels.generic.http import AsyncHttpConsumer
 from channels.layers import get_channel_layer
 from django.conf import settings
-from django.http.request import split_domain_port, validate_host
 from redis.exceptions import RedisError
 
-from learnportal.a2e import host
+from learnportal.a2e import host, sessions
+from learnportal.a2e.scope import (
+    Refused,
+    client_address,
+    header,
+    header_credential,
+    host_allowed,
+    last_event_id,
+    security_headers,
+)
 from learnportal.a2e.sessions import SessionRecord, store
-from learnportal.accounts.credentials import Credential, principals
-from learnportal.accounts.models import hash_token
-from learnportal.accounts.principals import bearer_token
+from learnportal.accounts.credentials import principals
 from learnportal.protocol.errors import ErrorCode
 from learnportal.ratelimit import retry_after_for
+
+if TYPE_CHECKING:
+    from learnportal.accounts.credentials import Credential
+    from learnportal.accounts.principals import Principal
 
 logger = logging.getLogger(__name__)
 
@@ -43,10 +59,22 @@ STREAM_BATCH = 100  # messages written to the stream per read of the outbox
 STOP_SECONDS = 10  # how long a disconnected stream waits for its pump to finish a step
 WAKE = "a2e.wake"
 UNKNOWN_SESSION = "Unknown or ended session: POST /a2e/session for a new one."
+BEARER_NEEDED = "This session was opened with an Authorization header: send it on every request."
+OUTBOX_FULL = "The session's stream is not being read: its outbox is full."
+TOO_MANY_NEW = "Too many new sessions; retry later."
+TOO_MANY_REQUESTS = "Too many requests without a valid session or credential; retry later."
+TOO_MANY_SESSIONS = (
+    "This credential or address holds as many sessions as it may: shut one down, or let one expire."
+)
 
 
 def group(sid: str) -> str:
     return f"a2e.{sid}"
+
+
+def event(message: sessions.Event) -> bytes:
+    """One server-sent event: its id, for a reconnecting stream to say what it has read."""
+    return b"id: %d\ndata: %s\n\n" % (message.seq, message.data)
 
 
 async def wake(sid: str) -> None:
@@ -60,47 +88,6 @@ async def wake(sid: str) -> None:
         logger.warning("could not wake the A2E stream of a session", exc_info=True)
 
 
-def header(scope: dict[str, Any], name: bytes) -> bytes | None:
-    for key, value in scope.get("headers", []):
-        if key == name:
-            return bytes(value)
-    return None
-
-
-class Refused(Exception):
-    def __init__(self, status: int, code: ErrorCode, message: str) -> None:
-        super().__init__(message)
-        self.status = status
-        self.code = code
-        self.message = message
-
-
-def header_credential(scope: dict[str, Any]) -> Credential | None:
-    """The bearer of the request; Refused for an Authorization header that is not one."""
-    value = header(scope, b"authorization")
-    if value is None:
-        return None
-    raw = bearer_token(value)
-    if raw is None:
-        raise Refused(401, ErrorCode.UNAUTHENTICATED, "Authorization must be 'Bearer <token>'.")
-    return Credential("token", hash_token(raw))
-
-
-def client_address(scope: dict[str, Any]) -> str:
-    client = scope.get("client")
-    return str(client[0]) if client else "?"
-
-
-def host_allowed(scope: dict[str, Any]) -> bool:
-    """Django's ALLOWED_HOSTS check, which a Channels consumer does not get from Django."""
-    domain, _ = split_domain_port((header(scope, b"host") or b"").decode("latin-1"))
-    return bool(domain) and validate_host(domain, settings.ALLOWED_HOSTS)
-
-
-def principal_exists(credential: Credential) -> bool:
-    return principals.principal(credential) is not None
-
-
 class A2EConsumer(AsyncHttpConsumer):  # type: ignore[misc]  # channels has no types
     """The common part: method, body size, session and credential checks, JSON answers."""
 
@@ -108,13 +95,21 @@ class A2EConsumer(AsyncHttpConsumer):  # type: ignore[misc]  # channels has no t
     channel_layer_alias: str | None = None  # only the stream listens to the channel layer
     size = 0
 
+    body_limit: int | None = None
+
     async def http_request(self, message: dict[str, Any]) -> None:
+        if self.body_limit is None:
+            self.body_limit = await self.max_body_bytes()
         chunk = message.get("body", b"")
         self.size += len(chunk)
-        if self.size > settings.LEARNPORTAL_MAX_BODY_BYTES:
+        if self.size > self.body_limit:
             await self.refuse(Refused(413, ErrorCode.TOO_LARGE, "The body is over the size limit."))
             raise StopConsumer()
         await super().http_request(message)
+
+    async def max_body_bytes(self) -> int:
+        """The most this request may send: a caller no credential vouches for gets little."""
+        return settings.LEARNPORTAL_MAX_BODY_BYTES
 
     async def handle(self, body: bytes) -> None:
         try:
@@ -138,67 +133,114 @@ class A2EConsumer(AsyncHttpConsumer):  # type: ignore[misc]  # channels has no t
 
     async def refuse(self, refusal: Refused) -> None:
         body = {"ok": False, "code": refusal.code.value, "message": refusal.message}
-        await self.json(refusal.status, body)
+        extra = []
+        if refusal.retry_after is not None:
+            extra.append((b"retry-after", str(refusal.retry_after).encode()))
+        await self.json(refusal.status, body, extra)
 
-    async def json(self, status: int, body: dict[str, Any]) -> None:
+    async def json(
+        self, status: int, body: dict[str, Any], extra: list[tuple[bytes, bytes]] | None = None
+    ) -> None:
+        headers = [(b"content-type", b"application/json"), (b"cache-control", b"no-store")]
         await self.send_response(
             status,
             orjson.dumps(body),
-            headers=[(b"content-type", b"application/json"), (b"cache-control", b"no-store")],
+            headers=[*headers, *security_headers(self.scope), *(extra or [])],
         )
 
+    def presented_id(self) -> str:
+        return (header(self.scope, b"x-session-id") or b"").decode("latin-1").strip()
+
     async def session(self) -> tuple[SessionRecord, Credential | None]:
-        """The request's session and bearer; Refused if unknown or bound to another credential."""
-        sid = (header(self.scope, b"x-session-id") or b"").decode("latin-1").strip()
+        """The request's session (ended too) and bearer; Refused if the id does not open a
+        session, or the bearer is missing or another than the one it is bound to."""
         credential = header_credential(self.scope)
-        record = await store().get(sid) if sid else None
+        parts = sessions.split_session_id(self.presented_id())
+        record = await store().get(parts[0], sessions.hash_secret(parts[1])) if parts else None
         if record is None:
+            await self.count_unauthenticated()
             raise Refused(404, ErrorCode.NOT_FOUND, UNKNOWN_SESSION)
+        if record.bearer and credential is None:
+            await self.count_unauthenticated()
+            raise Refused(401, ErrorCode.UNAUTHENTICATED, BEARER_NEEDED)
         if credential is not None and record.credential not in (None, credential):
             raise Refused(403, ErrorCode.FORBIDDEN, host.OTHER_CREDENTIAL)
+        return record, credential
+
+    async def count_unauthenticated(self) -> None:
+        """Count a request that no credential vouches for under its client's address."""
+        key = sessions.address_owner(client_address(self.scope))
+        retry_after = await sync_to_async(retry_after_for)(key)
+        if retry_after is not None:
+            raise Refused(429, ErrorCode.RATE_LIMITED, TOO_MANY_REQUESTS, retry_after)
+
+    async def live_session(self) -> tuple[SessionRecord, Credential | None]:
+        record, credential = await self.session()
+        if record.ended:
+            raise Refused(404, ErrorCode.NOT_FOUND, UNKNOWN_SESSION)
         return record, credential
 
 
 class SessionConsumer(A2EConsumer):
     """A new session, bound to the request's bearer if it carries one (the SDK's does not)."""
 
+    async def max_body_bytes(self) -> int:
+        return sessions.UNBOUND_BODY_BYTES  # the body is not read
+
     async def answer(self, body: bytes) -> None:
         credential = header_credential(self.scope)
-        if credential is not None:
-            exists = await sync_to_async(principal_exists, thread_sensitive=True)(credential)
-            if not exists:
-                raise Refused(401, ErrorCode.UNAUTHENTICATED, host.BAD_CREDENTIAL)
+        if credential is None:
+            owner = sessions.address_owner(client_address(self.scope))
         else:
-            # Unbound sessions are cheap to ask for: count them under the client's address.
-            key = f"ip:{client_address(self.scope)}"
-            retry_after = await sync_to_async(retry_after_for)(key)
-            if retry_after is not None:
-                raise Refused(429, ErrorCode.RATE_LIMITED, "Too many new sessions; retry later.")
-        record = await store().create(credential)
-        await self.json(200, {"session_id": record.sid})
+            principal: Principal | None = await sync_to_async(
+                principals.principal, thread_sensitive=True
+            )(credential)
+            if principal is None:
+                await self.count_unauthenticated()
+                raise Refused(401, ErrorCode.UNAUTHENTICATED, host.BAD_CREDENTIAL)
+            owner = principal.key
+        retry_after = await sync_to_async(retry_after_for)(owner)
+        if retry_after is not None:
+            raise Refused(429, ErrorCode.RATE_LIMITED, TOO_MANY_NEW, retry_after)
+        record, session_id = sessions.new_session(
+            credential, owner=owner, bearer=credential is not None
+        )
+        if not await store().create(record, sessions.session_limit(owner)):
+            raise Refused(429, ErrorCode.RATE_LIMITED, TOO_MANY_SESSIONS)
+        await self.json(200, {"session_id": session_id})
 
 
 class SendConsumer(A2EConsumer):
     """One message: answered now, its replies on the stream."""
 
+    async def max_body_bytes(self) -> int:
+        # Until a credential binds the session, its messages are handshakes, pings and refusals.
+        parts = sessions.split_session_id(self.presented_id())
+        try:
+            record = await store().get(parts[0], sessions.hash_secret(parts[1])) if parts else None
+        except (RedisError, OSError):
+            record = None  # answered as unavailable once the body is read
+        if record is None or record.credential is None:
+            return sessions.UNBOUND_BODY_BYTES
+        return settings.LEARNPORTAL_MAX_BODY_BYTES
+
     async def answer(self, body: bytes) -> None:
-        record, credential = await self.session()
-        sessions = store()
-        if await sessions.queued(record.sid) >= settings.LEARNPORTAL_A2E_MAX_QUEUED:
-            raise Refused(
-                429,
-                ErrorCode.RATE_LIMITED,
-                "The session's stream is not being read: its outbox is full.",
-            )
+        record, credential = await self.live_session()
+        kept = store()
+        if sessions.is_full(await kept.backlog(record.sid)):
+            raise Refused(429, ErrorCode.RATE_LIMITED, OUTBOX_FULL)
         outcome = await sync_to_async(host.handle, thread_sensitive=True)(
-            record, body, credential, client_address(self.scope)
+            record, body, credential, self.presented_id()
         )
+        replies = outcome.replies
         if outcome.record != record:
-            await sessions.save(outcome.record)
-        for reply in outcome.replies:
-            await sessions.push(record.sid, orjson.dumps(reply))
+            limit = sessions.session_limit(outcome.record.owner)
+            if not await kept.save(outcome.record, limit):
+                replies = outcome.over_limit
+        for reply in replies:
+            await kept.push(record.sid, orjson.dumps(reply))
         if outcome.ended:
-            await sessions.end(record.sid)
+            await kept.end(record.sid)
         await wake(record.sid)
         await self.json(200, {"ok": True})
 
@@ -223,10 +265,11 @@ class StreamConsumer(A2EConsumer):
             return
         try:
             self.check_request()
+            acknowledged = last_event_id(self.scope)
             try:
                 self.sid = await self.readable_session()
                 await self.channel_layer.group_add(group(self.sid), self.channel_name)
-                generation = await store().take_stream(self.sid)
+                generation = await store().take_stream(self.sid, acknowledged)
             except (RedisError, OSError) as exc:
                 raise Refused(503, ErrorCode.UNAVAILABLE, STORE_DOWN) from exc
         except Refused as refusal:
@@ -239,42 +282,39 @@ class StreamConsumer(A2EConsumer):
                 (b"content-type", b"text/event-stream; charset=utf-8"),
                 (b"cache-control", b"no-store"),
                 (b"x-accel-buffering", b"no"),
+                *security_headers(self.scope),
             ],
         )
         await self.send_body(b": connected\n\n", more_body=True)
         self.pump = asyncio.ensure_future(self.run(generation))
 
     async def readable_session(self) -> str:
-        """The session's id; one that ended may still be read until its outbox is written."""
-        try:
-            record, _ = await self.session()
-        except Refused as refusal:
-            sid = (header(self.scope, b"x-session-id") or b"").decode("latin-1").strip()
-            if refusal.status == 404 and sid and await store().queued(sid):
-                return sid
-            raise
+        """The session's public id; one that ended may still be read until its outbox is
+        written (once: an ended session's stream does not write again what it wrote)."""
+        record, _ = await self.session()
+        if record.ended and not (await store().backlog(record.sid)).unsent:
+            raise Refused(404, ErrorCode.NOT_FOUND, UNKNOWN_SESSION)
         return record.sid
 
     async def a2e_wake(self, event: dict[str, Any]) -> None:
         self.woken.set()
 
     async def run(self, generation: int) -> None:
-        sessions = store()
+        kept = store()
         keepalive = settings.LEARNPORTAL_A2E_KEEPALIVE_SECONDS
         try:
             while not self.closed:
                 self.woken.clear()
-                if await sessions.stream_generation(self.sid) != generation:
+                if await kept.stream_generation(self.sid) != generation:
                     break  # expired, or taken over by a newer stream
-                batch = await sessions.peek(self.sid, STREAM_BATCH)
+                batch = await kept.unsent(self.sid, STREAM_BATCH)
                 if batch and not self.closed:
-                    await self.send_body(
-                        b"".join(b"data: " + m + b"\n\n" for m in batch), more_body=True
-                    )
-                    await sessions.trim(self.sid, len(batch))
+                    await self.send_body(b"".join(map(event, batch)), more_body=True)
+                    await kept.mark_sent(self.sid, generation, batch)
                     continue
                 # Also restarts an open session's idle time: a stream being read is not idle.
-                if await sessions.get(self.sid) is None:
+                record = await kept.get(self.sid)
+                if record is None or record.ended:
                     break  # ended (and its outbox written) or expired
                 if not await self.sleep(keepalive) and not self.closed:
                     await self.send_body(b": keep-alive\n\n", more_body=True)
@@ -295,8 +335,8 @@ class StreamConsumer(A2EConsumer):
         return True
 
     async def disconnect(self) -> None:
-        # The pump is told to stop rather than cancelled: a cancel landing between a write and
-        # the outbox's trim, or inside a Redis call, would write a message twice or hang.
+        # The pump is told to stop rather than cancelled: a cancel landing inside a Redis call
+        # could hang it, or leave a written batch unmarked (written again to the next stream).
         self.closed = True
         if self.pump is not None:
             self.woken.set()

@@ -23,8 +23,8 @@ from learnportal import dispatch
 from learnportal.a2e import messages
 from learnportal.accounts.credentials import Credential, principals
 from learnportal.accounts.models import hash_token
-from learnportal.protocol.errors import ErrorCode
-from learnportal.protocol.wire import invalid_from, request_id_of
+from learnportal.protocol.errors import ErrorCode, LearnError
+from learnportal.protocol.wire import invalid_from, loads_strict, request_id_of
 from learnportal.ratelimit import rate_limited, retry_after_for
 
 if TYPE_CHECKING:
@@ -40,74 +40,101 @@ HANDSHAKE_FIRST = "Send handshake/req first: it opens the session."
 CREDENTIAL_ENDED = "This session's credential was revoked or deactivated; the session has ended."
 
 
+TOO_MANY_SESSIONS = (
+    "This credential holds as many A2E sessions as it may: shut one down, or let one expire."
+)
+
+
 @dataclass
 class Outcome:
-    """The replies to put on the session's stream, and the session afterwards."""
+    """The replies to put on the session's stream, and the session afterwards.
+
+    `over_limit`: the replies instead, if the session may not be kept bound (its principal holds
+    as many sessions as it may already)."""
 
     record: SessionRecord
     replies: list[dict[str, Any]] = field(default_factory=list)
     ended: bool = False
+    over_limit: list[dict[str, Any]] = field(default_factory=list)
 
 
 def handle(
-    record: SessionRecord, body: bytes, header: Credential | None, address: str = "?"
+    record: SessionRecord,
+    body: bytes,
+    header: Credential | None,
+    session_id: str = "",
 ) -> Outcome:
-    """Answer one message of the session `record`; `header` is the request's bearer, if any.
+    """Answer one message of the session `record`; `header` is the request's bearer, if any,
+    `session_id` the id the agent presented (its handshake/resp names it).
 
-    A learn/* request is counted against the rate limit by dispatch; a base message here, under
-    the session's principal, or its client's `address` before the session has one.
+    A learn/* request of a session that shook hands is counted against the rate limit by
+    dispatch; every other message here, under the session's owner (its principal, or its
+    client's address before it has one).
     """
     try:
         data = orjson.loads(body)
     except orjson.JSONDecodeError:
         data = None
-    if not isinstance(data, dict) or data.get("type") not in messages.BASE_REQUESTS:
+    kind = data.get("type") if isinstance(data, dict) else None
+    model = messages.REQUEST_MODELS.get(kind) if isinstance(kind, str) else None
+    if model is None and record.credential is not None and record.handshaken:
         return _learn(record, body)
-    retry_after = retry_after_for(_rate_key(record, address))
+    retry_after = retry_after_for(record.owner)
     if retry_after is not None:
         refusal = rate_limited(retry_after)
         reply = messages.error(
             refusal.code, refusal.message, request_id_of(data), retry_after=retry_after
         )
         return Outcome(record, [reply])
-    kind = data["type"]
-    if kind == messages.HANDSHAKE_REQ:
-        return _handshake(record, data, header)
-    if kind == messages.PING:
-        req_id = data.get("id")
-        uptime = time.time() - record.created
-        return Outcome(record, [messages.pong(req_id if isinstance(req_id, str) else "", uptime)])
+    if model is None:
+        return _learn(record, body)
+    try:
+        loads_strict(body)  # a repeated key is refused, as in learn/*
+        request = model.model_validate(data)
+    except LearnError as refusal:
+        return Outcome(record, [_invalid(refusal, data)])
+    except ValidationError as exc:
+        return Outcome(record, [_invalid(invalid_from(exc), data)])
+    if isinstance(request, messages.HandshakeRequest):
+        return _handshake(record, request, header, session_id or record.sid)
+    if request.type == messages.PING:
+        return Outcome(record, [messages.pong(request.id, time.time() - record.created)])
     return Outcome(record, ended=True)  # shutdown
 
 
-def _rate_key(record: SessionRecord, address: str) -> str:
-    principal = principals.principal(record.credential) if record.credential else None
-    return principal.key if principal is not None else f"ip:{address}"
+def _invalid(refusal: LearnError, data: Any) -> dict[str, Any]:
+    return messages.error(ErrorCode.INVALID, refusal.message, request_id_of(data), refusal.details)
 
 
-def _handshake(record: SessionRecord, data: dict[str, Any], header: Credential | None) -> Outcome:
-    try:
-        request = messages.HandshakeRequest.model_validate(data)
-    except ValidationError as exc:
-        refusal = invalid_from(exc)
-        req_id = request_id_of(data)
-        reply = messages.error(ErrorCode.INVALID, refusal.message, req_id, refusal.details)
-        return Outcome(record, [reply])
+def _handshake(
+    record: SessionRecord,
+    request: messages.HandshakeRequest,
+    header: Credential | None,
+    session_id: str,
+) -> Outcome:
+    bearer = record.bearer
     if request.auth_token:
         credential: Credential | None = Credential("token", hash_token(request.auth_token))
     else:
         credential = header or record.credential
+        bearer = bearer or (header is not None and credential == header)
     reason = ""
+    principal = None
     if credential is None:
         reason = NO_CREDENTIAL
     elif record.credential is not None and credential != record.credential:
         reason = OTHER_CREDENTIAL
-    elif principals.principal(credential) is None:
+    elif (principal := principals.principal(credential)) is None:
         reason = BAD_CREDENTIAL
-    if reason:
-        return Outcome(record, [messages.handshake_response(request.id, record.sid, reason)])
-    bound = replace(record, credential=credential, handshaken=True)
-    return Outcome(bound, [messages.handshake_response(request.id, record.sid)])
+    if reason or principal is None:
+        return Outcome(record, [messages.handshake_response(request.id, session_id, reason)])
+    bound = replace(
+        record, credential=credential, bearer=bearer, handshaken=True, owner=principal.key
+    )
+    refused = messages.handshake_response(request.id, session_id, TOO_MANY_SESSIONS)
+    return Outcome(
+        bound, [messages.handshake_response(request.id, session_id)], over_limit=[refused]
+    )
 
 
 def _learn(record: SessionRecord, body: bytes) -> Outcome:

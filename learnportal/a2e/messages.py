@@ -2,34 +2,48 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 from django.conf import settings
-from pydantic import BaseModel, ConfigDict, Field, StrictStr
+from pydantic import BaseModel, ConfigDict, Field, StrictStr, StringConstraints
 
 from learnportal.protocol import Capability
-from learnportal.protocol.errors import RETRYABLE
+from learnportal.protocol.errors import RETRYABLE, bounded
 from learnportal.protocol.ids import new_message_id, now
+from learnportal.protocol.models import NO_NUL, Name
 
 HANDSHAKE_REQ = "handshake/req"
 PING = "ping"
 SHUTDOWN = "shutdown"
-BASE_REQUESTS = frozenset({HANDSHAKE_REQ, PING, SHUTDOWN})
 VERSION = "1.0"
 CAPABILITY = "learning"
 MAX_PARALLEL = 4  # each /send is answered on its own request: the SDK's own default
 
 
-class HandshakeRequest(BaseModel):
-    """What an agent says first. Other keys are ignored: they belong to the agent's SDK."""
+class BaseRequest(BaseModel):
+    """A base message an agent sends (ping, shutdown), read as learn/* reads a request: strict
+    types, an id of at most NAME_LENGTH characters without control characters (so no NUL).
+    Other keys are ignored: they belong to the agent's SDK (the SDK's Shutdown has `timeout`)."""
 
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(strict=True, extra="ignore")
 
     type: StrictStr
-    id: StrictStr = Field(default_factory=new_message_id, max_length=200)
-    agent_id: StrictStr = Field(default="", max_length=200)
-    agent_caps: list[StrictStr] = Field(default_factory=list, max_length=100)
-    auth_token: StrictStr = Field(default="", max_length=1000)
+    id: Name = Field(default_factory=new_message_id)
+
+
+class HandshakeRequest(BaseRequest):
+    """What an agent says first."""
+
+    agent_id: Name = ""
+    agent_caps: list[Name] = Field(default_factory=list, max_length=100)
+    auth_token: Annotated[str, StringConstraints(max_length=1000, pattern=NO_NUL)] = ""
+
+
+REQUEST_MODELS: dict[str, type[BaseRequest]] = {
+    HANDSHAKE_REQ: HandshakeRequest,
+    PING: BaseRequest,
+    SHUTDOWN: BaseRequest,
+}
 
 
 def _base(type_: str, req_id: str) -> dict[str, Any]:
@@ -73,7 +87,8 @@ def error(
     retry_after: int | None = None,
 ) -> dict[str, Any]:
     """The A2E `error` message; `detail` carries the learn/error's `details` (and retry time)."""
-    detail: dict[str, Any] = {"details": details or []}
+    message, bounded_details = bounded(message, details or [])
+    detail: dict[str, Any] = {"details": bounded_details}
     if retry_after is not None:
         detail["retry_after"] = retry_after
     return {

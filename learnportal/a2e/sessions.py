@@ -1,306 +1,174 @@
 """Where A2E sessions live: a record (who it is bound to, whether it shook hands) and an outbox.
 
 A reply is pushed to its session's outbox by whichever process served the `/send`; the process
-holding the session's `/stream` reads the outbox in order and removes what it wrote. The outbox is
-a store, not a channel: the Redis channel layer is publish/subscribe, so a reply sent while the
-agent's stream was reconnecting would be lost; the channel layer only wakes the stream up
-(consumers.wake). Without REDIS_URL everything is in this process, with REDIS_URL in Redis, so
-that `/send` and `/stream` of one session may be served by different processes.
+holding the session's `/stream` writes the outbox in order, each message an event with its
+sequence number as `id:`. A written message stays in the outbox until a stream's `Last-Event-ID`
+acknowledges it, so that one written to a connection as it dropped is written again to the next
+stream (the SDK, which sends no `Last-Event-ID`, gets it twice, the same bytes, and drops the
+reply whose `req_id` it no longer waits for); when the outbox is over its bounds, the oldest
+written messages go first. The outbox is a store, not a channel: the Redis channel layer is
+publish/subscribe, so a reply sent while the agent's stream was reconnecting would be lost; the
+channel layer only wakes the stream up (consumers.wake). Without REDIS_URL everything is in this
+process (memorystore), with REDIS_URL in Redis (redisstore), so that `/send` and `/stream` of one
+session may be served by different processes.
 
-A session ends when it is idle for LEARNPORTAL_A2E_IDLE_SECONDS (no request, no open stream), a
-session not yet bound to a credential after PENDING_SECONDS.
+The session id answered by `POST /a2e/session` is `<public id>.<secret>`: the public id names the
+session in the store, the logs and the channel group; the store keeps only the secret's hash, so
+that the id of a session is a credential of its own (the SDK's HTTPTransport sends nothing else).
+
+A bound session ends when idle for LEARNPORTAL_A2E_IDLE_SECONDS (no request, no open stream); one
+not yet bound to a credential PENDING_SECONDS after it was created, whatever it sends. Each
+principal holds at most LEARNPORTAL_A2E_MAX_SESSIONS sessions at once, each client address at
+most LEARNPORTAL_A2E_MAX_UNBOUND_SESSIONS not yet bound.
 """
 
 from __future__ import annotations
 
-import asyncio
-import threading
+import hashlib
+import hmac
+import secrets
 import time
 import uuid
-import weakref
-from collections import deque
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 from django.conf import settings
 
-from learnportal.accounts.credentials import Credential
-
 if TYPE_CHECKING:
-    from collections.abc import Callable
-
-    from redis.asyncio import Redis
+    from learnportal.accounts.credentials import Credential
 
 PENDING_SECONDS = 60  # an unbound session must shake hands (or be bound by its header) by then
 ENDED_SECONDS = 60  # how long an ended session's stream may still drain its outbox
+SEPARATOR = "."  # between the public id and the secret of a session id
+SESSION_ID_LENGTH = 100  # longer than any id this host answers: not looked up
+UNBOUND_BODY_BYTES = 64 * 1024  # what a request may send with no credential: a handshake fits
+UNBOUND_OWNER = "ip:"  # the rate limit's key of a client without a principal, too
+
+
+def address_owner(address: str) -> str:
+    """Whose count a session without a credential is in, and its messages' rate limit key."""
+    return f"{UNBOUND_OWNER}{address}"
 
 
 @dataclass
 class SessionRecord:
-    sid: str
+    sid: str  # the public id
+    owner: str  # the principal's key once bound, else address_owner(client address)
+    secret_hash: str = ""
     credential: Credential | None = None
+    bearer: bool = False  # bound by an Authorization header: every request must carry it
     handshaken: bool = False
     created: float = field(default_factory=time.time)
+    ended: bool = False
 
 
-def idle_seconds(record: SessionRecord) -> int:
+class Event(NamedTuple):
+    seq: int  # the event's `id:`, monotonic in its session
+    data: bytes
+
+
+class Backlog(NamedTuple):
+    unsent: int  # messages no stream has written yet
+    unsent_bytes: int
+    kept: int  # every message kept: unsent, or written and not acknowledged
+
+
+class Footprint(NamedTuple):
+    """What a store holds, for bounds and for an operator."""
+
+    sessions: int
+    messages: int
+    bytes: int
+
+
+def hash_secret(secret: str) -> str:
+    return hashlib.sha256(secret.encode()).hexdigest()
+
+
+def new_session(
+    credential: Credential | None, *, owner: str, bearer: bool = False
+) -> tuple[SessionRecord, str]:
+    """A new session's record and the session id to answer, shown once."""
+    secret = secrets.token_urlsafe(24)
+    record = SessionRecord(uuid.uuid4().hex, owner, hash_secret(secret), credential, bearer)
+    return record, f"{record.sid}{SEPARATOR}{secret}"
+
+
+def split_session_id(value: str) -> tuple[str, str] | None:
+    """(public id, secret) of a presented session id; None if it is not of that form."""
+    if len(value) > SESSION_ID_LENGTH:
+        return None
+    sid, separator, secret = value.partition(SEPARATOR)
+    return (sid, secret) if separator and sid and secret else None
+
+
+def opens(record: SessionRecord, secret_hash: str | None) -> bool:
+    return secret_hash is None or hmac.compare_digest(record.secret_hash, secret_hash)
+
+
+def session_limit(owner: str) -> int:
+    limit: int = (
+        settings.LEARNPORTAL_A2E_MAX_UNBOUND_SESSIONS
+        if owner.startswith(UNBOUND_OWNER)
+        else settings.LEARNPORTAL_A2E_MAX_SESSIONS
+    )
+    return limit
+
+
+def lifetime(record: SessionRecord) -> int:
+    """Seconds a session lives from now on: restarted by each use once bound, else never."""
     idle: int = settings.LEARNPORTAL_A2E_IDLE_SECONDS
     return idle if record.credential is not None else min(idle, PENDING_SECONDS)
 
 
-def new_session_id() -> str:
-    return uuid.uuid4().hex
+def over_bounds(count: int, size: int) -> bool:
+    """Whether an outbox of `count` messages and `size` bytes holds more than it may."""
+    return (
+        count > settings.LEARNPORTAL_A2E_MAX_QUEUED
+        or size > settings.LEARNPORTAL_A2E_MAX_QUEUED_BYTES
+    )
+
+
+def is_full(backlog: Backlog) -> bool:
+    """No room for one more reply: the session's stream is not being read."""
+    return (
+        backlog.unsent >= settings.LEARNPORTAL_A2E_MAX_QUEUED
+        or backlog.unsent_bytes >= settings.LEARNPORTAL_A2E_MAX_QUEUED_BYTES
+    )
 
 
 class SessionStore(Protocol):
-    async def create(self, credential: Credential | None) -> SessionRecord: ...
+    async def create(self, record: SessionRecord, limit: int) -> bool:
+        """Keep a new session, unless its owner holds `limit` live sessions already."""
 
-    async def get(self, sid: str) -> SessionRecord | None:
-        """The session, its idle time restarted; None if unknown, ended or expired."""
+    async def get(self, sid: str, secret_hash: str | None = None) -> SessionRecord | None:
+        """The session (ended too, until its outbox is gone), a bound one's idle time restarted;
+        None, and nothing restarted, if `secret_hash` is given and is not the session's."""
 
-    async def save(self, record: SessionRecord) -> None: ...
+    async def save(self, record: SessionRecord, limit: int) -> bool:
+        """Keep the record; False if it moves to an owner holding `limit` sessions already."""
 
     async def end(self, sid: str) -> None:
         """Refuse the session from now on; its stream still writes what its outbox holds."""
 
-    async def queued(self, sid: str) -> int: ...
+    async def backlog(self, sid: str) -> Backlog: ...
 
     async def push(self, sid: str, message: bytes) -> bool:
-        """Append to the outbox; False if the session is gone."""
+        """Append to the outbox (the oldest written go, past its bounds); False if ended."""
 
-    async def take_stream(self, sid: str) -> int:
-        """Make the caller the session's one stream; its generation (an older stream stops)."""
+    async def take_stream(self, sid: str, acknowledged: int | None) -> int:
+        """Make the caller the session's one stream: drop what `acknowledged` (an event id)
+        covers, write again what is left; its generation (an older stream stops), 0 if gone."""
 
     async def stream_generation(self, sid: str) -> int: ...
 
-    async def peek(self, sid: str, count: int) -> list[bytes]: ...
+    async def unsent(self, sid: str, count: int) -> list[Event]:
+        """The first `count` messages no stream has written yet."""
 
-    async def trim(self, sid: str, count: int) -> None:
-        """Remove the first `count` messages, which the stream has written."""
+    async def mark_sent(self, sid: str, generation: int, events: list[Event]) -> None:
+        """`events`, from `unsent`, were written by the stream of `generation`."""
 
-
-# --- in this process ----------------------------------------------------------------------------
-
-
-@dataclass
-class _Entry:
-    record: SessionRecord
-    expires: float
-    outbox: deque[bytes] = field(default_factory=deque)
-    generation: int = 0
-    ended: bool = False
-
-
-class MemoryStore:
-    """Sessions of this process only: the default in-memory channel layer reaches no other."""
-
-    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
-        self.clock = clock
-        self._lock = threading.Lock()
-        self._entries: dict[str, _Entry] = {}
-
-    def _entry(self, sid: str) -> _Entry | None:
-        """The session's entry, ended or not, unless it expired."""
-        entry = self._entries.get(sid)
-        if entry is not None and entry.expires <= self.clock():
-            del self._entries[sid]
-            return None
-        return entry
-
-    def _live(self, sid: str) -> _Entry | None:
-        """The entry of a session that has not ended, its idle time restarted."""
-        entry = self._entry(sid)
-        if entry is None or entry.ended:
-            return None
-        entry.expires = self.clock() + idle_seconds(entry.record)
-        return entry
-
-    async def create(self, credential: Credential | None) -> SessionRecord:
-        record = SessionRecord(new_session_id(), credential)
-        now = self.clock()
-        with self._lock:
-            for sid in [s for s, e in self._entries.items() if e.expires <= now]:
-                del self._entries[sid]
-            self._entries[record.sid] = _Entry(record, now + idle_seconds(record))
-        return record
-
-    async def get(self, sid: str) -> SessionRecord | None:
-        with self._lock:
-            entry = self._live(sid)
-            if entry is None:
-                return None
-            r = entry.record
-            return SessionRecord(r.sid, r.credential, r.handshaken, r.created)
-
-    async def save(self, record: SessionRecord) -> None:
-        with self._lock:
-            entry = self._live(record.sid)
-            if entry is not None:
-                entry.record = record
-                entry.expires = self.clock() + idle_seconds(record)
-
-    async def end(self, sid: str) -> None:
-        with self._lock:
-            entry = self._entry(sid)
-            if entry is not None:
-                entry.ended = True
-                entry.expires = min(entry.expires, self.clock() + ENDED_SECONDS)
-
-    async def queued(self, sid: str) -> int:
-        with self._lock:
-            entry = self._entry(sid)
-            return 0 if entry is None else len(entry.outbox)
-
-    async def push(self, sid: str, message: bytes) -> bool:
-        with self._lock:
-            entry = self._live(sid)
-            if entry is None:
-                return False
-            entry.outbox.append(message)
-            return True
-
-    async def take_stream(self, sid: str) -> int:
-        with self._lock:
-            entry = self._entry(sid)
-            if entry is None:
-                return 0
-            entry.generation += 1
-            return entry.generation
-
-    async def stream_generation(self, sid: str) -> int:
-        with self._lock:
-            entry = self._entry(sid)
-            return 0 if entry is None else entry.generation
-
-    async def peek(self, sid: str, count: int) -> list[bytes]:
-        with self._lock:
-            entry = self._entry(sid)
-            if entry is None:
-                return []
-            return [entry.outbox[i] for i in range(min(count, len(entry.outbox)))]
-
-    async def trim(self, sid: str, count: int) -> None:
-        with self._lock:
-            entry = self._entry(sid)
-            if entry is None:
-                return
-            for _ in range(min(count, len(entry.outbox))):
-                entry.outbox.popleft()
-
-
-def _text(value: bytes | str) -> str:
-    return value.decode() if isinstance(value, bytes) else value
-
-
-# --- in Redis -------------------------------------------------------------------------------------
-
-# Append only to a session that still exists, and give the outbox the record's lifetime.
-_PUSH = """
-if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
-redis.call('RPUSH', KEYS[2], ARGV[1])
-redis.call('EXPIRE', KEYS[2], redis.call('TTL', KEYS[1]))
-return 1
-"""
-
-
-class RedisStore:
-    """Sessions shared by every process: a hash per session, a list as its outbox."""
-
-    def __init__(self, url: str) -> None:
-        self.url = url
-        # redis.asyncio connections belong to the event loop that opened them.
-        self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Redis] = (
-            weakref.WeakKeyDictionary()
-        )
-
-    def _redis(self) -> Redis:
-        from redis.asyncio import Redis
-
-        loop = asyncio.get_running_loop()
-        client = self._clients.get(loop)
-        if client is None:
-            client = Redis.from_url(self.url, socket_connect_timeout=2, socket_timeout=5)
-            self._clients[loop] = client
-        return client
-
-    @staticmethod
-    def _keys(sid: str) -> tuple[str, str, str]:
-        return f"a2e:s:{sid}", f"a2e:o:{sid}", f"a2e:g:{sid}"
-
-    async def _expire(self, record: SessionRecord) -> None:
-        seconds = idle_seconds(record)
-        async with self._redis().pipeline(transaction=False) as pipe:
-            for key in self._keys(record.sid):
-                pipe.expire(key, seconds)
-            await pipe.execute()
-
-    async def create(self, credential: Credential | None) -> SessionRecord:
-        record = SessionRecord(new_session_id(), credential)
-        await self.save(record)
-        return record
-
-    async def get(self, sid: str) -> SessionRecord | None:
-        raw = await self._redis().hgetall(self._keys(sid)[0])
-        if not raw:
-            return None
-        values = {_text(k): _text(v) for k, v in raw.items()}
-        kind = values.get("kind", "")
-        credential = (
-            Credential("token" if kind == "token" else "session", values["secret"])
-            if kind
-            else None
-        )
-        record = SessionRecord(
-            sid, credential, values.get("handshaken") == "1", float(values["created"])
-        )
-        await self._expire(record)
-        return record
-
-    async def save(self, record: SessionRecord) -> None:
-        credential = record.credential
-        mapping: dict[str | bytes, str | bytes] = {
-            "kind": credential.kind if credential else "",
-            "secret": credential.secret if credential else "",
-            "handshaken": "1" if record.handshaken else "0",
-            "created": repr(record.created),
-        }
-        await self._redis().hset(self._keys(record.sid)[0], mapping=mapping)  # type: ignore[arg-type]
-        await self._expire(record)
-
-    async def end(self, sid: str) -> None:
-        record_key, outbox_key, generation_key = self._keys(sid)
-        async with self._redis().pipeline(transaction=True) as pipe:
-            pipe.delete(record_key)
-            pipe.expire(outbox_key, ENDED_SECONDS)
-            pipe.expire(generation_key, ENDED_SECONDS)
-            await pipe.execute()
-
-    async def queued(self, sid: str) -> int:
-        return int(await self._redis().llen(self._keys(sid)[1]))
-
-    async def push(self, sid: str, message: bytes) -> bool:
-        record_key, outbox_key, _ = self._keys(sid)
-        pushed = await self._redis().eval(_PUSH, 2, record_key, outbox_key, message)
-        return bool(pushed)
-
-    async def take_stream(self, sid: str) -> int:
-        record_key, _, generation_key = self._keys(sid)
-        redis = self._redis()
-        generation = int(await redis.incr(generation_key))
-        ttl = int(await redis.ttl(record_key))  # none left: the session ended, its outbox drains
-        await redis.expire(generation_key, ttl if ttl > 0 else ENDED_SECONDS)
-        return generation
-
-    async def stream_generation(self, sid: str) -> int:
-        value = await self._redis().get(self._keys(sid)[2])
-        return int(value) if value else 0
-
-    async def peek(self, sid: str, count: int) -> list[bytes]:
-        messages = await self._redis().lrange(self._keys(sid)[1], 0, count - 1)
-        return [m.encode() if isinstance(m, str) else m for m in messages]
-
-    async def trim(self, sid: str, count: int) -> None:
-        await self._redis().ltrim(self._keys(sid)[1], count, -1)
+    async def footprint(self) -> Footprint: ...
 
 
 _store: SessionStore | None = None
@@ -310,5 +178,12 @@ def store() -> SessionStore:
     """The store of the settings: Redis when REDIS_URL is set, else this process."""
     global _store
     if _store is None:
-        _store = RedisStore(settings.REDIS_URL) if settings.REDIS_URL else MemoryStore()
+        if settings.REDIS_URL:
+            from learnportal.a2e.redisstore import RedisStore
+
+            _store = RedisStore(settings.REDIS_URL)
+        else:
+            from learnportal.a2e.memorystore import MemoryStore
+
+            _store = MemoryStore()
     return _store

@@ -2,14 +2,18 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+from typing import ClassVar
 
 from django.contrib.auth.models import AbstractUser
 from django.db import models
+from django.db.models.functions import Lower
 from django.utils import timezone
 
 from learnportal.accounts.roles import HUMAN_ROLES, MACHINE_ROLES, Role
 
 TOKEN_PREFIX = "lp_"
+USERNAME_UNIQUE_IN_ANY_CASE = "accounts_user_username_unique_in_any_case"
+USERNAME_TAKEN = "Someone has this username already, in this or another case."
 
 
 def hash_token(raw: str) -> str:
@@ -25,6 +29,17 @@ class User(AbstractUser):
         choices=[(role.value, role.value) for role in Role if role in HUMAN_ROLES],
         default=Role.ANNOTATOR.value,
     )
+
+    class Meta(AbstractUser.Meta):
+        constraints: ClassVar = [
+            # One person a name, whatever its case: "Ann" and "ann" would be two people that
+            # every page, export and lockout tells apart by case alone.
+            models.UniqueConstraint(
+                Lower("username"),
+                name=USERNAME_UNIQUE_IN_ANY_CASE,
+                violation_error_message=USERNAME_TAKEN,
+            )
+        ]
 
     @property
     def effective_role(self) -> Role:

@@ -18,7 +18,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
-from learnportal.accounts.models import ApiToken, User
+from learnportal.accounts.models import USERNAME_TAKEN, ApiToken, User
 from learnportal.accounts.roles import HUMAN_ROLES, MACHINE_ROLES, Role
 from learnportal.protocol.errors import LearnError, conflict, detail, forbidden, invalid, not_found
 from learnportal.protocol.models import NO_CONTROL, USERNAME_LENGTH
@@ -134,10 +134,11 @@ def _apply_role(person: User, role: Role) -> None:
 def person_add(*, username: str, role: str, password: str) -> User:
     """A person who logs in with `password`, with a human role; refusals name the field."""
     chosen = _role(role, HUMAN_ROLES, "role")
-    if User.objects.filter(username=username).exists():
+    taken = User.objects.filter(username__iexact=username).values_list("username", flat=True)
+    if existing := taken.first():
         raise conflict(
-            f"A user named {username!r} exists already.",
-            [detail(["username"], "someone has this username already")],
+            f"A user named {existing!r} exists already; usernames differ in more than case.",
+            [detail(["username"], USERNAME_TAKEN)],
         )
     person = User(username=username)
     _apply_role(person, chosen)

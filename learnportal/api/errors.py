@@ -20,8 +20,15 @@ from django.views.decorators.csrf import csrf_exempt
 from rest_framework import exceptions
 
 from learnportal.dberrors import database_error
-from learnportal.protocol.errors import ErrorCode, LearnError, detail
-from learnportal.ratelimit import rate_limited
+from learnportal.protocol.errors import MIN_RETRY_AFTER, ErrorCode, LearnError, detail
+from learnportal.ratelimit import (
+    address_key,
+    drf_key,
+    rate_limit_check,
+    rate_limited,
+    retry_after_for,
+    was_counted,
+)
 
 DRF_CODES: list[tuple[type[exceptions.APIException], ErrorCode]] = [
     (exceptions.NotAuthenticated, ErrorCode.UNAUTHENTICATED),
@@ -37,7 +44,7 @@ DRF_CODES: list[tuple[type[exceptions.APIException], ErrorCode]] = [
 def envelope_response(
     body: dict[str, Any], status: int, retry_after: int | None = None
 ) -> HttpResponse:
-    """A learn/* envelope over HTTP: the one place that says Retry-After.
+    """A learn/* envelope over HTTP, with Retry-After when it says to wait.
 
     JSON by orjson, rendered here whatever the view's renderers: a DRF Response is rendered
     after the view, and under ASGI Django makes that one more hop to a sync thread, which costs
@@ -45,7 +52,13 @@ def envelope_response(
     """
     response = HttpResponse(orjson.dumps(body), status=status, content_type="application/json")
     if retry_after is not None:
-        response["Retry-After"] = str(retry_after)
+        with_retry_after(response, retry_after)
+    return response
+
+
+def with_retry_after(response: HttpResponse, retry_after: int) -> HttpResponse:
+    """The one place that says Retry-After, for the envelopes and the pages' 429 alike."""
+    response["Retry-After"] = str(retry_after)
     return response
 
 
@@ -56,6 +69,17 @@ def learn_error_response(
 
 
 def exception_handler(exc: Exception, context: dict[str, Any]) -> HttpResponse | None:
+    request = context.get("request")
+    if (
+        isinstance(exc, exceptions.APIException)
+        and request is not None
+        and not was_counted(request)
+    ):
+        # DRF authenticates and checks permissions before its throttle runs: a request refused
+        # there (no credential, a bad or revoked token, a failed CSRF check) is counted here.
+        retry_after = retry_after_for(_refused_key(request))
+        if retry_after is not None:
+            return learn_error_response(rate_limited(retry_after))
     if isinstance(exc, LearnError):
         return learn_error_response(exc)
     if isinstance(exc, RequestDataTooBig):
@@ -67,12 +91,11 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> HttpResponse |
         return learn_error_response(LearnError(ErrorCode.NOT_FOUND, "Not found."))
     if isinstance(exc, DatabaseError):
         # Also while authenticating, before any view runs: never a 500.
-        request = context.get("request")
         return learn_error_response(database_error(exc, during=getattr(request, "path", "")))
     if isinstance(exc, exceptions.Throttled):
         # DRF sets `wait` in Throttled.__init__; its stubs leave the attribute out.
         wait: float | None = exc.wait  # type: ignore[attr-defined]
-        return learn_error_response(rate_limited(max(1, math.ceil(wait or 1))))
+        return learn_error_response(rate_limited(math.ceil(wait or MIN_RETRY_AFTER)))
     if not isinstance(exc, exceptions.APIException):
         return None
     code = next((code for kind, code in DRF_CODES if isinstance(exc, kind)), ErrorCode.INVALID)
@@ -82,6 +105,13 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> HttpResponse |
     if code is ErrorCode.UNAUTHENTICATED:
         response["WWW-Authenticate"] = "Bearer"
     return response
+
+
+def _refused_key(request: Any) -> str:
+    try:
+        return drf_key(request)
+    except (exceptions.APIException, DatabaseError):  # refused before it was authenticated
+        return address_key(request)
 
 
 def _message(exc: exceptions.APIException, details: list[dict[str, Any]]) -> str:
@@ -109,6 +139,10 @@ def api_not_found(request: HttpRequest) -> HttpResponse:
     A GET or HEAD that lacks only its trailing slash is redirected to it, as Django's
     APPEND_SLASH would do had this catch-all not matched first.
     """
+    try:
+        rate_limit_check(address_key(request))  # no DRF view, so no DRF throttle
+    except LearnError as limited:
+        return learn_error_response(limited)
     with_slash = f"{request.path_info}/"
     if request.method in {"GET", "HEAD"} and not request.path_info.endswith("/"):
         try:

@@ -41,8 +41,30 @@ HTTP_STATUS: dict[ErrorCode, int] = {
 
 # The codes whose envelope may say, in `retry_after`, how many seconds to wait before retrying.
 RETRYABLE = frozenset({ErrorCode.RATE_LIMITED, ErrorCode.UNAVAILABLE})
+# The shortest wait a refusal names: a client told 0 retries at once, into the same refusal.
+MIN_RETRY_AFTER = 1  # seconds
 
 Loc = Sequence[str | int]
+# A refusal's message, and each of its details' texts, may quote what was sent (a path, a
+# name): never more than this many characters of it, so that no reply is larger than its bounds.
+TEXT_LENGTH = 1000
+
+
+def cut(text: str, length: int = TEXT_LENGTH) -> str:
+    """`text` as a refusal quotes it: at most `length` characters, and `...` if it was longer."""
+    return text if len(text) <= length else f"{text[:length]}..."
+
+
+def bounded(message: str, details: list[dict[str, Any]]) -> tuple[str, list[dict[str, Any]]]:
+    """A refusal's message and details, each text in them cut to TEXT_LENGTH."""
+    return cut(message), [
+        {
+            **d,
+            "loc": [part if isinstance(part, int) else cut(str(part)) for part in d["loc"]],
+            "msg": cut(str(d["msg"])),
+        }
+        for d in details
+    ]
 
 
 class LearnError(Exception):
@@ -60,7 +82,7 @@ class LearnError(Exception):
         self.code = code
         self.message = message
         self.details = details or []
-        self.retry_after = retry_after
+        self.retry_after = None if retry_after is None else max(MIN_RETRY_AFTER, retry_after)
 
     @property
     def http_status(self) -> int:
@@ -84,6 +106,7 @@ def error_envelope(
     req_id: str = "",
     retry_after: int | None = None,
 ) -> dict[str, Any]:
+    message, details = bounded(message, details or [])
     envelope = {
         "type": "learn/error",
         "id": new_message_id(),
@@ -92,7 +115,7 @@ def error_envelope(
         "req_id": req_id,
         "code": code.value,
         "message": message,
-        "details": details or [],
+        "details": details,
     }
     if retry_after is not None and code in RETRYABLE:
         # An extension of the contract's envelope (docs/extensions.md): a WebSocket frame has no

@@ -23,6 +23,23 @@ TOO_WIDE = "an integer must fit in 64 bits"
 MESSAGES = frozenset({NUL_IN_TEXT, NUL_IN_KEY, NOT_FINITE, TOO_WIDE})
 
 
+def wide_integers(value: Any, loc: Loc = ()) -> list[Loc]:
+    """The place of every integer wider than 64 bits in `value` (JSON as read), in any field:
+    a typed number field takes one as a float, but the request's JSON as sent cannot be kept."""
+    kind = type(value)
+    if kind is int:
+        return [] if INT64_MIN <= value <= INT64_MAX else [loc]
+    if kind is dict:
+        return [place for key, item in value.items() for place in wide_integers(item, (*loc, key))]
+    if kind is list:
+        return [
+            place
+            for index, item in enumerate(value)
+            for place in wide_integers(item, (*loc, index))
+        ]
+    return []
+
+
 def storable_json(value: Any) -> Any:
     problem = _first_problem(value, ())
     if problem is not None:

@@ -17,9 +17,13 @@ from learnportal.protocol.models import (
     RiskLevel,
     ShortName,
     StrictModel,
+    Timestamp,
 )
 
 PROTOCOL_VERSION: Final = "1.0"
+HISTORY_PAGE_MAX: Final = 500  # most entries a history reply holds
+HISTORY_CURSOR_MAX: Final = 200  # a cursor is an entry's time and id, `<ts>_<id>`
+HISTORY_CURSOR_PATTERN: Final = r"^(-?[0-9]{1,20}(\.[0-9]{1,20})?(e[+-]?[0-9]{1,2})?_[0-9]{1,18})?$"
 
 
 class Envelope(StrictModel):
@@ -31,7 +35,7 @@ class Envelope(StrictModel):
 
     id: RequiredName = Field(default_factory=new_message_id)
     version: Literal["1.0"] = PROTOCOL_VERSION
-    ts: float = Field(default_factory=now)
+    ts: Timestamp = Field(default_factory=now)
     _sent: dict[str, Any] | None = PrivateAttr(default=None)
 
     def sent_items(self, field: str) -> list[dict[str, Any]] | None:
@@ -90,6 +94,9 @@ class LearnRefinementReviewRequest(Envelope):
 
 class LearnRefinementHistoryRequest(Envelope):
     type: Literal["learn/refinement/history/req"] = "learn/refinement/history/req"
+    # The host's additions, both optional: at most `limit` entries, from a reply's `next_cursor`.
+    limit: int = Field(default=HISTORY_PAGE_MAX, ge=1, le=HISTORY_PAGE_MAX)
+    cursor: str = Field(default="", max_length=HISTORY_CURSOR_MAX, pattern=HISTORY_CURSOR_PATTERN)
 
 
 # --- responses --------------------------------------------------------------------------------
@@ -150,6 +157,8 @@ class History(StrictModel):
     """The refinement history, newest first."""
 
     entries: list[dict[str, Any]] = Field(default_factory=list)
+    # The host's addition: where the next page starts (the request's `cursor`), null at the end.
+    next_cursor: str | None = None
 
 
 class LearnRefinementApplyResponse(Applied, Response):

@@ -123,7 +123,11 @@ Span = Annotated[tuple[StrictInt, StrictInt], Strict(False)]
 
 Score = Annotated[float, Field(ge=-1.0, le=1.0)]
 Unit = Annotated[float, Field(ge=0.0, le=1.0)]
-Timestamp = Annotated[float, Field(ge=0.0)]
+# Epoch seconds the host takes, wherever a time is given (a feedback's or experience's `ts`, an
+# envelope's, a filter's since and until): 1970 to the last second of year 9999, what Python's
+# datetime holds, so that every page can show any time stored (both databases hold more).
+TIMESTAMP_MIN, TIMESTAMP_MAX = 0.0, 253_402_300_799.0
+Timestamp = Annotated[float, Field(ge=TIMESTAMP_MIN, le=TIMESTAMP_MAX)]
 
 
 class RatedTurn(StrictModel):

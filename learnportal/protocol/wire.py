@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any, TypeVar
 
 import jiter
+import orjson
 from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails, InitErrorDetails
 
-from learnportal.protocol.errors import ErrorCode, LearnError, detail, invalid
+from learnportal.protocol.errors import ErrorCode, LearnError, cut, detail, invalid
 from learnportal.protocol.fielderror import FieldError
+from learnportal.protocol.freejson import TOO_WIDE, wide_integers
 from learnportal.protocol.messages import REQUEST_MODELS, Envelope
-from learnportal.protocol.models import NO_CONTROL, NO_NUL, NOT_BLANK
+from learnportal.protocol.models import NAME_LENGTH, NO_CONTROL, NO_NUL, NOT_BLANK
 
 BATCH_FIELDS = ("feedbacks", "experiences")
 # What a person reads instead of the regular expression a text failed to match.
@@ -22,6 +25,7 @@ PATTERNS = {
 }
 
 Model = TypeVar("Model", bound=BaseModel)
+ID_CHARACTERS = re.compile(NO_CONTROL)  # those of an envelope's `id`
 
 
 def loads_strict(body: bytes | str) -> Any:
@@ -42,11 +46,27 @@ def loads_strict(body: bytes | str) -> Any:
 
 def parse_body(model: type[Model], body: bytes | str, *, loc: tuple[str, ...] = ()) -> Model:
     """Parse a JSON body strictly into `model`, or raise `invalid` naming every bad field."""
-    loads_strict(body)
+    raw = loads_strict(body)
     try:
-        return model.model_validate_json(body)
+        parsed = model.model_validate_json(body)
     except ValidationError as exc:
         raise invalid_from(exc, loc) from None
+    refuse_wide_integers(raw, loc)
+    return parsed
+
+
+def refuse_wide_integers(raw: Any, loc: tuple[str | int, ...] = ()) -> None:
+    """Refuse, naming each, the integers wider than 64 bits that the models let through: a
+    number field takes one as a float, but the request as sent (hashed for safe retries, kept
+    for audit) must be storable. Run after the models, which refuse those past a float's range
+    as not finite; orjson says in C whether there is any, so the walk runs only when one is."""
+    try:
+        orjson.dumps(raw)
+    except TypeError:
+        places = wide_integers(raw)
+        if places:
+            details = [detail([*loc, *place], TOO_WIDE) for place in places]
+            raise invalid(summarize(details), details) from None
 
 
 def invalid_from(
@@ -62,8 +82,12 @@ def invalid_from(
 
 
 def request_id_of(raw: Any) -> str:
+    """The `id` to echo as `req_id`: only one a request may carry (at most NAME_LENGTH characters,
+    no control characters), so that an error reply is never larger than what it refuses."""
     request_id = raw.get("id") if isinstance(raw, dict) else None
-    return request_id if isinstance(request_id, str) else ""
+    if isinstance(request_id, str) and len(request_id) <= NAME_LENGTH:
+        return request_id if ID_CHARACTERS.match(request_id) else ""
+    return ""
 
 
 def parse_request(body: bytes | str, *, max_batch: int) -> Envelope:
@@ -78,7 +102,7 @@ def parse_request(body: bytes | str, *, max_batch: int) -> Envelope:
     if model is None:
         raise LearnError(
             ErrorCode.UNKNOWN_TYPE,
-            f"{message_type!r} is not a learn/* request type; "
+            f"{cut(repr(message_type), NAME_LENGTH)} is not a learn/* request type; "
             f"known types: {', '.join(REQUEST_MODELS)}.",
             [detail(["type"], "Unknown request type")],
         )
@@ -96,6 +120,7 @@ def parse_request(body: bytes | str, *, max_batch: int) -> Envelope:
         request = model.model_validate(raw)
     except ValidationError as exc:
         raise invalid_from(exc, read_from_json=True) from None
+    refuse_wide_integers(raw)
     request._sent = raw
     return request
 

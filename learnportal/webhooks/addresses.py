@@ -15,6 +15,44 @@ from urllib.parse import urlsplit
 
 from django.conf import settings
 
+Address = ipaddress.IPv4Address | ipaddress.IPv6Address
+
+# Not globally reachable in IANA's special-purpose registries, though the `ipaddress` of
+# Python 3.11 calls them global (later versions agree with IANA on some of them).
+NOT_GLOBAL = tuple(
+    ipaddress.ip_network(network)
+    for network in (
+        "192.0.0.0/24",  # IETF protocol assignments
+        "64:ff9b:1::/48",  # local-use NAT64 (RFC 8215)
+        "3fff::/20",  # documentation (RFC 9637)
+        "5f00::/16",  # SRv6 SIDs (RFC 9602)
+    )
+)
+NAT64 = ipaddress.ip_network("64:ff9b::/96")  # the well-known prefix: IPv4 in the last 32 bits
+IPV4_TRANSLATED = ipaddress.ip_network("::ffff:0:0:0/96")  # SIIT (RFC 2765)
+IPV4_COMPATIBLE = ipaddress.ip_network("::/96")  # deprecated (RFC 4291), :: and ::1 among them
+
+
+def is_public(address: Address) -> bool:
+    """Whether a webhook may go to `address`: globally reachable, not multicast, and for an IPv6
+    address that carries an IPv4 one (mapped, compatible, translated, 6to4, Teredo, NAT64),
+    that IPv4 address public too, since a relay would deliver to it."""
+    if not address.is_global or address.is_multicast:
+        return False
+    if any(address.version == network.version and address in network for network in NOT_GLOBAL):
+        return False
+    if isinstance(address, ipaddress.IPv6Address):
+        return not address.is_site_local and all(map(is_public, embedded_ipv4(address)))
+    return True
+
+
+def embedded_ipv4(address: ipaddress.IPv6Address) -> list[ipaddress.IPv4Address]:
+    """The IPv4 addresses an IPv6 address carries, by the transition mechanism of its prefix."""
+    embedded = [address.ipv4_mapped, address.sixtofour, *(address.teredo or ())]
+    if any(address in network for network in (NAT64, IPV4_TRANSLATED, IPV4_COMPATIBLE)):
+        embedded.append(ipaddress.IPv4Address(int(address) & 0xFFFF_FFFF))
+    return [ipv4 for ipv4 in embedded if ipv4 is not None]
+
 
 class Refused(Exception):
     """Why a URL is no place to send a webhook; the message says so for a person."""
@@ -50,8 +88,7 @@ def allowed_addresses(host: str, port: int) -> list[str]:
     if not settings.LEARNPORTAL_WEBHOOK_ALLOW_PRIVATE:
         for text in addresses:
             address = ipaddress.ip_address(text.split("%")[0])
-            mapped = getattr(address, "ipv4_mapped", None)
-            if not address.is_global or (mapped is not None and not mapped.is_global):
+            if not is_public(address):
                 raise Refused(
                     f"{host} resolves to {address}, a loopback, private, link-local or "
                     "otherwise non-public address; webhooks go only to public addresses."

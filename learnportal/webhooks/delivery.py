@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import time
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import httpx
 from django.conf import settings
@@ -22,9 +23,12 @@ from learnportal.webhooks.addresses import Refused
 from learnportal.webhooks.models import Delivery, DeliveryState
 from learnportal.webhooks.signing import headers
 
+if TYPE_CHECKING:
+    from collections.abc import Collection
+
 logger = logging.getLogger(__name__)
 
-CLAIM_BATCH = 20
+ROUND = 20  # attempts a round of the worker makes at most
 # A claimed row is due again this long after its attempt's timeout, if no worker finished it.
 LEASE_MARGIN_SECONDS = 2.0
 
@@ -46,22 +50,39 @@ def backoff_seconds(attempts: int) -> float:
     return float(min(cap, base * 2 ** max(0, attempts - 1)))
 
 
-def claim_due(now: float, *, limit: int = CLAIM_BATCH) -> list[Delivery]:
-    """Lease up to `limit` due rows to this worker, counting the attempt."""
-    lease_until = now + settings.LEARNPORTAL_WEBHOOK_TIMEOUT_SECONDS + LEASE_MARGIN_SECONDS
+def lease_seconds() -> float:
+    """How long a claimed row is this worker's: longer than its one attempt can take (the
+    timeout, a deadline for the whole attempt: learnportal.webhooks.transport), so that no
+    other worker sends it meanwhile."""
+    timeout: float = settings.LEARNPORTAL_WEBHOOK_TIMEOUT_SECONDS
+    return timeout + LEASE_MARGIN_SECONDS
+
+
+def claim_due(now: float, *, skip: Collection[int] = ()) -> Delivery | None:
+    """Lease the next due row (but those in `skip`) to this worker, counting the attempt; None
+    if none is due.
+
+    One row at a time, claimed as its attempt begins: a lease taken for a batch would run out
+    while the rows before it were sent, and another worker would send the rest again.
+    """
+    lease_until = now + lease_seconds()
     with transaction.atomic():
-        due = Delivery.objects.filter(state=DeliveryState.PENDING, next_attempt_at__lte=now)
+        due = Delivery.objects.filter(
+            state=DeliveryState.PENDING, next_attempt_at__lte=now
+        ).exclude(pk__in=skip)
         ids = list(
             due.select_for_update(skip_locked=True)
             .order_by("next_attempt_at", "id")
-            .values_list("pk", flat=True)[:limit]
+            .values_list("pk", flat=True)[:1]
         )
         # Guarded by the same filter, so that two workers never both claim a row on SQLite.
         Delivery.objects.filter(
             pk__in=ids, state=DeliveryState.PENDING, next_attempt_at__lte=now
         ).update(next_attempt_at=lease_until, attempts=F("attempts") + 1, last_attempt_at=now)
-    return list(
-        Delivery.objects.filter(pk__in=ids, next_attempt_at=lease_until).select_related("endpoint")
+    return (
+        Delivery.objects.filter(pk__in=ids, next_attempt_at=lease_until)
+        .select_related("endpoint")
+        .first()
     )
 
 
@@ -69,7 +90,8 @@ def send(delivery: Delivery, client: httpx.Client) -> Outcome:
     stamp = int(time.time())
     sent = headers(delivery.endpoint.secret, delivery.message_id, stamp, delivery.body)
     try:
-        response = client.post(delivery.endpoint.url, content=delivery.body, headers=sent)
+        with transport.deadline(settings.LEARNPORTAL_WEBHOOK_TIMEOUT_SECONDS):
+            response = client.post(delivery.endpoint.url, content=delivery.body, headers=sent)
     except Refused as refusal:  # the connection's own check (transport.CheckedBackend)
         return Outcome(None, f"refused: {refusal}")
     except httpx.TimeoutException:
@@ -82,7 +104,10 @@ def send(delivery: Delivery, client: httpx.Client) -> Outcome:
 
 
 def record(delivery: Delivery, outcome: Outcome, now: float) -> None:
-    rows = Delivery.objects.filter(pk=delivery.pk, state=DeliveryState.PENDING)
+    # Only while the lease is still this worker's: a later claim's outcome is that worker's.
+    rows = Delivery.objects.filter(
+        pk=delivery.pk, state=DeliveryState.PENDING, next_attempt_at=delivery.next_attempt_at
+    )
     common = {"last_status": outcome.status, "last_error": outcome.error[:300]}
     if outcome.ok:
         rows.update(state=DeliveryState.DELIVERED, delivered_at=now, **common)
@@ -97,11 +122,15 @@ def client() -> httpx.Client:
 
 
 def deliver_due(http: httpx.Client, *, now: float | None = None) -> int:
-    """One round of the worker: how many rows it attempted."""
-    claimed = claim_due(time.time() if now is None else now)
-    for delivery in claimed:
+    """One round of the worker: how many rows it attempted (at most ROUND, each once)."""
+    attempted: list[int] = []
+    while len(attempted) < ROUND:
+        delivery = claim_due(time.time() if now is None else now, skip=attempted)
+        if delivery is None:
+            break
+        attempted.append(delivery.pk)
         outcome = send(delivery, http)
         record(delivery, outcome, time.time())
         if not outcome.ok:
             logger.info("webhook %s to %s: %s", delivery.message_id, delivery.endpoint_id, outcome)
-    return len(claimed)
+    return len(attempted)

@@ -22,6 +22,13 @@ if TYPE_CHECKING:
 URL = "/api/feedback/"
 
 
+@pytest.fixture(autouse=True)
+def _several_raters_a_turn(settings: Any) -> None:
+    # Several people rate each turn here: a turn takes as many as it needs, no more
+    # (feedback.raters), so it needs them.
+    settings.LEARNPORTAL_RATINGS_PER_TURN = 8
+
+
 def send(actor: Actor, *items: dict[str, Any]) -> None:
     response = actor.learn(feedback_req(*items))
     assert response.status_code == 200, response.json()
@@ -159,6 +166,8 @@ def test_each_filter_keeps_only_what_it_names(
         ({"since": "-1"}, "since"),
         ({"until": "nan"}, "until"),
         ({"until": "1e400"}, "until"),
+        ({"since": "1e20"}, "since"),
+        ({"until": "253402300800"}, "until"),  # a second past the year 9999
         ({"has_correction": "maybe"}, "has_correction"),
         ({"limit": "0"}, "limit"),
         ({"limit": "501"}, "limit"),
@@ -346,8 +355,9 @@ def test_every_filter_is_served_by_an_index_in_its_order(
 
 
 def test_the_turns_list_tells_an_annotator_only_what_they_rated(
-    agent: Actor, ann: Actor, rev: Actor
+    agent: Actor, ann: Actor, rev: Actor, settings: Any
 ) -> None:
+    settings.LEARNPORTAL_RATINGS_PER_TURN = 1
     queued = {"turns": [{"correlation_id": c, "rated_turn": turn()} for c in ("t-1", "t-2")]}
     assert agent.rest("post", "/api/turns/", queued).status_code == 201
     send(rev, feedback(correlation_id="t-1"))

@@ -46,6 +46,13 @@ PEOPLE = [Principal(role=Role.ANNOTATOR, name=f"p{i}", is_human=True) for i in r
 _ids = iter(range(1, 10**6))
 
 
+@pytest.fixture(autouse=True)
+def _several_raters_a_turn(settings: Any) -> None:
+    # Several people rate each turn here: a turn takes as many as it needs, no more
+    # (feedback.raters), so it needs them.
+    settings.LEARNPORTAL_RATINGS_PER_TURN = 8
+
+
 def queue(*names: str) -> None:
     turns_submit(
         principal=AGENT,

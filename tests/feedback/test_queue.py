@@ -35,7 +35,7 @@ from feedback.services import TurnInput, experience_store, feedback_record, turn
 from learnportal.accounts.principals import Principal
 from learnportal.accounts.roles import Role
 from learnportal.dispatch import dispatch
-from learnportal.protocol import Experience, FeedbackPolarity, RatedTurn
+from learnportal.protocol import Experience, FeedbackDimension, FeedbackPolarity, RatedTurn
 from learnportal.protocol import Feedback as FeedbackItem
 from learnportal.protocol.errors import ErrorCode, LearnError
 from learnportal.protocol.models import Action as ExperienceAction
@@ -328,8 +328,12 @@ def test_a_turn_carried_on_a_rating_is_stored_counting_all_that_came_before_it(
             FeedbackItem(correlation_id="t", polarity=FeedbackPolarity.NEGATIVE, score=-0.5)
         ],
     )
-    # Bob twice in one batch counts once; the turn is stored once, with both people counted.
-    feedback_record(principal=BOB, feedbacks=[carrying("t"), carrying("t", score=0.1)])
+    # Bob twice in one batch (on two dimensions) counts once; the turn is stored once, with
+    # both people counted.
+    feedback_record(
+        principal=BOB,
+        feedbacks=[carrying("t"), carrying("t", score=0.1, dimension=FeedbackDimension.TONE)],
+    )
     turn = Turn.objects.get(correlation_id="t")
     assert (turn.ratings_needed, turn.priority) == (1, PRIORITY_MACHINE_NEGATIVE)
     feedback_record(principal=CAROL, feedbacks=[carrying("t", confidence=0.2)])

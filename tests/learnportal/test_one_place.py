@@ -53,7 +53,7 @@ def calls(function: ast.FunctionDef, name: str) -> bool:
 
 def test_one_function_sets_the_retry_after_header() -> None:
     assert [name for name, f in functions() if sets_retry_after(f)] == [
-        "learnportal.api.errors.envelope_response"
+        "learnportal.api.errors.with_retry_after"
     ]
 
 

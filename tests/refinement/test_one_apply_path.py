@@ -28,7 +28,9 @@ if TYPE_CHECKING:
 
 # What these take today (SQLite batches bulk statements more than PostgreSQL): pinned, so that
 # a change that adds a statement per apply, or per edit, shows here.
-ONE_APPLY_QUERIES = 18  # 17, and the history entry's paths (one bulk insert) for its path filter
+ONE_APPLY_QUERIES = (
+    19  # 17, the history entry's paths (one bulk insert), the trust window (one read)
+)
 ADAPT_300_QUERIES = 47  # 46, and the history paths of its entries
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from django.core.cache import cache
@@ -18,6 +18,13 @@ if TYPE_CHECKING:
     from tests.harness import Actor
 
 pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def _several_raters_a_turn(settings: Any) -> None:
+    # Several people rate each turn here: a turn takes as many as it needs, no more
+    # (feedback.raters), so it needs them.
+    settings.LEARNPORTAL_RATINGS_PER_TURN = 8
 
 
 @pytest.fixture(autouse=True)

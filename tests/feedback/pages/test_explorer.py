@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import re
 from html import unescape
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from django.test import Client
 
+from feedback.models import Feedback as FeedbackRow
 from feedback.models import Turn
 from feedback.services import feedback_record
 from learnportal.accounts.models import User
@@ -21,6 +22,13 @@ if TYPE_CHECKING:
 pytestmark = pytest.mark.django_db
 
 SECRET = "ann2 thinks the tone is off"
+
+
+@pytest.fixture(autouse=True)
+def _several_raters_a_turn(settings: Any) -> None:
+    # Several people rate each turn here: a turn takes as many as it needs, no more
+    # (feedback.raters), so it needs them.
+    settings.LEARNPORTAL_RATINGS_PER_TURN = 8
 
 
 def rate(user: AbstractBaseUser, correlation_id: str, comment: str, **fields: object) -> None:
@@ -113,6 +121,25 @@ def test_a_bad_filter_is_shown_next_to_its_field(seeded: None, reviewer: Client)
     page = response.content.decode()
     assert re.search(r'id="err-polarity">Input should be', page)
     assert 'id="err-since"' in page
+
+
+def test_a_time_past_the_year_9999_is_shown_next_to_its_field(
+    seeded: None, reviewer: Client
+) -> None:
+    response = reviewer.get("/explorer/", {"since": "1e20", "until": "10000-01-01T00:00"})
+    assert response.status_code == 400
+    page = response.content.decode()
+    assert 'id="err-since"' in page and 'id="err-until"' in page
+
+
+def test_a_feedback_stored_past_the_year_9999_still_shows_in_the_explorer(
+    seeded: None, reviewer: Client
+) -> None:
+    legacy = FeedbackRow.objects.order_by("pk")[0]
+    FeedbackRow.objects.filter(pk=legacy.pk).update(ts=1e12)  # stored before ts was bounded
+    response = reviewer.get("/explorer/", {"correlation_id": legacy.correlation_id})
+    assert response.status_code == 200
+    assert legacy.feedback_id in response.content.decode()
 
 
 def test_a_tampered_page_link_says_so(seeded: None, reviewer: Client) -> None:

@@ -2,7 +2,9 @@
 
 `A2ESession` opens a session, sends messages (`POST /send`, text/plain) and reads replies from
 the session's stream (`GET /stream`), read by a thread into a queue, as the SDK's HTTPTransport
-does. `rpc` sends one message and waits for the message whose `req_id` is its `id`.
+does, with the session's headers. `rpc` sends one message and waits for the message whose
+`req_id` is its `id`. A stream reconnects as a browser's EventSource does, with `Last-Event-ID`
+the last event id it read; `resume=False` reconnects as the SDK does, without it.
 """
 
 from __future__ import annotations
@@ -33,31 +35,49 @@ def handshake(auth_token: str = "", **fields: Any) -> dict[str, Any]:
 
 
 class Stream:
-    """One `GET /stream` connection: its events in `events`, its comment lines counted."""
+    """One `GET /stream` connection: its events in `events` (the raw `data` in `raw`), its
+    comment lines counted, the id of the last event read in `last_event_id`."""
 
-    def __init__(self, base_url: str, session_id: str) -> None:
+    def __init__(
+        self,
+        base_url: str,
+        session_id: str,
+        headers: dict[str, str] | None = None,
+        last_event_id: str | None = None,
+    ) -> None:
         self.events: queue.Queue[dict[str, Any] | None] = queue.Queue()
+        self.raw: list[str] = []
         self.comments: queue.Queue[str] = queue.Queue()
         self.status: int | None = None
         self.headers: httpx.Headers | None = None
+        self.last_event_id = last_event_id
         self._ready = threading.Event()
-        self._client = httpx.Client(base_url=base_url, timeout=httpx.Timeout(TIMEOUT, read=None))
-        self._thread = threading.Thread(target=self._read, args=(session_id,), daemon=True)
+        sent = {**(headers or {}), "X-Session-Id": session_id}
+        if last_event_id is not None:
+            sent["Last-Event-ID"] = last_event_id
+        self._client = httpx.Client(
+            base_url=base_url, headers=sent, timeout=httpx.Timeout(TIMEOUT, read=None)
+        )
+        self._thread = threading.Thread(target=self._read, daemon=True)
         self._thread.start()
         assert self._ready.wait(TIMEOUT), "the stream did not answer"
 
-    def _read(self, session_id: str) -> None:
+    def _read(self) -> None:
+        event_id = None
         try:
-            with self._client.stream(
-                "GET", "/stream", headers={"X-Session-Id": session_id}
-            ) as response:
+            with self._client.stream("GET", "/stream") as response:
                 self.status, self.headers = response.status_code, response.headers
                 self._ready.set()
                 for line in response.iter_lines():
                     if line.startswith(":"):
                         self.comments.put(line)
+                    elif line.startswith("id:"):
+                        event_id = line.removeprefix("id:").strip()
                     elif line.startswith("data:"):
-                        self.events.put(orjson.loads(line.removeprefix("data:").strip()))
+                        data = line.removeprefix("data:").strip()
+                        self.raw.append(data)
+                        self.last_event_id = event_id
+                        self.events.put(orjson.loads(data))
         except httpx.HTTPError:
             pass
         finally:
@@ -76,8 +96,8 @@ class Stream:
 class A2ESession:
     def __init__(self, base_url: str, token: str | None = None, session_id: str = "") -> None:
         self.base_url = base_url.rstrip("/")
-        headers = {"Authorization": f"Bearer {token}"} if token else {}
-        self.http = httpx.Client(base_url=self.base_url, headers=headers, timeout=TIMEOUT)
+        self.headers = {"Authorization": f"Bearer {token}"} if token else {}
+        self.http = httpx.Client(base_url=self.base_url, headers=self.headers, timeout=TIMEOUT)
         self.session_id = session_id
         self.stream: Stream | None = None
 
@@ -87,8 +107,10 @@ class A2ESession:
         self.session_id = response.json()["session_id"]
         return self
 
-    def connect(self) -> Stream:
-        self.stream = Stream(self.base_url, self.session_id)
+    def connect(self, *, resume: bool = True) -> Stream:
+        """A new stream of the session; with `resume`, it says which event it read last."""
+        last = self.stream.last_event_id if resume and self.stream is not None else None
+        self.stream = Stream(self.base_url, self.session_id, dict(self.headers), last)
         return self.stream
 
     def post(self, body: dict[str, Any] | str | bytes) -> httpx.Response:

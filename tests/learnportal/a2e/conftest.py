@@ -12,6 +12,27 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
 
 
+@pytest.fixture(autouse=True)
+def _fresh_sessions(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Each test starts with no A2E session: limits count the sessions of one address."""
+    from django.conf import settings
+
+    from learnportal.a2e import sessions
+
+    def clear() -> None:
+        if settings.REDIS_URL:  # the test run's own Redis database
+            import redis
+
+            client = redis.Redis.from_url(settings.REDIS_URL)
+            for key in client.scan_iter(match="a2e:*", count=1000):
+                client.delete(key)
+
+    monkeypatch.setattr(sessions, "_store", None)
+    clear()
+    yield
+    clear()
+
+
 @pytest.fixture
 def a2e_url(settings: Any, asgi_server: str) -> str:
     """The base URL an A2E agent's HTTPTransport is given: http://HOST:PORT/a2e."""

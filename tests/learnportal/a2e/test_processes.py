@@ -63,7 +63,7 @@ def test_send_and_stream_of_one_session_may_be_served_by_different_processes(
 ) -> None:
     first, second = servers
     session = A2ESession(first, agent.token).open()  # created by the first process
-    stream = Stream(second, session.session_id)  # read from the second
+    stream = Stream(second, session.session_id, session.headers)  # read from the second
     requests: list[dict[str, Any]] = [handshake(""), stats_req(), experience_req(experience("c"))]
     for request in requests:
         session.send(request)
@@ -78,7 +78,7 @@ def test_send_and_stream_of_one_session_may_be_served_by_different_processes(
     pings = [message("ping") for _ in range(3)]
     for ping in pings:
         over_second.send(ping)
-    stream = Stream(first, session.session_id)
+    stream = Stream(first, session.session_id, session.headers, stream.last_event_id)
     assert [stream.next()["req_id"] for _ in pings] == [p["id"] for p in pings]  # type: ignore[index]
     over_second.send(message("shutdown"))
     assert stream.next() is None

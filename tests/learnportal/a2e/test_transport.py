@@ -6,6 +6,7 @@ import uuid
 from typing import TYPE_CHECKING, Any
 
 import httpx
+import orjson
 import pytest
 
 from feedback.models import Experience
@@ -418,12 +419,28 @@ def test_an_unreachable_session_store_is_unavailable_never_a_crash(
     a2e_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from learnportal.a2e import sessions
+    from learnportal.a2e.redisstore import RedisStore
 
-    monkeypatch.setattr(sessions, "_store", sessions.RedisStore("redis://127.0.0.1:1/0"))
+    monkeypatch.setattr(sessions, "_store", RedisStore("redis://127.0.0.1:1/0"))
     for response in (
         httpx.post(f"{a2e_url}/session"),
-        httpx.post(f"{a2e_url}/send", content=b"{}", headers={"X-Session-Id": "a" * 32}),
-        httpx.get(f"{a2e_url}/stream", headers={"X-Session-Id": "a" * 32}),
+        httpx.post(f"{a2e_url}/send", content=b"{}", headers={"X-Session-Id": "a" * 32 + ".s"}),
+        httpx.get(f"{a2e_url}/stream", headers={"X-Session-Id": "a" * 32 + ".s"}),
     ):
         assert response.status_code == 503, response.text
         assert response.json()["code"] == "unavailable"
+
+
+def test_an_integer_wider_than_64_bits_in_a_number_field_is_an_invalid_error(
+    connect: Connect, agent: Actor
+) -> None:
+    session = connect(agent.token)
+    request = experience_req(experience(reward=0.5))
+    session.send(orjson.dumps(request).replace(b'"reward":0.5', b'"reward":' + str(2**64).encode()))
+    assert session.stream is not None
+    reply = session.stream.next()
+    assert reply is not None
+    assert a2e_error(reply, "invalid")["req_id"] == request["id"]
+    assert reply["detail"]["details"][0]["loc"] == ["experiences", 0, "reward"]
+    later = stats_req()
+    answers(session.rpc(later), later)

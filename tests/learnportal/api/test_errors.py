@@ -120,7 +120,7 @@ def test_a_type_that_is_not_a_learn_request_is_unknown_type(
         {"type": "learn/refinement/review/req"},
         {"type": "learn/refinement/apply/req", "proposal": []},
         {"type": "learn/refinement/rollback/req", "refinement_id": 7},
-        {"type": "learn/refinement/history/req", "limit": 5},
+        {"type": "learn/refinement/history/req", "limit": "5"},
     ],
     ids=lambda data: data["type"].split("/", 1)[1],
 )

@@ -12,6 +12,7 @@ from typing import Any
 import orjson
 import pytest
 
+from learnportal.protocol.models import TIMESTAMP_MAX
 from tests.builders import experience, experience_req, feedback, feedback_req, stored, turn
 from tests.harness import WS_TIMEOUT, Actor, Send, ws_communicator
 
@@ -75,6 +76,87 @@ def test_an_integer_wider_than_64_bits_in_a_proposals_extra_key_is_invalid(
     body = {"type": "learn/refinement/review/req", "id": "r1", "proposal": proposal}
     status, reply = transport(agent, raw_json(body, "@", str(HUGE)))
     assert_invalid(status, reply, ["proposal", "note"])
+
+
+# Typed number fields take an integer where a float is expected, so a wide one validated as a
+# float; the request as sent could then be neither hashed for retries nor stored.
+WIDE_INTEGER_TYPED_PLACES = [
+    (experience_req(experience(reward="@")), ["experiences", 0, "reward"]),
+    (experience_req(experience(ts="@")), ["experiences", 0, "ts"]),
+    (
+        experience_req(experience(action={"component_name": "c", "duration_ms": "@"})),
+        ["experiences", 0, "action", "duration_ms"],
+    ),
+    (feedback_req(feedback(source="self", ts="@")), ["feedbacks", 0, "ts"]),
+    ({"type": "learn/stats/req", "id": "s1", "ts": "@"}, ["ts"]),
+]
+
+
+@pytest.mark.parametrize("wide", [HUGE, -HUGE, 10**30])
+@pytest.mark.parametrize(("body", "loc"), WIDE_INTEGER_TYPED_PLACES)
+def test_an_integer_wider_than_64_bits_in_a_number_field_is_invalid_naming_it(
+    transport: Send, agent: Actor, body: dict[str, Any], loc: list[Any], wide: int
+) -> None:
+    status, reply = transport(agent, raw_json(body, "@", str(wide)))
+    assert (status, reply["code"]) == (400, "invalid"), reply
+    assert loc in locs(reply), reply["details"]
+    assert stored() == {"feedback": 0, "experience": 0, "turn": 0, "components": 0}
+
+
+@pytest.mark.parametrize("field", ["score", "confidence"])
+def test_an_integer_wider_than_64_bits_in_a_bounded_field_is_invalid_naming_it(
+    transport: Send, agent: Actor, field: str
+) -> None:
+    body = raw_json(feedback_req(feedback(source="self", **{field: "@"})), "@", str(HUGE))
+    status, reply = transport(agent, body)
+    assert_invalid(status, reply, ["feedbacks", 0, field])
+
+
+def test_the_widest_integers_a_number_field_keeps_are_stored(transport: Send, agent: Actor) -> None:
+    item = experience(
+        component="c", action={"duration_ms": 2**63 - 1}, reward=-(2**63), step=2**63 - 1
+    )
+    status, reply = transport(agent, experience_req(item))
+    assert (status, reply.get("stored")) == (200, 1), reply
+    assert stored()["experience"] == 1
+
+
+def test_an_integer_wider_than_64_bits_in_a_rest_body_is_invalid_naming_it(agent: Actor) -> None:
+    edit = {
+        "target": "skill_file",
+        "op": "create",
+        "path": "learnings/s1/SKILL.md",
+        "new_value": "# Skill",
+        "note": "@",  # a key of the client's own, kept with the edit
+    }
+    body = {"description": "a run", "edits": [edit]}
+    response = agent.client.post(
+        "/api/steps/s1/runs/", raw_json(body, "@", str(HUGE)), content_type="application/json"
+    )
+    assert response.status_code == 400, response.content
+    assert ["edits", 0, "note"] in locs(response.json())
+
+
+PAST_YEAR_9999 = [
+    (experience_req(experience(ts=1e12)), ["experiences", 0, "ts"]),
+    (feedback_req(feedback(source="self", ts=1e12)), ["feedbacks", 0, "ts"]),
+    (feedback_req(feedback(source="self", ts=TIMESTAMP_MAX + 1)), ["feedbacks", 0, "ts"]),
+    ({"type": "learn/stats/req", "id": "s2", "ts": 1e12}, ["ts"]),
+]
+
+
+@pytest.mark.parametrize(("body", "loc"), PAST_YEAR_9999)
+def test_a_time_past_the_year_9999_is_invalid_naming_it(
+    transport: Send, agent: Actor, body: dict[str, Any], loc: list[Any]
+) -> None:
+    status, reply = transport(agent, body)
+    assert_invalid(status, reply, loc)
+    assert stored() == {"feedback": 0, "experience": 0, "turn": 0, "components": 0}
+
+
+def test_the_last_second_of_the_year_9999_is_a_time(transport: Send, agent: Actor) -> None:
+    status, reply = transport(agent, feedback_req(feedback(source="self", ts=TIMESTAMP_MAX)))
+    assert (status, reply.get("recorded")) == (200, 1), reply
 
 
 @pytest.mark.parametrize("number", ["1e400", "-1e400", "1" + "0" * 400])
@@ -181,6 +263,8 @@ async def test_a_websocket_answers_hostile_frames_and_stays_open(agent: Actor) -
         raw_json(experience_req(experience(state={"n": "@"}), id="h2"), "@", "1e400"),
         orjson.dumps(feedback_req(feedback(comment="\u0000"), id="h3")),
         b'{"type": "learn/stats/req", "id": "h4", "id": "h5"}',
+        raw_json(experience_req(experience(reward="@"), id="h6"), "@", str(HUGE)),
+        raw_json(feedback_req(feedback(source="self", ts="@"), id="h7"), "@", str(-HUGE)),
     ]
     for frame in hostile:
         await communicator.send_to(text_data=frame.decode())

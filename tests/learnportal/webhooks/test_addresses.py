@@ -39,21 +39,91 @@ def resolving_to(monkeypatch: pytest.MonkeyPatch, address: str) -> None:
     monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
 
 
-@pytest.mark.parametrize(
-    "address",
-    [
-        "127.0.0.1",
-        "10.1.2.3",
-        "192.168.0.9",
-        "172.16.0.1",
-        "169.254.169.254",
-        "::1",
-        "fe80::1",
-        "::ffff:127.0.0.1",
-        "100.64.0.1",
-        "0.0.0.0",
-    ],
-)
+NON_PUBLIC = [
+    # IPv4: loopback, private, link-local, shared, "this network", IETF, documentation,
+    # benchmarking, multicast, reserved, broadcast
+    "127.0.0.1",
+    "127.255.255.254",
+    "10.0.0.1",
+    "10.255.255.255",
+    "172.16.0.1",
+    "172.31.255.254",
+    "192.168.0.1",
+    "192.168.255.254",
+    "169.254.169.254",
+    "169.254.0.1",
+    "100.64.0.1",
+    "100.127.255.254",
+    "0.0.0.0",
+    "0.1.2.3",
+    "192.0.0.1",
+    "192.0.0.8",
+    "192.0.0.170",
+    "192.0.2.1",
+    "198.18.0.1",
+    "198.19.255.254",
+    "198.51.100.1",
+    "203.0.113.1",
+    "224.0.0.1",
+    "239.255.255.250",
+    "240.0.0.1",
+    "255.255.255.255",
+    # IPv6: loopback, unspecified, link-local (scoped too), site-local, unique local, multicast
+    "::1",
+    "::",
+    "fe80::1",
+    "fe80::1%lo",
+    "febf::1",
+    "fec0::1",
+    "feff::1",
+    "fc00::1",
+    "fd12:3456::1",
+    "ff02::1",
+    "ff05::2",
+    "ff0e::1",
+    # IPv6 carrying a non-public IPv4: mapped, compatible, translated, NAT64, 6to4, Teredo
+    "::ffff:127.0.0.1",
+    "::ffff:10.0.0.1",
+    "::ffff:169.254.169.254",
+    "::127.0.0.1",
+    "::10.0.0.1",
+    "::169.254.169.254",
+    "::ffff:0:7f00:1",
+    "64:ff9b::7f00:1",
+    "64:ff9b::a00:1",
+    "64:ff9b::a9fe:a9fe",
+    "64:ff9b::c0a8:1",
+    "2002:7f00:1::",
+    "2002:a00:1::1",
+    "2002:c0a8:1::1",
+    "2002:a9fe:a9fe::1",
+    "2001:0:4136:e378:8000:63bf:3fff:fdd2",
+    # IPv6: local-use NAT64, Teredo, documentation, ORCHID, discard, SRv6
+    "64:ff9b:1::a00:1",
+    "2001::1",
+    "2001:db8::1",
+    "3fff::1",
+    "2001:10::1",
+    "100::1",
+    "5f00::1",
+]
+PUBLIC = [
+    "8.8.8.8",
+    "93.184.215.14",
+    "1.1.1.1",
+    "2606:4700:4700::1111",
+    "2001:4860:4860::8888",
+    "::ffff:8.8.8.8",
+    "64:ff9b::808:808",
+    "2002:808:808::1",
+]
+
+
+def test_the_table_holds_every_non_public_form_the_audit_tried() -> None:
+    assert len(set(NON_PUBLIC)) == len(NON_PUBLIC) >= 54
+
+
+@pytest.mark.parametrize("address", NON_PUBLIC)
 def test_a_host_resolving_to_a_non_public_address_is_refused_at_registration(
     private_refused: None, monkeypatch: pytest.MonkeyPatch, address: str
 ) -> None:
@@ -64,10 +134,11 @@ def test_a_host_resolving_to_a_non_public_address_is_refused_at_registration(
     assert "non-public" in refused.value.message
 
 
+@pytest.mark.parametrize("address", PUBLIC)
 def test_a_public_address_is_accepted(
-    private_refused: None, monkeypatch: pytest.MonkeyPatch
+    private_refused: None, monkeypatch: pytest.MonkeyPatch, address: str
 ) -> None:
-    resolving_to(monkeypatch, "93.184.215.14")
+    resolving_to(monkeypatch, address)
     check_url("https://hooks.example.com/in")
 
 

@@ -9,7 +9,7 @@ from django.test.utils import CaptureQueriesContext
 from learnportal.demo import DEMO_AGENT
 from refinement.adapt import adapt_run
 from refinement.history import history_record
-from refinement.models import HistoryEntry, HistoryPath, Refinement
+from refinement.models import HistoryEntry, HistoryPath, Proposal, Refinement
 from refinement.services import refinement_rollback
 
 if TYPE_CHECKING:
@@ -97,9 +97,11 @@ def test_the_history_filters_by_path_or_its_start(reviewer: Client) -> None:
 def test_a_decision_is_found_by_its_proposals_path(reviewer: Client) -> None:
     entry = HistoryEntry.objects.filter(kind="plan").first()
     assert entry is not None
-    proposal_id = entry.diff[0]["proposal_id"]
+    proposal = Proposal.objects.get(
+        plan__plan_id=entry.plan_id, proposal_id=entry.diff[0]["proposal_id"]
+    )
     path = entry.diff[0]["path"]
-    history_record("approve", "user:rev", proposal_id=proposal_id, message="approved it")
+    history_record("approve", "user:rev", proposal=proposal, message="approved it")
     assert HistoryPath.objects.filter(entry__message="approved it", path=path).exists()
     page = reviewer.get("/history/", {"path": path}).content.decode()
     assert "approved it" in page

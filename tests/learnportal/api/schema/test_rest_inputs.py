@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import base64
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlencode
 
 import orjson
 import pytest
@@ -67,6 +69,20 @@ def test_a_nul_character_in_a_filter_is_invalid_naming_it(ann: Actor) -> None:
 
 def test_a_cursor_of_no_page_is_not_found_naming_the_cursor(ann: Actor) -> None:
     response = ann.client.get("/api/turns/", {"cursor": "not-a-cursor"})
+
+    assert response.status_code == 404
+    body = response.json()
+    assert body["code"] == "not_found"
+    assert body["details"][0]["loc"] == ["cursor"]
+
+
+@pytest.mark.parametrize("position", ["abc", "99999999999999999999", "1e5", "-"])
+def test_a_cursor_whose_position_is_no_turn_id_is_not_found_naming_the_cursor(
+    ann: Actor, position: str
+) -> None:
+    cursor = base64.b64encode(urlencode({"p": position}).encode()).decode()
+
+    response = ann.client.get("/api/turns/", {"cursor": cursor})
 
     assert response.status_code == 404
     body = response.json()

@@ -1,0 +1,112 @@
+"""Who may rate a turn: the one rule every path that stores a person's rating goes through (the
+rating page, the queue, learn/feedback/req over every transport), inside the write's
+transaction, after the turns' locks (feedback.services.feedback_record).
+
+- A person's rating of a turn on a dimension is one: a later one supersedes the earlier, as an
+  undo and a new rating would (feedback.retractions), so that however often one person rates a
+  turn, one score of theirs counts, in the queue, the component's score and agreement. A resend
+  of the same feedback_id with the same content is a retry and changes nothing; two ratings of
+  one turn on one dimension in one batch are a `conflict` (which is the one meant?).
+- A turn takes ratings from as many distinct people as it needs (LEARNPORTAL_RATINGS_PER_TURN,
+  feedback.queue_state): a newcomer is refused `conflict` when it has them all, or when the
+  ones left are leased to others; the one who holds its lease may always rate it.
+
+An agent's or environment's feedback never rates a turn, so none of this applies to it.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import TYPE_CHECKING, Any
+
+from django.conf import settings
+
+from feedback.facts import BATCH_ORDER
+from feedback.models import Lease
+from learnportal.protocol import FeedbackSource
+from learnportal.protocol.errors import conflict, detail
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from feedback.facts import Fact, Facts
+    from feedback.queue_state import Held
+    from learnportal.accounts.principals import Principal
+
+HUMAN = FeedbackSource.HUMAN.value
+RATED_TWICE = "rates this turn on {dimension} again in the same batch"
+RATED_ENOUGH = "this turn has the {needed} ratings it needs from distinct people"
+LEASED_TO_OTHERS = "the ratings this turn still needs are leased to other people"
+
+
+def raters_check(
+    principal: Principal,
+    batch: Sequence[Fact],
+    stored: Facts,
+    held: Held,
+    *,
+    positions: Sequence[int],
+    now: float,
+) -> set[int]:
+    """The stored ratings (primary keys) this person's batch supersedes; refuse, naming each
+    item, a batch that breaks the rule above.
+
+    `batch` is the write's new facts (feedback.facts.batch_facts), `stored` the counted facts of
+    their turns, `held` the stored turns (locked), and `positions` the index in the request of
+    each row the facts were made from.
+    """
+    if not principal.is_human:
+        return set()
+    who = principal.name
+    problems: list[dict[str, Any]] = []
+    units: set[tuple[str, str]] = set()
+    superseded: set[int] = set()
+    newcomers: dict[str, int] = {}  # a held turn this person has not rated: the first item on it
+    for fact in batch:
+        key, index = fact.correlation_id, positions[fact.order - BATCH_ORDER]
+        mine = [f for f in stored.get(key, ()) if f.source == HUMAN and f.annotator_id == who]
+        if (key, fact.dimension) in units:
+            problems.append(_problem(index, RATED_TWICE.format(dimension=fact.dimension)))
+        elif not mine and key in held:
+            newcomers.setdefault(key, index)
+        units.add((key, fact.dimension))
+        superseded.update(f.order for f in mine if f.dimension == fact.dimension)
+    problems.extend(_over_needed(who, newcomers, stored, held, now))
+    if problems:
+        raise conflict(
+            f"{len(problems)} feedbacks rate a turn that {who} may not rate so; "
+            "nothing was stored.",
+            sorted(problems, key=lambda item: item["loc"][1]),
+        )
+    return superseded
+
+
+def _over_needed(
+    who: str, newcomers: dict[str, int], stored: Facts, held: Held, now: float
+) -> list[dict[str, Any]]:
+    """The items by which `who` would rate a turn beyond the people it needs."""
+    if not newcomers:
+        return []
+    per_turn = settings.LEARNPORTAL_RATINGS_PER_TURN
+    leases: dict[int, set[str]] = defaultdict(set)
+    turns = [held[key][0] for key in newcomers]
+    for turn_id, username in Lease.objects.filter(turn_id__in=turns, expires__gt=now).values_list(
+        "turn_id", "username"
+    ):
+        leases[turn_id].add(username)
+    problems = []
+    for key, index in newcomers.items():
+        holders = leases[held[key][0]]
+        if who in holders:
+            continue
+        raters = {f.annotator_id for f in stored.get(key, ()) if f.source == HUMAN}
+        needed = per_turn - len(raters)
+        if needed <= 0:
+            problems.append(_problem(index, RATED_ENOUGH.format(needed=per_turn)))
+        elif needed <= len(holders):
+            problems.append(_problem(index, LEASED_TO_OTHERS))
+    return problems
+
+
+def _problem(index: int, message: str) -> dict[str, Any]:
+    return detail(["feedbacks", index, "correlation_id"], message)

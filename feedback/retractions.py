@@ -1,0 +1,43 @@
+"""Taking stored ratings back out of what counts: a person's undo (feedback.queue.queue_undo)
+and a rating that supersedes their earlier one (feedback.raters).
+
+The rating stays stored as it was; a Retraction record beside it makes it stop counting in
+every read through feedback.selectors.counted_feedback, and its score comes out of what ingest
+keeps counted: the component's stats, its hourly buckets, the feedback count. The turns' queue
+fields and agreement's moments are the caller's to work out (each does it its own way).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from feedback.buckets import buckets_retract
+from feedback.bulk import insert_rows
+from feedback.counters import FEEDBACK_COUNTED, counter_add
+from feedback.models import Feedback, Retraction
+from feedback.stats import ScoreDelta, stats_add_scores
+
+if TYPE_CHECKING:
+    from collections.abc import Collection
+
+
+def ratings_take_back(pks: Collection[int], *, by: str, now: float) -> None:
+    """Retract these stored, counted feedbacks (by primary key), in the caller's transaction."""
+    if not pks:
+        return
+    rows = list(
+        Feedback.objects.filter(pk__in=pks)
+        .order_by("pk")
+        .values_list("pk", "component_name", "ts", "score", "confidence")
+    )
+    insert_rows(Retraction, ("feedback_id", "by", "created"), [(pk, by, now) for pk, *_ in rows])
+    taken: dict[str, ScoreDelta] = {}
+    for _, component, ts, score, confidence in rows:
+        if component:
+            delta = taken.setdefault(component, ScoreDelta())
+            delta.count -= 1
+            delta.weight -= confidence
+            delta.weighted_sum -= confidence * score
+            buckets_retract(component, ts, score, confidence)
+    stats_add_scores(taken)
+    counter_add(FEEDBACK_COUNTED, -len(rows))
