@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlencode
 
 from asgiref.sync import sync_to_async
-from django.conf import settings
 from django.core.handlers.asgi import ASGIRequest
 from django.http import StreamingHttpResponse
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
@@ -39,7 +38,8 @@ from feedback.filters import (
 )
 from feedback.queue import queue_held, queue_next, queue_release, queue_skip, queue_undo
 from feedback.selectors import agreement_read, feedback_matching, feedback_page, turn_queue
-from feedback.services import TurnInput, turns_submit
+from feedback.services import turns_submit
+from feedback.turn_items import TurnsRequest, turn_inputs, turns_batch_checked
 from learnportal.accounts.authentication import principal_of
 from learnportal.accounts.roles import Action
 from learnportal.inputs import (
@@ -51,26 +51,14 @@ from learnportal.inputs import (
     parse_query,
     query_parameters,
 )
-from learnportal.protocol import RatedTurn
 from learnportal.protocol.errors import ErrorCode, LearnError, detail
-from learnportal.protocol.models import INT64, Name, RequiredName, StrictModel
+from learnportal.protocol.models import INT64, RequiredName, StrictModel
 from learnportal.protocol.wire import parse_body
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator, Iterator
 
     from rest_framework.request import Request
-
-
-class TurnItem(StrictModel):
-    correlation_id: RequiredName
-    session_id: Name = ""
-    component_name: Name = ""
-    rated_turn: RatedTurn
-
-
-class TurnsRequest(StrictModel):
-    turns: list[TurnItem]
 
 
 class TurnsQuery(QueryModel):
@@ -158,20 +146,8 @@ class TurnsView(APIView):
         principal = principal_of(request)
         principal.require(Action.SUBMIT_TURNS)
         body = parse_body(TurnsRequest, request.body or b"{}")
-        if len(body.turns) > settings.LEARNPORTAL_MAX_BATCH:
-            raise LearnError(
-                ErrorCode.TOO_LARGE,
-                f"{len(body.turns)} turns in one request; at most "
-                f"{settings.LEARNPORTAL_MAX_BATCH} are allowed.",
-                [detail(["turns"], "too many items")],
-            )
-        answer = turns_submit(
-            principal=principal,
-            turns=[
-                TurnInput(t.correlation_id, t.session_id, t.component_name, t.rated_turn)
-                for t in body.turns
-            ],
-        )
+        turns_batch_checked(len(body.turns))
+        answer = turns_submit(principal=principal, turns=turn_inputs(body.turns))
         return Response(answer.model_dump(mode="json"), status=201)
 
 
@@ -337,7 +313,7 @@ class ExportView(APIView):
     parser_classes = []
 
     @extend_schema(
-        summary="Export feedback as JSON lines (preferences, rewards, trl, openai-dpo, kto)",
+        summary="Export feedback as JSON lines (" + ", ".join(FORMATS) + ")",
         parameters=[
             OpenApiParameter(
                 "kind",

@@ -114,6 +114,10 @@ def _small_page_cache() -> Iterator[None]:
 
 
 # --- the formats --------------------------------------------------------------------------------
+# What `chosen` means (docs/contract.md, "Exports"): in every format that has one, the corrected
+# response. A correction with a span replaces that range of the response; without one it is the
+# whole corrected response. Only `spec-preferences`, the spec's to_preference_pair() as written,
+# puts the bare correction there.
 
 
 def spliced(item: FeedbackItem) -> str:
@@ -127,57 +131,92 @@ def spliced(item: FeedbackItem) -> str:
     return response[:start] + item.correction + response[end:]
 
 
-def _trl(item: FeedbackItem) -> Record | None:
-    if item.to_preference_pair() is None:
-        return None
-    assert item.rated_turn is not None
-    return {
-        "prompt": item.rated_turn.prompt,
-        "chosen": spliced(item),
-        "rejected": item.rated_turn.response,
-    }
+def _one(record: Record | None) -> list[Record]:
+    return [] if record is None else [record]
 
 
-def _openai_dpo(item: FeedbackItem) -> Record | None:
-    pair = _trl(item)
+def _spec_preferences(item: FeedbackItem) -> list[Record]:
+    return _one(item.to_preference_pair())
+
+
+def _preferences(item: FeedbackItem) -> list[Record]:
+    """The spec's pair with `chosen` the corrected response; the bare correction kept beside."""
+    pair = item.to_preference_pair()
     if pair is None:
-        return None
-    return {
-        "input": {"messages": [{"role": "user", "content": pair["prompt"]}]},
-        "preferred_output": [{"role": "assistant", "content": pair["chosen"]}],
-        "non_preferred_output": [{"role": "assistant", "content": pair["rejected"]}],
-    }
+        return []
+    return [{**pair, "chosen": spliced(item), "correction": item.correction}]
 
 
-def _kto(item: FeedbackItem) -> Record | None:
-    if item.rated_turn is None or item.polarity not in KTO_LABELS:
-        return None
-    return {
-        "prompt": item.rated_turn.prompt,
-        "completion": item.rated_turn.response,
-        "label": KTO_LABELS[item.polarity],
-    }
+def _trl(item: FeedbackItem) -> list[Record]:
+    if item.to_preference_pair() is None:
+        return []
+    assert item.rated_turn is not None
+    return [
+        {
+            "prompt": item.rated_turn.prompt,
+            "chosen": spliced(item),
+            "rejected": item.rated_turn.response,
+        }
+    ]
 
 
-KTO_LABELS = {FeedbackPolarity.POSITIVE: True, FeedbackPolarity.NEGATIVE: False}
+def _openai_dpo(item: FeedbackItem) -> list[Record]:
+    return [
+        {
+            "input": {"messages": [{"role": "user", "content": pair["prompt"]}]},
+            "preferred_output": [{"role": "assistant", "content": pair["chosen"]}],
+            "non_preferred_output": [{"role": "assistant", "content": pair["rejected"]}],
+        }
+        for pair in _trl(item)
+    ]
+
+
+def kto_label(polarity: FeedbackPolarity, score: float) -> bool | None:
+    """Whether the rated response is a desirable completion: positive yes, negative no, and a
+    neutral observation by the sign of its score (None, no line, at 0: it prefers nothing)."""
+    if polarity is FeedbackPolarity.POSITIVE:
+        return True
+    if polarity is FeedbackPolarity.NEGATIVE:
+        return False
+    if polarity is FeedbackPolarity.NEUTRAL and score != 0:
+        return score > 0
+    return None
+
+
+def _kto(item: FeedbackItem) -> list[Record]:
+    """One line a rating; a corrective rating is two: the response as undesirable and the
+    corrected response as desirable."""
+    turn = item.rated_turn
+    if turn is None:
+        return []
+    if item.to_preference_pair() is not None:
+        return [
+            {"prompt": turn.prompt, "completion": turn.response, "label": False},
+            {"prompt": turn.prompt, "completion": spliced(item), "label": True},
+        ]
+    label = kto_label(item.polarity, item.score)
+    if label is None:
+        return []
+    return [{"prompt": turn.prompt, "completion": turn.response, "label": label}]
 
 
 @dataclass(frozen=True)
 class Format:
-    """One export format: the line of one feedback (None: the feedback gives no line), and the
-    polarities that can give one (so the database leaves the others out)."""
+    """One export format: the lines of one feedback (none, one, or for KTO's corrections two),
+    and the polarities that can give one (so the database leaves the others out; empty: all)."""
 
-    line: Callable[[FeedbackItem], Record | None]
+    lines: Callable[[FeedbackItem], list[Record]]
     polarities: tuple[FeedbackPolarity, ...] = ()
 
 
 PAIR_POLARITIES = (FeedbackPolarity.CORRECTIVE,)
 FORMATS: dict[str, Format] = {
-    "preferences": Format(lambda item: item.to_preference_pair(), PAIR_POLARITIES),
-    "rewards": Format(lambda item: item.to_reward_sample()),
+    "preferences": Format(_preferences, PAIR_POLARITIES),
+    "spec-preferences": Format(_spec_preferences, PAIR_POLARITIES),
+    "rewards": Format(lambda item: _one(item.to_reward_sample())),
     "trl": Format(_trl, PAIR_POLARITIES),
     "openai-dpo": Format(_openai_dpo, PAIR_POLARITIES),
-    "kto": Format(_kto, tuple(KTO_LABELS)),
+    "kto": Format(_kto),
 }
 
 
@@ -191,7 +230,7 @@ def export_records(
     if fmt.polarities:
         rows = rows.filter(polarity__in=[p.value for p in fmt.polarities])
     for items in feedback_items(rows, batch=batch):
-        yield [record for item in items if (record := fmt.line(item)) is not None]
+        yield [record for item in items for record in fmt.lines(item)]
 
 
 def export_chunks(

@@ -1,5 +1,6 @@
 """Annotators: the list of agent turns, rating one of them, the queue that leases them, and
-the feedback explorer with its detail of one turn. Reviewers: how much the annotators agree."""
+the feedback explorer with its detail of one turn. Reviewers: how much the annotators agree,
+and turns imported from a file."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from urllib.parse import urlencode
 
 from django.conf import settings
 from django.contrib import messages
-from django.shortcuts import get_object_or_404, redirect
+from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from pydantic import ValidationError
 
@@ -25,9 +26,12 @@ from feedback.filters import (
     parse_feedback_query,
 )
 from feedback.forms import POLARITY_HELP, RATING_LOCS, QueueRatingForm, RatingForm
+from feedback.import_forms import ColumnMappingForm, ImportUploadForm
+from feedback.import_staging import Staged, staged_file, staged_import_next, staged_upload
 from feedback.models import Turn
 from feedback.queue import queue_next, queue_progress, queue_release, queue_skip, queue_undo
 from feedback.services import feedback_record
+from feedback.turn_import import guessed_mapping, mapping_checked
 from learnportal.accounts.roles import Action
 from learnportal.inputs import QueryBool, QueryModel, QueryText, page_query
 from learnportal.instants import utc
@@ -37,7 +41,7 @@ from learnportal.protocol import (
     FeedbackPolarity,
     FeedbackSource,
 )
-from learnportal.protocol.errors import ErrorCode, LearnError
+from learnportal.protocol.errors import HTTP_STATUS, ErrorCode, LearnError
 from learnportal.protocol.ids import new_feedback_id
 from learnportal.protocol.wire import invalid_from
 from learnportal.web import page, requires, show_learn_error, when
@@ -403,3 +407,85 @@ def _reading(alpha: float | None) -> str:
     if alpha is None:
         return "not enough data"
     return next(label for floor, label in ALPHA_READINGS if alpha >= floor)
+
+
+# --- turns from a file (feedback.turn_import) ---------------------------------------------------
+
+REFUSED_SHOWN = 200  # rows of the refusals table; the count says how many more
+
+
+def _import_limits() -> dict[str, int]:
+    return {
+        "max_bytes": settings.LEARNPORTAL_IMPORT_MAX_BYTES,
+        "max_rows": settings.LEARNPORTAL_IMPORT_MAX_ROWS,
+        "batch": settings.LEARNPORTAL_MAX_BATCH,
+    }
+
+
+@requires(Action.IMPORT_TURNS)
+def turn_import(request: HttpRequest, principal: Principal) -> HttpResponse:
+    """Upload a file of turns; its preview and column mapping are `turn_import_file`'s."""
+    posted = request.method == "POST"
+    form = ImportUploadForm(request.POST, request.FILES) if posted else ImportUploadForm()
+    status = 200
+    if posted:
+        status = 400
+        if form.is_valid():
+            try:
+                staged = staged_upload(form.cleaned_data["file"], owner=principal.user_id or 0)
+            except LearnError as error:
+                show_learn_error(form, error)
+                status = HTTP_STATUS[error.code]
+            else:
+                return redirect("portal:turn_import_file", token=staged.token)
+    context = {"form": form, **_import_limits()}
+    return page(request, "feedback/import.html", context, status=status)
+
+
+@requires(Action.IMPORT_TURNS)
+def turn_import_file(request: HttpRequest, principal: Principal, token: str) -> HttpResponse:
+    """An uploaded file's first rows and the mapping of its columns; posting the mapping imports
+    it, all at once, or (`step`, the progress bar's script) one batch a request."""
+    staged = staged_file(token, owner=principal.user_id or 0)
+    form = ColumnMappingForm(
+        request.POST if request.method == "POST" else None,
+        columns=staged.columns,
+        initial=guessed_mapping(staged.columns),
+    )
+    status = 200
+    if request.method == "POST" and not staged.finished:
+        status = 400
+        if form.is_valid():
+            try:
+                mapping = mapping_checked(form.mapping(), staged.columns)
+            except LearnError as error:
+                show_learn_error(form, error)
+            else:
+                if request.POST.get("step"):
+                    staged_import_next(staged, principal=principal, mapping=mapping)
+                    return render(
+                        request, "feedback/partials/import_progress.html", _import_context(staged)
+                    )
+                while not staged.finished:
+                    staged_import_next(staged, principal=principal, mapping=mapping)
+                return redirect("portal:turn_import_file", token=staged.token)
+    context = {"form": form, **_import_context(staged), **_import_limits()}
+    return page(request, "feedback/import_file.html", context, status=status)
+
+
+def _import_context(staged: Staged) -> dict[str, Any]:
+    refused = staged.report.refused
+    return {
+        "staged": staged,
+        "preview": [[_cell(row.get(c)) for c in staged.columns] for row in staged.preview],
+        "refused": refused[:REFUSED_SHOWN],
+        "refused_more": max(0, len(refused) - REFUSED_SHOWN),
+        "refused_rows": len({r.row for r in refused}),
+        "percent": 100 if staged.rows == 0 else round(100 * staged.done / staged.rows),
+    }
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return ""
+    return value if isinstance(value, str) else json.dumps(value)

@@ -471,8 +471,15 @@ class TurnInput:
 
 
 def turns_submit(*, principal: Principal, turns: list[TurnInput]) -> TurnsCreated:
-    """Queue agent turns for annotators; a correlation_id already queued is skipped."""
+    """Queue agent turns for annotators (`POST /api/turns/`)."""
     principal.require(Action.SUBMIT_TURNS)
+    return turns_store(principal=principal, turns=turns)
+
+
+def turns_store(*, principal: Principal, turns: list[TurnInput]) -> TurnsCreated:
+    """Store a batch of validated turns (feedback.turn_items), all or nothing; a correlation_id
+    already queued, or repeated in the batch, is stored once. The caller checked the role:
+    `turns_submit` for the API, feedback.turn_import for a file."""
     now = time.time()
     rows: dict[str, Row] = {}  # the first of each key
     for t in turns:

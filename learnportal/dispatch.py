@@ -8,6 +8,7 @@ the functions themselves, so that a reader (or an editor) goes from a message ty
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from functools import partial
 from typing import TYPE_CHECKING, Any
@@ -15,12 +16,13 @@ from typing import TYPE_CHECKING, Any
 import orjson
 from django.conf import settings
 from django.db import DatabaseError, IntegrityError
+from redis.exceptions import RedisError
 
 from feedback import handlers as feedback
 from learnportal.accounts.principals import Principal
-from learnportal.dberrors import database_error
+from learnportal.dberrors import database_error, redis_error
 from learnportal.protocol import RESPONSE_MODELS, parse_request, response_type_for
-from learnportal.protocol.errors import LearnError
+from learnportal.protocol.errors import MIN_RETRY_AFTER, ErrorCode, LearnError
 from learnportal.protocol.wire import request_id_of
 from learnportal.ratelimit import rate_limit_check
 from refinement import handlers as refinement
@@ -29,7 +31,13 @@ from refinement.store import behaviour_policy
 if TYPE_CHECKING:
     from learnportal.protocol.messages import Envelope
 
+logger = logging.getLogger(__name__)
+
 Handler = Callable[[Principal, Any], dict[str, Any]]
+HOST_FAILED = (
+    "The host failed to answer this request (the error is in its log); nothing was changed. "
+    "Retry later."
+)
 
 HANDLERS: dict[str, Handler] = {
     "learn/feedback/req": feedback.handle_feedback,
@@ -66,6 +74,12 @@ def dispatch(principal: Principal, body: bytes | str) -> Reply:
         return Reply(200, run(principal, request))
     except LearnError as error:
         return error_reply(error, req_id or request_id(body))
+    except Exception:
+        # A defect of the host's own: what the handler wrote is rolled back, and the caller (a
+        # socket's later frames too) gets an envelope, never a dropped connection or a 500.
+        logger.exception("learn/* request failed inside the host")
+        failed = LearnError(ErrorCode.UNAVAILABLE, HOST_FAILED, retry_after=MIN_RETRY_AFTER)
+        return error_reply(failed, req_id or request_id(body))
 
 
 def run(principal: Principal, request: Envelope) -> dict[str, Any]:
@@ -81,6 +95,8 @@ def run(principal: Principal, request: Envelope) -> dict[str, Any]:
             fields = handler(principal, request)
     except DatabaseError as exc:
         raise database_error(exc, during=request.type) from exc
+    except RedisError as exc:
+        raise redis_error(exc, during=request.type) from exc
     response_type = response_type_for(request.type)
     response = RESPONSE_MODELS[response_type](req_id=request.id, **fields)
     return response.model_dump(mode="json")

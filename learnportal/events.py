@@ -12,6 +12,11 @@ FLUSH_SECONDS to the channel layer. The request that committed never waits for a
 REDIS_URL the layer spans processes, which is why this happens before `group_send`, not in the
 consumer. A topic may carry `totals`: a function read once per flush (never per event) whose
 plain values join the payload, such as the feedback count a counter on the page shows.
+
+Broadcasts are best-effort: with the channel layer down (Redis unreachable) a flush is dropped
+after at most SEND_SECONDS and the outage logged once; the request that committed never knows,
+and the dashboards, told `live.paused` by their sockets (ws.events), reload what they show when
+the layer is back.
 """
 
 from __future__ import annotations
@@ -27,6 +32,8 @@ from asgiref.sync import sync_to_async
 from channels.layers import get_channel_layer
 from django.db import close_old_connections, transaction
 
+from learnportal.outage import Outage
+
 if TYPE_CHECKING:
     from collections.abc import Callable
 
@@ -35,9 +42,11 @@ if TYPE_CHECKING:
     Totals = Callable[[], dict[str, Any]]
 
 logger = logging.getLogger(__name__)
+layer_outage = Outage("the channel layer", "live updates are dropped", logger)
 
 DASHBOARD_GROUP = "learn.events"
 FLUSH_SECONDS = 0.5
+SEND_SECONDS = 2.0  # the longest a flush waits for the channel layer before it gives up
 
 
 def broadcast_on_commit(
@@ -181,6 +190,7 @@ def _serving(loop: asyncio.AbstractEventLoop) -> bool:
 
 
 async def flush(layer: Any, topics: list[Topic]) -> None:
+    # A dashboard push must never fail, nor stop the next flush.
     if layer is None or not topics:
         return
     try:
@@ -188,10 +198,16 @@ async def flush(layer: Any, topics: list[Topic]) -> None:
             messages = await sync_to_async(_messages, thread_sensitive=False)(topics)
         else:
             messages = [topic.message() for topic in topics]
-        for message in messages:
-            await layer.group_send(DASHBOARD_GROUP, message)
-    except Exception:  # a dashboard push must never fail, nor stop the next flush
+    except Exception:
         logger.exception("could not broadcast %s", ", ".join(t.event for t in topics))
+        return
+    try:  # every flush tries: it waits in no request, and a skipped one would lose its events
+        for message in messages:
+            await asyncio.wait_for(layer.group_send(DASHBOARD_GROUP, message), SEND_SECONDS)
+    except Exception as exc:
+        layer_outage.failed(exc)
+        return
+    layer_outage.succeeded()
 
 
 def _messages(topics: list[Topic]) -> list[dict[str, Any]]:

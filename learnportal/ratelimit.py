@@ -20,6 +20,7 @@ from django.conf import settings
 from django_ratelimit.core import get_usage
 from rest_framework.throttling import BaseThrottle
 
+from learnportal.outage import Outage
 from learnportal.protocol.errors import MIN_RETRY_AFTER, ErrorCode, LearnError
 
 if TYPE_CHECKING:
@@ -29,7 +30,7 @@ logger = logging.getLogger(__name__)
 
 GROUP = "learnportal"
 
-_cache_down = False  # so that an outage is logged once, not on every request
+outage = Outage("the cache", "requests are not limited", logger)
 
 
 def window(rate: float) -> tuple[int, int]:
@@ -50,24 +51,18 @@ def rate_limited(retry_after: int) -> LearnError:
 
 def retry_after_for(key: str) -> int | None:
     """Count one request for `key`: the seconds to wait if it is over the limit, else None."""
-    global _cache_down
     rate = settings.LEARNPORTAL_RATE_LIMIT
-    if rate <= 0:
+    if rate <= 0 or outage.skip():
         return None
     try:
         # The key and the rate are given, so django-ratelimit needs no request to read them.
         usage = get_usage(
             None, group=GROUP, key=lambda _group, _request: key, rate=window(rate), increment=True
         )
-    except Exception:  # whatever the cache backend raises: never refuse a request for it
-        if not _cache_down:
-            logger.warning(
-                "the cache is unreachable: requests are not limited until it is back",
-                exc_info=True,
-            )
-        _cache_down = True
+    except Exception as exc:  # whatever the cache backend raises: never refuse a request for it
+        outage.failed(exc)
         return None
-    _cache_down = False
+    outage.succeeded()
     if usage is None or not usage["should_limit"]:
         return None
     # The window's last second still belongs to it: the next window starts one second later.
@@ -91,9 +86,28 @@ def client_address(request: HttpRequest) -> str | None:
     return request.META.get("REMOTE_ADDR") or None
 
 
+ADDRESS_PREFIX = "ip:"  # the keys of clients without a principal
+
+
+def key_of_address(address: str | None) -> str:
+    """What a client without a principal is counted under, on every transport."""
+    return f"{ADDRESS_PREFIX}{address or '?'}"
+
+
+def scope_address(scope: dict[str, Any]) -> str:
+    """Who opened an ASGI connection (a socket, an A2E request): the peer, as REMOTE_ADDR is."""
+    client = scope.get("client")
+    return str(client[0]) if client else "?"
+
+
+def refused_connection_wait(scope: dict[str, Any]) -> int | None:
+    """Count a connection no credential vouches for under its address: the wait if over."""
+    return retry_after_for(key_of_address(scope_address(scope)))
+
+
 def address_key(request: HttpRequest) -> str:
     """What a request without a principal is counted under: its client's address."""
-    return f"ip:{client_address(request) or '?'}"
+    return key_of_address(client_address(request))
 
 
 def drf_key(request: Any) -> str:

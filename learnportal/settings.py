@@ -176,6 +176,9 @@ def _redis_db(url: str) -> str:
 
 
 REDIS_URL = env_str("REDIS_URL")
+# The cache is an optimisation that does without Redis when it is down (learnportal.outage):
+# give up quickly rather than hang.
+REDIS_CACHE_OPTIONS = {"socket_connect_timeout": 1, "socket_timeout": 1}
 if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
@@ -189,8 +192,7 @@ if REDIS_URL:
         "default": {
             "BACKEND": "django.core.cache.backends.redis.RedisCache",
             "LOCATION": REDIS_URL,
-            # The rate limit fails open when Redis is down: give up quickly rather than hang.
-            "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1},
+            "OPTIONS": REDIS_CACHE_OPTIONS,
         }
     }
 else:
@@ -285,6 +287,12 @@ ADAPT_STRATEGY_NAMES = ("ppo", "ucb1", "epsilon_greedy", "softmax", "custom")
 
 LEARNPORTAL_MAX_BATCH = env_int("LEARNPORTAL_MAX_BATCH", 1000, minimum=1)
 LEARNPORTAL_MAX_BODY_BYTES = env_int("LEARNPORTAL_MAX_BODY_BYTES", 64 * 1024 * 1024, minimum=1024)
+# Turns from a file (the import page and `manage.py import_turns`): the largest file, and the
+# most rows one file may hold; a file over either is refused whole, before any row is stored.
+LEARNPORTAL_IMPORT_MAX_BYTES = env_int(
+    "LEARNPORTAL_IMPORT_MAX_BYTES", 64 * 1024 * 1024, minimum=1024
+)
+LEARNPORTAL_IMPORT_MAX_ROWS = env_int("LEARNPORTAL_IMPORT_MAX_ROWS", 100_000, minimum=1)
 LEARNPORTAL_EXPERIENCE_LIMIT = env_int("LEARNPORTAL_EXPERIENCE_LIMIT", 1_000_000, minimum=1)
 LEARNPORTAL_EXPERIENCE_OVERFLOW = env_choice(
     "LEARNPORTAL_EXPERIENCE_OVERFLOW", "evict", ("evict", "reject")

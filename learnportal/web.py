@@ -45,6 +45,7 @@ def nav_links(principal: Principal | None) -> dict[str, bool]:
         return {}
     return {
         "rate": principal.may(Action.FEEDBACK) and principal.may(Action.READ_TURNS),
+        "import": principal.may(Action.IMPORT_TURNS),
         "queue": principal.may(Action.QUEUE),
         "explorer": principal.may(Action.EXPLORE),
         "components": principal.may(Action.STATS),

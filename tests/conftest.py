@@ -13,7 +13,9 @@ as a browser is, since pages authenticate by session, not by token.
 
 The test settings (tests/django_settings.py) set a fast password hasher once for every test.
 Services marked `postgres`, `redis` or `browser` are skipped where absent, except on CI's
-service run (LEARNPORTAL_REQUIRE_SERVICES=1), where a skip is a failure.
+service run (LEARNPORTAL_REQUIRE_SERVICES=1), where a skip is a failure. `redis_server` marks a
+test that starts and kills a Redis of its own (the `redis_server` fixture): skipped only where
+redis-server is not installed, and never on CI.
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ from django.db import connection
 from django.test import Client
 from rest_framework.test import APIClient
 
-from learnportal import demo, events
+from learnportal import best_effort_cache, demo, events, ratelimit
 from learnportal.accounts import invalidation
 from learnportal.accounts.credentials import principals, usage
 from learnportal.accounts.models import User
@@ -52,7 +54,7 @@ from tests.harness import (
     token_actor,
     ws_send,
 )
-from tests.processes import REPO
+from tests.processes import REPO, RedisServer
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -77,19 +79,21 @@ def _service_missing(marker: str) -> str | None:
         return "needs Redis (set REDIS_URL)"
     if marker == "browser" and not shutil.which("chromium"):
         return "needs Chromium at /usr/bin/chromium"
+    if marker == "redis_server" and not shutil.which("redis-server"):
+        return "needs redis-server on PATH"
     return None
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
-        for marker in ("postgres", "redis", "browser"):
+        for marker in ("postgres", "redis", "browser", "redis_server"):
             if item.get_closest_marker(marker) is None:
                 continue
             reason = _service_missing(marker)
             if reason is None:
                 continue
             required = (REQUIRE_SERVICES and marker in {"postgres", "redis"}) or (
-                IN_CI and marker == "browser"
+                IN_CI and marker in {"browser", "redis_server"}
             )
             if required:
                 item.add_marker(pytest.mark.usefixtures("_fail_required_service"))
@@ -132,6 +136,13 @@ def _fresh_principal_cache() -> None:
 def _no_live_updates_left_over() -> None:
     # A test's event loop ends with the test: what it left waiting to be flushed is dropped.
     events.coalescer.reset()
+
+
+@pytest.fixture(autouse=True)
+def _no_outage_left_over() -> None:
+    # An outage a test caused (an unreachable cache or layer) is not the next test's.
+    for outage in (ratelimit.outage, best_effort_cache.outage, events.layer_outage):
+        outage.forget()
 
 
 @pytest.fixture(autouse=True)
@@ -227,6 +238,26 @@ def reviewer(seeded: None) -> Client:
 def second_reviewer(seeded: None) -> Client:
     User.objects.create_user(username="rev2", password="x-correct-horse", role="reviewer")
     return _logged_in("rev2")
+
+
+@pytest.fixture
+def unreachable_cache(settings: Any) -> None:
+    """Django's cache on a Redis that nobody serves, as when Redis is down."""
+    settings.CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": "redis://127.0.0.1:1/0",  # nothing listens on port 1
+        }
+    }
+
+
+@pytest.fixture
+def redis_server() -> Iterator[RedisServer]:
+    """A redis-server of the test's own, started (tests using it carry the `redis_server` mark)."""
+    server = RedisServer()
+    server.start()
+    yield server
+    server.kill()
 
 
 @pytest.fixture

@@ -58,6 +58,7 @@ STORE_DOWN = "Sessions are unavailable for a moment (their store is unreachable)
 STREAM_BATCH = 100  # messages written to the stream per read of the outbox
 STOP_SECONDS = 10  # how long a disconnected stream waits for its pump to finish a step
 WAKE = "a2e.wake"
+LAYER_SECONDS = 2  # the longest a wake-up waits for the channel layer: it is a shortcut only
 UNKNOWN_SESSION = "Unknown or ended session: POST /a2e/session for a new one."
 BEARER_NEEDED = "This session was opened with an Authorization header: send it on every request."
 OUTBOX_FULL = "The session's stream is not being read: its outbox is full."
@@ -83,7 +84,8 @@ async def wake(sid: str) -> None:
     if layer is None:
         return
     try:
-        await layer.group_send(group(sid), {"type": WAKE})
+        async with asyncio.timeout(LAYER_SECONDS):
+            await layer.group_send(group(sid), {"type": WAKE})
     except Exception:  # the stream reads its outbox each keep-alive anyway: later, not lost
         logger.warning("could not wake the A2E stream of a session", exc_info=True)
 
@@ -92,7 +94,7 @@ class A2EConsumer(AsyncHttpConsumer):  # type: ignore[misc]  # channels has no t
     """The common part: method, body size, session and credential checks, JSON answers."""
 
     method = "POST"
-    channel_layer_alias: str | None = None  # only the stream listens to the channel layer
+    channel_layer_alias: str | None = None  # the stream joins the layer itself (listen)
     size = 0
 
     body_limit: int | None = None
@@ -249,9 +251,10 @@ class StreamConsumer(A2EConsumer):
     """The session's outbox as server-sent events, kept open until the session or agent ends."""
 
     method = "GET"
-    channel_layer_alias = "default"  # joins the session's group, to be woken by /send
     sid = ""
     pump: asyncio.Task[None] | None = None
+    listener: asyncio.Task[None] | None = None
+    channel = ""  # its name on the channel layer, once it joined the session's group
     closed = False
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -268,7 +271,6 @@ class StreamConsumer(A2EConsumer):
             acknowledged = last_event_id(self.scope)
             try:
                 self.sid = await self.readable_session()
-                await self.channel_layer.group_add(group(self.sid), self.channel_name)
                 generation = await store().take_stream(self.sid, acknowledged)
             except (RedisError, OSError) as exc:
                 raise Refused(503, ErrorCode.UNAVAILABLE, STORE_DOWN) from exc
@@ -286,6 +288,7 @@ class StreamConsumer(A2EConsumer):
             ],
         )
         await self.send_body(b": connected\n\n", more_body=True)
+        self.listener = asyncio.ensure_future(self.listen())
         self.pump = asyncio.ensure_future(self.run(generation))
 
     async def readable_session(self) -> str:
@@ -296,8 +299,23 @@ class StreamConsumer(A2EConsumer):
             raise Refused(404, ErrorCode.NOT_FOUND, UNKNOWN_SESSION)
         return record.sid
 
-    async def a2e_wake(self, event: dict[str, Any]) -> None:
-        self.woken.set()
+    async def listen(self) -> None:
+        """Wake the pump at each wake-up sent to the session's group. The channel layer is a
+        shortcut, joined here rather than by Channels so that its failure is no 500: without
+        it the pump still reads the outbox at each keep-alive."""
+        layer = get_channel_layer()
+        if layer is None:
+            return
+        try:
+            channel: str = await layer.new_channel()
+            async with asyncio.timeout(LAYER_SECONDS):
+                await layer.group_add(group(self.sid), channel)
+            self.channel = channel
+            while not self.closed:
+                if (await layer.receive(channel)).get("type") == WAKE:
+                    self.woken.set()
+        except Exception as exc:
+            logger.warning("an A2E stream is not woken by the channel layer: %r", exc)
 
     async def run(self, generation: int) -> None:
         kept = store()
@@ -343,5 +361,10 @@ class StreamConsumer(A2EConsumer):
             done, _ = await asyncio.wait({self.pump}, timeout=STOP_SECONDS)
             if not done:
                 self.pump.cancel()
-        if self.sid and self.channel_layer is not None:
-            await self.channel_layer.group_discard(group(self.sid), self.channel_name)
+        if self.listener is not None:
+            self.listener.cancel()
+        layer = get_channel_layer()
+        if self.channel and layer is not None:
+            with contextlib.suppress(Exception):
+                async with asyncio.timeout(LAYER_SECONDS):
+                    await layer.group_discard(group(self.sid), self.channel)

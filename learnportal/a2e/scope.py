@@ -14,6 +14,7 @@ from learnportal.accounts.credentials import Credential
 from learnportal.accounts.models import hash_token
 from learnportal.accounts.principals import bearer_token
 from learnportal.protocol.errors import MIN_RETRY_AFTER, ErrorCode
+from learnportal.ratelimit import scope_address
 
 BAD_LAST_EVENT_ID = "Last-Event-ID must be the id: of an event of this stream (a whole number)."
 EVENT_ID_DIGITS = 18  # an event id fits 64 bits
@@ -50,9 +51,7 @@ def header_credential(scope: dict[str, Any]) -> Credential | None:
     return Credential("token", hash_token(raw))
 
 
-def client_address(scope: dict[str, Any]) -> str:
-    client = scope.get("client")
-    return str(client[0]) if client else "?"
+client_address = scope_address
 
 
 def host_allowed(scope: dict[str, Any]) -> bool:

@@ -34,6 +34,8 @@ from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 from django.conf import settings
 
+from learnportal.ratelimit import ADDRESS_PREFIX, key_of_address
+
 if TYPE_CHECKING:
     from learnportal.accounts.credentials import Credential
 
@@ -42,12 +44,11 @@ ENDED_SECONDS = 60  # how long an ended session's stream may still drain its out
 SEPARATOR = "."  # between the public id and the secret of a session id
 SESSION_ID_LENGTH = 100  # longer than any id this host answers: not looked up
 UNBOUND_BODY_BYTES = 64 * 1024  # what a request may send with no credential: a handshake fits
-UNBOUND_OWNER = "ip:"  # the rate limit's key of a client without a principal, too
 
 
 def address_owner(address: str) -> str:
     """Whose count a session without a credential is in, and its messages' rate limit key."""
-    return f"{UNBOUND_OWNER}{address}"
+    return key_of_address(address)
 
 
 @dataclass
@@ -109,7 +110,7 @@ def opens(record: SessionRecord, secret_hash: str | None) -> bool:
 def session_limit(owner: str) -> int:
     limit: int = (
         settings.LEARNPORTAL_A2E_MAX_UNBOUND_SESSIONS
-        if owner.startswith(UNBOUND_OWNER)
+        if owner.startswith(ADDRESS_PREFIX)
         else settings.LEARNPORTAL_A2E_MAX_SESSIONS
     )
     return limit

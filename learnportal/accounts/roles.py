@@ -31,6 +31,7 @@ class Action(StrEnum):
     ROLLBACK = "roll back refinements"
     HISTORY = "read refinement history"
     SUBMIT_TURNS = "submit turns"
+    IMPORT_TURNS = "import turns from a file"
     READ_TURNS = "read turns"
     DECIDE = "approve or reject refinements"
     MANAGE_STEPS = "change step settings"
@@ -57,6 +58,8 @@ ALLOWED: dict[Action, frozenset[Role]] = {
     Action.ROLLBACK: REFINERS,
     Action.HISTORY: REFINERS,
     Action.SUBMIT_TURNS: MACHINES_AND_ADMIN,
+    # A team bringing its own turns (a JSONL, CSV or dataset file: feedback.turn_import).
+    Action.IMPORT_TURNS: frozenset({Role.REVIEWER, Role.ADMIN}),
     Action.READ_TURNS: EVERYONE,
     Action.DECIDE: frozenset({Role.REVIEWER, Role.ADMIN}),
     Action.MANAGE_STEPS: frozenset({Role.ADMIN}),

@@ -17,9 +17,10 @@ from django.http import (
 )
 from django.urls import Resolver404, resolve
 from django.views.decorators.csrf import csrf_exempt
+from redis.exceptions import RedisError
 from rest_framework import exceptions
 
-from learnportal.dberrors import database_error
+from learnportal.dberrors import database_error, redis_error
 from learnportal.protocol.errors import MIN_RETRY_AFTER, ErrorCode, LearnError, detail
 from learnportal.ratelimit import (
     address_key,
@@ -92,6 +93,8 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> HttpResponse |
     if isinstance(exc, DatabaseError):
         # Also while authenticating, before any view runs: never a 500.
         return learn_error_response(database_error(exc, during=getattr(request, "path", "")))
+    if isinstance(exc, RedisError):
+        return learn_error_response(redis_error(exc, during=getattr(request, "path", "")))
     if isinstance(exc, exceptions.Throttled):
         # DRF sets `wait` in Throttled.__init__; its stubs leave the attribute out.
         wait: float | None = exc.wait  # type: ignore[attr-defined]

@@ -2,7 +2,9 @@
 
 Which endpoints take which event is read once and kept in the cache (shared by the processes
 when REDIS_URL is set), so that a batch of feedback with no endpoint registered costs the
-database nothing; every change to an endpoint drops it.
+database nothing; every change to an endpoint drops it. The cache is an optimisation: with it
+unreachable each write reads the endpoints from the database, and a drop that could not reach
+it counts within SUBSCRIPTIONS_SECONDS, the value's timeout.
 """
 
 from __future__ import annotations
@@ -13,33 +15,34 @@ import uuid
 from datetime import UTC, datetime
 from typing import Any
 
-from django.core.cache import cache
 from django.db import transaction
 
+from learnportal.best_effort_cache import cache_delete, cache_get, cache_set
 from learnportal.webhooks.catalogue import FROM_BROADCAST
 from learnportal.webhooks.models import Delivery, Endpoint
 
 SUBSCRIPTIONS_KEY = "learnportal.webhooks.subscriptions"
-# Without a shared cache (no REDIS_URL), how soon another process sees a changed endpoint.
+# Without a shared cache (no REDIS_URL, or Redis unreachable when it changed), how soon another
+# process sees a changed endpoint.
 SUBSCRIPTIONS_SECONDS = 30
 
 
 def subscriptions() -> dict[str, list[int]]:
     """Each event's subscribed endpoints' ids."""
-    found: dict[str, list[int]] | None = cache.get(SUBSCRIPTIONS_KEY)
+    found: dict[str, list[int]] | None = cache_get(SUBSCRIPTIONS_KEY)
     if found is None:
         found = {}
         for pk, events in Endpoint.objects.values_list("pk", "events"):
             for event in events:
                 found.setdefault(event, []).append(pk)
-        cache.set(SUBSCRIPTIONS_KEY, found, SUBSCRIPTIONS_SECONDS)
+        cache_set(SUBSCRIPTIONS_KEY, found, SUBSCRIPTIONS_SECONDS)
     return found
 
 
 def subscriptions_changed() -> None:
     # Now, for this transaction's own writes, and after commit, for a read that raced it.
-    cache.delete(SUBSCRIPTIONS_KEY)
-    transaction.on_commit(lambda: cache.delete(SUBSCRIPTIONS_KEY))
+    cache_delete(SUBSCRIPTIONS_KEY)
+    transaction.on_commit(lambda: cache_delete(SUBSCRIPTIONS_KEY))
 
 
 def message_body(event: str, data: dict[str, Any], now: float) -> str:

@@ -3,8 +3,10 @@
 Read-only: the consumer authenticates, subscribes and forwards; writes never come in here.
 Each event goes only to a subscriber whose principal, now, may read the same data over REST
 (its `audience`, learnportal.events); a subscriber whose credential dies is closed with 4401
-within a second. The channel layer (Redis, with several processes) may be down: the socket is
-accepted all the same, told that live updates are paused, and resumes when the layer is back.
+within a second. The channel layer (Redis, with several processes) may be down, at the handshake
+or at any time after: the socket is accepted all the same, told `live.paused` within a few
+seconds (it probes the layer each PROBE_SECONDS), and `live.resumed` once the layer delivers to
+it again, upon which the page reloads what it shows (static/learnportal/live.js).
 
 A slow browser is dropped, not waited for: what it is sent goes through a queue of its own of
 SEND_QUEUE frames, written by a task of its own; when that queue is full the socket is closed
@@ -32,7 +34,7 @@ from learnportal.accounts.credentials import (
 )
 from learnportal.accounts.roles import Action
 from learnportal.events import DASHBOARD_GROUP, coalescer
-from learnportal.ws.learn import CLOSE_UNAUTHENTICATED, principal_of
+from learnportal.ws.learn import CLOSE_UNAUTHENTICATED, principal_of, refused_close_code
 
 if TYPE_CHECKING:
     from learnportal.accounts.principals import Principal
@@ -40,11 +42,24 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 RESUBSCRIBE_SECONDS = 2.0
+# How often an open socket checks that the layer still delivers to it (a probe it sends itself
+# each PROBE_SECONDS), and after how many probes in a row sent but not delivered it pauses the
+# feed (one late is a busy moment) and subscribes again (its subscription is lost).
+PROBE_SECONDS = 1.0
+PAUSE_AFTER_UNDELIVERED = 2
+RESUBSCRIBE_AFTER_UNDELIVERED = 3
+PROBE = "live.probe"
 SEND_QUEUE = 64
 CLOSE_TOO_SLOW = 1013
 AUDIENCES = frozenset(action.value for action in Action)
 PAUSED = "live.paused"
 RESUMED = "live.resumed"
+PAUSED_MESSAGE = "Live updates are paused; the page still works."
+RESUMED_MESSAGE = "Live updates are back."
+
+
+class LayerSilent(Exception):
+    """The layer took this socket's probes but delivered none: its subscription is lost."""
 
 
 class EventsConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]  # channels has no types
@@ -52,6 +67,7 @@ class EventsConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]  # channels 
     # feed instead of failing the handshake.
     channel_layer_alias = None
     credential: Credential | None = None
+    _paused = False
     _tasks: tuple[asyncio.Task[None], ...] = ()
     _outbox: asyncio.Queue[str]
 
@@ -60,7 +76,7 @@ class EventsConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]  # channels 
         principal = await sync_to_async(principal_of, thread_sensitive=True)(credential)
         if principal is None:
             await self.accept()
-            await self.close(code=CLOSE_UNAUTHENTICATED)
+            await self.close(code=await refused_close_code(self.scope))
             return
         # In the group before the browser sees the socket open, so that what it reloads on
         # opening and what it hears from then on leave no gap.
@@ -122,20 +138,12 @@ class EventsConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]  # channels 
         layer = get_channel_layer()
         if layer is None:
             return
-        paused = False
+        channel = joined
         while True:
-            channel = ""
             try:
-                if joined:
-                    channel, joined = joined, None
-                else:
-                    channel = await layer.new_channel()
-                    await layer.group_add(DASHBOARD_GROUP, channel)
-                if paused:
-                    await self._notice(RESUMED, "Live updates are back.")
-                    paused = False
-                while self.credential is not None:
-                    await self._forward(await layer.receive(channel))
+                if channel is None:
+                    channel = await _subscribe(layer)
+                await self._relay(layer, channel)
                 await _leave(layer, channel)
                 return
             except asyncio.CancelledError:
@@ -143,11 +151,63 @@ class EventsConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]  # channels 
                     await _leave(layer, channel)
                 raise
             except Exception as exc:
-                if not paused:
-                    logger.warning("live updates paused: the channel layer failed (%s)", exc)
-                    await self._notice(PAUSED, "Live updates are paused; the page still works.")
-                    paused = True
+                await self._pause(exc)
+                if channel:
+                    await _leave(layer, channel)
+                channel = None
                 await asyncio.sleep(RESUBSCRIBE_SECONDS)
+
+    async def _relay(self, layer: Any, channel: str) -> None:
+        """Forward what the channel hears until the credential ends, probing the layer each
+        PROBE_SECONDS with a message to this same channel: a layer that cannot send it pauses
+        the feed, and one that sends it but never delivers it (a lost subscription) raises, to
+        subscribe again. The first probe that comes back resumes the feed."""
+        receiving: asyncio.Task[dict[str, Any]] | None = None
+        undelivered = 0
+        try:
+            while self.credential is not None:
+                sent = await _probe(layer, channel)
+                heard = False
+                deadline = asyncio.get_running_loop().time() + PROBE_SECONDS
+                while self.credential is not None:
+                    if receiving is None:
+                        receiving = asyncio.ensure_future(layer.receive(channel))
+                    left = deadline - asyncio.get_running_loop().time()
+                    done, _ = await asyncio.wait({receiving}, timeout=max(0.0, left))
+                    if not done:
+                        break
+                    message, receiving = receiving.result(), None
+                    if message.get("type") == PROBE:
+                        heard = True
+                    else:
+                        await self._forward(message)
+                if heard:
+                    undelivered = 0
+                    await self._resume()
+                    continue
+                undelivered = undelivered + 1 if sent else 0
+                if not sent:
+                    await self._pause("it could not send a probe")
+                elif undelivered >= PAUSE_AFTER_UNDELIVERED:
+                    await self._pause("it delivered no probe")
+                if undelivered >= RESUBSCRIBE_AFTER_UNDELIVERED:
+                    raise LayerSilent
+        finally:
+            if receiving is not None:
+                receiving.cancel()
+
+    async def _pause(self, cause: str | Exception) -> None:
+        if self._paused:
+            return
+        self._paused = True
+        logger.warning("live updates paused: the channel layer failed (%s)", cause)
+        await self._notice(PAUSED, PAUSED_MESSAGE)
+
+    async def _resume(self) -> None:
+        if not self._paused:
+            return
+        self._paused = False
+        await self._notice(RESUMED, RESUMED_MESSAGE)
 
     async def _forward(self, message: dict[str, Any]) -> None:
         principal = await self._principal()
@@ -168,11 +228,25 @@ async def _join() -> str | None:
     if layer is None:
         return None
     try:
-        channel: str = await layer.new_channel()
-        await asyncio.wait_for(layer.group_add(DASHBOARD_GROUP, channel), RESUBSCRIBE_SECONDS)
+        return await _subscribe(layer)
     except Exception:
         return None
+
+
+async def _subscribe(layer: Any) -> str:
+    """A new channel of this socket's, in the dashboards' group."""
+    channel: str = await layer.new_channel()
+    await asyncio.wait_for(layer.group_add(DASHBOARD_GROUP, channel), RESUBSCRIBE_SECONDS)
     return channel
+
+
+async def _probe(layer: Any, channel: str) -> bool:
+    """Send a probe to the socket's own channel: whether the layer took it."""
+    try:
+        await asyncio.wait_for(layer.send(channel, {"type": PROBE}), PROBE_SECONDS)
+    except Exception:
+        return False
+    return True
 
 
 async def _leave(layer: Any, channel: str) -> None:

@@ -31,6 +31,7 @@ from django.db import connection
 from learnportal import dispatch
 from learnportal.accounts.credentials import Credential, credential_of_scope, principals, usage
 from learnportal.protocol.errors import ErrorCode, LearnError
+from learnportal.ratelimit import refused_connection_wait
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -39,6 +40,7 @@ if TYPE_CHECKING:
     from learnportal.accounts.principals import Principal
 
 CLOSE_UNAUTHENTICATED = 4401
+CLOSE_RATE_LIMITED = 4429  # a handshake without a valid credential, past its address's limit
 CREDENTIAL_ENDED = "This connection's credential was revoked, deactivated or logged out."
 PIPELINE_DEPTH = 256  # frames read ahead of their answers; past this, reading waits
 BATCH_FRAMES = 64  # frames answered per hop to the database thread
@@ -74,6 +76,12 @@ def _answer(credential: Credential, frames: list[Frame]) -> tuple[list[dict[str,
     return replies, True
 
 
+async def refused_close_code(scope: dict[str, Any]) -> int:
+    """The close code of a handshake without a valid credential, counted under its address."""
+    limited = await sync_to_async(refused_connection_wait)(scope) is not None
+    return CLOSE_RATE_LIMITED if limited else CLOSE_UNAUTHENTICATED
+
+
 def _release_connection() -> None:
     connection.close()
 
@@ -92,7 +100,7 @@ class LearnConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]  # channels h
         principal = await sync_to_async(principal_of, thread_sensitive=True)(credential)
         await self.accept()
         if credential is None or principal is None:
-            await self.close(code=CLOSE_UNAUTHENTICATED)
+            await self.close(code=await refused_close_code(self.scope))
             return
         self.credential = credential
         self._frames = asyncio.Queue(PIPELINE_DEPTH)

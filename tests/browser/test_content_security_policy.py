@@ -89,6 +89,7 @@ def portal_pages(role: str) -> list[tuple[str, str, str]]:
             ("confirm", f"/plans/{plan.plan_id}/proposals/{proposal_id}/reject/", "#confirm"),
             ("history", "/history/", "#history-list"),
             ("agreement", "/agreement/", "table.agreement"),
+            ("import", "/turns/import/", "form.import-upload"),
         ],
         "admin": [
             ("history", "/history/", "#history-list"),

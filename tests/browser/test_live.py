@@ -1,8 +1,9 @@
 """Pages that change as data arrives, in headless Chromium against the real ASGI server.
 
 A second browser sees what others do without reloading; a flood of feedback reaches it as a
-few messages a second; when the server goes away the page says so and recovers; the frame
-(menu, skip link, labels) works at a phone's width by keyboard. Screenshots: var/screenshots/.
+few messages a second; when the server goes away, or Redis under it, the page says so and
+recovers; the frame (menu, skip link, labels) works at a phone's width by keyboard.
+Screenshots: var/screenshots/.
 """
 
 from __future__ import annotations
@@ -18,11 +19,14 @@ from playwright.sync_api import Page, expect
 
 from feedback.selectors import feedback_count
 from learnportal.accounts.models import ApiToken
+from learnportal.ws.events import PAUSED_MESSAGE
 from refinement.models import Plan
 from tests.browser.helpers import log_in, screenshot
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
+
+    from tests.processes import RedisServer
 
 pytestmark = [
     pytest.mark.browser,
@@ -228,6 +232,34 @@ def test_the_page_says_it_is_offline_while_the_server_is_down_and_clears_it_when
     screenshot(page, "live-offline")
 
     restartable_server.start()
+    expect(status).to_be_empty(timeout=15_000)
+    expect(page.locator("#live")).to_be_visible()
+    assert page.evaluate(SAME_DOCUMENT)
+
+
+@pytest.mark.redis_server
+def test_the_page_says_live_updates_are_paused_while_redis_is_down_and_clears_it_when_back(
+    seeded: None, redis_server: RedisServer, settings: Any, asgi_server: str, browser_page: Page
+) -> None:
+    settings.CHANNEL_LAYERS = {
+        "default": {
+            "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
+            "CONFIG": {"hosts": [redis_server.url]},
+        }
+    }
+    page = browser_page
+    log_in(page, asgi_server, "reviewer", "/history/")
+    expect(page.locator("#live")).to_be_visible()
+    status = page.locator("#live-status")
+    expect(status).to_be_empty()
+    page.evaluate(NOT_RELOADED)
+
+    redis_server.kill()
+    expect(status).to_have_text(PAUSED_MESSAGE, timeout=15_000)
+    expect(page.locator("#live")).to_be_hidden()
+    screenshot(page, "live-paused")
+
+    redis_server.start()
     expect(status).to_be_empty(timeout=15_000)
     expect(page.locator("#live")).to_be_visible()
     assert page.evaluate(SAME_DOCUMENT)

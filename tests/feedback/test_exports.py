@@ -16,7 +16,16 @@ if TYPE_CHECKING:
 
 TURN = {"prompt": "Summarize this article", "response": "The article discusses...", "model": "m-1"}
 
-PAIR_KEYS = {"prompt", "chosen", "rejected", "dimension", "model_version", "confidence"}
+# The spec's to_preference_pair() keys, and the bare correction beside the corrected `chosen`.
+PAIR_KEYS = {
+    "prompt",
+    "chosen",
+    "rejected",
+    "dimension",
+    "model_version",
+    "confidence",
+    "correction",
+}
 SAMPLE_KEYS = {"prompt", "response", "score", "dimension", "weight", "source"}
 
 
@@ -68,6 +77,7 @@ EXPECTED_PAIRS = [
     {
         "prompt": "Summarize this article",
         "chosen": "Provide a concise 2-sentence summary",
+        "correction": "Provide a concise 2-sentence summary",
         "rejected": "The article discusses...",
         "dimension": "helpfulness",
         "model_version": "v-1",
@@ -76,6 +86,7 @@ EXPECTED_PAIRS = [
     {
         "prompt": "Summarize this article",
         "chosen": "Name the article",
+        "correction": "Name the article",
         "rejected": "The article discusses...",
         "dimension": "correctness",
         "model_version": "q-2",
@@ -124,7 +135,9 @@ def read_jsonl(data: bytes) -> list[dict[str, Any]]:
     return [orjson.loads(line) for line in data.splitlines()]
 
 
-def test_export_preferences_writes_the_spec_preference_pairs(rated: None, tmp_path: Path) -> None:
+def test_export_preferences_writes_preference_pairs_in_the_specs_keys(
+    rated: None, tmp_path: Path
+) -> None:
     out = tmp_path / "pairs.jsonl"
     call_command("export_preferences", str(out))
     records = read_jsonl(out.read_bytes())

@@ -10,6 +10,7 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.http import StreamingHttpResponse
 
+from feedback.exports import FORMATS
 from tests.builders import feedback, feedback_req
 
 if TYPE_CHECKING:
@@ -92,12 +93,54 @@ def test_openai_dpo_is_the_fine_tuning_shape_with_the_splice(rated: None, rev: A
     assert export(rev, "openai-dpo") == [line(PAIR_SPLICED), line(PAIR_WHOLE)]
 
 
-def test_preferences_keep_the_correction_alone(rated: None, rev: Actor) -> None:
-    base = {"prompt": PROMPT, "rejected": RESPONSE, "dimension": "correctness"}
+PREFERENCE = {"prompt": PROMPT, "rejected": RESPONSE, "dimension": "correctness"}
+
+
+def test_preferences_carry_the_corrected_response_and_keep_the_bare_correction(
+    rated: None, rev: Actor
+) -> None:
     assert export(rev, "preferences") == [
-        {**base, "chosen": "Paris", "model_version": "v7", "confidence": 0.8},
-        {**base, "chosen": WHOLE, "model_version": "v7", "confidence": 1.0},
+        {
+            **PREFERENCE,
+            "chosen": SPLICED,
+            "correction": "Paris",
+            "model_version": "v7",
+            "confidence": 0.8,
+        },
+        {
+            **PREFERENCE,
+            "chosen": WHOLE,
+            "correction": WHOLE,
+            "model_version": "v7",
+            "confidence": 1.0,
+        },
     ]
+
+
+def test_spec_preferences_are_the_specs_pair_as_written(rated: None, rev: Actor) -> None:
+    assert export(rev, "spec-preferences") == [
+        {**PREFERENCE, "chosen": "Paris", "model_version": "v7", "confidence": 0.8},
+        {**PREFERENCE, "chosen": WHOLE, "model_version": "v7", "confidence": 1.0},
+    ]
+
+
+def test_every_format_with_a_chosen_agrees_line_by_line(rated: None, rev: Actor) -> None:
+    preferences = export(rev, "preferences")
+    trl = export(rev, "trl")
+    dpo = export(rev, "openai-dpo")
+    assert len(preferences) == len(trl) == len(dpo) == 2
+    for pair, trl_line, dpo_line in zip(preferences, trl, dpo, strict=True):
+        assert trl_line == {key: pair[key] for key in ("prompt", "chosen", "rejected")}
+        assert dpo_line["input"]["messages"][0]["content"] == pair["prompt"]
+        assert dpo_line["preferred_output"][0]["content"] == pair["chosen"]
+        assert dpo_line["non_preferred_output"][0]["content"] == pair["rejected"]
+    # KTO's desirable completion of each correction is that same corrected response.
+    corrected = [
+        line["completion"]
+        for line in export(rev, "kto")
+        if line["completion"] in {p["chosen"] for p in preferences}
+    ]
+    assert corrected == [pair["chosen"] for pair in preferences]
 
 
 def test_rewards_are_every_feedback_with_a_rated_turn(rated: None, rev: Actor) -> None:
@@ -120,18 +163,37 @@ def test_rewards_are_every_feedback_with_a_rated_turn(rated: None, rev: Actor) -
     ]
 
 
-def test_kto_labels_positive_true_and_negative_false(rated: None, rev: Actor) -> None:
+def kto(completion: str, label: bool) -> dict[str, Any]:
+    return {"prompt": PROMPT, "completion": completion, "label": label}
+
+
+def test_kto_has_every_rating_a_correction_as_the_response_false_and_the_corrected_true(
+    rated: None, rev: Actor
+) -> None:
     assert export(rev, "kto") == [
-        {"prompt": PROMPT, "completion": RESPONSE, "label": True},
-        {"prompt": PROMPT, "completion": RESPONSE, "label": False},
+        kto(RESPONSE, False),  # the span correction: the response as rated,
+        kto(SPLICED, True),  # and as corrected
+        kto(RESPONSE, False),
+        kto(WHOLE, True),
+        kto(RESPONSE, True),  # positive
+        kto(RESPONSE, False),  # negative
+        # the neutral rating at score 0 prefers nothing: no line
     ]
+
+
+def test_kto_labels_a_neutral_rating_by_the_sign_of_its_score(ann: Actor, rev: Actor) -> None:
+    items = [
+        feedback(rated_turn=TURN, polarity="neutral", score=0.25, ts=1.0),
+        feedback(rated_turn=TURN, polarity="neutral", score=-0.75, ts=2.0),
+        feedback(rated_turn=TURN, polarity="neutral", score=0.0, ts=3.0),
+    ]
+    assert ann.learn(feedback_req(*items)).status_code == 200
+    assert export(rev, "kto") == [kto(RESPONSE, True), kto(RESPONSE, False)]
 
 
 def test_an_export_takes_the_explorers_filters(rated: None, boss: Actor) -> None:
     assert export(boss, "trl", since="15") == [PAIR_WHOLE]
-    assert export(boss, "kto", annotator="rev") == [
-        {"prompt": PROMPT, "completion": RESPONSE, "label": False}
-    ]
+    assert export(boss, "kto", annotator="rev") == [kto(RESPONSE, False)]
     assert len(export(boss, "rewards", source="self")) == 1
     assert export(boss, "rewards", has_correction="true", dimension="correctness") == export(
         boss, "rewards", polarity="corrective"
@@ -177,6 +239,17 @@ def test_only_reviewers_and_admins_export(
 
 def lines(path: Path) -> list[dict[str, Any]]:
     return [orjson.loads(line) for line in path.read_bytes().splitlines()]
+
+
+def test_the_export_commands_agree_with_the_http_exports(
+    rated: None, rev: Actor, tmp_path: Path
+) -> None:
+    out = tmp_path / "out.jsonl"
+    call_command("export_preferences", str(out))
+    assert lines(out) == export(rev, "preferences")
+    for kind in FORMATS:
+        call_command("export_feedback", str(out), "--format", kind)
+        assert lines(out) == export(rev, kind), kind
 
 
 def test_the_commands_write_any_format_with_the_filters(

@@ -106,6 +106,18 @@ def test_the_stream_sends_one_chunk_a_batch_not_one_body(rev: Actor) -> None:
     [
         (
             "preferences",
+            {
+                "prompt",
+                "chosen",
+                "rejected",
+                "dimension",
+                "model_version",
+                "confidence",
+                "correction",
+            },
+        ),
+        (
+            "spec-preferences",
             {"prompt", "chosen", "rejected", "dimension", "model_version", "confidence"},
         ),
         ("rewards", {"prompt", "response", "score", "dimension", "weight", "source"}),
@@ -129,7 +141,15 @@ def test_every_format_loads_in_datasets(
     dataset = datasets.load_dataset(
         "json", data_files=str(path), split="train", cache_dir=str(tmp_path / "cache")
     )
-    expected = {"preferences": 10, "rewards": 40, "trl": 10, "openai-dpo": 10, "kto": 20}
+    # KTO: a line for each positive, negative and (scored) neutral, two for each correction.
+    expected = {
+        "preferences": 10,
+        "spec-preferences": 10,
+        "rewards": 40,
+        "trl": 10,
+        "openai-dpo": 10,
+        "kto": 50,
+    }
     assert dataset.num_rows == expected[kind]
     assert set(dataset.column_names) == columns
     if kind == "trl":
@@ -144,8 +164,15 @@ def test_every_format_loads_in_datasets(
         assert dataset.features["label"].dtype == "bool"
 
 
-def test_the_formats_are_the_contracts_five() -> None:
-    assert set(FORMATS) == {"preferences", "rewards", "trl", "openai-dpo", "kto"}
+def test_the_formats_are_the_contracts_five_and_the_specs_own_pair() -> None:
+    assert set(FORMATS) == {
+        "preferences",
+        "spec-preferences",
+        "rewards",
+        "trl",
+        "openai-dpo",
+        "kto",
+    }
 
 
 @pytest.mark.django_db(transaction=True)

@@ -33,7 +33,10 @@ BASE = (
     "learnportal.env",
     "learnportal.web",
     "learnportal.inputs",
+    "learnportal.instants",
     "learnportal.ratelimit",
+    "learnportal.outage",
+    "learnportal.best_effort_cache",
     "learnportal.csp",
     "learnportal.webhooks",  # called only through events.broadcast_on_commit
 )

@@ -25,7 +25,7 @@ from django.contrib.auth.hashers import PBKDF2PasswordHasher
 
 from learnportal.accounts import services
 from tests.builders import experience, experience_req, stats_req
-from tests.processes import REPO, clean_env
+from tests.processes import PYTHON, REPO, clean_env, database_url
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -36,13 +36,6 @@ pytestmark = [pytest.mark.postgres, pytest.mark.redis, pytest.mark.django_db(tra
 PORTS = (8116, 8117)
 PASSWORD = "long-enough-1"
 RATE = 5
-
-
-def database_url() -> str:
-    db = settings.DATABASES["default"]
-    user = db.get("USER") or "postgres"
-    password = f":{db['PASSWORD']}" if db.get("PASSWORD") else ""
-    return f"postgres://{user}{password}@{db.get('HOST') or '127.0.0.1'}:{db.get('PORT') or 5432}/{db['NAME']}"
 
 
 class Server:
@@ -60,7 +53,9 @@ class Server:
         self.log = (tmp_path / f"server-{port}.log").open("wb")
         self.proc = subprocess.Popen(
             [
-                str(REPO / ".venv/bin/uvicorn"),
+                PYTHON,
+                "-m",
+                "uvicorn",
                 "learnportal.asgi:application",
                 "--host",
                 "127.0.0.1",

@@ -69,16 +69,6 @@ def test_two_processes_share_one_count_when_the_cache_is_redis(settings: Any) ->
     rate_limit_check("token:another-agent")
 
 
-@pytest.fixture
-def unreachable_cache(settings: Any) -> None:
-    settings.CACHES = {
-        "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
-            "LOCATION": "redis://127.0.0.1:1/0",  # nothing listens on port 1
-        }
-    }
-
-
 def test_with_the_cache_down_requests_are_served_and_the_outage_logged_once(
     agent: Actor, settings: Any, unreachable_cache: None, caplog: pytest.LogCaptureFixture
 ) -> None:

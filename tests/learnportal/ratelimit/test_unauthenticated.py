@@ -8,12 +8,15 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 import pytest
+from asgiref.sync import async_to_sync
 from django.test import Client
 from rest_framework.test import APIClient
 
 from learnportal.accounts.models import ApiToken, User
 from learnportal.accounts.services import token_revoke
+from learnportal.ws.learn import CLOSE_RATE_LIMITED, CLOSE_UNAUTHENTICATED
 from tests.builders import stats_req
+from tests.harness import WS_TIMEOUT, ws_communicator
 
 if TYPE_CHECKING:
     from tests.harness import Actor
@@ -106,3 +109,27 @@ def test_a_principal_refused_by_a_permission_is_counted_once(
     assert ann.client.get("/api/webhooks/").status_code == 403
     assert ann.client.get("/api/webhooks/").status_code == 403
     assert ann.client.get("/api/webhooks/").status_code == 429
+
+
+async def _close_code(path: str, token: str | None, address: str) -> int:
+    communicator = ws_communicator(token=token, path=path)
+    communicator.scope["client"] = (address, 40000)
+    connected, code = await communicator.connect(timeout=WS_TIMEOUT)
+    if connected:  # accepted, then closed at once, so that a browser can read the code
+        message = await communicator.receive_output(timeout=WS_TIMEOUT)
+        await communicator.disconnect()
+        return int(message["code"])
+    return int(code)
+
+
+@pytest.mark.parametrize("path", ["/ws/learn/", "/ws/events/"])
+@pytest.mark.parametrize("token", [None, "lp_unknown"])
+@pytest.mark.django_db(transaction=True)
+def test_a_socket_handshake_without_a_valid_credential_is_counted_by_client_address(
+    settings: Any, clock: Any, path: str, token: str | None
+) -> None:
+    settings.LEARNPORTAL_RATE_LIMIT = ONE_PER_TEN_SECONDS
+    assert async_to_sync(_close_code)(path, token, ADDRESS) == CLOSE_UNAUTHENTICATED
+    assert async_to_sync(_close_code)(path, token, ADDRESS) == CLOSE_RATE_LIMITED
+    assert _send(_client(None), "get", "/api/routing/").status_code == 429  # one count
+    assert async_to_sync(_close_code)(path, token, "192.0.2.8") == CLOSE_UNAUTHENTICATED

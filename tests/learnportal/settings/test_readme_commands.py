@@ -31,6 +31,7 @@ def test_every_manage_py_line_of_the_readme_works_after_make_run(tmp_path: Path)
     # The README's lines say `.venv/bin/python manage.py`: run them from a folder that has both.
     (tmp_path / ".venv").symlink_to(Path(sys.prefix))
     (tmp_path / "manage.py").symlink_to(REPO / "manage.py")
+    (tmp_path / "examples").symlink_to(REPO / "examples")  # the files the import lines read
     env_file = tmp_path / ".env"
     env = clean_env(tmp_path, LEARNPORTAL_ENV_FILE=str(env_file))
     # What make does before it serves: write the dev env file once, migrate, load the demo.

@@ -21,8 +21,7 @@ import httpx
 import pytest
 from standardwebhooks import Webhook
 
-from tests.learnportal.test_processes import database_url
-from tests.processes import PYTHON, REPO, clean_env, manage, python_json
+from tests.processes import PYTHON, REPO, clean_env, database_url, manage, python_json
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 
 import pytest
 from django.db import transaction
@@ -98,3 +99,15 @@ def test_an_applied_and_rolled_back_refinement_over_learn(agent: Actor) -> None:
     (undone,) = bodies("refinement.rolled_back")
     assert done["data"]["refinement_id"] == applied["refinement_id"]  # type: ignore[index]
     assert undone["data"]["kind"] == "rollback"  # type: ignore[index]
+
+
+def test_with_the_cache_unreachable_a_write_queues_its_webhook_from_the_database(
+    env: Actor, unreachable_cache: None, caplog: pytest.LogCaptureFixture
+) -> None:
+    endpoint = register("feedback.recorded")
+    with caplog.at_level(logging.WARNING, logger="learnportal.best_effort_cache"):
+        ok(http_send(env, feedback_req(feedback(component_name="c"))))
+        ok(http_send(env, feedback_req(feedback(component_name="d"))))
+    assert list(Delivery.objects.values_list("endpoint_id", flat=True)) == [endpoint, endpoint]
+    outages = [r for r in caplog.records if r.name == "learnportal.best_effort_cache"]
+    assert len(outages) == 1, outages  # once an outage, not once a write
