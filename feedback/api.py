@@ -253,21 +253,21 @@ class QueueUndoView(APIView):
 
 
 class FeedbackView(APIView):
-    """The explorer's list (docs/contract.md, "Explorer"), blind for annotators."""
+    """The explorer's list (docs/contract.md, "Explorer"), blind for annotators; a machine's
+    own feedback for an agent or an environment."""
 
     parser_classes = []
 
     @extend_schema(
         summary="List feedback, newest first, with filters and a cursor",
         parameters=query_parameters(FeedbackQuery),
-        responses={
-            200: FeedbackPage,
-            403: OpenApiResponse(description="agents and environments do not read feedback"),
-        },
+        description="People read the explorer's list (an annotator blind to other people's "
+        "ratings); an agent or an environment reads only the feedback it sent itself.",
+        responses={200: FeedbackPage},
     )
     def get(self, request: Request) -> Response:
         principal = principal_of(request)
-        principal.require(Action.EXPLORE)
+        principal.require(Action.LIST_FEEDBACK)
         query = parse_feedback_query(request.query_params)
         rows, last = feedback_page(
             query, viewer=principal, after=decode_cursor(query.cursor), limit=query.limit

@@ -19,9 +19,7 @@ if TYPE_CHECKING:
 
 
 def handle_feedback(principal: Principal, request: LearnFeedbackRequest) -> dict[str, Any]:
-    outcome = feedback_record(
-        principal=principal, feedbacks=request.feedbacks, sent=request.sent_items("feedbacks")
-    )
+    outcome = feedback_record(principal=principal, feedbacks=request.feedbacks)
     return {"recorded": outcome.recorded, "new_score": outcome.new_score}
 
 
@@ -34,7 +32,6 @@ def handle_experience(
         principal=principal,
         experiences=request.experiences,
         policy=policy,
-        sent=request.sent_items("experiences"),
     )
     return {"stored": stored}
 

@@ -1,4 +1,11 @@
-"""Safe retries: the same id with the same content is stored once; other content is a conflict."""
+"""Safe retries: the same id with the same content is stored once; other content is a conflict.
+
+What identifies an item's content is what its sender chose, not what a library added: `ts` is
+left out, since every client library (LearnPortal's own, the A2E SDK) stamps it when it makes
+an item, so that a kept item resent as a fresh model carries a fresh stamp; and a field at its
+default counts as left out, since one library spells defaults out and another omits them. The
+stored item keeps the `ts` of its first send.
+"""
 
 from __future__ import annotations
 
@@ -11,24 +18,25 @@ from feedback.bulk import existing_values
 from learnportal.protocol.errors import conflict, detail
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Mapping, Sequence
 
     from django.db import models
     from pydantic import BaseModel
 
+NOT_CONTENT = frozenset({"ts"})  # stamped by a library when an item is made
 
-def content_hash(item: BaseModel, owner: str, sent: dict[str, Any] | None = None) -> str:
-    """A digest of what the client sent, so that a retry without `ts` still matches.
 
-    `sent` is the item's JSON as it came over the wire, when it did: hashing it costs a
-    fraction of dumping the model again.
-    """
-    if sent is not None:
-        data = dict(sent)
-    else:
-        data = item.model_dump(mode="json")
-        if "ts" not in item.model_fields_set:
-            data.pop("ts", None)
+def chosen(item: BaseModel) -> dict[str, Any]:
+    """The fields of `item` that identify its content: not stamps, none at its default."""
+    return item.model_dump(exclude_defaults=True, exclude=set(NOT_CONTENT))
+
+
+def content_hash(item: BaseModel, owner: str, resolved: Mapping[str, Any] | None = None) -> str:
+    """A digest of `item`'s content sent by `owner`; `resolved` replaces fields the host fills
+    in (a feedback's source and annotator), so that naming them and leaving them out agree."""
+    data = chosen(item)
+    if resolved:
+        data.update(resolved)
     data["__owner"] = owner
     return hashlib.blake2b(
         orjson.dumps(data, option=orjson.OPT_SORT_KEYS), digest_size=16

@@ -86,11 +86,14 @@ def seen_by(viewer: Principal | None) -> Q:
     annotator sees their own human feedback, and the agents' and environments' (`self`,
     `env`) but for those on a queued turn they have not rated yet (a judgement seen before
     rating anchors one's own, whoever made it). Another person's rating they see only on the
-    page of a turn they rated (`turn_ratings`), never in a list.
+    page of a turn they rated (`turn_ratings`), never in a list. An agent or an environment
+    sees only the feedback it sent itself.
     """
     if sees_all_ratings(viewer):
         return Q()
     assert viewer is not None
+    if not viewer.is_human:
+        return Q(submitted_by=viewer.key)
     return own_human(viewer) | (Q(source__in=MACHINE_SOURCES) & ~_blind_turn(viewer))
 
 

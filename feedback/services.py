@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -110,12 +110,6 @@ class FeedbackOutcome:
     new_score: float | None
 
 
-def _hashes(items: Sequence[BaseModel], owner: str, sent: list[dict[str, Any]] | None) -> list[str]:
-    if sent is None:
-        return [content_hash(item, owner) for item in items]
-    return [content_hash(item, owner, raw) for item, raw in zip(items, sent, strict=True)]
-
-
 def _json(value: object) -> str:
     return orjson.dumps(value).decode()
 
@@ -154,7 +148,6 @@ def feedback_record(
     *,
     principal: Principal,
     feedbacks: list[FeedbackItem],
-    sent: list[dict[str, Any]] | None = None,
 ) -> FeedbackOutcome:
     """Store a batch of feedback, all or nothing, and fold the scores into component stats."""
     principal.require(Action.FEEDBACK)
@@ -170,7 +163,10 @@ def feedback_record(
             problems,
         )
     owner = principal.key
-    hashes = _hashes(feedbacks, owner, sent)
+    hashes = [
+        content_hash(item, owner, {"source": source.value, "annotator_id": annotator_id})
+        for item, (source, annotator_id) in zip(feedbacks, provenance, strict=True)
+    ]
     now = time.time()
     with transaction.atomic():
         fresh = new_items(
@@ -303,7 +299,6 @@ def experience_store(
     principal: Principal,
     experiences: list[ExperienceItem],
     policy: RoutingPolicy,
-    sent: list[dict[str, Any]] | None = None,
 ) -> int:
     """Store a batch of experience tuples, all or nothing, within the owner's quota.
 
@@ -312,7 +307,7 @@ def experience_store(
     """
     principal.require(Action.EXPERIENCE)
     owner = principal.key
-    hashes = _hashes(experiences, owner, sent)
+    hashes = [content_hash(item, owner) for item in experiences]
     now = time.time()
     with transaction.atomic():
         fresh = new_items(

@@ -39,6 +39,7 @@ class Action(StrEnum):
     READ_SKILLS = "read the learning store"
     QUEUE = "take turns to rate from the queue"
     EXPLORE = "explore feedback"
+    LIST_FEEDBACK = "list feedback over the API"
     EXPORT = "export feedback"
     SEE_ALL_RATINGS = "see every person's ratings"
     READ_AGREEMENT = "read annotator agreement"
@@ -68,6 +69,9 @@ ALLOWED: dict[Action, frozenset[Role]] = {
     # The people's side (docs/contract.md): the explorer is for people; an annotator is blind
     # to other people's ratings, reviewers and admins see all.
     Action.EXPLORE: HUMAN_ROLES,
+    # GET /api/feedback/: people read the explorer's list; an agent or an environment reads
+    # only the feedback it sent itself (feedback.selectors.seen_by).
+    Action.LIST_FEEDBACK: EVERYONE,
     Action.EXPORT: frozenset({Role.REVIEWER, Role.ADMIN}),
     Action.SEE_ALL_RATINGS: frozenset({Role.REVIEWER, Role.ADMIN}),
     Action.READ_AGREEMENT: frozenset({Role.REVIEWER, Role.ADMIN}),

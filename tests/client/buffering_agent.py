@@ -2,9 +2,14 @@
 
 `buffering_agent.py URL TOKEN FLUSHED LATE MODE KIND`: with KIND `sync` a LearnBuffer, with
 `async` an AsyncLearnBuffer in `asyncio.run`; buffers FLUSHED experiences, calls flush(),
-buffers LATE more, prints `flushed` and the modules it imported, then, with MODE `wait`, waits
-to be killed; with MODE `exit`, ends without closing the buffer (for `sync`, atexit closes it;
-for `async`, the event loop ends with the buffer's task still running).
+buffers LATE more, prints `flushed` and the modules it imported, then, by MODE:
+
+- `wait`: waits to be killed;
+- `term`: installs the client's signal hook (`flush_on_signals()`) and waits to be stopped
+  with SIGTERM, as a container, systemd or Kubernetes stops it;
+- `exit`: ends without closing the buffer (for `sync`, atexit closes it; for `async`, the
+  event loop ends with the buffer's task still running);
+- `outlive`: closes the client with the buffer still open, and ends.
 """
 
 from __future__ import annotations
@@ -35,24 +40,31 @@ def say_flushed(flushed: int) -> None:
 
 def blocking(url: str, token: str, flushed: int, late: int, mode: str) -> None:
     client = LearnClient(url, token, retry=ONE_TRY, max_batch=1000)
+    if mode == "term":
+        client.flush_on_signals()
     buffer = client.buffer(max_items=50, max_interval=3600)
     add(buffer, "flushed", flushed)
     buffer.flush()
     add(buffer, "late", late)
     say_flushed(flushed)
-    if mode == "wait":
+    if mode in ("wait", "term"):
         time.sleep(600)
+    if mode == "outlive":
+        client.close()
 
 
 async def awaited(url: str, token: str, flushed: int, late: int, mode: str) -> None:
     async with AsyncLearnClient(url, token, retry=ONE_TRY, max_batch=1000) as client:
+        if mode == "term":
+            client.flush_on_signals()
         buffer = client.buffer(max_items=50, max_interval=3600)
         add(buffer, "flushed", flushed)
         await buffer.flush()
         add(buffer, "late", late)
         say_flushed(flushed)
-        if mode == "wait":
+        if mode in ("wait", "term"):
             await asyncio.sleep(600)
+    # `outlive` (and `exit`): the client is closed here, with its buffer still open
 
 
 if __name__ == "__main__":

@@ -32,7 +32,7 @@ async def each_call(client: AsyncLearnCalls) -> None:
     assert stored.stored == 1
     recorded = await client.feedback([{"polarity": "positive", "component_name": "search"}])
     assert recorded.recorded == 1
-    assert (await client.stats("search")).components[0]["calls_total"] == 1
+    assert (await client.stats("search")).components[0].calls_total == 1
     assert (await client.adapt(strategy="ucb1")).updated
     plan = await client.refinement_plan("search")
     assert plan.plan_id

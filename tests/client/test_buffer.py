@@ -232,20 +232,50 @@ def agent(
     )
 
 
-@pytest.mark.parametrize("kind", ["sync", "async"])
-def test_an_agent_killed_after_flush_lost_nothing_it_flushed(portal: Portal, kind: str) -> None:
-    process = agent(portal.url, portal.token, flushed=120, late=30, mode="wait", kind=kind)
+def stopped(process: subprocess.Popen[str], flushed: int, signum: int) -> dict[str, Any]:
+    """What the agent said once it had flushed, after stopping it with `signum`."""
     try:
         assert process.stdout is not None
-        said = json.loads(process.stdout.readline() or "{}")
-        assert said.get("flushed") == 120, process.stderr and process.stderr.read()
-        os.kill(process.pid, signal.SIGKILL)
+        said: dict[str, Any] = json.loads(process.stdout.readline() or "{}")
+        assert said.get("flushed") == flushed, process.stderr and process.stderr.read()
+        os.kill(process.pid, signum)
+        process.wait(timeout=60)
     finally:
         process.kill()
         process.wait(timeout=30)
+    return said
+
+
+def agent_ids(flushed: int, late: int) -> set[str]:
+    return {f"flushed-{i}" for i in range(flushed)} | {f"late-{i}" for i in range(late)}
+
+
+@pytest.mark.parametrize("kind", ["sync", "async"])
+def test_an_agent_killed_after_flush_lost_nothing_it_flushed(portal: Portal, kind: str) -> None:
+    process = agent(portal.url, portal.token, flushed=120, late=30, mode="wait", kind=kind)
+    said = stopped(process, 120, signal.SIGKILL)
     assert said["server_modules"] == []  # the client needs no Django
-    flushed = {f"flushed-{i}" for i in range(120)}
-    assert flushed <= stored_ids()
+    assert agent_ids(120, 0) <= stored_ids()
+
+
+@pytest.mark.parametrize("kind", ["sync", "async"])
+def test_an_agent_stopped_with_sigterm_under_the_signal_hook_lost_nothing(
+    portal: Portal, kind: str
+) -> None:
+    process = agent(portal.url, portal.token, flushed=120, late=300, mode="term", kind=kind)
+    stopped(process, 120, signal.SIGTERM)
+    assert process.returncode == -signal.SIGTERM  # it still ends as SIGTERM ends it
+    assert stored_ids() == agent_ids(120, 300)
+
+
+@pytest.mark.parametrize("kind", ["sync", "async"])
+def test_a_buffer_that_outlives_its_client_is_sent_when_the_client_closes(
+    portal: Portal, kind: str
+) -> None:
+    process = agent(portal.url, portal.token, flushed=0, late=300, mode="outlive", kind=kind)
+    _, stderr = process.communicate(timeout=120)
+    assert process.returncode == 0, stderr
+    assert stored_ids() == agent_ids(0, 300)
 
 
 @pytest.mark.parametrize("kind", ["sync", "async"])

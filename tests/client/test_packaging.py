@@ -14,6 +14,8 @@ import zipfile
 from email.parser import Parser
 from typing import TYPE_CHECKING
 
+from packaging.requirements import Requirement
+
 from tests.processes import REPO
 
 if TYPE_CHECKING:
@@ -46,16 +48,35 @@ def test_the_wheel_holds_the_client_and_the_protocol_models_of_this_checkout(
     assert "learnportal/__init__.py" not in names  # a namespace portion: never the server's
 
 
-def test_the_wheel_depends_on_no_django(installed_client: InstalledClient) -> None:
+# What the A2E reference SDK (a2eprotocol/python-sdk, pyproject.toml) pins of what the client
+# needs too: the client must install beside it.
+SDK_PINS = {"pydantic": "2.12.5"}
+
+
+def requirements(installed_client: InstalledClient) -> list[Requirement]:
     with zipfile.ZipFile(installed_client.wheel) as archive:
         (metadata,) = (n for n in archive.namelist() if n.endswith(".dist-info/METADATA"))
         requires = Parser().parsestr(archive.read(metadata).decode()).get_all("Requires-Dist")
-    assert sorted(r.split("==")[0].lower() for r in requires or []) == [
+    return [Requirement(r) for r in requires or []]
+
+
+def test_the_wheel_depends_on_no_django(installed_client: InstalledClient) -> None:
+    assert sorted(r.name.lower() for r in requirements(installed_client)) == [
         "httpx",
         "jiter",
         "pydantic",
         "websockets",
     ]
+
+
+def test_the_wheel_asks_lower_bounds_that_admit_the_sdks_pins(
+    installed_client: InstalledClient,
+) -> None:
+    for requirement in requirements(installed_client):
+        assert all(spec.operator == ">=" for spec in requirement.specifier), requirement
+        pinned = SDK_PINS.get(requirement.name.lower())
+        if pinned is not None:
+            assert requirement.specifier.contains(pinned), requirement
 
 
 def test_the_unpacked_wheel_alone_imports_and_runs(

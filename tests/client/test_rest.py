@@ -1,4 +1,5 @@
-"""The REST side agents use, through the client: routing weights, turns, step runs."""
+"""The REST side agents use, through the client: routing weights, turns, step runs, the
+feedback an agent sent; and learn/stats and learn/adapt read as typed records."""
 
 from __future__ import annotations
 
@@ -8,12 +9,25 @@ import pytest
 
 import feedback.answers
 import refinement.answers
-from learnportal_client import LearnError, Routing, RunOutcome, Turn, TurnPage, TurnsCreated
+from learnportal.protocol.models import ComponentPerformanceRecord
+from learnportal_client import (
+    AdaptedComponent,
+    ComponentRecord,
+    FeedbackPage,
+    LearnClient,
+    LearnError,
+    ListedFeedback,
+    Routing,
+    RunOutcome,
+    Turn,
+    TurnPage,
+    TurnsCreated,
+)
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
 
-    from learnportal_client import LearnClient
+    from tests.client.conftest import Portal
 
 TURN = {"prompt": "Summarize", "response": "A summary.", "model": "writer"}
 
@@ -26,6 +40,9 @@ TURN = {"prompt": "Summarize", "response": "A summary.", "model": "writer"}
         (TurnsCreated, feedback.answers.TurnsCreated),
         (Turn, feedback.answers.Turn),
         (TurnPage, feedback.answers.TurnPage),
+        (FeedbackPage, feedback.answers.FeedbackPage),
+        (ListedFeedback, feedback.answers.StoredFeedback),
+        (ComponentRecord, ComponentPerformanceRecord),
     ],
 )
 def test_the_clients_rest_answers_read_only_fields_the_host_answers(
@@ -74,3 +91,44 @@ def test_a_refused_rest_call_is_a_learn_error(client: LearnClient) -> None:
         client.report_run("Not A Step!", "x")
     assert refused.value.code == "invalid"
     assert refused.value.status == 400
+
+
+def test_stats_and_adapt_answer_typed_records(client: LearnClient) -> None:
+    client.experience(
+        [
+            {"action": {"component_name": "good", "success": True, "duration_ms": 40.0}},
+            {"action": {"component_name": "bad", "success": False}, "reward": -1.0},
+        ]
+    )
+    (good,) = client.stats("good").components
+    assert isinstance(good, ComponentRecord)
+    assert (good.component_name, good.calls_total, good.avg_duration_ms) == ("good", 1, 40.0)
+    moved = {record.component_name: record for record in client.adapt(strategy="ucb1").updated}
+    assert all(isinstance(record, AdaptedComponent) for record in moved.values())
+    assert moved["good"].weight == client.routing().weights["good"]
+
+
+def test_an_agent_reads_the_feedback_it_sent_and_no_other(
+    client: LearnClient, portal: Portal
+) -> None:
+    with LearnClient(portal.url, portal.token_for("other", "agent")) as other:
+        other.feedback([{"feedback_id": "theirs", "polarity": "positive"}])
+    client.feedback(
+        [
+            {"feedback_id": f"mine-{i}", "polarity": "negative", "score": -0.5, "ts": 100.0 + i}
+            for i in range(3)
+        ]
+    )
+    page = client.list_feedback(limit=2)
+    assert [f.feedback_id for f in page.results] == ["mine-2", "mine-1"]
+    assert page.results[0].source == "self"
+    assert page.next
+    rest = client.list_feedback(cursor=page.next)
+    assert [f.feedback_id for f in rest.results] == ["mine-0"]
+    assert client.list_feedback(since=101.5).results[0].feedback_id == "mine-2"
+
+
+def test_a_bad_feedback_filter_is_invalid_naming_it(client: LearnClient) -> None:
+    with pytest.raises(LearnError) as refused:
+        client.list_feedback(polarity="great")
+    assert (refused.value.code, refused.value.details[0]["loc"]) == ("invalid", ["polarity"])

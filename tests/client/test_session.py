@@ -33,6 +33,7 @@ from learnportal_client import (
     LearnError,
     LearnExperienceResponse,
     LearnStatsResponse,
+    StatsResponse,
 )
 from learnportal_client.calls import stats_request
 from learnportal_client.session import AsyncLearnSession, LearnSession
@@ -134,8 +135,8 @@ def host_answering_last_first(count: int) -> Iterator[str]:
 
 
 def answered_names(replies: Sequence[object]) -> list[str]:
-    assert all(isinstance(r, LearnStatsResponse) for r in replies), replies
-    return [r.components[0]["component_name"] for r in replies if isinstance(r, LearnStatsResponse)]
+    assert all(isinstance(r, StatsResponse) for r in replies), replies
+    return [r.components[0].component_name for r in replies if isinstance(r, StatsResponse)]
 
 
 def test_replies_in_another_order_are_matched_by_req_id() -> None:

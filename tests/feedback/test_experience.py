@@ -120,6 +120,26 @@ def test_a_retry_with_the_same_ids_stores_nothing_twice_and_still_counts(
     assert stats_second["components"][0]["calls_total"] == 3
 
 
+def test_a_kept_experience_resent_as_a_library_remakes_it_is_stored_once(
+    transport: Send, agent: Actor
+) -> None:
+    item = experience("c", ts=1716000000.0)
+    assert transport(agent, experience_req(item))[1]["stored"] == 1
+    remade = {
+        **item,
+        "ts": 1716000099.5,
+        "action": {**item["action"], "input": None, "success": None},
+        "state": {},
+        "next_state": {},
+        "done": False,
+        "step": 0,
+    }
+    status, reply = transport(agent, experience_req(remade))
+    assert (status, reply.get("stored")) == (200, 1), reply
+    assert stored()["experience"] == 1
+    assert Experience.objects.get(experience_id=item["experience_id"]).ts == 1716000000.0
+
+
 def test_the_same_experience_id_with_other_content_is_a_conflict(
     transport: Send, agent: Actor
 ) -> None:

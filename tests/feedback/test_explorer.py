@@ -14,6 +14,7 @@ from feedback.filters import FeedbackFilters
 from feedback.models import Feedback
 from feedback.selectors import feedback_page_rows
 from tests.builders import feedback, feedback_req, turn
+from tests.harness import token_actor
 
 if TYPE_CHECKING:
     from tests.harness import Actor
@@ -209,13 +210,18 @@ def test_an_annotator_stays_blind_after_rating_the_same_turn(four: None, ann: Ac
     assert "by-rev" not in ids(ann, correlation_id="c-1", limit=500)
 
 
-@pytest.mark.parametrize("who", ["agent", "env"])
-def test_machines_may_not_read_the_explorer(
-    four: None, who: str, request: pytest.FixtureRequest
+def test_an_agent_or_an_environment_lists_only_the_feedback_it_sent(
+    four: None, agent: Actor, env: Actor
 ) -> None:
-    actor: Actor = request.getfixturevalue(who)
-    response = actor.client.get(URL)
-    assert (response.status_code, response.json()["code"]) == (403, "forbidden")
+    assert ids(agent) == ["by-agent"]
+    assert ids(env) == ["by-env"]
+    assert ids(agent, source="env") == []
+    assert ids(env, component="code", polarity="negative") == ["by-env"]
+
+
+def test_another_agent_lists_none_of_an_agents_feedback(four: None) -> None:
+    other = token_actor("other-agent", "agent")
+    assert ids(other) == []
 
 
 def test_nobody_unauthenticated_reads_it(four: None, anonymous: Actor) -> None:

@@ -264,6 +264,38 @@ def test_a_retry_without_ts_matches_the_first_send(transport: Send, agent: Actor
     assert Feedback.objects.filter(feedback_id="fb-no-ts").count() == 1
 
 
+def test_a_kept_feedback_resent_as_a_library_remakes_it_is_recorded_once(
+    transport: Send, agent: Actor
+) -> None:
+    # A library that makes a model of the kept dict stamps a fresh `ts` and may spell out every
+    # default (and the source the credential gives): the same content, so not a conflict.
+    item = feedback(component_name="c", rated_turn=turn(), ts=1716000000.0)
+    assert transport(agent, feedback_req(item))[0] == 200
+    remade = {
+        **item,
+        "ts": 1716000099.5,
+        "rated_turn": {**item["rated_turn"], "environment": None, "version": None},
+        "dimension": "helpfulness",
+        "confidence": 1.0,
+        "comment": "",
+        "correction_span": None,
+        "source": "self",
+        "annotator_id": "",
+    }
+    status, reply = transport(agent, feedback_req(remade))
+    assert (status, reply.get("recorded")) == (200, 1), reply
+    assert Feedback.objects.get(feedback_id=item["feedback_id"]).ts == 1716000000.0
+
+
+def test_the_same_feedback_id_with_another_chosen_source_is_a_conflict(
+    transport: Send, env: Actor
+) -> None:
+    item = feedback(component_name="c")
+    assert transport(env, feedback_req(item))[0] == 200  # the credential's own: env
+    status, reply = transport(env, feedback_req({**item, "source": "self"}))
+    assert (status, reply["code"]) == (409, "conflict")
+
+
 def test_the_same_feedback_id_with_other_content_is_a_conflict(
     transport: Send, agent: Actor
 ) -> None:

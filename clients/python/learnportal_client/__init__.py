@@ -36,7 +36,22 @@ from learnportal.protocol.models import (
 from learnportal_client.buffer import AsyncLearnBuffer, LearnBuffer, Unsent
 from learnportal_client.client import AsyncLearnClient, LearnClient
 from learnportal_client.errors import LearnError
-from learnportal_client.rest import QueuedTurn, Routing, RunOutcome, Turn, TurnPage, TurnsCreated
+from learnportal_client.records import (
+    AdaptedComponent,
+    AdaptResponse,
+    ComponentRecord,
+    StatsResponse,
+)
+from learnportal_client.rest import (
+    FeedbackPage,
+    ListedFeedback,
+    QueuedTurn,
+    Routing,
+    RunOutcome,
+    Turn,
+    TurnPage,
+    TurnsCreated,
+)
 from learnportal_client.retry import NO_RETRY, Retry
 from learnportal_client.routing import Choice, choose, probabilities
 from learnportal_client.session import AsyncLearnSession, LearnSession
@@ -44,14 +59,18 @@ from learnportal_client.session import AsyncLearnSession, LearnSession
 __all__ = [
     "NO_RETRY",
     "Action",
+    "AdaptResponse",
+    "AdaptedComponent",
     "AsyncLearnBuffer",
     "AsyncLearnClient",
     "AsyncLearnSession",
     "Capability",
     "Choice",
+    "ComponentRecord",
     "Experience",
     "Feedback",
     "FeedbackDimension",
+    "FeedbackPage",
     "FeedbackPolarity",
     "FeedbackSource",
     "LearnAdaptResponse",
@@ -67,11 +86,13 @@ __all__ = [
     "LearnRefinementRollbackResponse",
     "LearnSession",
     "LearnStatsResponse",
+    "ListedFeedback",
     "QueuedTurn",
     "RatedTurn",
     "Retry",
     "Routing",
     "RunOutcome",
+    "StatsResponse",
     "Turn",
     "TurnPage",
     "TurnsCreated",

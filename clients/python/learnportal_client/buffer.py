@@ -5,7 +5,8 @@
 `Backlog`: they send when `max_items` are waiting, when the oldest has waited `max_interval`
 seconds, on `flush()`, and on closing. An item a buffer accepted is never dropped silently:
 
-- `add_*` validates the item first, so what it accepts is sendable (a bad one raises `invalid`);
+- `add_*` validates the item first, so what it accepts is sendable (a bad one raises `invalid`),
+  and fixes its `ts` (when it was added, unless given), sent with it every time;
 - a send that fails for a while (`rate_limited`, `unavailable`, no answer) keeps the items and
   tries again, with the same ids, so that nothing is stored twice;
 - when `flush()` returns, every item added before it was acknowledged by the host (or refused:
@@ -34,7 +35,7 @@ from learnportal.protocol.models import Experience, Feedback
 from learnportal_client.backlog import Backlog, Batch, Unsent, failure, log_unsent, logger
 from learnportal_client.closing import Closing
 from learnportal_client.errors import LearnError
-from learnportal_client.wire import model_of
+from learnportal_client.wire import model_of, stamped
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
@@ -84,13 +85,13 @@ class _Buffer(ABC, Generic[Client]):
 
     def add_feedback(self, feedback: Feedback | Mapping[str, Any]) -> str:
         """Accept one feedback (validated now); its `feedback_id`."""
-        item = model_of(Feedback, feedback)
+        item = stamped(model_of(Feedback, feedback))
         self._accept(item)
         return item.feedback_id
 
     def add_experience(self, experience: Experience | Mapping[str, Any]) -> str:
         """Accept one experience (validated now); its `experience_id`."""
-        item = model_of(Experience, experience)
+        item = stamped(model_of(Experience, experience))
         self._accept(item)
         return item.experience_id
 

@@ -14,7 +14,6 @@ from typing import Any, TypeVar
 from learnportal.protocol.messages import (
     Envelope,
     LearnAdaptRequest,
-    LearnAdaptResponse,
     LearnExperienceRequest,
     LearnExperienceResponse,
     LearnFeedbackRequest,
@@ -30,11 +29,11 @@ from learnportal.protocol.messages import (
     LearnRefinementRollbackRequest,
     LearnRefinementRollbackResponse,
     LearnStatsRequest,
-    LearnStatsResponse,
     Response,
 )
 from learnportal.protocol.models import Experience, Feedback
 from learnportal_client.errors import LearnError
+from learnportal_client.records import AdaptResponse, StatsResponse
 from learnportal_client.wire import build, model_of
 
 Reply = TypeVar("Reply", bound=Response)
@@ -133,11 +132,13 @@ class LearnCalls(ABC):
         requests = experience_requests(experiences, self.batch_limit())
         return experience_total([self.send(r) for r in requests])
 
-    def adapt(self, component_name: str = "", strategy: str = "ppo") -> LearnAdaptResponse:
-        return expect(self.send(adapt_request(component_name, strategy)), LearnAdaptResponse)
+    def adapt(self, component_name: str = "", strategy: str = "ppo") -> AdaptResponse:
+        """learn/adapt: `updated` holds each component it moved, with its weight now."""
+        return expect(self.send(adapt_request(component_name, strategy)), AdaptResponse)
 
-    def stats(self, component_name: str = "") -> LearnStatsResponse:
-        return expect(self.send(stats_request(component_name)), LearnStatsResponse)
+    def stats(self, component_name: str = "") -> StatsResponse:
+        """learn/stats: `components` holds each component's record (all, or the one named)."""
+        return expect(self.send(stats_request(component_name)), StatsResponse)
 
     def refinement_plan(
         self, component_name: str = "", scope: str = "local"
@@ -179,11 +180,11 @@ class AsyncLearnCalls(ABC):
         requests = experience_requests(experiences, await self.batch_limit())
         return experience_total([await self.send(r) for r in requests])
 
-    async def adapt(self, component_name: str = "", strategy: str = "ppo") -> LearnAdaptResponse:
-        return expect(await self.send(adapt_request(component_name, strategy)), LearnAdaptResponse)
+    async def adapt(self, component_name: str = "", strategy: str = "ppo") -> AdaptResponse:
+        return expect(await self.send(adapt_request(component_name, strategy)), AdaptResponse)
 
-    async def stats(self, component_name: str = "") -> LearnStatsResponse:
-        return expect(await self.send(stats_request(component_name)), LearnStatsResponse)
+    async def stats(self, component_name: str = "") -> StatsResponse:
+        return expect(await self.send(stats_request(component_name)), StatsResponse)
 
     async def refinement_plan(
         self, component_name: str = "", scope: str = "local"

@@ -8,17 +8,18 @@ from __future__ import annotations
 
 import asyncio
 import time
+import weakref
 from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import httpx
 
-from learnportal_client import exchanges
+from learnportal_client import exchanges, stopping
 from learnportal_client.calls import AsyncLearnCalls, LearnCalls
 from learnportal_client.closing import Closing
 from learnportal_client.errors import LearnError
-from learnportal_client.retry import Retry, Sleep
+from learnportal_client.retry import Deadline, Retry, Sleep, checked_deadline
 from learnportal_client.wire import unreachable
 
 if TYPE_CHECKING:
@@ -29,7 +30,14 @@ if TYPE_CHECKING:
     from learnportal_client.backlog import Unsent
     from learnportal_client.buffer import AsyncLearnBuffer, LearnBuffer
     from learnportal_client.exchanges import Exchange
-    from learnportal_client.rest import QueuedTurn, Routing, RunOutcome, TurnPage, TurnsCreated
+    from learnportal_client.rest import (
+        FeedbackPage,
+        QueuedTurn,
+        Routing,
+        RunOutcome,
+        TurnPage,
+        TurnsCreated,
+    )
     from learnportal_client.session import AsyncLearnSession, LearnSession
 
 HTTP = TypeVar("HTTP", bound="httpx.Client | httpx.AsyncClient")
@@ -48,7 +56,9 @@ class _HTTPClient(ABC, Generic[HTTP, Transport, Sleep]):
 
     Every learn/* call retries `rate_limited` and `unavailable` after the host's `Retry-After`,
     resending the same bytes (same envelope id, same item ids), so a retry is never stored twice.
-    `max_batch` skips discovery; `transport` (an httpx transport) and `sleep` are for tests.
+    `timeout` bounds each try; `deadline` (seconds, default none) bounds each request with all
+    its tries and waits (a batch split at `max_batch` is several requests). `max_batch` skips
+    discovery; `transport` (an httpx transport) and `sleep` are for tests.
     """
 
     def __init__(
@@ -58,6 +68,7 @@ class _HTTPClient(ABC, Generic[HTTP, Transport, Sleep]):
         *,
         retry: Retry | None = None,
         timeout: float = 30.0,
+        deadline: float | None = None,
         max_batch: int | None = None,
         transport: Transport | None = None,
         sleep: Sleep | None = None,
@@ -65,8 +76,11 @@ class _HTTPClient(ABC, Generic[HTTP, Transport, Sleep]):
         self._base_url = base_url.rstrip("/")
         self._token = token
         self._retry = retry or Retry()
+        self._timeout = timeout
+        self._deadline = checked_deadline(deadline)
         self._max_batch = max_batch
         self._sleep: Sleep = sleep or self._default_sleep()
+        self._buffers: weakref.WeakSet[Any] = weakref.WeakSet()  # closed before the client
         self._http: HTTP = self._connect(
             base_url=self._base_url,
             headers={"Authorization": f"Bearer {token}"},
@@ -89,6 +103,7 @@ class _HTTPClient(ABC, Generic[HTTP, Transport, Sleep]):
             "url": socket_url(self._base_url),
             "token": self._token,
             "retry": self._retry,
+            "deadline": self._deadline,
             "max_batch": max_batch,
             "sleep": self._sleep,
         }
@@ -114,7 +129,19 @@ class LearnClient(
         return time.sleep
 
     def close(self) -> None:
+        """Close the buffers made from this client (one more try of what they hold), then it."""
+        self.close_buffers()
         self._http.close()
+
+    def close_buffers(self, timeout: float = 10.0) -> None:
+        """Close every buffer made from this client that is still open (see `LearnBuffer.close`)."""
+        for buffer in list(self._buffers):
+            buffer.close(timeout)
+
+    def flush_on_signals(self, *signums: int, timeout: float = 10.0) -> None:
+        """On SIGTERM (or `signums`), close this client's buffers, then do what the signal did
+        before (its handler, or end the process by it). Call it from the main thread."""
+        stopping.install(lambda: self.close_buffers(timeout), signums or stopping.STOP_SIGNALS)
 
     def send(self, request: Envelope) -> Response:
         return self._carry(exchanges.learn(request))
@@ -137,7 +164,7 @@ class LearnClient(
         batches = exchanges.turn_batches(turns, self.batch_limit())
         return exchanges.turns_total([self._carry(b) for b in batches])
 
-    def turns(self, cursor: str = "", **filters: str | int | bool | None) -> TurnPage:
+    def turns(self, cursor: str = "", **filters: str | int | float | bool | None) -> TurnPage:
         """`GET /api/turns/` with its filters; pass a page's `next` as `cursor` for the next."""
         return self._carry(exchanges.turns_page(cursor, filters))
 
@@ -146,6 +173,14 @@ class LearnClient(
     ) -> RunOutcome:
         """`POST /api/steps/<step_id>/runs/`: one successful run of a workflow step."""
         return self._carry(exchanges.step_run(step_id, description, edits))
+
+    def list_feedback(
+        self, cursor: str = "", **filters: str | int | float | bool | None
+    ) -> FeedbackPage:
+        """`GET /api/feedback/`, newest first: for an agent's or environment's token, the
+        feedback it sent itself; filters `source`, `polarity`, `dimension`, `component`,
+        `correlation_id`, `since`, `until`, `has_correction`, `limit`; `cursor=page.next`."""
+        return self._carry(exchanges.feedback_page(cursor, filters))
 
     def session(self) -> LearnSession:
         """A WebSocket session on /ws/learn/ (use it as a context manager)."""
@@ -159,25 +194,29 @@ class LearnClient(
         """A background buffer of feedback and experiences, sending from a thread."""
         from learnportal_client.buffer import LearnBuffer
 
-        return LearnBuffer(
+        buffer = LearnBuffer(
             self, max_items=max_items, max_interval=max_interval, on_unsent=on_unsent
         )
+        self._buffers.add(buffer)
+        return buffer
 
     def _carry(self, exchange: Exchange[Result]) -> Result:
-        tries = 0
+        deadline, tries = Deadline.after(self._deadline), 0
         while True:
             tries += 1
             try:
-                return exchange.result(self._request(exchange))
+                return exchange.result(self._request(exchange, deadline.cap(self._timeout)))
             except Exception as error:
                 wait = self._wait(error, tries, exchange)
-                if wait is None:
+                if wait is None or not deadline.allows(wait):
                     raise
                 self._sleep(wait)
 
-    def _request(self, exchange: Exchange[Any]) -> httpx.Response:
+    def _request(self, exchange: Exchange[Any], timeout: float) -> httpx.Response:
         try:
-            return self._http.request(exchange.method, exchange.url, **exchange.options)
+            return self._http.request(
+                exchange.method, exchange.url, timeout=timeout, **exchange.options
+            )
         except httpx.TransportError as exc:
             raise unreachable(f"{exchange.method} {exchange.url}: {exc!r}") from None
 
@@ -205,7 +244,21 @@ class AsyncLearnClient(
         await self.close()
 
     async def close(self) -> None:
+        """Close the buffers made from this client (one more try of what they hold), then it."""
+        await self.close_buffers()
         await self._http.aclose()
+
+    async def close_buffers(self, timeout: float = 10.0) -> None:
+        """Close every buffer made from this client still open (see `AsyncLearnBuffer.aclose`)."""
+        for buffer in list(self._buffers):
+            await buffer.aclose(timeout)
+
+    def flush_on_signals(self, *signums: int, timeout: float = 10.0) -> None:
+        """On SIGTERM (or `signums`), close this client's buffers, then do what the signal did
+        before (its handler, or end the process by it). Call it in the running event loop."""
+        stopping.install_in_loop(
+            lambda: self.close_buffers(timeout), signums or stopping.STOP_SIGNALS
+        )
 
     async def send(self, request: Envelope) -> Response:
         return await self._carry(exchanges.learn(request))
@@ -225,13 +278,18 @@ class AsyncLearnClient(
         batches = exchanges.turn_batches(turns, await self.batch_limit())
         return exchanges.turns_total([await self._carry(b) for b in batches])
 
-    async def turns(self, cursor: str = "", **filters: str | int | bool | None) -> TurnPage:
+    async def turns(self, cursor: str = "", **filters: str | int | float | bool | None) -> TurnPage:
         return await self._carry(exchanges.turns_page(cursor, filters))
 
     async def report_run(
         self, step_id: str, description: str, edits: Sequence[Mapping[str, Any]] = ()
     ) -> RunOutcome:
         return await self._carry(exchanges.step_run(step_id, description, edits))
+
+    async def list_feedback(
+        self, cursor: str = "", **filters: str | int | float | bool | None
+    ) -> FeedbackPage:
+        return await self._carry(exchanges.feedback_page(cursor, filters))
 
     async def session(self) -> AsyncLearnSession:
         """A WebSocket session on /ws/learn/ that pipelines: `async with await client.session()`."""
@@ -245,24 +303,28 @@ class AsyncLearnClient(
         """The background buffer, sending from a task of the running event loop."""
         from learnportal_client.buffer import AsyncLearnBuffer
 
-        return AsyncLearnBuffer(
+        buffer = AsyncLearnBuffer(
             self, max_items=max_items, max_interval=max_interval, on_unsent=on_unsent
         )
+        self._buffers.add(buffer)
+        return buffer
 
     async def _carry(self, exchange: Exchange[Result]) -> Result:
-        tries = 0
+        deadline, tries = Deadline.after(self._deadline), 0
         while True:
             tries += 1
             try:
-                return exchange.result(await self._request(exchange))
+                return exchange.result(await self._request(exchange, deadline.cap(self._timeout)))
             except Exception as error:
                 wait = self._wait(error, tries, exchange)
-                if wait is None:
+                if wait is None or not deadline.allows(wait):
                     raise
                 await self._sleep(wait)
 
-    async def _request(self, exchange: Exchange[Any]) -> httpx.Response:
+    async def _request(self, exchange: Exchange[Any], timeout: float) -> httpx.Response:
         try:
-            return await self._http.request(exchange.method, exchange.url, **exchange.options)
+            return await self._http.request(
+                exchange.method, exchange.url, timeout=timeout, **exchange.options
+            )
         except httpx.TransportError as exc:
             raise unreachable(f"{exchange.method} {exchange.url}: {exc!r}") from None

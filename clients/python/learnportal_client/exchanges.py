@@ -14,7 +14,14 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from learnportal.protocol.messages import Capability, Envelope, Response
 from learnportal_client.calls import RESEND_SAFE, chunks
-from learnportal_client.rest import QueuedTurn, Routing, RunOutcome, TurnPage, TurnsCreated
+from learnportal_client.rest import (
+    FeedbackPage,
+    QueuedTurn,
+    Routing,
+    RunOutcome,
+    TurnPage,
+    TurnsCreated,
+)
 from learnportal_client.wire import (
     answer_of,
     decode,
@@ -90,7 +97,7 @@ def rest(
 ROUTING = rest(Routing, "GET", "/api/routing/")
 
 
-def turns_query(**filters: str | int | bool | None) -> dict[str, str]:
+def query(**filters: str | int | float | bool | None) -> dict[str, str]:
     return {
         key: str(value).lower() if isinstance(value, bool) else str(value)
         for key, value in filters.items()
@@ -98,11 +105,22 @@ def turns_query(**filters: str | int | bool | None) -> dict[str, str]:
     }
 
 
-def turns_page(cursor: str, filters: Mapping[str, str | int | bool | None]) -> Exchange[TurnPage]:
+def turns_page(
+    cursor: str, filters: Mapping[str, str | int | float | bool | None]
+) -> Exchange[TurnPage]:
     """`GET /api/turns/` with its filters, or the page a previous page's `next` names."""
     if cursor:
         return rest(TurnPage, "GET", cursor)
-    return rest(TurnPage, "GET", "/api/turns/", params=turns_query(**filters))
+    return rest(TurnPage, "GET", "/api/turns/", params=query(**filters))
+
+
+def feedback_page(
+    cursor: str, filters: Mapping[str, str | int | float | bool | None]
+) -> Exchange[FeedbackPage]:
+    """`GET /api/feedback/` with its filters, or the page a previous page's `next` names."""
+    if cursor:
+        return rest(FeedbackPage, "GET", cursor)
+    return rest(FeedbackPage, "GET", "/api/feedback/", params=query(**filters))
 
 
 def turn_batches(

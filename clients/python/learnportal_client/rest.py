@@ -1,4 +1,5 @@
-"""What the REST side that agents use answers (`/api/routing/`, `/api/turns/`, step runs).
+"""What the REST side that agents use answers (`/api/routing/`, `/api/turns/`, step runs, and
+`/api/feedback/`, where an agent reads the feedback it sent).
 
 These are the host's REST answers (`refinement.answers`, `feedback.answers`, which live in the
 server's Django apps) read leniently: a field the host adds later is ignored, so an older
@@ -11,7 +12,15 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from learnportal.protocol.models import Name, RatedTurn, RequiredName, StrictModel
+from learnportal.protocol.models import (
+    FeedbackDimension,
+    FeedbackPolarity,
+    FeedbackSource,
+    Name,
+    RatedTurn,
+    RequiredName,
+    StrictModel,
+)
 
 
 class Lenient(BaseModel):
@@ -55,6 +64,33 @@ class RunOutcome(Lenient):
     plan_id: str = ""
     proposals: list[dict[str, Any]] = Field(default_factory=list)
     reason: str = ""
+
+
+class ListedFeedback(Lenient):
+    """A stored feedback as `GET /api/feedback/` lists it, with the component it rates."""
+
+    feedback_id: str
+    correlation_id: str = ""
+    session_id: str = ""
+    component_name: str = ""
+    rated_turn: dict[str, Any] | None = None
+    polarity: FeedbackPolarity
+    score: float
+    dimension: FeedbackDimension
+    confidence: float
+    comment: str = ""
+    correction: str = ""
+    correction_span: tuple[int, int] | None = None
+    source: FeedbackSource
+    annotator_id: str = ""
+    ts: float
+
+
+class FeedbackPage(Lenient):
+    """A page of `GET /api/feedback/`, newest first; `next` is the following page's URL."""
+
+    results: list[ListedFeedback]
+    next: str | None = None
 
 
 class QueuedTurn(StrictModel):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -39,3 +40,38 @@ class Retry:
 
 
 NO_RETRY = Retry(attempts=1)
+
+
+@dataclass(frozen=True)
+class Deadline:
+    """When one request must be over, every try and every wait between them included.
+
+    `seconds=None` is no deadline: the request ends when `Retry` gives up. A try is given at most
+    the time left, and a wait that would leave none is not waited: the last error is raised.
+    """
+
+    at: float | None
+
+    @classmethod
+    def after(cls, seconds: float | None) -> Deadline:
+        return cls(None if seconds is None else time.monotonic() + seconds)
+
+    def left(self) -> float | None:
+        return None if self.at is None else max(0.0, self.at - time.monotonic())
+
+    def allows(self, wait: float) -> bool:
+        """Whether a try after waiting `wait` seconds would still start before the deadline."""
+        left = self.left()
+        return left is None or wait < left
+
+    def cap(self, timeout: float) -> float:
+        """A try's own timeout, cut to the time left."""
+        left = self.left()
+        return timeout if left is None else min(timeout, left)
+
+
+def checked_deadline(seconds: float | None) -> float | None:
+    """A client's `deadline` argument: None, or seconds above 0."""
+    if seconds is not None and not seconds > 0:
+        raise ValueError(f"deadline must be a number of seconds above 0, or None; got {seconds!r}")
+    return seconds

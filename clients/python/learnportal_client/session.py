@@ -22,7 +22,7 @@ from learnportal.protocol.messages import Envelope, Response
 from learnportal_client.calls import AsyncLearnCalls, LearnCalls
 from learnportal_client.closing import Closing
 from learnportal_client.errors import LearnError
-from learnportal_client.retry import Sleep
+from learnportal_client.retry import Deadline, Sleep
 from learnportal_client.wire import decode, encode, request_json, response_of, unreachable
 
 if TYPE_CHECKING:
@@ -68,11 +68,13 @@ class _Session(Generic[Sleep]):
         retry: Retry,
         max_batch: int,
         sleep: Sleep,
+        deadline: float | None = None,
         open_timeout: float = 30.0,
     ) -> None:
         self._url = url
         self._token = token
         self._retry = retry
+        self._deadline = deadline
         self._max_batch = max_batch
         self._sleep = sleep
         self._open_timeout = open_timeout
@@ -117,13 +119,13 @@ class LearnSession(_Session[Callable[[float], None]], LearnCalls, Closing):
             raise ValueError("requests in one pipeline need distinct ids")
         frames = {r.id: encode(request_json(r)).decode() for r in requests}
         results: dict[str, Response | LearnError] = {}
-        waiting, tries = list(by_id), 0
+        waiting, tries, deadline = list(by_id), 0, Deadline.after(self._deadline)
         while waiting:
             tries += 1
             for request_id in waiting:
                 self._send(frames[request_id])
             for _ in waiting:
-                body = self._receive()
+                body = self._receive(deadline)
                 request = by_id.get(body.get("req_id", "")) if isinstance(body, dict) else None
                 if request is None:
                     raise LearnError("invalid_reply", f"a reply to no request sent: {body!r}")
@@ -133,8 +135,11 @@ class LearnSession(_Session[Callable[[float], None]], LearnCalls, Closing):
                     results[request.id] = error
             waits = {rid: self._wait(results[rid], tries) for rid in waiting}
             waiting = [rid for rid, wait in waits.items() if wait is not None]
+            longest = max((w for w in waits.values() if w is not None), default=0.0)
+            if waiting and not deadline.allows(longest):
+                break  # each keeps its last error
             if waiting:
-                self._sleep(max(w for w in waits.values() if w is not None))
+                self._sleep(longest)
         return [results[r.id] for r in requests]
 
     def _wait(self, result: Response | LearnError, tries: int) -> float | None:
@@ -148,11 +153,15 @@ class LearnSession(_Session[Callable[[float], None]], LearnCalls, Closing):
         except ConnectionClosed as exc:
             raise closed(exc) from None
 
-    def _receive(self) -> Any:
+    def _receive(self, deadline: Deadline) -> Any:
         try:
-            return decode(self._conn.recv())
+            return decode(self._conn.recv(timeout=deadline.left()))
         except ConnectionClosed as exc:
             raise closed(exc) from None
+        except TimeoutError:
+            # A reply may still come, and would be read as the next call's: start afresh.
+            self.close()
+            raise unreachable("no reply before the deadline; the session is closed") from None
 
 
 class AsyncLearnSession(_Session[Callable[[float], Awaitable[None]]], AsyncLearnCalls):
@@ -193,7 +202,7 @@ class AsyncLearnSession(_Session[Callable[[float], Awaitable[None]]], AsyncLearn
         if request.id in self._waiting:
             raise ValueError(f"a request with id {request.id!r} is already in flight")
         frame = encode(request_json(request)).decode()
-        tries = 0
+        tries, deadline = 0, Deadline.after(self._deadline)
         while True:
             tries += 1
             reply: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
@@ -208,12 +217,19 @@ class AsyncLearnSession(_Session[Callable[[float], Awaitable[None]]], AsyncLearn
                     reply.cancel()
                 raise closed(exc) from None
             try:
-                return outcome(request, await reply)
+                return outcome(request, await self._reply(request.id, reply, deadline))
             except LearnError as error:
                 wait = self._retry.wait(error, tries, resend_safe=False)
-                if wait is None:
+                if wait is None or not deadline.allows(wait):
                     raise
                 await self._sleep(wait)
+
+    async def _reply(self, request_id: str, reply: asyncio.Future[Any], deadline: Deadline) -> Any:
+        try:
+            return await asyncio.wait_for(reply, deadline.left())
+        except TimeoutError:
+            self._waiting.pop(request_id, None)  # a late reply is dropped
+            raise unreachable(f"no reply to {request_id!r} before the deadline") from None
 
     async def pipeline(self, requests: Sequence[Envelope]) -> list[Response | LearnError]:
         """All in flight at once; each one's response or error, in order."""

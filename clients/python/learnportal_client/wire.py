@@ -1,9 +1,11 @@
 """Requests to JSON and replies to models, the same for HTTP, WebSocket and the buffer.
 
 A request is encoded once and its bytes are what every retry sends: the host keys idempotency on
-`feedback_id` / `experience_id` and on the exact content sent, so a retry must not differ.
-Fields a caller left unset stay out of the JSON (a feedback without `source` gets the
-credential's own), except the ids and `ts`, which are fixed when an item is made.
+`feedback_id` / `experience_id` and on the content sent, so a retry must not differ. Fields a
+caller left unset stay out of the JSON (a feedback without `source` gets the credential's own),
+except the ids, which are fixed when an item is made. So is `ts`, the stamp a model takes when
+it is made, but it is sent only where the caller set it (or a buffer, on accepting the item):
+a kept dict sent again is the same item, not one with a fresh stamp.
 """
 
 from __future__ import annotations
@@ -15,12 +17,15 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from learnportal.protocol.messages import RESPONSE_MODELS, Envelope, Response, response_type_for
+from learnportal.protocol.models import Experience, Feedback
 from learnportal.protocol.wire import summarize, validation_details
 from learnportal_client.errors import UNREACHABLE, LearnError
+from learnportal_client.records import TYPED_RESPONSES
 
 Item = TypeVar("Item", bound=BaseModel)
 Answer = TypeVar("Answer", bound=BaseModel)
-KEPT = ("feedback_id", "experience_id", "ts")  # fixed when the item is made, sent every time
+Stamped = TypeVar("Stamped", Feedback, Experience)
+KEPT = ("feedback_id", "experience_id")  # fixed when the item is made, sent every time
 
 
 def invalid(exc: ValidationError, loc: tuple[str | int, ...] = ()) -> LearnError:
@@ -43,6 +48,13 @@ def model_of(
         raise invalid(exc, loc) from None
     except ValueError as exc:  # NaN or Infinity in the dict: not JSON
         raise LearnError("invalid", f"{list(loc)}: not JSON: {exc}") from None
+
+
+def stamped(item: Stamped) -> Stamped:
+    """`item` with its `ts` sent: the stamp it took when made, unless its caller set one."""
+    if "ts" in item.model_fields_set:
+        return item
+    return item.model_copy(update={"ts": item.ts})
 
 
 def item_json(item: BaseModel) -> dict[str, Any]:
@@ -118,8 +130,9 @@ def response_of(
             f"expected {expected} for {request_id!r}, got {body.get('type')!r} "
             f"for {body.get('req_id')!r}",
         )
+    model = TYPED_RESPONSES.get(expected) or RESPONSE_MODELS[expected]
     try:
-        return RESPONSE_MODELS[expected].model_validate(body, strict=False)
+        return model.model_validate(body, strict=False)
     except ValidationError as exc:
         raise LearnError("invalid_reply", f"the {expected} does not parse: {exc}") from None
 
