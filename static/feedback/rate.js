@@ -40,8 +40,15 @@
     const original = response.textContent;
 
     // ---- Score: the slider, the arrows, and a value that follows the polarity until set ----
+    // Whether the person set the score travels with the form (score_set), so that after a
+    // refused submit the polarity keys still set it exactly as they did before.
     const SUGGESTED = { positive: 1, negative: -1, neutral: 0, corrective: -0.5 };
-    let scoreSet = form.dataset.bound === "1";
+    const scoreSetField = form.querySelector("input[name=score_set]");
+    let scoreSet = scoreSetField.value === "1";
+    function markScoreSet() {
+      scoreSet = true;
+      scoreSetField.value = "1";
+    }
 
     function showScore() {
       scoreValue.textContent = Number(score.value).toFixed(1);
@@ -52,7 +59,7 @@
       showScore();
     }
     score.addEventListener("input", function () {
-      scoreSet = true;
+      markScoreSet();
       showScore();
     });
     showScore();
@@ -267,7 +274,7 @@
           return true;
         case "ArrowLeft": case "ArrowRight":
           if (target && target.type === "radio") return false; // the group's own keys
-          scoreSet = true;
+          markScoreSet();
           setScore(Number(score.value) + (event.key === "ArrowLeft" ? -step : step));
           return true;
         case "Enter":
@@ -288,22 +295,17 @@
       }
     }
 
-    // Where the focus starts: the first field the server refused, else the rating.
-    const FIELDS = {
-      polarity: function () {
-        return form.querySelector("input[name=polarity]:checked") || polarities[0];
-      },
-      score: function () { return score; },
-      correction: function () { return correction; },
-      comment: function () { return comment; },
-      correction_span: function () { return response; },
-      confidence: function () { return form.querySelector("input[name=confidence]"); },
-      dimension: function () { return form.querySelector("select[name=dimension]"); },
-    };
+    // Where the focus starts, after a refused submit as before it: the score. Every key then
+    // means what it meant before the error (a focused radio would take the arrows for its own,
+    // a focused text field the digits); the refusals are read out with the score.
     function focusStart() {
-      const refused = form.querySelector(".field-error[data-field]");
-      if (refused && FIELDS[refused.dataset.field]) FIELDS[refused.dataset.field]().focus();
-      else score.focus({ preventScroll: true });
+      const said = [];
+      form.querySelectorAll(".field-error[data-field]").forEach(function (error, i) {
+        if (!error.id) error.id = "refused-" + i;
+        said.push(error.id);
+      });
+      if (said.length) score.setAttribute("aria-describedby", said.join(" "));
+      score.focus({ preventScroll: !said.length });
     }
 
     return {

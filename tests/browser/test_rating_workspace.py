@@ -260,11 +260,15 @@ def test_shortcuts_do_not_fire_while_typing_in_the_comment(
     assert _leased(page) == turn and not Skip.objects.exists()
     assert page.locator("#score-value").inner_text() == "0.0"
 
-    # Enter with no polarity: the protocol's refusal, next to the polarity, focused.
+    # Enter with no polarity: the protocol's refusal, next to the polarity, read out with the
+    # score, where the focus is as before the error (the keys mean what they meant).
     page.keyboard.press("Escape")
     _press(page, "Enter")
-    expect(page.locator("[data-field=polarity]")).to_have_text("Field required")  # pydantic's
-    assert _focused(page) == "id_polarity_0"
+    refusal = page.locator("[data-field=polarity]")
+    expect(refusal).to_have_text("Field required")  # pydantic's
+    assert _focused(page) == "id_score"
+    described = page.locator("#id_score").get_attribute("aria-describedby") or ""
+    assert refusal.get_attribute("id") in described.split()
     assert page.locator("textarea[name=comment]").input_value().startswith("1 2 3 4")
     assert not Feedback.objects.filter(correlation_id=turn.correlation_id).exists()
     screenshot(page, "queue-error-desktop")
@@ -282,8 +286,9 @@ def test_a_corrective_rating_without_a_correction_is_refused_next_to_the_correct
     expect(page.locator("[data-field=correction]")).to_have_text(
         "corrective feedback must include a correction"
     )
-    assert _focused(page) == "id_correction"
+    assert _focused(page) == "id_score"  # as before the error: C reaches the correction
     assert _leased(page) == turn
+    page.keyboard.press("c")
     page.keyboard.type("Name the source.")
     _press(page, "Control+Enter")
     assert _leased(page) != turn
@@ -375,3 +380,33 @@ def test_an_annotator_never_sees_another_persons_rating_until_they_rated(
     reviewer = _person(chromium, live_server.url, "reviewer")
     reviewer.goto(f"{live_server.url}/turns/{turn.pk}/")
     expect(reviewer.locator(".ratings")).to_contain_text("SECRET-OPINION")
+
+
+# The same keys, pressed on a fresh form and on one a refused submit (Enter with no polarity)
+# sent back: each sequence, and the polarity and score it stores.
+SAME_KEYS = [
+    (["1", "Enter"], ("positive", 1.0)),
+    (["ArrowRight", "ArrowRight", "2", "Enter"], ("negative", 0.2)),  # a score set stays set
+]
+
+
+def test_the_same_keys_store_the_same_rating_before_and_after_a_refused_submit(
+    seeded: None, live_server: LiveServer, chromium: Browser
+) -> None:
+    _more_turns(2)
+    page = _person(chromium, live_server.url, "annotator")
+    for keys, meant in SAME_KEYS:
+        stored = []
+        for refused_first in (False, True):
+            turn = _leased(page)
+            if refused_first:
+                _press(page, "Enter")
+                expect(page.locator("[data-field=polarity]")).to_be_visible()
+                assert _leased(page) == turn
+            for key in keys[:-1]:
+                page.keyboard.press(key)
+            _press(page, keys[-1])
+            assert _leased(page) != turn
+            rating = _mine(turn)
+            stored.append((rating.polarity, rating.score))
+        assert stored == [meant, meant], keys
