@@ -6,6 +6,7 @@ Screenshots of the queue at 1280 and 390 px: var/screenshots/queue-*.png.
 from __future__ import annotations
 
 import json
+import re
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -410,3 +411,30 @@ def test_the_same_keys_store_the_same_rating_before_and_after_a_refused_submit(
             rating = _mine(turn)
             stored.append((rating.polarity, rating.score))
         assert stored == [meant, meant], keys
+
+
+def test_a_lease_counts_down_warns_before_it_ends_and_a_late_submit_is_told_it_moved_on(
+    seeded: None, live_server: LiveServer, chromium: Browser, settings: Any
+) -> None:
+    _second_annotator()
+    settings.LEARNPORTAL_LEASE_SECONDS = 4
+    page = _person(chromium, live_server.url, "annotator")
+    turn = _leased(page)
+    clock = page.locator("#lease-clock")
+    expect(clock.locator(".lease-left")).to_have_text(re.compile(r"^0:0[1-4]$"))
+    expect(clock.locator(".lease-note")).to_contain_text("Your hold ends soon")  # its last minute
+    screenshot(page, "queue-lease-ending-desktop")
+    expect(clock.locator(".lease-note")).to_contain_text("has ended", timeout=8_000)
+    expect(clock.locator(".lease-left")).to_have_text("0:00")
+
+    settings.LEARNPORTAL_LEASE_SECONDS = 600
+    other = _person(chromium, live_server.url, "annotator2")
+    assert _leased(other) == turn  # the lease moved on
+    page.keyboard.press("1")
+    _press(page, "Enter")
+    expect(page.locator(".message-error")).to_contain_text(
+        f"Your hold on {turn.correlation_id} ended before you submitted"
+    )
+    assert _leased(page) != turn
+    assert not Feedback.objects.filter(correlation_id=turn.correlation_id).exists()
+    screenshot(page, "queue-late-refused-desktop")
