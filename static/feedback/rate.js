@@ -34,6 +34,7 @@
     const end = form.querySelector("input[name=span_end]");
     const label = document.getElementById("span-label");
     const clear = document.getElementById("span-clear");
+    const use = document.getElementById("span-use");
     const correction = form.querySelector("textarea[name=correction]");
     const comment = form.querySelector("textarea[name=comment]");
     const polarities = Array.from(form.querySelectorAll("input[name=polarity]"));
@@ -181,22 +182,44 @@
       return range.toString().length;
     }
 
-    function takeSelection() {
+    // The selection inside the response, as offsets; null when there is none there.
+    function selectionOffsets() {
       const selection = window.getSelection();
-      if (!selection || selection.isCollapsed || selection.rangeCount === 0) return;
+      if (!selection || selection.isCollapsed || selection.rangeCount === 0) return null;
       const range = selection.getRangeAt(0);
       const inside = response.contains(range.startContainer) &&
         response.contains(range.endContainer);
-      if (!inside) return;
+      if (!inside) return null;
       const from = offsetWithin(range.startContainer, range.startOffset);
       const to = offsetWithin(range.endContainer, range.endOffset);
-      if (to <= from) return;
-      selection.removeAllRanges();
-      anchor = from;
-      caret = to;
-      setSpan(from, to);
+      return to > from ? { from: from, to: to } : null;
+    }
+    function takeSpan(chosen) {
+      window.getSelection().removeAllRanges();
+      anchor = chosen.from;
+      caret = chosen.to;
+      setSpan(chosen.from, chosen.to);
+      pending = null;
+      use.hidden = true;
+    }
+    function takeSelection() {
+      const chosen = selectionOffsets();
+      if (chosen) takeSpan(chosen);
     }
     document.addEventListener("mouseup", takeSelection);
+    // A phone selects by a long press and its handles, and sends no mouseup: each change of
+    // the selection is kept, and "Use selection" takes it (the tap on it may have collapsed
+    // the selection already, so the last one made in the response is what it takes).
+    let pending = null;
+    document.addEventListener("selectionchange", function () {
+      const chosen = selectionOffsets();
+      if (!chosen) return;
+      pending = chosen;
+      use.hidden = false;
+    });
+    use.addEventListener("click", function () {
+      if (pending) takeSpan(pending);
+    });
     clear.addEventListener("click", function () { setSpan(null, null); });
 
     // By keyboard: a caret of our own in the focused response; Shift extends from where it was.

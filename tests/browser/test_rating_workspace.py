@@ -438,3 +438,49 @@ def test_a_lease_counts_down_warns_before_it_ends_and_a_late_submit_is_told_it_m
     assert _leased(page) != turn
     assert not Feedback.objects.filter(correlation_id=turn.correlation_id).exists()
     screenshot(page, "queue-late-refused-desktop")
+
+
+# What a long press and the selection's handles leave on a phone: a selection of the response's
+# characters [start, end), with no mouse event at all.
+TOUCH_SELECTION = """([start, end]) => {
+  const text = document.getElementById("response-text").firstChild;
+  const range = document.createRange();
+  range.setStart(text, start);
+  range.setEnd(text, end);
+  const selection = window.getSelection();
+  selection.removeAllRanges();
+  selection.addRange(range);
+}"""
+
+
+def test_a_span_chosen_by_touch_on_a_phone_is_stored_as_the_correction_span(
+    seeded: None, live_server: LiveServer, chromium: Browser
+) -> None:
+    phone = chromium.new_context(
+        viewport={"width": WIDTHS["phone"], "height": 844}, has_touch=True, is_mobile=True
+    )
+    page = phone.new_page()
+    page.set_default_timeout(10_000)
+    log_in(page, live_server.url, "annotator", "/queue/")
+    turn = _leased(page)
+    use = page.locator("#span-use")
+    expect(use).to_be_hidden()
+    start, end = 5, 12
+    page.evaluate(TOUCH_SELECTION, [start, end])
+    expect(use).to_be_visible()
+    screenshot(page, "queue-touch-selection-phone", full_page=False)
+    use.tap()
+    expect(page.locator("#response-text mark")).to_have_text(turn.response[start:end])
+    expect(use).to_be_hidden()
+    page.locator("label.pill-corrective").tap()
+    page.locator("textarea[name=correction]").fill("a better phrase")
+    with page.expect_navigation():
+        page.get_by_role("button", name="Submit rating").tap()
+    rating = _mine(turn)
+    assert (rating.polarity, rating.span_start, rating.span_end) == ("corrective", start, end)
+    assert rating.correction == "a better phrase"
+    page.goto(f"{live_server.url}/turns/{turn.pk}/")  # the rating page, at both widths
+    _ready(page)
+    screenshot(page, "rate-page-phone")
+    page.set_viewport_size({"width": WIDTHS["desktop"], "height": 900})
+    screenshot(page, "rate-page-desktop")
