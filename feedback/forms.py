@@ -51,6 +51,9 @@ class RatingForm(forms.Form):
         strip=False,
         widget=forms.Textarea(attrs={"rows": 3, "placeholder": "What the response should say"}),
     )
+    # Whether the person moved the score themselves (rate.js): until they do, the score follows
+    # the polarity they choose, after a refused submit as before it.
+    score_set = forms.BooleanField(required=False, widget=forms.HiddenInput)
     span_start = forms.IntegerField(required=False, widget=forms.HiddenInput)
     span_end = forms.IntegerField(required=False, widget=forms.HiddenInput)
 

@@ -28,8 +28,16 @@ from feedback.filters import (
 from feedback.forms import POLARITY_HELP, RATING_LOCS, QueueRatingForm, RatingForm
 from feedback.import_forms import ColumnMappingForm, ImportUploadForm
 from feedback.import_staging import Staged, staged_file, staged_import_next, staged_upload
+from feedback.lease_notes import LATE_KEPT, LEASE_WARNING_SECONDS, late_refusal, not_needed
 from feedback.models import Turn
-from feedback.queue import queue_next, queue_progress, queue_release, queue_skip, queue_undo
+from feedback.queue import (
+    queue_held,
+    queue_next,
+    queue_progress,
+    queue_release,
+    queue_skip,
+    queue_undo,
+)
 from feedback.services import feedback_record
 from feedback.turn_import import guessed_mapping, mapping_checked
 from learnportal.accounts.roles import Action
@@ -116,7 +124,7 @@ def turn_rate(request: HttpRequest, principal: Principal, pk: int) -> HttpRespon
     try:
         feedback_record(principal=principal, feedbacks=[_feedback(turn, form)])
     except LearnError as error:
-        show_learn_error(form, error, RATING_LOCS)
+        _show_refusal(form, error, turn)
         return _rate_page(request, principal, turn, form, status=400)
     messages.success(request, f"Rated {turn.correlation_id}. Thank you!")
     following = selectors.next_unrated_turn(after=turn, viewer=principal)
@@ -124,6 +132,16 @@ def turn_rate(request: HttpRequest, principal: Principal, pk: int) -> HttpRespon
         messages.info(request, "That was the last unrated turn in the queue.")
         return redirect("portal:turns")
     return redirect("portal:rate", pk=following.pk)
+
+
+def _show_refusal(form: RatingForm, error: LearnError, turn: Turn) -> None:
+    """A refusal next to the fields it names; the rule that the turn needs no rating from this
+    person (feedback.raters) in a sentence of its own."""
+    said = not_needed(error, turn.correlation_id)
+    if said is None:
+        show_learn_error(form, error, RATING_LOCS)
+    else:
+        form.add_error(None, said)
 
 
 def _feedback(turn: Turn, form: RatingForm) -> Feedback:
@@ -184,6 +202,17 @@ def _turn_context(turn: Turn, principal: Principal, form: RatingForm) -> dict[st
     }
 
 
+def _lease_clock(expires: float | None, now: float) -> dict[str, Any]:
+    """The countdown of this person's lease on the turn they rate (rate.js), if they hold one."""
+    if expires is None:
+        return {"lease_remaining": None}
+    return {
+        "lease_remaining": max(0.0, expires - now),
+        "lease_expires": when(expires),
+        "lease_warning": LEASE_WARNING_SECONDS,
+    }
+
+
 def _rate_page(
     request: HttpRequest,
     principal: Principal,
@@ -191,8 +220,10 @@ def _rate_page(
     form: RatingForm,
     status: int = 200,
 ) -> HttpResponse:
+    now = time.time()
     context = {
         **_turn_context(turn, principal, form),
+        **_lease_clock(queue_held(principal, turn.pk, now=now), now),
         "rate_url": reverse("portal:rate", args=[turn.pk]),
         "queue_url": reverse("portal:turns"),
     }
@@ -257,13 +288,21 @@ def _queue_rate(request: HttpRequest, principal: Principal) -> HttpResponse:
     if turn is None:
         messages.error(request, "That turn is no longer in the queue.")
         return redirect("portal:queue")
+    # The lease this rating was made under; None when it ended before the person submitted.
+    held = queue_held(principal, turn.pk)
     if not form.is_valid():
-        return _queue_page(request, principal, turn, form, status=400)
+        return _queue_page(request, principal, turn, form, expires=held, status=400)
     try:
         feedback_record(principal=principal, feedbacks=[_feedback(turn, form)])
     except LearnError as error:
-        show_learn_error(form, error, RATING_LOCS)
-        return _queue_page(request, principal, turn, form, status=400)
+        late = None if held is not None else late_refusal(error, turn.correlation_id)
+        if late is not None:
+            messages.error(request, late)
+            return redirect("portal:queue")
+        _show_refusal(form, error, turn)
+        return _queue_page(request, principal, turn, form, expires=held, status=400)
+    if held is None:
+        messages.info(request, LATE_KEPT.format(turn=turn.correlation_id))
     # No "thank you" message: the page says what was rated, with its undo (queue_undo.html).
     return redirect("portal:queue")
 
@@ -286,7 +325,7 @@ def _queue_page(
         "progress": progress,
         "undoable": undoable,
         "undo_until": undoable.received + within if undoable else None,
-        "lease_expires": when(expires) if expires else None,
+        **_lease_clock(expires, now),
         "queue_url": reverse("portal:queue"),
         "turns_url": reverse("portal:turns"),
         "sees_all": selectors.sees_all_ratings(principal),

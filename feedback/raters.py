@@ -24,7 +24,7 @@ from django.conf import settings
 from feedback.facts import BATCH_ORDER
 from feedback.models import Lease
 from learnportal.protocol import FeedbackSource
-from learnportal.protocol.errors import conflict, detail
+from learnportal.protocol.errors import ErrorCode, conflict, detail
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from feedback.facts import Fact, Facts
     from feedback.queue_state import Held
     from learnportal.accounts.principals import Principal
+    from learnportal.protocol.errors import LearnError
 
 HUMAN = FeedbackSource.HUMAN.value
 RATED_TWICE = "rates this turn on {dimension} again in the same batch"
@@ -106,6 +107,17 @@ def _over_needed(
         elif needed <= len(holders):
             problems.append(_problem(index, LEASED_TO_OTHERS))
     return problems
+
+
+def newcomer_refused(error: LearnError) -> str | None:
+    """Why `error` refused a person new to the turn: "enough" (it has the ratings it needs),
+    "leased" (the ones left are leased to others); None when it is no such refusal."""
+    if error.code != ErrorCode.CONFLICT:
+        return None
+    said = {item.get("msg") for item in error.details}
+    if RATED_ENOUGH.format(needed=settings.LEARNPORTAL_RATINGS_PER_TURN) in said:
+        return "enough"
+    return "leased" if LEASED_TO_OTHERS in said else None
 
 
 def _problem(index: int, message: str) -> dict[str, Any]:

@@ -34,14 +34,22 @@
     const end = form.querySelector("input[name=span_end]");
     const label = document.getElementById("span-label");
     const clear = document.getElementById("span-clear");
+    const use = document.getElementById("span-use");
     const correction = form.querySelector("textarea[name=correction]");
     const comment = form.querySelector("textarea[name=comment]");
     const polarities = Array.from(form.querySelectorAll("input[name=polarity]"));
     const original = response.textContent;
 
     // ---- Score: the slider, the arrows, and a value that follows the polarity until set ----
+    // Whether the person set the score travels with the form (score_set), so that after a
+    // refused submit the polarity keys still set it exactly as they did before.
     const SUGGESTED = { positive: 1, negative: -1, neutral: 0, corrective: -0.5 };
-    let scoreSet = form.dataset.bound === "1";
+    const scoreSetField = form.querySelector("input[name=score_set]");
+    let scoreSet = scoreSetField.value === "1";
+    function markScoreSet() {
+      scoreSet = true;
+      scoreSetField.value = "1";
+    }
 
     function showScore() {
       scoreValue.textContent = Number(score.value).toFixed(1);
@@ -52,7 +60,7 @@
       showScore();
     }
     score.addEventListener("input", function () {
-      scoreSet = true;
+      markScoreSet();
       showScore();
     });
     showScore();
@@ -174,22 +182,44 @@
       return range.toString().length;
     }
 
-    function takeSelection() {
+    // The selection inside the response, as offsets; null when there is none there.
+    function selectionOffsets() {
       const selection = window.getSelection();
-      if (!selection || selection.isCollapsed || selection.rangeCount === 0) return;
+      if (!selection || selection.isCollapsed || selection.rangeCount === 0) return null;
       const range = selection.getRangeAt(0);
       const inside = response.contains(range.startContainer) &&
         response.contains(range.endContainer);
-      if (!inside) return;
+      if (!inside) return null;
       const from = offsetWithin(range.startContainer, range.startOffset);
       const to = offsetWithin(range.endContainer, range.endOffset);
-      if (to <= from) return;
-      selection.removeAllRanges();
-      anchor = from;
-      caret = to;
-      setSpan(from, to);
+      return to > from ? { from: from, to: to } : null;
+    }
+    function takeSpan(chosen) {
+      window.getSelection().removeAllRanges();
+      anchor = chosen.from;
+      caret = chosen.to;
+      setSpan(chosen.from, chosen.to);
+      pending = null;
+      use.hidden = true;
+    }
+    function takeSelection() {
+      const chosen = selectionOffsets();
+      if (chosen) takeSpan(chosen);
     }
     document.addEventListener("mouseup", takeSelection);
+    // A phone selects by a long press and its handles, and sends no mouseup: each change of
+    // the selection is kept, and "Use selection" takes it (the tap on it may have collapsed
+    // the selection already, so the last one made in the response is what it takes).
+    let pending = null;
+    document.addEventListener("selectionchange", function () {
+      const chosen = selectionOffsets();
+      if (!chosen) return;
+      pending = chosen;
+      use.hidden = false;
+    });
+    use.addEventListener("click", function () {
+      if (pending) takeSpan(pending);
+    });
     clear.addEventListener("click", function () { setSpan(null, null); });
 
     // By keyboard: a caret of our own in the focused response; Shift extends from where it was.
@@ -267,7 +297,7 @@
           return true;
         case "ArrowLeft": case "ArrowRight":
           if (target && target.type === "radio") return false; // the group's own keys
-          scoreSet = true;
+          markScoreSet();
           setScore(Number(score.value) + (event.key === "ArrowLeft" ? -step : step));
           return true;
         case "Enter":
@@ -288,22 +318,17 @@
       }
     }
 
-    // Where the focus starts: the first field the server refused, else the rating.
-    const FIELDS = {
-      polarity: function () {
-        return form.querySelector("input[name=polarity]:checked") || polarities[0];
-      },
-      score: function () { return score; },
-      correction: function () { return correction; },
-      comment: function () { return comment; },
-      correction_span: function () { return response; },
-      confidence: function () { return form.querySelector("input[name=confidence]"); },
-      dimension: function () { return form.querySelector("select[name=dimension]"); },
-    };
+    // Where the focus starts, after a refused submit as before it: the score. Every key then
+    // means what it meant before the error (a focused radio would take the arrows for its own,
+    // a focused text field the digits); the refusals are read out with the score.
     function focusStart() {
-      const refused = form.querySelector(".field-error[data-field]");
-      if (refused && FIELDS[refused.dataset.field]) FIELDS[refused.dataset.field]().focus();
-      else score.focus({ preventScroll: true });
+      const said = [];
+      form.querySelectorAll(".field-error[data-field]").forEach(function (error, i) {
+        if (!error.id) error.id = "refused-" + i;
+        said.push(error.id);
+      });
+      if (said.length) score.setAttribute("aria-describedby", said.join(" "));
+      score.focus({ preventScroll: !said.length });
     }
 
     return {
@@ -329,6 +354,36 @@
       button.hidden = false;
       button.addEventListener("click", openShortcuts);
     });
+  }
+
+  // ---- The lease: a countdown, a warning in its last minute, and what its end means ----
+  // Counted from the seconds the server said were left, so the two clocks need not agree.
+  const clock = document.getElementById("lease-clock");
+  if (clock) {
+    const left = clock.querySelector(".lease-left");
+    const note = clock.querySelector(".lease-note");
+    const until = performance.now() + Number(clock.dataset.remaining) * 1000;
+    const warn = Number(clock.dataset.warn);
+    let state = "";
+    const tick = function () {
+      const seconds = Math.max(0, Math.ceil((until - performance.now()) / 1000));
+      left.textContent =
+        Math.floor(seconds / 60) + ":" + String(seconds % 60).padStart(2, "0");
+      const now = seconds === 0 ? "ended" : seconds <= warn ? "ending" : "";
+      if (now === state) return;
+      state = now;
+      clock.classList.toggle("lease-ending", now === "ending");
+      clock.classList.toggle("lease-ended", now === "ended");
+      note.textContent = now === "ending"
+        ? "Your hold ends soon: submit before it does, or the turn may go to someone else."
+        : now === "ended"
+          ? "Your hold on this turn has ended. A rating sent now is kept only if the turn " +
+            "still needs one; reload for a turn held for you."
+          : "";
+      if (now === "ended") window.clearInterval(timer);
+    };
+    const timer = window.setInterval(tick, 1000);
+    tick();
   }
 
   // ---- Undo, within the minute the server allows ----

@@ -6,6 +6,7 @@ Screenshots of the queue at 1280 and 390 px: var/screenshots/queue-*.png.
 from __future__ import annotations
 
 import json
+import re
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -260,11 +261,15 @@ def test_shortcuts_do_not_fire_while_typing_in_the_comment(
     assert _leased(page) == turn and not Skip.objects.exists()
     assert page.locator("#score-value").inner_text() == "0.0"
 
-    # Enter with no polarity: the protocol's refusal, next to the polarity, focused.
+    # Enter with no polarity: the protocol's refusal, next to the polarity, read out with the
+    # score, where the focus is as before the error (the keys mean what they meant).
     page.keyboard.press("Escape")
     _press(page, "Enter")
-    expect(page.locator("[data-field=polarity]")).to_have_text("Field required")  # pydantic's
-    assert _focused(page) == "id_polarity_0"
+    refusal = page.locator("[data-field=polarity]")
+    expect(refusal).to_have_text("Field required")  # pydantic's
+    assert _focused(page) == "id_score"
+    described = page.locator("#id_score").get_attribute("aria-describedby") or ""
+    assert refusal.get_attribute("id") in described.split()
     assert page.locator("textarea[name=comment]").input_value().startswith("1 2 3 4")
     assert not Feedback.objects.filter(correlation_id=turn.correlation_id).exists()
     screenshot(page, "queue-error-desktop")
@@ -282,8 +287,9 @@ def test_a_corrective_rating_without_a_correction_is_refused_next_to_the_correct
     expect(page.locator("[data-field=correction]")).to_have_text(
         "corrective feedback must include a correction"
     )
-    assert _focused(page) == "id_correction"
+    assert _focused(page) == "id_score"  # as before the error: C reaches the correction
     assert _leased(page) == turn
+    page.keyboard.press("c")
     page.keyboard.type("Name the source.")
     _press(page, "Control+Enter")
     assert _leased(page) != turn
@@ -375,3 +381,106 @@ def test_an_annotator_never_sees_another_persons_rating_until_they_rated(
     reviewer = _person(chromium, live_server.url, "reviewer")
     reviewer.goto(f"{live_server.url}/turns/{turn.pk}/")
     expect(reviewer.locator(".ratings")).to_contain_text("SECRET-OPINION")
+
+
+# The same keys, pressed on a fresh form and on one a refused submit (Enter with no polarity)
+# sent back: each sequence, and the polarity and score it stores.
+SAME_KEYS = [
+    (["1", "Enter"], ("positive", 1.0)),
+    (["ArrowRight", "ArrowRight", "2", "Enter"], ("negative", 0.2)),  # a score set stays set
+]
+
+
+def test_the_same_keys_store_the_same_rating_before_and_after_a_refused_submit(
+    seeded: None, live_server: LiveServer, chromium: Browser
+) -> None:
+    _more_turns(2)
+    page = _person(chromium, live_server.url, "annotator")
+    for keys, meant in SAME_KEYS:
+        stored = []
+        for refused_first in (False, True):
+            turn = _leased(page)
+            if refused_first:
+                _press(page, "Enter")
+                expect(page.locator("[data-field=polarity]")).to_be_visible()
+                assert _leased(page) == turn
+            for key in keys[:-1]:
+                page.keyboard.press(key)
+            _press(page, keys[-1])
+            assert _leased(page) != turn
+            rating = _mine(turn)
+            stored.append((rating.polarity, rating.score))
+        assert stored == [meant, meant], keys
+
+
+def test_a_lease_counts_down_warns_before_it_ends_and_a_late_submit_is_told_it_moved_on(
+    seeded: None, live_server: LiveServer, chromium: Browser, settings: Any
+) -> None:
+    _second_annotator()
+    settings.LEARNPORTAL_LEASE_SECONDS = 4
+    page = _person(chromium, live_server.url, "annotator")
+    turn = _leased(page)
+    clock = page.locator("#lease-clock")
+    expect(clock.locator(".lease-left")).to_have_text(re.compile(r"^0:0[1-4]$"))
+    expect(clock.locator(".lease-note")).to_contain_text("Your hold ends soon")  # its last minute
+    screenshot(page, "queue-lease-ending-desktop")
+    expect(clock.locator(".lease-note")).to_contain_text("has ended", timeout=8_000)
+    expect(clock.locator(".lease-left")).to_have_text("0:00")
+
+    settings.LEARNPORTAL_LEASE_SECONDS = 600
+    other = _person(chromium, live_server.url, "annotator2")
+    assert _leased(other) == turn  # the lease moved on
+    page.keyboard.press("1")
+    _press(page, "Enter")
+    expect(page.locator(".message-error")).to_contain_text(
+        f"Your hold on {turn.correlation_id} ended before you submitted"
+    )
+    assert _leased(page) != turn
+    assert not Feedback.objects.filter(correlation_id=turn.correlation_id).exists()
+    screenshot(page, "queue-late-refused-desktop")
+
+
+# What a long press and the selection's handles leave on a phone: a selection of the response's
+# characters [start, end), with no mouse event at all.
+TOUCH_SELECTION = """([start, end]) => {
+  const text = document.getElementById("response-text").firstChild;
+  const range = document.createRange();
+  range.setStart(text, start);
+  range.setEnd(text, end);
+  const selection = window.getSelection();
+  selection.removeAllRanges();
+  selection.addRange(range);
+}"""
+
+
+def test_a_span_chosen_by_touch_on_a_phone_is_stored_as_the_correction_span(
+    seeded: None, live_server: LiveServer, chromium: Browser
+) -> None:
+    phone = chromium.new_context(
+        viewport={"width": WIDTHS["phone"], "height": 844}, has_touch=True, is_mobile=True
+    )
+    page = phone.new_page()
+    page.set_default_timeout(10_000)
+    log_in(page, live_server.url, "annotator", "/queue/")
+    turn = _leased(page)
+    use = page.locator("#span-use")
+    expect(use).to_be_hidden()
+    start, end = 5, 12
+    page.evaluate(TOUCH_SELECTION, [start, end])
+    expect(use).to_be_visible()
+    screenshot(page, "queue-touch-selection-phone", full_page=False)
+    use.tap()
+    expect(page.locator("#response-text mark")).to_have_text(turn.response[start:end])
+    expect(use).to_be_hidden()
+    page.locator("label.pill-corrective").tap()
+    page.locator("textarea[name=correction]").fill("a better phrase")
+    with page.expect_navigation():
+        page.get_by_role("button", name="Submit rating").tap()
+    rating = _mine(turn)
+    assert (rating.polarity, rating.span_start, rating.span_end) == ("corrective", start, end)
+    assert rating.correction == "a better phrase"
+    page.goto(f"{live_server.url}/turns/{turn.pk}/")  # the rating page, at both widths
+    _ready(page)
+    screenshot(page, "rate-page-phone")
+    page.set_viewport_size({"width": WIDTHS["desktop"], "height": 900})
+    screenshot(page, "rate-page-desktop")

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from django.test import Client
 
+from feedback.lease_notes import NOT_NEEDED
 from feedback.models import Feedback, Retraction, Turn
 from feedback.queue import queue_assign
 from feedback.selectors import component_records
@@ -219,5 +220,7 @@ def test_the_rating_page_refuses_a_rating_past_what_the_turn_needs(
     }
     response = browser(rev).post(f"/turns/{queued.pk}/", form)
     assert response.status_code == 400
-    assert "may not rate so" in response.content.decode()
+    page = response.content.decode()
+    assert NOT_NEEDED["enough"].format(turn=queued.correlation_id) in page  # in a sentence
+    assert "may not rate so" not in page
     assert not Feedback.objects.filter(feedback_id="from-the-page").exists()

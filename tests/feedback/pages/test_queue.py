@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import itertools
 import json
+import time
 from typing import TYPE_CHECKING, Any
 
 import pytest
 from django.test import Client
 
+from feedback.lease_notes import LATE_KEPT, LEASE_WARNING_SECONDS
 from feedback.models import Feedback, Lease, Retraction, Skip, Turn
 from feedback.services import TurnInput, turns_submit
 from learnportal import demo
@@ -360,3 +362,58 @@ def test_progress_past_the_cap_says_at_least(
 
     monkeypatch.setattr(queue, "PROGRESS_CAP", 2)
     assert "<b>2+</b> left for you" in annotator.get("/queue/").content.decode()
+
+
+def _lease_ended(username: str) -> None:
+    Lease.objects.filter(username=username).update(expires=time.time() - 1)
+
+
+def test_the_rating_form_counts_down_the_lease_and_warns_in_its_last_minute(
+    annotator: Client,
+) -> None:
+    page = annotator.get("/queue/")
+    clock = page.context
+    assert 599 <= clock["lease_remaining"] <= 600
+    assert clock["lease_warning"] == LEASE_WARNING_SECONDS
+    assert 'id="lease-clock"' in page.content.decode()
+
+
+def test_a_rating_after_the_lease_went_to_someone_else_is_refused_saying_so(
+    annotator: Client,
+) -> None:
+    turn = _leased(annotator)
+    _lease_ended("annotator")
+    other = _logged_in("annotator2")
+    assert _leased(other) == turn  # the lease moved on
+    response = _rate(annotator, turn)
+    assert response.status_code == 302
+    page = annotator.get(response["Location"]).content.decode()
+    assert f"Your hold on {turn.correlation_id} ended before you submitted" in page
+    assert "went to someone else: your rating was not stored" in page
+    assert not Feedback.objects.filter(correlation_id=turn.correlation_id).exists()
+    _rate(other, turn)  # the new holder's is the one rating the turn needs
+    assert Feedback.objects.get(correlation_id=turn.correlation_id).annotator_id == "annotator2"
+
+
+def test_a_rating_after_the_lease_ended_is_kept_if_the_turn_still_needs_one_saying_so(
+    annotator: Client,
+) -> None:
+    turn = _leased(annotator)
+    _lease_ended("annotator")
+    response = _rate(annotator, turn)
+    page = annotator.get(response["Location"]).content.decode()
+    assert LATE_KEPT.format(turn=turn.correlation_id) in page
+    assert Feedback.objects.get(correlation_id=turn.correlation_id).annotator_id == "annotator"
+
+
+def test_a_rating_after_the_lease_ended_on_a_turn_rated_since_is_refused_saying_so(
+    annotator: Client,
+) -> None:
+    turn = _leased(annotator)
+    _lease_ended("annotator")
+    other = _logged_in("annotator2")
+    _rate(other, _leased(other))
+    response = _rate(annotator, turn)
+    page = annotator.get(response["Location"]).content.decode()
+    assert "has had the ratings it needs since: your rating was not stored" in page
+    assert Feedback.objects.get(correlation_id=turn.correlation_id).annotator_id == "annotator2"

@@ -8,8 +8,10 @@ from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
+from feedback.lease_notes import NOT_NEEDED
 from feedback.models import Feedback, Turn
 from feedback.selectors import next_unrated_turn, turn_queue
+from learnportal.accounts.models import User
 from learnportal.accounts.principals import Principal
 from learnportal.accounts.roles import Role
 
@@ -261,3 +263,26 @@ def test_the_turn_to_rate_next_is_read_off_an_index_not_sorted(seeded: None, rol
             assert "TEMP B-TREE" not in plan, plan
     # Still the queue's first unrated turn but `after`.
     assert following == turn_queue(viewer=viewer).filter(rated=False).exclude(pk=after.pk).first()
+
+
+def test_a_turn_that_has_its_ratings_is_refused_in_a_sentence_naming_it(seeded: None) -> None:
+    other = Client()
+    other.force_login(User.objects.create_user(username="annotator2", role="annotator"))
+    response = _rate(other, _turn("demo-turn-0"))  # the annotator's rating is the one it needs
+    assert response.status_code == 400
+    page = response.content.decode()
+    assert NOT_NEEDED["enough"].format(turn="demo-turn-0") in page
+    assert "may not rate so" not in page
+    assert not Feedback.objects.filter(annotator_id="annotator2").exists()
+
+
+def test_a_turn_whose_rating_is_leased_to_another_is_refused_in_a_sentence_naming_it(
+    annotator: Client,
+) -> None:
+    other = Client()
+    other.force_login(User.objects.create_user(username="annotator2", role="annotator"))
+    held = Turn.objects.get(pk=other.get("/queue/").context["turn"].pk)
+    response = _rate(annotator, held)
+    assert response.status_code == 400
+    assert NOT_NEEDED["leased"].format(turn=held.correlation_id) in response.content.decode()
+    assert not Feedback.objects.filter(correlation_id=held.correlation_id).exists()
