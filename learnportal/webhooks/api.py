@@ -123,6 +123,9 @@ class WebhooksView(AdminsView):
             201: EndpointCreated,
             400: OpenApiResponse(description="a bad field, or a URL on a non-public address"),
             403: ADMINS_ONLY,
+            409: OpenApiResponse(
+                description="an endpoint already sends one of these events to this URL"
+            ),
         },
     )
     def post(self, request: Request) -> Response:

@@ -22,6 +22,11 @@ if TYPE_CHECKING:
     from learnportal.accounts.principals import Principal
 
 
+# The endpoint just registered and its secret, kept in the (server-side) session from the POST
+# to the page it redirects to, which shows them once.
+CREATED_KEY = "webhooks.created"
+
+
 def _index(
     request: HttpRequest,
     *,
@@ -39,7 +44,11 @@ def _index(
 
 @requires(Action.MANAGE_WEBHOOKS)
 def webhook_index(request: HttpRequest, principal: Principal) -> HttpResponse:
-    return _index(request)
+    created = request.session.pop(CREATED_KEY, None)
+    response = _index(request, created=created)
+    if created is not None:
+        add_never_cache_headers(response)  # the secret, once: never from a cache
+    return response
 
 
 @require_POST
@@ -52,9 +61,9 @@ def webhook_create(request: HttpRequest, principal: Principal) -> HttpResponse:
         except LearnError as error:
             show_learn_error(form, error)
         else:
-            response = _index(request, created={"url": endpoint.url, "secret": secret}, status=201)
-            add_never_cache_headers(response)  # the secret, once: never from a cache
-            return response
+            # Post/redirect/get: reloading the page it lands on registers nothing again.
+            request.session[CREATED_KEY] = {"url": endpoint.url, "secret": secret}
+            return redirect("portal:webhooks")
     return _index(request, form=form, status=400)
 
 

@@ -76,6 +76,17 @@ def test_a_bad_registration_names_its_field_and_stores_nothing(
     assert boss.rest("get", "/api/webhooks/").json()["results"] == []
 
 
+def test_the_same_url_for_an_event_it_already_receives_is_a_conflict_naming_url(
+    boss: Actor, receiver: Receiver
+) -> None:
+    body = {"url": receiver.url, "events": ["plan.filed", "proposal.approved"]}
+    assert boss.rest("post", "/api/webhooks/", body).status_code == 201
+    again = boss.rest("post", "/api/webhooks/", {"url": receiver.url, "events": ["plan.filed"]})
+    assert (again.status_code, again.json()["code"]) == (409, "conflict")
+    assert [d["loc"] for d in again.json()["details"]] == [["url"]]
+    assert len(boss.rest("get", "/api/webhooks/").json()["results"]) == 1
+
+
 def test_redelivering_what_was_never_tried_is_a_conflict(boss: Actor, env: Actor) -> None:
     body = {"url": "http://127.0.0.1:9/x", "events": ["feedback.recorded"]}
     endpoint = boss.rest("post", "/api/webhooks/", body).json()
