@@ -8,8 +8,9 @@ from typing import TYPE_CHECKING
 import pytest
 from standardwebhooks import Webhook
 
-from learnportal.webhooks.delivery import client, deliver_due
+from learnportal.webhooks.delivery import client
 from learnportal.webhooks.models import Delivery
+from learnportal.webhooks.worker import deliver_due
 from tests.builders import feedback, feedback_req
 from tests.harness import Actor, http_send, ok
 

@@ -19,7 +19,8 @@ pytestmark = pytest.mark.django_db
 
 
 def register(*events: str) -> int:
-    endpoint, _ = endpoint_register(url="http://127.0.0.1:9/hook", events=list(events), actor="t")
+    url = f"http://127.0.0.1:9/hook/{Endpoint.objects.count()}"  # one receiver an endpoint
+    endpoint, _ = endpoint_register(url=url, events=list(events), actor="t")
     return endpoint.pk
 
 

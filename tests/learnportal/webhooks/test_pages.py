@@ -10,8 +10,9 @@ from django.test import Client
 from standardwebhooks import Webhook
 
 from learnportal.accounts.models import User
-from learnportal.webhooks.delivery import client, deliver_due
+from learnportal.webhooks.delivery import client
 from learnportal.webhooks.models import Delivery, Endpoint
+from learnportal.webhooks.worker import deliver_due
 from tests.builders import feedback, feedback_req
 from tests.harness import Actor, http_send, ok
 
