@@ -4,6 +4,7 @@ log with a redeliver button, remove. Thin over `learnportal.webhooks.services`, 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
+from urllib.parse import urlencode
 
 from django.contrib import messages
 from django.shortcuts import redirect
@@ -11,10 +12,13 @@ from django.utils.cache import add_never_cache_headers
 from django.views.decorators.http import require_POST
 
 from learnportal.accounts.roles import Action
+from learnportal.inputs import page_query
 from learnportal.protocol.errors import ErrorCode, LearnError
 from learnportal.web import page, requires, show_learn_error, when
 from learnportal.webhooks import services
 from learnportal.webhooks.forms import EndpointForm
+from learnportal.webhooks.log import DeliveryLogQuery, log_page
+from learnportal.webhooks.models import DeliveryState
 
 if TYPE_CHECKING:
     from django.http import HttpRequest, HttpResponse
@@ -73,16 +77,32 @@ def webhook_detail(request: HttpRequest, principal: Principal, endpoint_id: int)
         endpoint = services.endpoint_get(endpoint_id)
     except LearnError:
         return page(request, "webhooks/missing.html", {"endpoint_id": endpoint_id}, status=404)
+    query, problems = page_query(DeliveryLogQuery, request.GET)
+    try:
+        deliveries, cursor = log_page(endpoint, query)
+    except LearnError as error:  # a cursor of no page: the first page, and why
+        problems = {"cursor": str(error.details[0]["msg"])}
+        query = query.model_copy(update={"cursor": ""})
+        deliveries, cursor = log_page(endpoint, query)
     rows = [
         {
             "delivery": d,
             "queued": when(d.created_at),
             "tried": d.last_attempt_at and when(d.last_attempt_at),
         }
-        for d in services.deliveries_of(endpoint)
+        for d in deliveries
     ]
-    context = {"endpoint": endpoint, "rows": rows}
-    return page(request, "webhooks/endpoint.html", context)
+    context = {
+        "endpoint": endpoint,
+        "rows": rows,
+        "state": query.state.value if query.state else "",
+        "states": DeliveryState.values,
+        "next_url": None if cursor is None else "?" + urlencode(query.as_params(cursor=cursor)),
+        "first_url": "?" + urlencode(query.as_params()) if query.cursor else None,
+        "query_errors": problems,
+    }
+    status = 400 if problems else 200
+    return page(request, "webhooks/endpoint.html", context, status=status)
 
 
 @require_POST

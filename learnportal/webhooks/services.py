@@ -21,7 +21,6 @@ from learnportal.webhooks.signing import new_secret
 
 URL_LENGTH = 2000
 DESCRIPTION_LENGTH = 200
-DELIVERIES_SHOWN = 100
 
 
 def endpoint_register(
@@ -105,11 +104,6 @@ def endpoint_delete(endpoint: Endpoint) -> None:
 
 def endpoints_list() -> list[Endpoint]:
     return list(Endpoint.objects.all())
-
-
-def deliveries_of(endpoint: Endpoint, *, limit: int = DELIVERIES_SHOWN) -> list[Delivery]:
-    """Newest first."""
-    return list(endpoint.deliveries.all()[:limit])
 
 
 def redeliver(endpoint: Endpoint, delivery_id: int) -> Delivery:

@@ -3,6 +3,7 @@ redeliver and remove; everyone else is refused."""
 
 from __future__ import annotations
 
+import time
 from typing import TYPE_CHECKING
 
 import pytest
@@ -128,3 +129,60 @@ def test_the_openapi_document_describes_the_webhook_paths(boss: Actor) -> None:
     assert "delete" in paths["/api/webhooks/{endpoint_id}/"]
     assert "get" in paths["/api/webhooks/{endpoint_id}/deliveries/"]
     assert "post" in paths["/api/webhooks/{endpoint_id}/deliveries/{delivery_id}/redeliver/"]
+
+
+def fill_log(endpoint_id: int, states: list[str]) -> list[int]:
+    """Deliveries of these states, oldest first: their ids."""
+    now = time.time()
+    return [
+        Delivery.objects.create(
+            endpoint_id=endpoint_id,
+            event="plan.filed",
+            message_id=f"msg_{n}",
+            body="{}",
+            created_at=now,
+            next_attempt_at=now,
+            state=state,
+            attempts=1,
+        ).pk
+        for n, state in enumerate(states)
+    ]
+
+
+def test_the_delivery_log_pages_newest_first_by_state(boss: Actor) -> None:
+    body = {"url": "http://127.0.0.1:9/x", "events": ["plan.filed"]}
+    endpoint = boss.rest("post", "/api/webhooks/", body).json()["id"]
+    states = ["failed", "delivered", "failed", "pending", "failed", "failed"]
+    ids = fill_log(endpoint, states)
+    url: str | None = f"/api/webhooks/{endpoint}/deliveries/?state=failed&limit=3"
+    pages = []
+    while url is not None:
+        answer = boss.rest("get", url.removeprefix("http://testserver")).json()
+        pages.append([(d["id"], d["state"]) for d in answer["results"]])
+        url = answer["next"]
+    failed = [pk for pk, state in zip(ids, states, strict=True) if state == "failed"][::-1]
+    assert pages == [
+        [(pk, "failed") for pk in failed[:3]],
+        [(failed[3], "failed")],
+    ]
+    every = boss.rest("get", f"/api/webhooks/{endpoint}/deliveries/").json()
+    assert [d["id"] for d in every["results"]] == ids[::-1] and every["next"] is None
+
+
+@pytest.mark.parametrize(
+    ("query", "field"),
+    [
+        ("state=lost", "state"),
+        ("limit=0", "limit"),
+        ("limit=501", "limit"),
+        ("cursor=abc", "cursor"),
+    ],
+)
+def test_a_bad_delivery_log_query_is_invalid_naming_its_parameter(
+    boss: Actor, query: str, field: str
+) -> None:
+    body = {"url": "http://127.0.0.1:9/x", "events": ["plan.filed"]}
+    endpoint = boss.rest("post", "/api/webhooks/", body).json()["id"]
+    response = boss.rest("get", f"/api/webhooks/{endpoint}/deliveries/?{query}")
+    assert (response.status_code, response.json()["code"]) == (400, "invalid")
+    assert [d["loc"][-1] for d in response.json()["details"]] == [field]

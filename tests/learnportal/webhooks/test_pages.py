@@ -11,10 +11,12 @@ from standardwebhooks import Webhook
 
 from learnportal.accounts.models import User
 from learnportal.webhooks.delivery import client
+from learnportal.webhooks.log import PAGE_SIZE
 from learnportal.webhooks.models import Delivery, Endpoint
 from learnportal.webhooks.worker import deliver_due
 from tests.builders import feedback, feedback_req
 from tests.harness import Actor, http_send, ok
+from tests.learnportal.webhooks.test_api import fill_log
 
 if TYPE_CHECKING:
     from tests.learnportal.webhooks.receiver import Receiver
@@ -100,6 +102,22 @@ def test_the_delivery_log_shows_each_delivery_and_redelivers_one(
     assert receiver.ids() == [delivery.message_id] * 2
     for got in receiver.received:
         Webhook(raw).verify(got.body, got.headers)
+
+
+def test_the_delivery_log_page_filters_by_state_and_pages_older(admin: Client) -> None:
+    admin.post("/webhooks/new/", {"url": "http://127.0.0.1:9/x", "events": ["plan.filed"]})
+    endpoint = Endpoint.objects.get()
+    ids = fill_log(endpoint.pk, ["failed"] * (PAGE_SIZE + 1) + ["delivered"])
+    first = admin.get(f"/webhooks/{endpoint.pk}/", {"state": "failed"})
+    assert first.status_code == 200
+    shown = [row["delivery"].pk for row in first.context["rows"]]
+    assert shown == ids[-2::-1][:PAGE_SIZE]
+    older = admin.get(f"/webhooks/{endpoint.pk}/{first.context['next_url']}")
+    assert [row["delivery"].pk for row in older.context["rows"]] == [ids[0]]
+    assert older.context["next_url"] is None and "Newest" in older.content.decode()
+    bad = admin.get(f"/webhooks/{endpoint.pk}/", {"state": "lost"})
+    assert bad.status_code == 400 and "state" in bad.context["query_errors"]
+    assert len(bad.context["rows"]) == PAGE_SIZE  # the newest of every state instead
 
 
 def test_an_admin_removes_an_endpoint(admin: Client) -> None:
