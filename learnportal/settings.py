@@ -414,6 +414,10 @@ LEARNPORTAL_WEBHOOK_BACKOFF_CAP_SECONDS = env_float(
     "LEARNPORTAL_WEBHOOK_BACKOFF_CAP_SECONDS", 3600.0, minimum=0.0
 )
 LEARNPORTAL_WEBHOOK_MAX_ATTEMPTS = env_int("LEARNPORTAL_WEBHOOK_MAX_ATTEMPTS", 10, minimum=1)
+# A worker's attempts in flight at once, and at most so many of them to any one endpoint, so
+# that a slow endpoint holds back only its own deliveries.
+LEARNPORTAL_WEBHOOK_CONCURRENCY = env_int("LEARNPORTAL_WEBHOOK_CONCURRENCY", 8, minimum=1)
+LEARNPORTAL_WEBHOOK_PER_ENDPOINT = env_int("LEARNPORTAL_WEBHOOK_PER_ENDPOINT", 2, minimum=1)
 # Delivered and failed deliveries are pruned this many days after their last attempt.
 LEARNPORTAL_WEBHOOK_RETENTION_DAYS = env_float(
     "LEARNPORTAL_WEBHOOK_RETENTION_DAYS", 30.0, minimum=0.0

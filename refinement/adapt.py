@@ -24,7 +24,7 @@ from refinement.models import Plan, Proposal, ProposalStatus, Refinement, Review
 from refinement.paths import UNWEIGHTED, Location, Target, weight_path
 from refinement.proposals import ProposalInput
 from refinement.review import recently_rolled_back, weight_step_risk
-from refinement.services import Edit, edits_apply, locked, new_id, plan_settle
+from refinement.services import Edit, edits_apply, locked, new_id, plan_settle, proposal_wire
 from refinement.strategies import validate_target
 from refinement.strategies.base import relative_to_best
 from refinement.strategy_registry import REPLAY_STRATEGIES, strategy_for, strategy_params
@@ -145,6 +145,14 @@ def adapt_run(*, principal: Principal, component_name: str, strategy: str) -> Ad
             message=plan.summary,
             diff=[{"component": n, "before": c, "after": w, "target": t} for n, c, w, t in moves],
         )
+        if rests:  # filed for a reviewer, as every plan is: in the history, and `plan.filed`
+            history_record(
+                "plan",
+                principal.key,
+                plan_id=plan.plan_id,
+                message=plan.summary,
+                diff=[proposal_wire(p) for p in plan.proposals.order_by("id")],
+            )
     moved = {name for name, *_ in moves}
     weights = store.routing_weights()
     updated = [

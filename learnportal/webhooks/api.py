@@ -4,6 +4,7 @@ and redeliver; the secret is in the answer that creates the endpoint, and never 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Literal
+from urllib.parse import urlencode
 
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from pydantic import Field
@@ -12,10 +13,12 @@ from rest_framework.views import APIView
 
 from learnportal.accounts.authentication import principal_of
 from learnportal.accounts.roles import Action
+from learnportal.inputs import query_parameters
 from learnportal.protocol.models import Answer, StrictModel
 from learnportal.protocol.wire import parse_body
 from learnportal.webhooks import services
 from learnportal.webhooks.catalogue import EVENTS
+from learnportal.webhooks.log import DeliveryLogQuery, log_page, parse_log_query
 from learnportal.webhooks.models import DeliveryState
 
 if TYPE_CHECKING:
@@ -83,6 +86,7 @@ class DeliveryAnswer(Answer):
 
 class DeliveryList(Answer):
     results: list[DeliveryAnswer]
+    next: str | None = Field(description="the next page's URL; null on the last page")
 
 
 class AdminsView(APIView):
@@ -123,6 +127,9 @@ class WebhooksView(AdminsView):
             201: EndpointCreated,
             400: OpenApiResponse(description="a bad field, or a URL on a non-public address"),
             403: ADMINS_ONLY,
+            409: OpenApiResponse(
+                description="an endpoint already sends one of these events to this URL"
+            ),
         },
     )
     def post(self, request: Request) -> Response:
@@ -162,12 +169,25 @@ class WebhookView(OneEndpointView):
 class DeliveriesView(OneEndpointView):
     @extend_schema(
         operation_id="webhooks_deliveries_list",
-        summary="An endpoint's delivery log, newest first (its last 100)",
-        responses={200: DeliveryList, 403: ADMINS_ONLY, 404: NO_ENDPOINT},
+        summary="An endpoint's delivery log, newest first, by state, a page at a time",
+        parameters=query_parameters(DeliveryLogQuery),
+        responses={
+            200: DeliveryList,
+            400: OpenApiResponse(description="a bad state, limit or cursor"),
+            403: ADMINS_ONLY,
+            404: NO_ENDPOINT,
+        },
     )
     def get(self, request: Request, endpoint_id: int) -> Response:
-        views = [services.delivery_view(d) for d in services.deliveries_of(self.endpoint)]
-        return Response(DeliveryList.model_validate({"results": views}).model_dump(mode="json"))
+        query = parse_log_query(request.query_params)
+        rows, cursor = log_page(self.endpoint, query)
+        following = None
+        if cursor is not None:
+            params = urlencode(query.as_params(cursor=cursor))
+            following = request.build_absolute_uri(f"{request.path}?{params}")
+        views = [services.delivery_view(d) for d in rows]
+        answer = DeliveryList.model_validate({"results": views, "next": following})
+        return Response(answer.model_dump(mode="json"))
 
 
 class RedeliverView(OneEndpointView):

@@ -3,12 +3,12 @@
 At least once: a row leaves `pending` only after its endpoint answered 2xx (or it ran out of
 attempts). Redirects are not followed (a 3xx is a failure), the connection goes only to an address
 checked as it opens (learnportal.webhooks.transport) and every attempt has a timeout; this
-runs only in the worker (`manage.py webhooks_worker`), never in a request.
+runs only in the worker (`manage.py webhooks_worker`, learnportal.webhooks.worker), never in a
+request.
 """
 
 from __future__ import annotations
 
-import logging
 import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -26,9 +26,6 @@ from learnportal.webhooks.signing import headers
 if TYPE_CHECKING:
     from collections.abc import Collection
 
-logger = logging.getLogger(__name__)
-
-ROUND = 20  # attempts a round of the worker makes at most
 # A claimed row is due again this long after its attempt's timeout, if no worker finished it.
 LEASE_MARGIN_SECONDS = 2.0
 
@@ -58,18 +55,22 @@ def lease_seconds() -> float:
     return timeout + LEASE_MARGIN_SECONDS
 
 
-def claim_due(now: float, *, skip: Collection[int] = ()) -> Delivery | None:
-    """Lease the next due row (but those in `skip`) to this worker, counting the attempt; None
-    if none is due.
+def claim_due(
+    now: float, *, skip: Collection[int] = (), busy: Collection[int] = ()
+) -> Delivery | None:
+    """Lease the next due row (but those in `skip`, and those to the endpoints in `busy`) to
+    this worker, counting the attempt; None if none is due.
 
     One row at a time, claimed as its attempt begins: a lease taken for a batch would run out
     while the rows before it were sent, and another worker would send the rest again.
     """
     lease_until = now + lease_seconds()
     with transaction.atomic():
-        due = Delivery.objects.filter(
-            state=DeliveryState.PENDING, next_attempt_at__lte=now
-        ).exclude(pk__in=skip)
+        due = (
+            Delivery.objects.filter(state=DeliveryState.PENDING, next_attempt_at__lte=now)
+            .exclude(pk__in=skip)
+            .exclude(endpoint_id__in=busy)
+        )
         ids = list(
             due.select_for_update(skip_locked=True)
             .order_by("next_attempt_at", "id")
@@ -119,18 +120,3 @@ def record(delivery: Delivery, outcome: Outcome, now: float) -> None:
 
 def client() -> httpx.Client:
     return transport.client(settings.LEARNPORTAL_WEBHOOK_TIMEOUT_SECONDS)
-
-
-def deliver_due(http: httpx.Client, *, now: float | None = None) -> int:
-    """One round of the worker: how many rows it attempted (at most ROUND, each once)."""
-    attempted: list[int] = []
-    while len(attempted) < ROUND:
-        delivery = claim_due(time.time() if now is None else now, skip=attempted)
-        if delivery is None:
-            break
-        attempted.append(delivery.pk)
-        outcome = send(delivery, http)
-        record(delivery, outcome, time.time())
-        if not outcome.ok:
-            logger.info("webhook %s to %s: %s", delivery.message_id, delivery.endpoint_id, outcome)
-    return len(attempted)

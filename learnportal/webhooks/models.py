@@ -59,6 +59,9 @@ class Delivery(models.Model):
         ordering: ClassVar = ["-id"]
         indexes: ClassVar = [
             models.Index(fields=["state", "next_attempt_at"], name="webhook_delivery_due"),
+            # An endpoint's log, newest first, with or without a state (learnportal.webhooks.log).
+            models.Index(fields=["endpoint", "id"], name="webhook_delivery_log"),
+            models.Index(fields=["endpoint", "state", "id"], name="webhook_delivery_log_state"),
         ]
 
     def __str__(self) -> str:

@@ -4,6 +4,7 @@ log with a redeliver button, remove. Thin over `learnportal.webhooks.services`, 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
+from urllib.parse import urlencode
 
 from django.contrib import messages
 from django.shortcuts import redirect
@@ -11,15 +12,23 @@ from django.utils.cache import add_never_cache_headers
 from django.views.decorators.http import require_POST
 
 from learnportal.accounts.roles import Action
+from learnportal.inputs import page_query
 from learnportal.protocol.errors import ErrorCode, LearnError
 from learnportal.web import page, requires, show_learn_error, when
 from learnportal.webhooks import services
 from learnportal.webhooks.forms import EndpointForm
+from learnportal.webhooks.log import DeliveryLogQuery, log_page
+from learnportal.webhooks.models import DeliveryState
 
 if TYPE_CHECKING:
     from django.http import HttpRequest, HttpResponse
 
     from learnportal.accounts.principals import Principal
+
+
+# The endpoint just registered and its secret, kept in the (server-side) session from the POST
+# to the page it redirects to, which shows them once.
+CREATED_KEY = "webhooks.created"
 
 
 def _index(
@@ -39,7 +48,11 @@ def _index(
 
 @requires(Action.MANAGE_WEBHOOKS)
 def webhook_index(request: HttpRequest, principal: Principal) -> HttpResponse:
-    return _index(request)
+    created = request.session.pop(CREATED_KEY, None)
+    response = _index(request, created=created)
+    if created is not None:
+        add_never_cache_headers(response)  # the secret, once: never from a cache
+    return response
 
 
 @require_POST
@@ -52,9 +65,9 @@ def webhook_create(request: HttpRequest, principal: Principal) -> HttpResponse:
         except LearnError as error:
             show_learn_error(form, error)
         else:
-            response = _index(request, created={"url": endpoint.url, "secret": secret}, status=201)
-            add_never_cache_headers(response)  # the secret, once: never from a cache
-            return response
+            # Post/redirect/get: reloading the page it lands on registers nothing again.
+            request.session[CREATED_KEY] = {"url": endpoint.url, "secret": secret}
+            return redirect("portal:webhooks")
     return _index(request, form=form, status=400)
 
 
@@ -64,16 +77,32 @@ def webhook_detail(request: HttpRequest, principal: Principal, endpoint_id: int)
         endpoint = services.endpoint_get(endpoint_id)
     except LearnError:
         return page(request, "webhooks/missing.html", {"endpoint_id": endpoint_id}, status=404)
+    query, problems = page_query(DeliveryLogQuery, request.GET)
+    try:
+        deliveries, cursor = log_page(endpoint, query)
+    except LearnError as error:  # a cursor of no page: the first page, and why
+        problems = {"cursor": str(error.details[0]["msg"])}
+        query = query.model_copy(update={"cursor": ""})
+        deliveries, cursor = log_page(endpoint, query)
     rows = [
         {
             "delivery": d,
             "queued": when(d.created_at),
             "tried": d.last_attempt_at and when(d.last_attempt_at),
         }
-        for d in services.deliveries_of(endpoint)
+        for d in deliveries
     ]
-    context = {"endpoint": endpoint, "rows": rows}
-    return page(request, "webhooks/endpoint.html", context)
+    context = {
+        "endpoint": endpoint,
+        "rows": rows,
+        "state": query.state.value if query.state else "",
+        "states": DeliveryState.values,
+        "next_url": None if cursor is None else "?" + urlencode(query.as_params(cursor=cursor)),
+        "first_url": "?" + urlencode(query.as_params()) if query.cursor else None,
+        "query_errors": problems,
+    }
+    status = 400 if problems else 200
+    return page(request, "webhooks/endpoint.html", context, status=status)
 
 
 @require_POST

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import time
 from typing import Any
+from urllib.parse import urlsplit
 
-from django.db import transaction
+from django.db import connection, transaction
 
 from learnportal.protocol.errors import conflict, detail, invalid, not_found
 from learnportal.webhooks.addresses import Refused, check_url
@@ -20,7 +21,6 @@ from learnportal.webhooks.signing import new_secret
 
 URL_LENGTH = 2000
 DESCRIPTION_LENGTH = 200
-DELIVERIES_SHOWN = 100
 
 
 def endpoint_register(
@@ -48,17 +48,44 @@ def endpoint_register(
             f"description is at most {DESCRIPTION_LENGTH} characters.",
             [detail(["description"], f"at most {DESCRIPTION_LENGTH} characters")],
         )
+    chosen = [e for e in EVENTS if e in events]
     secret = new_secret()
     with transaction.atomic():
+        _refuse_duplicate(url, chosen)
         endpoint = Endpoint.objects.create(
             url=url,
-            events=[e for e in EVENTS if e in events],
+            events=chosen,
             secret=secret,
             description=description,
             created_by=actor,
         )
         subscriptions_changed()
     return endpoint, secret
+
+
+def same_url(url: str) -> str:
+    """What makes two URLs one receiver: the scheme and host in any case, the rest as typed."""
+    parts = urlsplit(url)
+    return parts._replace(scheme=parts.scheme.lower(), netloc=parts.netloc.lower()).geturl()
+
+
+def _refuse_duplicate(url: str, events: list[str]) -> None:
+    """An endpoint already sending one of `events` to this URL would make every one of them
+    arrive twice (a form posted again, a script run twice): `conflict`, naming `url`."""
+    if connection.vendor == "postgresql":
+        # Two registrations at once must not both pass the check; SQLite's IMMEDIATE
+        # transactions already run one after the other.
+        with connection.cursor() as cursor:
+            cursor.execute(f"LOCK TABLE {Endpoint._meta.db_table} IN SHARE ROW EXCLUSIVE MODE")
+    key = same_url(url)
+    for other in Endpoint.objects.order_by("id"):
+        shared = [e for e in events if e in other.events]
+        if shared and same_url(other.url) == key:
+            why = f"already registered for {', '.join(shared)} (endpoint {other.pk})"
+            raise conflict(
+                f"{url} is {why}: remove that endpoint, or choose other events.",
+                [detail(["url"], why)],
+            )
 
 
 def endpoint_get(endpoint_id: int) -> Endpoint:
@@ -77,11 +104,6 @@ def endpoint_delete(endpoint: Endpoint) -> None:
 
 def endpoints_list() -> list[Endpoint]:
     return list(Endpoint.objects.all())
-
-
-def deliveries_of(endpoint: Endpoint, *, limit: int = DELIVERIES_SHOWN) -> list[Delivery]:
-    """Newest first."""
-    return list(endpoint.deliveries.all()[:limit])
 
 
 def redeliver(endpoint: Endpoint, delivery_id: int) -> Delivery:

@@ -13,8 +13,9 @@ import pytest
 from playwright.sync_api import Page, expect
 from standardwebhooks import Webhook
 
-from learnportal.webhooks.delivery import client, deliver_due
+from learnportal.webhooks.delivery import client
 from learnportal.webhooks.models import Delivery
+from learnportal.webhooks.worker import deliver_due
 from tests.browser.helpers import log_in, screenshot, shown_once
 from tests.builders import feedback, feedback_req
 from tests.harness import Actor, http_send, ok

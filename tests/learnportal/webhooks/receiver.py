@@ -31,6 +31,10 @@ class Receiver:
     location: str = ""
     delay: float = 0.0
     log: str = ""
+    arrived_at: list[float] = field(default_factory=list)  # time.monotonic() of each arrival
+    answering: int = 0
+    most_at_once: int = 0  # the most requests it was answering at one time
+    lock: threading.Lock = field(default_factory=threading.Lock)
 
     def ids(self) -> list[str]:
         return [r.headers["webhook-id"] for r in self.received]
@@ -44,11 +48,17 @@ def serve(port: int = 0, *, log: str = "", delay: float = 0.0) -> Receiver:
             me = holder["me"]
             body = self.rfile.read(int(self.headers.get("content-length", "0"))).decode()
             got = Received({k.lower(): v for k, v in self.headers.items()}, body)
+            with me.lock:
+                me.arrived_at.append(time.monotonic())
+                me.answering += 1
+                me.most_at_once = max(me.most_at_once, me.answering)
             if me.log:  # on arrival, before the delay: the crash test kills the sender then
                 with open(me.log + ".arrived", "a") as out:
                     out.write(got.headers["webhook-id"] + "\n")
             if me.delay:
                 time.sleep(me.delay)
+            with me.lock:
+                me.answering -= 1
             me.received.append(got)
             if me.log:
                 with open(me.log, "a") as out:

@@ -14,9 +14,10 @@ from httpcore._backends.sync import SyncStream
 
 from learnportal.protocol.errors import LearnError
 from learnportal.webhooks.addresses import Refused, check_url
-from learnportal.webhooks.delivery import client, deliver_due
+from learnportal.webhooks.delivery import client
 from learnportal.webhooks.models import Delivery
 from learnportal.webhooks.services import endpoint_register
+from learnportal.webhooks.worker import deliver_due
 from refinement.history import history_record
 
 if TYPE_CHECKING:

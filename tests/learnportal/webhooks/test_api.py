@@ -3,13 +3,15 @@ redeliver and remove; everyone else is refused."""
 
 from __future__ import annotations
 
+import time
 from typing import TYPE_CHECKING
 
 import pytest
 from standardwebhooks import Webhook
 
-from learnportal.webhooks.delivery import client, deliver_due
+from learnportal.webhooks.delivery import client
 from learnportal.webhooks.models import Delivery
+from learnportal.webhooks.worker import deliver_due
 from tests.builders import feedback, feedback_req
 from tests.harness import Actor, http_send, ok
 
@@ -76,6 +78,17 @@ def test_a_bad_registration_names_its_field_and_stores_nothing(
     assert boss.rest("get", "/api/webhooks/").json()["results"] == []
 
 
+def test_the_same_url_for_an_event_it_already_receives_is_a_conflict_naming_url(
+    boss: Actor, receiver: Receiver
+) -> None:
+    body = {"url": receiver.url, "events": ["plan.filed", "proposal.approved"]}
+    assert boss.rest("post", "/api/webhooks/", body).status_code == 201
+    again = boss.rest("post", "/api/webhooks/", {"url": receiver.url, "events": ["plan.filed"]})
+    assert (again.status_code, again.json()["code"]) == (409, "conflict")
+    assert [d["loc"] for d in again.json()["details"]] == [["url"]]
+    assert len(boss.rest("get", "/api/webhooks/").json()["results"]) == 1
+
+
 def test_redelivering_what_was_never_tried_is_a_conflict(boss: Actor, env: Actor) -> None:
     body = {"url": "http://127.0.0.1:9/x", "events": ["feedback.recorded"]}
     endpoint = boss.rest("post", "/api/webhooks/", body).json()
@@ -116,3 +129,60 @@ def test_the_openapi_document_describes_the_webhook_paths(boss: Actor) -> None:
     assert "delete" in paths["/api/webhooks/{endpoint_id}/"]
     assert "get" in paths["/api/webhooks/{endpoint_id}/deliveries/"]
     assert "post" in paths["/api/webhooks/{endpoint_id}/deliveries/{delivery_id}/redeliver/"]
+
+
+def fill_log(endpoint_id: int, states: list[str]) -> list[int]:
+    """Deliveries of these states, oldest first: their ids."""
+    now = time.time()
+    return [
+        Delivery.objects.create(
+            endpoint_id=endpoint_id,
+            event="plan.filed",
+            message_id=f"msg_{n}",
+            body="{}",
+            created_at=now,
+            next_attempt_at=now,
+            state=state,
+            attempts=1,
+        ).pk
+        for n, state in enumerate(states)
+    ]
+
+
+def test_the_delivery_log_pages_newest_first_by_state(boss: Actor) -> None:
+    body = {"url": "http://127.0.0.1:9/x", "events": ["plan.filed"]}
+    endpoint = boss.rest("post", "/api/webhooks/", body).json()["id"]
+    states = ["failed", "delivered", "failed", "pending", "failed", "failed"]
+    ids = fill_log(endpoint, states)
+    url: str | None = f"/api/webhooks/{endpoint}/deliveries/?state=failed&limit=3"
+    pages = []
+    while url is not None:
+        answer = boss.rest("get", url.removeprefix("http://testserver")).json()
+        pages.append([(d["id"], d["state"]) for d in answer["results"]])
+        url = answer["next"]
+    failed = [pk for pk, state in zip(ids, states, strict=True) if state == "failed"][::-1]
+    assert pages == [
+        [(pk, "failed") for pk in failed[:3]],
+        [(failed[3], "failed")],
+    ]
+    every = boss.rest("get", f"/api/webhooks/{endpoint}/deliveries/").json()
+    assert [d["id"] for d in every["results"]] == ids[::-1] and every["next"] is None
+
+
+@pytest.mark.parametrize(
+    ("query", "field"),
+    [
+        ("state=lost", "state"),
+        ("limit=0", "limit"),
+        ("limit=501", "limit"),
+        ("cursor=abc", "cursor"),
+    ],
+)
+def test_a_bad_delivery_log_query_is_invalid_naming_its_parameter(
+    boss: Actor, query: str, field: str
+) -> None:
+    body = {"url": "http://127.0.0.1:9/x", "events": ["plan.filed"]}
+    endpoint = boss.rest("post", "/api/webhooks/", body).json()["id"]
+    response = boss.rest("get", f"/api/webhooks/{endpoint}/deliveries/?{query}")
+    assert (response.status_code, response.json()["code"]) == (400, "invalid")
+    assert [d["loc"][-1] for d in response.json()["details"]] == [field]

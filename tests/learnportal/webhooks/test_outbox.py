@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+from typing import Any
 
 import pytest
 from django.db import transaction
@@ -12,14 +13,24 @@ from learnportal.webhooks.catalogue import EVENTS
 from learnportal.webhooks.models import Delivery, Endpoint
 from learnportal.webhooks.services import endpoint_delete, endpoint_register
 from refinement.history import history_record
-from tests.builders import apply_req, feedback, feedback_req, rollback_req, weight_proposal
+from refinement.models import Plan, ProposalStatus
+from tests.builders import (
+    adapt_req,
+    apply_req,
+    feedback,
+    feedback_req,
+    rollback_req,
+    weight_proposal,
+)
 from tests.harness import Actor, http_send, ok
+from tests.refinement.helpers import two_arms
 
 pytestmark = pytest.mark.django_db
 
 
 def register(*events: str) -> int:
-    endpoint, _ = endpoint_register(url="http://127.0.0.1:9/hook", events=list(events), actor="t")
+    url = f"http://127.0.0.1:9/hook/{Endpoint.objects.count()}"  # one receiver an endpoint
+    endpoint, _ = endpoint_register(url=url, events=list(events), actor="t")
     return endpoint.pk
 
 
@@ -82,6 +93,30 @@ def test_each_history_kind_of_the_catalogue_is_its_webhook_event(kind: str, even
     assert body["data"]["kind"] == kind  # type: ignore[index]
     assert body["data"]["actor"] == "rev"  # type: ignore[index]
     assert Delivery.objects.count() == 1
+
+
+def test_a_plan_an_adapt_files_for_a_reviewer_is_a_plan_filed_webhook(agent: Actor) -> None:
+    register("plan.filed")
+    two_arms(agent)
+    ok(http_send(agent, adapt_req("epsilon_greedy")))  # one step of 0.1, the rest for a person
+    plan = Plan.objects.get(origin="adapt")
+    waiting = plan.proposals.filter(status=ProposalStatus.PENDING)
+    assert waiting.exists()
+    (body,) = bodies("plan.filed")
+    data: dict[str, Any] = body["data"]  # type: ignore[assignment]
+    assert (data["kind"], data["plan_id"], data["actor"]) == ("plan", plan.plan_id, "token:agent-1")
+    assert {p["path"] for p in data["diff"]} == {p.path for p in waiting}
+
+
+def test_an_adapt_that_leaves_nothing_for_a_reviewer_files_no_plan_webhook(
+    agent: Actor, settings: Any
+) -> None:
+    settings.LEARNPORTAL_AUTO_APPLY_MAX_RISK = "high"  # the whole way at once
+    register("plan.filed")
+    two_arms(agent)
+    ok(http_send(agent, adapt_req("epsilon_greedy")))
+    assert not Plan.objects.get(origin="adapt").proposals.filter(status=ProposalStatus.PENDING)
+    assert bodies("plan.filed") == []
 
 
 def test_a_review_or_a_change_of_settings_is_no_webhook() -> None:

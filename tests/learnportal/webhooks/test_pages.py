@@ -10,10 +10,13 @@ from django.test import Client
 from standardwebhooks import Webhook
 
 from learnportal.accounts.models import User
-from learnportal.webhooks.delivery import client, deliver_due
+from learnportal.webhooks.delivery import client
+from learnportal.webhooks.log import PAGE_SIZE
 from learnportal.webhooks.models import Delivery, Endpoint
+from learnportal.webhooks.worker import deliver_due
 from tests.builders import feedback, feedback_req
 from tests.harness import Actor, http_send, ok
+from tests.learnportal.webhooks.test_api import fill_log
 
 if TYPE_CHECKING:
     from tests.learnportal.webhooks.receiver import Receiver
@@ -32,14 +35,43 @@ def test_an_admin_registers_an_endpoint_and_sees_its_secret_once(
     admin: Client, receiver: Receiver
 ) -> None:
     form = {"url": receiver.url, "events": ["feedback.recorded", "plan.filed"], "description": "ci"}
-    response = admin.post("/webhooks/new/", form)
-    assert response.status_code == 201
+    posted = admin.post("/webhooks/new/", form)
+    assert (posted.status_code, posted["Location"]) == (302, "/webhooks/")
+    response = admin.get("/webhooks/")
     assert "no-store" in response["Cache-Control"]
     secret = response.context["created"]["secret"]
     assert secret.startswith("whsec_") and secret in response.content.decode()
     listing = admin.get("/webhooks/").content.decode()
     assert receiver.url in listing and secret not in listing
     assert Endpoint.objects.get().events == ["feedback.recorded", "plan.filed"]
+
+
+def test_reloading_the_page_after_registering_registers_nothing_again(
+    admin: Client, receiver: Receiver
+) -> None:
+    form = {"url": receiver.url, "events": ["plan.filed"]}
+    landed = admin.post("/webhooks/new/", form, follow=True)
+    assert landed.redirect_chain == [("/webhooks/", 302)]
+    assert landed.request["REQUEST_METHOD"] == "GET"  # a reload asks for the page again
+    admin.get("/webhooks/")
+    assert Endpoint.objects.count() == 1
+
+
+def test_the_same_url_for_an_event_it_already_receives_is_refused_beside_the_url_field(
+    admin: Client, receiver: Receiver
+) -> None:
+    admin.post("/webhooks/new/", {"url": receiver.url, "events": ["plan.filed"]})
+    again = {"url": receiver.url, "events": ["proposal.approved", "plan.filed"]}
+    response = admin.post("/webhooks/new/", again)
+    assert response.status_code == 400
+    (error,) = response.context["form"].errors["url"]
+    assert "already registered for plan.filed" in error
+    shouted = {**again, "url": receiver.url.replace("http://127.0.0.1", "HTTP://127.0.0.1")}
+    assert admin.post("/webhooks/new/", shouted).context["form"].errors["url"]
+    assert Endpoint.objects.count() == 1
+    other_events = admin.post("/webhooks/new/", {**again, "events": ["proposal.approved"]})
+    assert other_events.status_code == 302  # other events to the same receiver: not a duplicate
+    assert Endpoint.objects.count() == 2
 
 
 def test_a_refused_url_is_shown_next_to_its_field(admin: Client, settings: object) -> None:
@@ -52,8 +84,8 @@ def test_a_refused_url_is_shown_next_to_its_field(admin: Client, settings: objec
 def test_the_delivery_log_shows_each_delivery_and_redelivers_one(
     admin: Client, env: Actor, receiver: Receiver
 ) -> None:
-    secret = admin.post("/webhooks/new/", {"url": receiver.url, "events": ["feedback.recorded"]})
-    raw = secret.context["created"]["secret"]
+    form = {"url": receiver.url, "events": ["feedback.recorded"]}
+    raw = admin.post("/webhooks/new/", form, follow=True).context["created"]["secret"]
     ok(http_send(env, feedback_req(feedback(component_name="c"))))
     endpoint = Endpoint.objects.get()
     log = admin.get(f"/webhooks/{endpoint.pk}/").content.decode()
@@ -70,6 +102,22 @@ def test_the_delivery_log_shows_each_delivery_and_redelivers_one(
     assert receiver.ids() == [delivery.message_id] * 2
     for got in receiver.received:
         Webhook(raw).verify(got.body, got.headers)
+
+
+def test_the_delivery_log_page_filters_by_state_and_pages_older(admin: Client) -> None:
+    admin.post("/webhooks/new/", {"url": "http://127.0.0.1:9/x", "events": ["plan.filed"]})
+    endpoint = Endpoint.objects.get()
+    ids = fill_log(endpoint.pk, ["failed"] * (PAGE_SIZE + 1) + ["delivered"])
+    first = admin.get(f"/webhooks/{endpoint.pk}/", {"state": "failed"})
+    assert first.status_code == 200
+    shown = [row["delivery"].pk for row in first.context["rows"]]
+    assert shown == ids[-2::-1][:PAGE_SIZE]
+    older = admin.get(f"/webhooks/{endpoint.pk}/{first.context['next_url']}")
+    assert [row["delivery"].pk for row in older.context["rows"]] == [ids[0]]
+    assert older.context["next_url"] is None and "Newest" in older.content.decode()
+    bad = admin.get(f"/webhooks/{endpoint.pk}/", {"state": "lost"})
+    assert bad.status_code == 400 and "state" in bad.context["query_errors"]
+    assert len(bad.context["rows"]) == PAGE_SIZE  # the newest of every state instead
 
 
 def test_an_admin_removes_an_endpoint(admin: Client) -> None:

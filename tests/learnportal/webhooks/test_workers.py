@@ -1,6 +1,7 @@
 """Two workers on one outbox send each event once, however slow the receiver: a row is leased
 as its own attempt begins, for longer than that attempt can take, since the timeout bounds the
-whole attempt and not only each of its reads."""
+whole attempt and not only each of its reads. A worker sends to several endpoints at once, a
+few at most to each, so that a slow endpoint delays no other's deliveries."""
 
 from __future__ import annotations
 
@@ -15,21 +16,21 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from django.db import connection
 
-from learnportal.webhooks.delivery import LEASE_MARGIN_SECONDS, client, deliver_due, send
+from learnportal.webhooks.delivery import LEASE_MARGIN_SECONDS, client, send
 from learnportal.webhooks.models import Delivery, DeliveryState
 from learnportal.webhooks.services import endpoint_register
+from learnportal.webhooks.worker import deliver_due
+from tests.learnportal.webhooks.receiver import Receiver, serve
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
-
-    from tests.learnportal.webhooks.receiver import Receiver
 
 EVENTS = 30
 # The workers run in threads of their own, outside a test's transaction.
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-def queue_events(receiver: Receiver, count: int) -> None:
+def queue_events(receiver: Receiver, count: int, *, due: float | None = None) -> None:
     endpoint, _ = endpoint_register(url=receiver.url, events=["plan.filed"], actor="boss")
     now = time.time()
     Delivery.objects.bulk_create(
@@ -39,7 +40,7 @@ def queue_events(receiver: Receiver, count: int) -> None:
             message_id=f"msg_{uuid.uuid4().hex}",
             body="{}",
             created_at=now,
-            next_attempt_at=now,
+            next_attempt_at=now if due is None else due,
         )
         for _ in range(count)
     )
@@ -77,6 +78,43 @@ def test_two_workers_and_a_slow_receiver_send_each_event_once(
     assert [message for message, times in sent.items() if times > 1] == []
     assert set(Delivery.objects.values_list("state", flat=True)) == {"delivered"}
     assert set(Delivery.objects.values_list("attempts", flat=True)) == {1}
+
+
+@pytest.fixture
+def second_receiver() -> Iterator[Receiver]:
+    me = serve()
+    yield me
+    me.server.shutdown()
+    me.server.server_close()
+
+
+def test_a_slow_endpoint_does_not_delay_another_endpoints_delivery(
+    receiver: Receiver, second_receiver: Receiver, settings: Any
+) -> None:
+    settings.LEARNPORTAL_WEBHOOK_PER_ENDPOINT = 2
+    slow, fast = receiver, second_receiver
+    slow.delay = 1.5  # within the timeout (2 s): each of its attempts succeeds, slowly
+    queue_events(slow, 4, due=time.time() - 60)  # due first, in the order rows are claimed
+    queue_events(fast, 1)
+    started = time.monotonic()
+    with client() as http:
+        assert deliver_due(http) == 5
+    (fast_arrival,) = fast.arrived_at
+    assert fast_arrival - started < slow.delay / 2  # not after the slow endpoint's four
+    assert slow.most_at_once == settings.LEARNPORTAL_WEBHOOK_PER_ENDPOINT
+    assert set(Delivery.objects.values_list("state", flat=True)) == {"delivered"}
+
+
+def test_no_endpoint_gets_more_attempts_at_once_than_the_per_endpoint_limit(
+    receiver: Receiver, settings: Any
+) -> None:
+    settings.LEARNPORTAL_WEBHOOK_PER_ENDPOINT = 1
+    receiver.delay = 0.2
+    queue_events(receiver, 5)
+    with client() as http:
+        assert deliver_due(http) == 5
+    assert receiver.most_at_once == 1
+    assert len(set(receiver.ids())) == 5
 
 
 class Trickling(BaseHTTPRequestHandler):

@@ -10,8 +10,9 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandParser
 from django.db import DatabaseError, close_old_connections
 
-from learnportal.webhooks.delivery import client, deliver_due
+from learnportal.webhooks.delivery import client
 from learnportal.webhooks.retention import prune_finished
+from learnportal.webhooks.worker import Sender, deliver_due
 
 logger = logging.getLogger(__name__)
 
@@ -44,15 +45,17 @@ class Command(BaseCommand):
                 prune_finished(time.time())
                 return
             prune_at = time.monotonic()
-            while not stopping:
-                close_old_connections()
-                try:
-                    if time.monotonic() >= prune_at:
-                        prune_finished(time.time())
-                        prune_at = time.monotonic() + PRUNE_EVERY_SECONDS
-                    attempted = deliver_due(http)
-                except DatabaseError:  # the database away for a moment: try again next round
-                    logger.exception("webhooks worker: the database is unavailable")
-                    attempted = 0
-                if not attempted:
-                    time.sleep(poll)
+            sender = Sender(http)
+            try:
+                while not stopping:
+                    close_old_connections()
+                    try:
+                        if time.monotonic() >= prune_at:
+                            prune_finished(time.time())
+                            prune_at = time.monotonic() + PRUNE_EVERY_SECONDS
+                        sender.step(poll)
+                    except DatabaseError:  # the database away for a moment: try again soon
+                        logger.exception("webhooks worker: the database is unavailable")
+                        time.sleep(poll)
+            finally:
+                sender.close()  # the attempts in flight end within their timeout
