@@ -222,6 +222,19 @@ def _record(
     }
 
 
+def component_figures(record: dict[str, Any]) -> dict[str, float | None]:
+    """What a page shows of a component's calls: None (shown "—"), not 0, where there is no call
+    to measure (the wire record keeps its zeros, as the contract says)."""
+    calls = record["calls_total"]
+    if not calls:
+        return {"success_rate": None, "avg_duration_ms": None, "p95_duration_ms": None}
+    return {
+        "success_rate": 100 * record["calls_success"] / calls,
+        "avg_duration_ms": record["avg_duration_ms"],
+        "p95_duration_ms": record["p95_duration_ms"],
+    }
+
+
 @dataclass(frozen=True)
 class ComponentHour:
     """One hour of one component (feedback.buckets), as a chart reads it."""
