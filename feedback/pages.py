@@ -33,6 +33,7 @@ from feedback.queue import queue_next, queue_progress, queue_release, queue_skip
 from feedback.services import feedback_record
 from feedback.turn_import import guessed_mapping, mapping_checked
 from learnportal.accounts.roles import Action
+from learnportal.form_words import in_form_words
 from learnportal.inputs import QueryBool, QueryModel, QueryText, page_query
 from learnportal.instants import utc
 from learnportal.protocol import (
@@ -329,7 +330,9 @@ def explorer(request: HttpRequest, principal: Principal) -> HttpResponse:
         after = decode_cursor(query.cursor)
         before = _newer_position(request.GET.get(NEWER, ""))
     except LearnError as error:
-        context["errors"] = {str(d["loc"][-1]): d["msg"] for d in error.details if d.get("loc")}
+        context["errors"] = {
+            str(d["loc"][-1]): in_form_words(d["msg"]) for d in error.details if d.get("loc")
+        }
         context.update(_explorer_choices(principal))
         return page(request, "feedback/explorer.html", context, status=400)
     if before is not None:  # a "newer" link: the page above it, and older ones below

@@ -263,7 +263,9 @@ def test_shortcuts_do_not_fire_while_typing_in_the_comment(
     # Enter with no polarity: the protocol's refusal, next to the polarity, focused.
     page.keyboard.press("Escape")
     _press(page, "Enter")
-    expect(page.locator("[data-field=polarity]")).to_have_text("Field required")  # pydantic's
+    expect(page.locator("[data-field=polarity]")).to_have_text(
+        "Required: fill this in, or choose one."
+    )
     assert _focused(page) == "id_polarity_0"
     assert page.locator("textarea[name=comment]").input_value().startswith("1 2 3 4")
     assert not Feedback.objects.filter(correlation_id=turn.correlation_id).exists()

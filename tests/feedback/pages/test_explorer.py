@@ -121,7 +121,7 @@ def test_a_bad_filter_is_shown_next_to_its_field(seeded: None, reviewer: Client)
     response = reviewer.get("/explorer/", {"polarity": "great", "since": "soon"})
     assert response.status_code == 400
     page = response.content.decode()
-    assert re.search(r'id="err-polarity">Input should be', page)
+    assert re.search(r'id="err-polarity">Choose one of &#x27;positive&#x27;', page)
     assert 'id="err-since"' in page
 
 
