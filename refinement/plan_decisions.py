@@ -95,13 +95,10 @@ def _confirm_all(
 ) -> HttpResponse:
     judged = proposal_permissions(principal=principal, records=records)
     verb = BULK_VERBS[decision]
+    permissions = [judged[record.proposal_id][1][verb] for record in records]
     rows = [
-        {
-            "proposal": record,
-            "allowed": judged[record.proposal_id][1][verb].allowed,
-            "reason": judged[record.proposal_id][1][verb].reason,
-        }
-        for record in records
+        {"proposal": record, "allowed": permission.allowed, "reason": permission.reason}
+        for record, permission in zip(records, permissions, strict=True)
     ]
     context = {
         "plan_id": plan_id,
@@ -109,7 +106,7 @@ def _confirm_all(
         "verb": decision.capitalize(),
         "done_word": DONE_WORDS[decision],
         "rows": rows,
-        "allowed": sum(row["allowed"] for row in rows),
+        "allowed": sum(permission.allowed for permission in permissions),
         "errors": [e for errors in form.errors.values() for e in errors],
         "action_url": request.path,
     }
