@@ -12,20 +12,27 @@ export DJANGO_DEBUG ?= 1
 # secret key, written once (gitignored), read by learnportal/settings.py, never overriding.
 ENV_FILE := .env
 
-.PHONY: run test bench lint migrate demo venv clean
+.PHONY: run test bench lint migrate demo venv dev clean
 
+# `venv` is what the server needs (pyproject's dependencies, no more); `dev` adds the test and
+# lint toolchain (the `dev` extra), which only `make test`, `make lint` and `make bench` install.
 venv: $(VENV)/.installed
+dev: $(VENV)/.dev-installed
 
 $(VENV)/.installed: pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet .
+	touch $@
+
+$(VENV)/.dev-installed: $(VENV)/.installed
 	$(PY) -m pip install --quiet ".[dev]"
 	touch $@
 
 $(ENV_FILE): | venv
 	$(PY) -m learnportal.env $@
 
-$(VENV)/.bench-installed: $(VENV)/.installed
+$(VENV)/.bench-installed: $(VENV)/.dev-installed
 	$(PY) -m pip install --quiet ".[dev,bench]"
 	touch $@
 
@@ -47,7 +54,7 @@ run: demo
 	$(VENV)/bin/uvicorn learnportal.asgi:application --host $(HOST) --port $(PORT) \
 		--no-access-log --ws-max-size 67108864 --workers $${WEB_CONCURRENCY:-1}
 
-test: venv $(ENV_FILE)
+test: dev $(ENV_FILE)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy
 	$(PY) manage.py makemigrations --check --dry-run -v 0
@@ -60,7 +67,7 @@ bench: migrate $(VENV)/.bench-installed
 	$(PY) -m bench.components
 	$(PY) -m bench.loop
 
-lint: venv
+lint: dev
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy

@@ -41,6 +41,7 @@ from feedback.queue import (
 from feedback.services import feedback_record
 from feedback.turn_import import guessed_mapping, mapping_checked
 from learnportal.accounts.roles import Action
+from learnportal.form_words import in_form_words
 from learnportal.inputs import QueryBool, QueryModel, QueryText, page_query
 from learnportal.instants import utc
 from learnportal.protocol import (
@@ -358,7 +359,7 @@ def _picker(value: float | None) -> str:
 
 @requires(Action.EXPLORE)
 def explorer(request: HttpRequest, principal: Principal) -> HttpResponse:
-    params = {name: request.GET[name] for name in request.GET}
+    params = {name: request.GET[name] for name in request.GET if name != NEWER}
     for name in ("since", "until"):
         if params.get(name):
             params[name] = _epoch(params[name])
@@ -366,13 +367,27 @@ def explorer(request: HttpRequest, principal: Principal) -> HttpResponse:
     try:
         query = parse_feedback_query(params)
         after = decode_cursor(query.cursor)
+        before = _newer_position(request.GET.get(NEWER, ""))
     except LearnError as error:
-        context["errors"] = {str(d["loc"][-1]): d["msg"] for d in error.details if d.get("loc")}
+        context["errors"] = {
+            str(d["loc"][-1]): in_form_words(d["msg"]) for d in error.details if d.get("loc")
+        }
         context.update(_explorer_choices(principal))
         return page(request, "feedback/explorer.html", context, status=400)
-    rows, last = selectors.feedback_page(query, viewer=principal, after=after, limit=query.limit)
+    if before is not None:  # a "newer" link: the page above it, and older ones below
+        rows, more_newer = selectors.feedback_page_newer(
+            query, viewer=principal, before=before, limit=query.limit
+        )
+        last = (rows[-1].ts, rows[-1].id) if rows else None
+    else:
+        rows, last = selectors.feedback_page(
+            query, viewer=principal, after=after, limit=query.limit
+        )
+        more_newer = after is not None
     filters = query.as_params()
+    paged = {**filters, "limit": query.limit}
     turn_ids = selectors.turn_ids({row.correlation_id or row.feedback_id for row in rows})
+    matches, more_matches = selectors.feedback_match_count(query, viewer=principal)
     context.update(
         rows=[
             (item, turn_ids.get(row.correlation_id or row.feedback_id), when(item.ts))
@@ -381,10 +396,15 @@ def explorer(request: HttpRequest, principal: Principal) -> HttpResponse:
         filters=filters,
         since=_picker(query.since),
         until=_picker(query.until),
+        matches=matches,
+        more_matches=more_matches,
         next_url=None
         if last is None
-        else "?" + urlencode({**filters, "limit": query.limit, "cursor": encode_cursor(last)}),
-        first_url="?" + urlencode(filters) if query.cursor else None,
+        else "?" + urlencode({**paged, "cursor": encode_cursor(last)}),
+        newer_url="?" + urlencode({**paged, NEWER: encode_cursor((rows[0].ts, rows[0].id))})
+        if more_newer and rows
+        else None,
+        first_url="?" + urlencode(filters) if query.cursor or before else None,
         exports=[
             (name, reverse("export", args=[name]) + ("?" + urlencode(filters) if filters else ""))
             for name in FORMATS
@@ -394,6 +414,20 @@ def explorer(request: HttpRequest, principal: Principal) -> HttpResponse:
         **_explorer_choices(principal),
     )
     return page(request, "feedback/explorer.html", context)
+
+
+NEWER = "newer"  # the explorer's link to the page above: a cursor read the other way
+
+
+def _newer_position(text: str) -> tuple[float, int] | None:
+    """Where a "newer" link's page ends, or None; a cursor the host did not sign is `invalid`,
+    naming `newer`."""
+    try:
+        return decode_cursor(text)
+    except LearnError as error:
+        raise LearnError(
+            error.code, error.message, [{**d, "loc": [NEWER]} for d in error.details]
+        ) from None
 
 
 def _explorer_choices(principal: Principal) -> dict[str, Any]:

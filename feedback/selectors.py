@@ -146,6 +146,31 @@ def feedback_page_rows(
     return rows.order_by("-ts", "-id")
 
 
+def feedback_page_newer(
+    filters: FeedbackFilters, *, viewer: Principal | None, before: Position, limit: int
+) -> tuple[list[Feedback], bool]:
+    """The explorer's page just newer than `before`, newest first, and whether newer rows are
+    left above it: the same keyset, walked the other way."""
+    ts, pk = before
+    rows = feedback_matching(filters, viewer=viewer).filter(
+        Q(ts__gte=ts), Q(ts__gt=ts) | Q(id__gt=pk)
+    )
+    page = list(rows.order_by("ts", "id")[: limit + 1])
+    return page[:limit][::-1], len(page) > limit
+
+
+MATCHES_CAP = 10_000
+
+
+def feedback_match_count(
+    filters: FeedbackFilters, *, viewer: Principal | None, cap: int = MATCHES_CAP
+) -> tuple[int, bool]:
+    """How many feedbacks the explorer's filter matches, counted up to `cap`, and whether there
+    are more (the page says "10000+"): a count never walks a whole large table."""
+    found = feedback_matching(filters, viewer=viewer).values("id")[: cap + 1].count()
+    return min(found, cap), found > cap
+
+
 def feedback_page(
     filters: FeedbackFilters, *, viewer: Principal | None, after: Position | None, limit: int
 ) -> tuple[list[Feedback], Position | None]:
@@ -222,6 +247,19 @@ def _record(
         "avg_score": float(score_weighted_sum) / score_weight if score_weight > 0 else 0.0,
         "last_called": float(last_called),
         "p95_duration_ms": float(p95_duration_ms),
+    }
+
+
+def component_figures(record: dict[str, Any]) -> dict[str, float | None]:
+    """What a page shows of a component's calls: None (shown "—"), not 0, where there is no call
+    to measure (the wire record keeps its zeros, as the contract says)."""
+    calls = record["calls_total"]
+    if not calls:
+        return {"success_rate": None, "avg_duration_ms": None, "p95_duration_ms": None}
+    return {
+        "success_rate": 100 * record["calls_success"] / calls,
+        "avg_duration_ms": record["avg_duration_ms"],
+        "p95_duration_ms": record["p95_duration_ms"],
     }
 
 

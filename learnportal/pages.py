@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 import orjson
 from django.contrib.auth.decorators import login_required
 
-from feedback.selectors import component_records, live_counts
+from feedback.selectors import component_figures, component_records, live_counts
 from learnportal.accounts.principals import principal_for_user
 from learnportal.accounts.roles import Action
 from learnportal.web import page
@@ -45,9 +45,7 @@ def home(request: AuthenticatedHttpRequest) -> HttpResponse:
         {
             **record,
             "weight": weights.get(record["component_name"], UNWEIGHTED),
-            "success_rate": 100 * record["calls_success"] / record["calls_total"]
-            if record["calls_total"]
-            else 0,
+            "figures": component_figures(record),
         }
         for record in component_records()
     ]
@@ -56,7 +54,7 @@ def home(request: AuthenticatedHttpRequest) -> HttpResponse:
     context = {
         **counts,
         "components": components,
-        "pending_proposals": open_proposal_count(),
+        "pending_proposals": open_proposal_count() if principal.may(Action.DECIDE) else None,
         "history": history_entries(limit=12) if principal.may(Action.HISTORY) else None,
         "empty": not components and not any(counts.values()),
         "first_turn": orjson.dumps(FIRST_TURN).decode(),

@@ -308,6 +308,9 @@ LEARNPORTAL_AUTO_APPLY_MAX_RISK = RiskLevel(
 LEARNPORTAL_REVIEWER_MAX_RISK = RiskLevel(
     env_choice("LEARNPORTAL_REVIEWER_MAX_RISK", RiskLevel.HIGH, RiskLevel)
 )
+# A high-risk proposal is applied only after two distinct people approved it (applying is the
+# applier's approval): one approves, another approves or applies.
+LEARNPORTAL_HIGH_RISK_TWO_REVIEWERS = env_bool("LEARNPORTAL_HIGH_RISK_TWO_REVIEWERS", False)
 # The largest skill file a proposal may write (its new_value's UTF-8 bytes): over it `invalid`.
 # Its review risk grows with size well below this (refinement.review).
 LEARNPORTAL_SKILL_FILE_MAX_BYTES = env_int(

@@ -18,6 +18,7 @@ from pydantic import BaseModel, ValidationError
 
 from learnportal.accounts.principals import Principal, principal_for_user
 from learnportal.accounts.roles import Action
+from learnportal.form_words import in_form_words
 from learnportal.instants import utc
 from learnportal.protocol.wire import invalid_from
 
@@ -99,7 +100,8 @@ def when(ts: float | None) -> datetime | None:
 def show_learn_error(
     form: forms.Form, error: LearnError, locs: dict[str, str] | None = None
 ) -> None:
-    """Attach each detail to the form field its `loc` names; the rest to the whole form."""
+    """Attach each detail to the form field its `loc` names, in words that say what to do
+    (`form_words`); the rest to the whole form."""
     locs = locs or {}
     placed = False
     for item in error.details:
@@ -108,7 +110,7 @@ def show_learn_error(
             (locs.get(n, n) for n in reversed(names) if locs.get(n, n) in form.fields), None
         )
         if field is not None:
-            form.add_error(field, item["msg"])
+            form.add_error(field, in_form_words(item["msg"]))
             placed = True
     if not placed:
         form.add_error(None, error.message)

@@ -20,6 +20,7 @@ from django.utils.safestring import mark_safe
 from feedback.selectors import (
     component_durations,
     component_feedback,
+    component_figures,
     component_hours,
     component_records,
 )
@@ -113,9 +114,10 @@ ORDERS = ("asc", "desc")
 
 def _shown(record: dict[str, Any]) -> dict[str, Any]:
     """A ComponentPerformanceRecord with what a page shows beside it."""
-    calls = record["calls_total"]
+    figures = component_figures(record)
     return record | {
-        "success_rate": 100 * record["calls_success"] / calls if calls else 0.0,
+        "figures": figures,
+        "success_rate": figures["success_rate"] or 0.0,  # to sort by
         "last_when": when(record["last_called"]) if record["last_called"] else None,
     }
 

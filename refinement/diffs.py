@@ -6,7 +6,7 @@ import difflib
 from dataclasses import dataclass
 from typing import Any
 
-from refinement.review import describe
+from refinement.change_text import change_text, is_file_edit
 from refinement.trust_region import max_step
 
 
@@ -42,7 +42,8 @@ def weight_change(old: Any, new: Any) -> dict[str, Any]:
 
 
 def edits_summary(diff: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Each change in a history entry: its path, and what it was → what it became.
+    """Each change in a history entry: its path, what it did in words (`change_text`), and a
+    file's line diff.
 
     Applies and rollbacks list edits (`before`, `after`); plans list proposals (`old_value`,
     `new_value`); a changed proposal lists its wire form before and after.
@@ -56,10 +57,8 @@ def edits_summary(diff: list[dict[str, Any]]) -> list[dict[str, Any]]:
         before = item.get("before", item.get("old_value"))
         after = item.get("after", item.get("new_value"))
         path = str(item.get("path", "?"))
-        change: dict[str, Any] = {"path": path, "change": f"{describe(before)} → {describe(after)}"}
-        if path.startswith("learnings/") and all(
-            isinstance(v, str | None) for v in (before, after)
-        ):
+        change: dict[str, Any] = {"path": path, "change": change_text(path, before, after)}
+        if is_file_edit(path, before, after):
             change["lines"] = skill_file_diff(path, before, after)
         changes.append(change)
     return changes

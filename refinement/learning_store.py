@@ -30,12 +30,12 @@ from refinement.answers import (
     StepsState,
     StepState,
 )
+from refinement.change_text import change_text
 from refinement.history import history_record
 from refinement.models import Plan, Proposal, Refinement, Revision, Step, StoreValue, Workflow
 from refinement.paths import STEP, Location, Target, locate, step_path
 from refinement.proposal_ids import own
 from refinement.proposals import ProposalInput
-from refinement.review import describe
 from refinement.services import Edit, edits_apply, plan_file
 from refinement.vocabulary import NEEDS_OBJECTIVE, LearningsAccess, lacks_objective
 
@@ -153,7 +153,7 @@ def step_update(*, principal: Principal, step_id: str, changes: dict[str, Any]) 
                 edits,
                 message=f"step {step_id}: "
                 + "; ".join(
-                    f"{e.location.field} {describe(e.before)} → {describe(e.after)}" for e in edits
+                    f"{e.location.field} {change_text(e.path, e.before, e.after)}" for e in edits
                 )
                 + (
                     f" (review notes: {step.review_notes})"

@@ -120,7 +120,9 @@ def plan_show(request: HttpRequest, principal: Principal, plan_id: str) -> HttpR
     plan["risk_level"] = max(
         (RiskLevel(p["risk_level"]) for p in plan["proposals"]), default=RiskLevel.NONE
     ).value
-    plan["open"] = sum(p["status"] in OPEN for p in plan["proposals"])
+    plan["open_ids"] = [p["proposal_id"] for p in plan["proposals"] if p["status"] in OPEN]
+    plan["open"] = len(plan["open_ids"])
+    plan["bulk"] = _bulk_actions(plan_id, plan["open"])
     context = {"plan": plan, "own_plan": plan["requester"]["you"]}
     return page(request, "refinement/plan.html", context)
 
@@ -157,6 +159,23 @@ def _decorate(
         proposal["weight"] = weight_step(
             proposal["old_value"], proposal["new_value"], settings.LEARNPORTAL_AUTO_APPLY_MAX_RISK
         )
+
+
+BULK_FROM = 2  # open proposals from which a plan's page offers to decide them all at once
+
+
+def _bulk_actions(plan_id: str, open_count: int) -> list[dict[str, str]]:
+    """The buttons that approve or apply every open proposal shown (refinement.plan_decisions)."""
+    if open_count < BULK_FROM:
+        return []
+    return [
+        {
+            "decision": decision,
+            "label": f"{decision.capitalize()} all {open_count} open…",
+            "url": reverse("portal:decide-all", args=[plan_id, decision]),
+        }
+        for decision in ("approve", "apply")
+    ]
 
 
 ACTION_LABELS = {Verb.APPROVE: "Approve…", Verb.REJECT: "Reject…", Verb.APPLY: "Apply…"}
@@ -242,7 +261,7 @@ def proposal_decide(
     if not form.is_valid():
         return _confirm_decision(request, principal, record, decision, form, status=400)
     try:
-        done = _decide(principal, record, decision, form.cleaned_data)
+        done = decide(principal, record, decision, form.cleaned_data)
     except LearnError as error:
         if any(set(d.get("loc", [])) & form.fields.keys() for d in error.details):
             show_learn_error(form, error)
@@ -303,7 +322,8 @@ def _confirm_decision(
     return page(request, "refinement/confirm_decision.html", context, status=status)
 
 
-def _decide(principal: Principal, record: Proposal, decision: str, data: dict[str, Any]) -> str:
+def decide(principal: Principal, record: Proposal, decision: str, data: dict[str, Any]) -> str:
+    """Make one decision on one proposal through its service; say what was done."""
     named = {
         "proposal_id": record.proposal_id,
         "requested_by": record.requested_by,
@@ -378,14 +398,13 @@ def _confirm_rollback(
     context = {
         "refinement": refinement,
         "queued": queued,
-        "changes": [
-            {
-                "path": e["path"],
-                "now": describe(e["after"]),
-                "back_to": describe(e["before"]),
-            }
-            for e in refinement.edits[:ROLLBACK_EDITS_SHOWN]
-        ],
+        # What the rollback does: each edit from what it wrote back to what it found.
+        "changes": edits_summary(
+            [
+                {"path": e["path"], "before": e["after"], "after": e["before"]}
+                for e in refinement.edits[:ROLLBACK_EDITS_SHOWN]
+            ]
+        ),
         "more": max(0, len(refinement.edits) - ROLLBACK_EDITS_SHOWN),
         "back": back,
         "allowed": permission.allowed and not refusal,

@@ -17,7 +17,7 @@ from django.conf import settings
 from learnportal.accounts.roles import Action, Role
 from learnportal.protocol.errors import ErrorCode, LearnError, detail
 from refinement.models import Proposal, ProposalStatus, Refinement, RefinementStatus
-from refinement.vocabulary import RiskLevel
+from refinement.vocabulary import ReviewKind, RiskLevel
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -105,6 +105,7 @@ def may(
             _status(subject),
             _unsafe(assessments),
             _risk(principal, assessments, "approve"),
+            _second_reviewer(principal, subject, assessments, applying=False),
         )
     if verb is Verb.APPLY:
         person = by_person(principal)
@@ -113,6 +114,7 @@ def may(
             _unsafe(assessments),
             _four_eyes(principal, subject, applying=True) if person else ALLOWED,
             _risk(principal, assessments, "apply") if person else ALLOWED,
+            _second_reviewer(principal, subject, assessments, applying=True) if person else ALLOWED,
         )
     return _refuse(
         ErrorCode.FORBIDDEN, f"A proposal cannot be {verb.value}ed; roll back its refinement."
@@ -138,6 +140,47 @@ def _four_eyes(principal: Principal, record: Proposal, *, applying: bool) -> Per
         return _refuse(
             ErrorCode.FORBIDDEN,
             f"You sent {record.proposal_id} for review; another reviewer must approve it.",
+        )
+    return ALLOWED
+
+
+def approvals_needed(assessments: Sequence[Assessment]) -> int:
+    """How many distinct people must approve before these edits apply: two at high risk when
+    LEARNPORTAL_HIGH_RISK_TWO_REVIEWERS is on, else one."""
+    level = max((a.risk_level for a in assessments), default=RiskLevel.NONE)
+    return 2 if settings.LEARNPORTAL_HIGH_RISK_TWO_REVIEWERS and level >= RiskLevel.HIGH else 1
+
+
+def approvers(record: Proposal) -> set[str]:
+    """The distinct people whose approval stands for the proposal's current content."""
+    return set(
+        record.reviews.filter(
+            kind=ReviewKind.APPROVE, proposal_hash=record.content_hash
+        ).values_list("reviewer", flat=True)
+    )
+
+
+TWO_REVIEWERS = "high risk needs two reviewers (LEARNPORTAL_HIGH_RISK_TWO_REVIEWERS)"
+
+
+def _second_reviewer(
+    principal: Principal, record: Proposal, assessments: Sequence[Assessment], *, applying: bool
+) -> Permission:
+    """At high risk with the rule on, one person approves and another approves or applies."""
+    if approvals_needed(assessments) < 2:
+        return ALLOWED
+    others = approvers(record) - {principal.key}
+    if principal.key in approvers(record) and not others:
+        return _refuse(
+            ErrorCode.FORBIDDEN,
+            f"You approved {record.proposal_id}; {TWO_REVIEWERS}: another reviewer must approve "
+            "or apply it.",
+        )
+    if applying and not others:
+        return _refuse(
+            ErrorCode.FORBIDDEN,
+            f"Approve {record.proposal_id} first: {TWO_REVIEWERS}, and another reviewer then "
+            "approves or applies it.",
         )
     return ALLOWED
 

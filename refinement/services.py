@@ -31,6 +31,7 @@ from learnportal.protocol.errors import LearnError, conflict, detail, forbidden,
 from learnportal.protocol.messages import Applied
 from refinement import store
 from refinement.answers import ProposalWire, RolledBack
+from refinement.change_text import change_text
 from refinement.history import history_record
 from refinement.models import (
     Plan,
@@ -41,7 +42,14 @@ from refinement.models import (
     Review,
 )
 from refinement.paths import Location, Target
-from refinement.permissions import Permission, Verb, by_person, may
+from refinement.permissions import (
+    Permission,
+    Verb,
+    approvals_needed,
+    approvers,
+    by_person,
+    may,
+)
 from refinement.proposal_ids import own, reachable_plan, resendable, stored_proposal
 from refinement.proposals import ProposalInput, parse_proposal
 from refinement.review import Assessment, assess, assess_all, describe, same_value
@@ -407,13 +415,16 @@ def _apply_record(principal: Principal, proposal: ProposalInput, record: Proposa
     else:
         review_record(record, assessment, principal.key, ReviewKind.AUTO)
         waiting = awaits_person([assessment]) or _window_wait(proposal, assessment)
-        if waiting and _human_approval(record) is None:
+        if waiting and (
+            _human_approval(record) is None
+            or len(approvers(record)) < approvals_needed([assessment])
+        ):
             return _queue(principal, record, waiting)
     refinement = edits_apply(
         principal,
         record.plan,
         [Edit(proposal.location, proposal.old_value, proposal.new_value)],
-        message=f"{proposal.path}: {describe(assessment.current)} → {describe(proposal.new_value)}",
+        message=f"{proposal.path}: {change_text(proposal.path, assessment.current, proposal.new_value)}",
         refinement=record.refinements.filter(status=RefinementStatus.QUEUED).first(),
         proposal=record,
         current={proposal.path: assessment.current},

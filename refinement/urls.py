@@ -3,7 +3,7 @@ from __future__ import annotations
 from django.urls import path, register_converter
 from django.urls.converters import PathConverter
 
-from refinement import api, component_pages, pages, skill_pages
+from refinement import api, component_pages, pages, plan_decisions, skill_pages
 
 
 class ComponentNameConverter(PathConverter):
@@ -46,6 +46,11 @@ page_urlpatterns = [
         "plans/<str:plan_id>/proposals/<str:proposal_id>/<str:decision>/",
         pages.proposal_decide,
         name="decide",
+    ),
+    path(
+        "plans/<str:plan_id>/all/<str:decision>/",
+        plan_decisions.plan_decide_all,
+        name="decide-all",
     ),
     path(
         "plans/<str:plan_id>/refinements/<str:refinement_id>/rollback/",

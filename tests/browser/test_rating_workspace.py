@@ -266,7 +266,7 @@ def test_shortcuts_do_not_fire_while_typing_in_the_comment(
     page.keyboard.press("Escape")
     _press(page, "Enter")
     refusal = page.locator("[data-field=polarity]")
-    expect(refusal).to_have_text("Field required")  # pydantic's
+    expect(refusal).to_have_text("Required: fill this in, or choose one.")
     assert _focused(page) == "id_score"
     described = page.locator("#id_score").get_attribute("aria-describedby") or ""
     assert refusal.get_attribute("id") in described.split()

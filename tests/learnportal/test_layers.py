@@ -32,6 +32,7 @@ BASE = (
     "learnportal.events",
     "learnportal.env",
     "learnportal.web",
+    "learnportal.form_words",  # the pages' words for a refusal, beside web
     "learnportal.inputs",
     "learnportal.instants",
     "learnportal.ratelimit",

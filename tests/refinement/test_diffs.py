@@ -3,7 +3,8 @@ its trust-region step."""
 
 from __future__ import annotations
 
-from refinement.diffs import SideBySideRow, side_by_side, weight_step
+from refinement.change_text import change_text, file_change, value_text
+from refinement.diffs import SideBySideRow, edits_summary, side_by_side, weight_step
 
 
 def test_a_changed_line_sits_beside_the_line_it_replaces() -> None:
@@ -41,3 +42,26 @@ def test_a_weight_step_beyond_the_trust_region_says_so() -> None:
     assert step["within"] is False
     assert weight_step(0.5, 0.55, "low")["within"] is True
     assert weight_step(0.5, 0.9, "medium")["within"] is False
+
+
+def test_a_file_change_is_counted_in_lines_never_shown_as_a_repr() -> None:
+    assert file_change("a\nb\n", "a\nB\nc\n") == "+2 lines, -1 line"
+    assert file_change(None, "x\ny\n") == "creates the file (2 lines)"
+    assert file_change("x\n", None) == "deletes the file (1 line)"
+    assert file_change("same\n", "same\n") == "no change in the text"
+
+
+def test_a_value_change_reads_unset_not_null_or_quotes() -> None:
+    assert change_text("router.weights.alpha", None, 0.5) == "unset → 0.5"
+    assert change_text("steps.s1.learnings_access", "read", "read-write") == "read → read-write"
+    assert change_text("steps.s1.lock_learnings", False, True) == "off → on"
+    assert change_text("learnings/_global/SKILL.md", "a\n", None) == "deletes the file (1 line)"
+    assert value_text("x" * 100).endswith("…") and len(value_text("x" * 100)) == 60
+
+
+def test_a_history_entrys_changes_say_what_happened_to_each_file() -> None:
+    summary = edits_summary(
+        [{"path": "learnings/_global/SKILL.md", "before": None, "after": "# Skill\nuse it\n"}]
+    )
+    assert summary[0]["change"] == "creates the file (2 lines)"
+    assert [line.kind for line in summary[0]["lines"]] == ["head", "head", "hunk", "add", "add"]

@@ -7,10 +7,12 @@ from html import unescape
 from typing import TYPE_CHECKING, Any
 
 import pytest
+from django.db.models import Count
 from django.test import Client
 
 from feedback.models import Feedback as FeedbackRow
 from feedback.models import Turn
+from feedback.selectors import counted_feedback
 from feedback.services import feedback_record
 from learnportal.accounts.models import User
 from learnportal.accounts.principals import principal_for_user
@@ -119,7 +121,7 @@ def test_a_bad_filter_is_shown_next_to_its_field(seeded: None, reviewer: Client)
     response = reviewer.get("/explorer/", {"polarity": "great", "since": "soon"})
     assert response.status_code == 400
     page = response.content.decode()
-    assert re.search(r'id="err-polarity">Input should be', page)
+    assert re.search(r'id="err-polarity">Choose one of &#x27;positive&#x27;', page)
     assert 'id="err-since"' in page
 
 
@@ -157,7 +159,63 @@ def test_the_next_link_pages_on_with_the_filter(seeded: None, reviewer: Client) 
     second = reviewer.get("/explorer/" + link).content.decode()
     rows = re.compile(r'<time datetime="[^"]+">')
     assert len(rows.findall(first)) == 3 and len(rows.findall(second)) == 3
-    assert "← Newest" in second
+    assert "« Newest" in second
+
+
+def _link(page: str, rel: str) -> str | None:
+    match = re.search(rf'<a href="(\?[^"]+)" rel="{rel}">', page)
+    return unescape(match.group(1)) if match else None
+
+
+ROW_IDS = re.compile(r'data-feedback-id="([^"]+)"')
+
+
+def test_a_newer_link_walks_back_up_to_the_page_before(seeded: None, reviewer: Client) -> None:
+    filters = {"source": "env", "limit": "3"}
+    first = reviewer.get("/explorer/", filters).content.decode()
+    assert _link(first, "prev") is None  # nothing is newer than the newest page
+    older = _link(first, "next")
+    assert older is not None
+    second = reviewer.get("/explorer/" + older).content.decode()
+    third_link = _link(second, "next")
+    assert third_link is not None
+    third = reviewer.get("/explorer/" + third_link).content.decode()
+
+    newer = _link(third, "prev")
+    assert newer is not None and "source=env" in newer and "newer=" in newer
+    back = reviewer.get("/explorer/" + newer).content.decode()
+    assert ROW_IDS.findall(back) == ROW_IDS.findall(second)
+    up = _link(back, "prev")
+    assert up is not None
+    top = reviewer.get("/explorer/" + up).content.decode()
+    assert ROW_IDS.findall(top) == ROW_IDS.findall(first)
+    assert _link(top, "prev") is None and _link(top, "next") is not None
+
+
+def test_the_explorer_counts_what_the_filter_matches(seeded: None, reviewer: Client) -> None:
+    env = counted_feedback().filter(source="env").count()
+    assert env > 3
+    page = reviewer.get("/explorer/", {"source": "env", "limit": "3"}).content.decode()
+    assert f'id="matches">{env} feedbacks match this filter.</p>' in page  # not only this page
+    lone = (
+        counted_feedback()
+        .values("correlation_id")
+        .annotate(n=Count("id"))
+        .filter(n=1)
+        .exclude(correlation_id="")
+        .order_by("correlation_id")
+        .first()
+    )
+    assert lone is not None
+    only = reviewer.get("/explorer/", {"correlation_id": lone["correlation_id"]}).content.decode()
+    assert 'id="matches">1 feedback matches this filter.</p>' in only
+
+
+def test_a_tampered_newer_link_says_so_naming_it(seeded: None, reviewer: Client) -> None:
+    response = reviewer.get("/explorer/", {"newer": "forged"})
+    assert response.status_code == 400
+    body = response.content.decode()
+    assert 'data-field="newer">This page link is not valid any more' in body
 
 
 def test_each_row_links_to_the_detail_of_its_turn(seeded: None, reviewer: Client) -> None:

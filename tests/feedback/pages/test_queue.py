@@ -159,7 +159,9 @@ def test_a_rating_without_a_polarity_is_the_protocols_refusal_next_to_it(
     turn = _leased(annotator)
     response = _rate(annotator, turn, polarity="")
     assert response.status_code == 400
-    assert 'data-field="polarity">Field required' in response.content.decode()
+    assert (
+        'data-field="polarity">Required: fill this in, or choose one.' in response.content.decode()
+    )
     assert not Feedback.objects.filter(correlation_id=turn.correlation_id).exists()
 
 

@@ -125,7 +125,7 @@ def test_a_span_outside_the_response_is_refused_next_to_the_span(annotator: Clie
 def test_a_score_out_of_range_is_refused_next_to_the_score(annotator: Client) -> None:
     response = _rate(annotator, _turn("demo-turn-2"), score="3")
     assert response.status_code == 400
-    assert "less than or equal to 1" in response.content.decode()
+    assert "Too high: enter 1 or less." in response.content.decode()
     assert not Feedback.objects.filter(correlation_id="demo-turn-2").exists()
 
 

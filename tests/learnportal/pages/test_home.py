@@ -64,3 +64,13 @@ def test_the_overviews_counters_and_panels_are_declared_live(reviewer: Client) -
         assert f'data-live-value="{key}"' in page
     assert 'data-live-region="components"' in page and 'data-live-region="history"' in page
     assert "learnportal/live.js" in page
+
+
+def test_an_annotators_overview_offers_no_proposals_they_cannot_decide(
+    annotator: Client, reviewer: Client
+) -> None:
+    page = annotator.get("/").content.decode()
+    assert "proposals awaiting review" not in page
+    assert 'data-live-value="pending_proposals"' not in page
+    assert 'href="/plans/"' not in page
+    assert "proposals awaiting review" in reviewer.get("/").content.decode()

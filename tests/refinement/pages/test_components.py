@@ -20,11 +20,13 @@ from learnportal.protocol import Feedback as FeedbackItem
 from learnportal.protocol.models import Action as ExperienceAction
 from refinement.models import Plan, Proposal
 from refinement.store import behaviour_policy, routing_weights
-from tests.refinement.helpers import plan_of
+from tests.refinement.helpers import corrections, plan_of
 
 if TYPE_CHECKING:
     from django.test import Client
     from pytest_django import DjangoAssertNumQueries
+
+    from tests.harness import Actor
 
 pytestmark = pytest.mark.django_db
 
@@ -236,3 +238,22 @@ def test_a_component_page_reads_its_newest_feedback_as_a_walk_of_its_index(
             cursor.execute(f"EXPLAIN QUERY PLAN {newest[0]}")
             plan = "\n".join(str(row[-1]) for row in cursor.fetchall())
             assert "feedback_component_newest" in plan and "TEMP B-TREE" not in plan, plan
+
+
+def test_a_component_without_calls_shows_dashes_not_zero_percent_or_zero_ms(
+    reviewer: Client, agent: Actor
+) -> None:
+    corrections(agent, "rated-only", ["say which file"])  # rated, never called
+    row = re.compile(r'<a href="/components/rated-only/">rated-only</a></th>(.*?)</tr>', re.S)
+    listed = row.search(reviewer.get("/components/").content.decode())
+    assert listed is not None
+    cells = re.findall(r'<td class="num[^"]*">(.*?)</td>', listed.group(1), re.S)
+    # weight, calls, success, score, avg ms, p95 ms, last call
+    assert [cells[1], cells[2], cells[4], cells[5]] == ["0", "—", "—", "—"]
+    assert "0%" not in listed.group(1)
+    overview = reviewer.get("/").content.decode()
+    home_row = re.search(r"<td>rated-only</td>(.*?)</tr>", overview, re.S)
+    assert home_row is not None and "0%" not in home_row.group(1)
+    assert home_row.group(1).count("<td>—</td>") == 3
+    page = reviewer.get("/components/rated-only/").content.decode()
+    assert "0 calls" in page and "% succeeded" not in page and "p95 —" in page

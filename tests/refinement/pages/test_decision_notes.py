@@ -1,5 +1,5 @@
 """An approval's note and a rejection's reason: the portal takes what REST takes and refuses
-what REST refuses, with REST's message, and never saves a value it did not keep whole."""
+what REST refuses (REST with pydantic's message, the portal saying what to do), and never saves a value it did not keep whole."""
 
 from __future__ import annotations
 
@@ -19,7 +19,8 @@ if TYPE_CHECKING:
 
 pytestmark = pytest.mark.django_db
 
-TOO_LONG = "String should have at most 5000 characters"
+TOO_LONG = "String should have at most 5000 characters"  # REST's words, pydantic's
+FORM_TOO_LONG = "Too long: keep it to 5000 characters."  # the portal's: what to do
 
 
 def _pending() -> Proposal:
@@ -60,7 +61,7 @@ def test_an_approval_note_of_2500_characters_is_saved_whole(reviewer: Client, se
     assert [review.note for review in _decisions(proposal)] == [note]
 
 
-def test_an_approval_note_of_5001_characters_is_refused_in_the_portal_with_rests_message(
+def test_an_approval_note_of_5001_characters_is_refused_in_the_portal_saying_what_to_do(
     reviewer: Client,
 ) -> None:
     proposal = _pending()
@@ -68,7 +69,7 @@ def test_an_approval_note_of_5001_characters_is_refused_in_the_portal_with_rests
     response = _in_the_portal(reviewer, proposal, "approve", note="n" * 5_001)
 
     assert response.status_code == 400
-    assert f'data-field="note">{TOO_LONG}' in response.content.decode()
+    assert f'data-field="note">{FORM_TOO_LONG}' in response.content.decode()
     assert Proposal.objects.get(pk=proposal.pk).status == ProposalStatus.PENDING
     assert _decisions(proposal) == []
 
@@ -93,7 +94,7 @@ def test_a_rejection_reason_over_5000_characters_is_refused_and_nothing_changes(
     response = send(reviewer, proposal, "reject", reason="r" * 5_001)
 
     assert response.status_code == 400
-    assert TOO_LONG in response.content.decode()
+    assert (FORM_TOO_LONG if send is _in_the_portal else TOO_LONG) in response.content.decode()
     assert Proposal.objects.get(pk=proposal.pk).status == ProposalStatus.PENDING
     assert _decisions(proposal) == []
 

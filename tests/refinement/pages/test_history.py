@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 import pytest
@@ -9,13 +10,15 @@ from django.test.utils import CaptureQueriesContext
 from learnportal.demo import DEMO_AGENT
 from refinement.adapt import adapt_run
 from refinement.history import history_record
-from refinement.models import HistoryEntry, HistoryPath, Proposal, Refinement
+from refinement.models import HistoryEntry, HistoryPath, Plan, Proposal, Refinement
 from refinement.services import refinement_rollback
 
 if TYPE_CHECKING:
     from django.test import Client
 
 pytestmark = pytest.mark.django_db
+
+REPR = re.compile(r"\bNone\b|(?<!/dev/)\bnull\b|→ &#x27;")  # what a repr of a value shows
 
 
 def test_annotators_may_not_read_the_history(annotator: Client) -> None:
@@ -143,3 +146,25 @@ def test_an_empty_history_says_what_fills_it(reviewer: Client) -> None:
     HistoryEntry.objects.all().delete()
     page = reviewer.get("/history/").content.decode()
     assert "Nothing has been planned or applied yet" in page and "learn/refinement/plan" in page
+
+
+def test_a_rollback_and_the_history_show_a_files_change_as_a_diff_not_a_repr(
+    reviewer: Client,
+) -> None:
+    plan = Plan.objects.get(requested_by="token:demo-agent")
+    proposal = plan.proposals.filter(target="skill_file").order_by("id").first()
+    assert proposal is not None and proposal.old_value is None  # a new learnings file
+    lines = len(str(proposal.new_value).splitlines())
+    base = f"/plans/{plan.plan_id}"
+    reviewer.post(f"{base}/proposals/{proposal.proposal_id}/apply/")
+    refinement = Refinement.objects.get(proposal=proposal)
+
+    confirm = reviewer.get(f"{base}/refinements/{refinement.refinement_id}/rollback/")
+    body = confirm.content.decode()
+    assert f'<span class="change">deletes the file ({lines} lines)</span>' in body
+    assert REPR.search(body) is None
+
+    history = reviewer.get("/history/", {"refinement": refinement.refinement_id}).content.decode()
+    assert f'<span class="change">creates the file ({lines} lines)</span>' in history
+    assert f"{proposal.path}: creates the file ({lines} lines)" in history  # the entry's message
+    assert REPR.search(history) is None

@@ -1,0 +1,104 @@
+"""LEARNPORTAL_HIGH_RISK_TWO_REVIEWERS: a high-risk proposal applies only once two distinct people
+approved it; one approves, another approves or applies (refinement.permissions)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pytest
+
+from learnportal.accounts.principals import Principal
+from learnportal.accounts.roles import Role
+from learnportal.protocol.errors import ErrorCode, LearnError
+from refinement import services
+from refinement.models import Proposal, StoreValue
+from refinement.paths import Target, weight_path
+from refinement.permissions import Verb, may
+from refinement.proposals import ProposalInput, parse_proposal
+from refinement.review import assess
+from refinement.services import plan_file, proposal_wire
+from refinement.store import routing_weights
+
+if TYPE_CHECKING:
+    from pytest_django import Settings
+
+pytestmark = pytest.mark.django_db
+
+RITA = Principal(role=Role.REVIEWER, name="rita", is_human=True)
+OTTO = Principal(role=Role.REVIEWER, name="otto", is_human=True)
+AGENT = Principal(role=Role.AGENT, name="bot", is_human=False)
+
+
+@pytest.fixture
+def two_reviewers(settings: Settings) -> None:
+    settings.LEARNPORTAL_HIGH_RISK_TWO_REVIEWERS = True
+
+
+def _filed(new: float) -> Proposal:
+    """An agent's plan to move alpha's weight from 0.5 (by more than 0.3: high risk)."""
+    StoreValue.objects.get_or_create(path=weight_path("alpha"), defaults={"value": 0.5})
+    proposal = ProposalInput(
+        target=Target.ROUTER_WEIGHT,
+        op="update",
+        path=weight_path("alpha"),
+        old_value=0.5,
+        new_value=new,
+    )
+    return plan_file(AGENT, [proposal], origin="plan", summary="a big step")[1][0]
+
+
+def _may(principal: Principal, verb: Verb, record: Proposal) -> tuple[bool, str]:
+    record.refresh_from_db()
+    answer = may(principal, verb, record, [assess(parse_proposal(proposal_wire(record)))])
+    return answer.allowed, answer.reason
+
+
+def test_without_the_rule_one_reviewer_applies_a_high_risk_proposal() -> None:
+    record = _filed(0.9)
+    assert record.risk_level == "high"
+    services.proposal_apply_stored(principal=RITA, proposal_id=record.proposal_id)
+    assert routing_weights()["alpha"] == pytest.approx(0.9)
+
+
+@pytest.mark.usefixtures("two_reviewers")
+def test_a_high_risk_proposal_waits_for_a_second_distinct_reviewer() -> None:
+    record = _filed(0.9)
+    allowed, why = _may(RITA, Verb.APPLY, record)
+    assert not allowed and why.startswith(f"Approve {record.proposal_id} first: high risk needs")
+    services.proposal_approve(principal=RITA, proposal_id=record.proposal_id)
+
+    for verb in (Verb.APPLY, Verb.APPROVE):  # the same person twice is not two reviewers
+        allowed, why = _may(RITA, verb, record)
+        assert not allowed
+        assert why == (
+            f"You approved {record.proposal_id}; high risk needs two reviewers "
+            "(LEARNPORTAL_HIGH_RISK_TWO_REVIEWERS): another reviewer must approve or apply it."
+        )
+    with pytest.raises(LearnError) as refused:
+        services.proposal_apply_stored(principal=RITA, proposal_id=record.proposal_id)
+    assert refused.value.code == ErrorCode.FORBIDDEN
+    assert routing_weights()["alpha"] == pytest.approx(0.5)
+
+    assert _may(OTTO, Verb.APPLY, record) == (True, "")
+    services.proposal_apply_stored(principal=OTTO, proposal_id=record.proposal_id)
+    assert routing_weights()["alpha"] == pytest.approx(0.9)
+
+
+@pytest.mark.usefixtures("two_reviewers")
+def test_the_rule_leaves_lower_risks_to_one_reviewer() -> None:
+    record = _filed(0.55)
+    assert record.risk_level == "low"
+    assert _may(RITA, Verb.APPLY, record) == (True, "")
+
+
+@pytest.mark.usefixtures("two_reviewers")
+def test_a_machines_queued_high_risk_apply_needs_both_approvals() -> None:
+    record = _filed(0.9)
+    raw = proposal_wire(record)
+    assert services.proposal_apply(principal=AGENT, raw=raw).error  # queued for a person
+    services.proposal_approve(principal=RITA, proposal_id=record.proposal_id)
+    assert services.proposal_apply(principal=AGENT, raw=raw).error  # still one short
+    assert routing_weights()["alpha"] == pytest.approx(0.5)
+    services.proposal_approve(principal=OTTO, proposal_id=record.proposal_id)
+    assert services.proposal_apply(principal=AGENT, raw=raw).applied_edits == 1
+    assert routing_weights()["alpha"] == pytest.approx(0.9)
