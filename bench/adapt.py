@@ -391,6 +391,7 @@ def experience_rows(
         ],
         "ts": [t0 + i * 1e-3 for i in idx],
         "content_hash": [f"{i:032x}" for i in idx],
+        "attributed": [True] * len(idx),
     }
     missing = [c for c in columns if c not in values]
     if missing:
