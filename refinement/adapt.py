@@ -30,7 +30,7 @@ from refinement.services import Edit, edits_apply, locked, new_id, plan_settle
 from refinement.strategies import validate_target
 from refinement.strategies.base import relative_to_best
 from refinement.strategy_registry import REPLAY_STRATEGIES, strategy_for, strategy_params
-from refinement.trust_region import MOVED, PRECISION, max_step, step_toward
+from refinement.trust_region import changes_weight, max_step, step_toward, weight_rounded
 from refinement.trust_window import changes_exhausted, changes_wait
 from refinement.vocabulary import PlanStatus, ReviewKind
 
@@ -145,11 +145,11 @@ def adapt_run(*, principal: Principal, component_name: str, strategy: str) -> Ad
         )
         steps, rests = [], []
         for name in chosen:
-            current, target = weights.get(name, UNWEIGHTED), round(targets[name], PRECISION)
+            current, target = weights.get(name, UNWEIGHTED), weight_rounded(targets[name])
             path = weight_path(name)
             step = 0.0 if path in busy else max_step(limit, rolled_back_lately=path in held)
             new = step_toward(current, target, step)
-            if abs(new - current) > MOVED:
+            if changes_weight(current, new):
                 steps.append(WeightStep(name, current, new, f"{strategy} step toward {target}"))
             if abs(target - new) > SETTLED:
                 why = changes_wait(path) if path in busy else "beyond the auto-apply step"
@@ -161,7 +161,7 @@ def adapt_run(*, principal: Principal, component_name: str, strategy: str) -> Ad
         for older in superseded:  # plans last, in the one lock order (refinement.services)
             plan_settle(older)
         moves = [
-            (s.component, s.before, s.after, round(targets[s.component], PRECISION)) for s in steps
+            (s.component, s.before, s.after, weight_rounded(targets[s.component])) for s in steps
         ]
         waiting = [(r.component, r.before, r.after) for r in rests]
         plan.status = (
