@@ -8,6 +8,8 @@ arithmetic, no database.
 
 from __future__ import annotations
 
+import math
+
 from refinement.vocabulary import RiskLevel
 
 STEP_LIMIT = {RiskLevel.NONE: 0.0, RiskLevel.LOW: 0.1, RiskLevel.MEDIUM: 0.3, RiskLevel.HIGH: 1.0}
@@ -16,6 +18,7 @@ STEP_LIMIT = {RiskLevel.NONE: 0.0, RiskLevel.LOW: 0.1, RiskLevel.MEDIUM: 0.3, Ri
 # apart), and a weight near 1 is as precise as 6 decimals make it.
 SIGNIFICANT = 6
 MOVED = 1e-6  # a tolerance of the trust window's sums, in weight
+FUZZ = 1e-12  # float arithmetic's error in a step: 0.4 - 0.3 is 0.10000000000000003
 
 
 def max_step(risk: RiskLevel | str, *, rolled_back_lately: bool = False) -> float:
@@ -36,7 +39,14 @@ def weight_rounded(value: float) -> float:
 
 def step_toward(current: float, target: float, limit: float) -> float:
     """`current` moved toward `target` by at most `limit`, rounded as weights are stored."""
-    return weight_rounded(current + max(-limit, min(limit, target - current)))
+    delta = max(-limit, min(limit, target - current))
+    new = weight_rounded(current + delta)
+    if abs(new - current) > limit + FUZZ:
+        # Rounded away from `current` past the step (0.0123457 + 0.1 is 0.112346): one unit of
+        # the last digit back toward it.
+        unit = 10.0 ** (math.floor(math.log10(abs(new))) - (SIGNIFICANT - 1))
+        new = weight_rounded(new - math.copysign(unit, delta))
+    return new
 
 
 def changes_weight(current: float, new: float) -> bool:
