@@ -391,6 +391,7 @@ def experience_rows(
         ],
         "ts": [t0 + i * 1e-3 for i in idx],
         "content_hash": [f"{i:032x}" for i in idx],
+        "attributed": [True] * len(idx),
     }
     missing = [c for c in columns if c not in values]
     if missing:
@@ -408,7 +409,7 @@ def _bulk_load(data: Data, var_dir: Path, owner: str, start: int, stop: int) -> 
     reads, by `rebuild_rewards` (the backfill an existing database gets), timed."""
     from django.db import connection, transaction
 
-    from feedback.models import ComponentStats, Experience, ExperienceQuota
+    from feedback.models import ComponentOwner, ComponentStats, Experience, ExperienceQuota
     from feedback.rewards import rewards_rebuild
     from feedback.services import EXPERIENCE_COLUMNS
 
@@ -446,6 +447,12 @@ def _bulk_load(data: Data, var_dir: Path, owner: str, start: int, stop: int) -> 
             calls_failed=int(counts[i] - wins[i]),
             last_called=now,
         )
+        for i in range(data.n_arms)
+    )
+    # The bench agent's components, as its first reported calls would claim them.
+    ComponentOwner.objects.all().delete()
+    ComponentOwner.objects.bulk_create(
+        ComponentOwner(component_name=component_name(i), owner=owner, claimed=now)
         for i in range(data.n_arms)
     )
     ExperienceQuota.objects.update_or_create(owner=owner, defaults={"stored": stop})
@@ -514,7 +521,7 @@ class PhaseTimer:
 # under the bench: an attribute that is not there is reported as not timed, not an error.
 ADAPT_PHASES = [
     ("refinement.adapt", "components", "read: `components`"),
-    ("refinement.adapt", "load_evidence", "read: `load_evidence`"),
+    ("refinement.adapt", "load_evidence_sets", "read: `load_evidence_sets`"),
     ("feedback.selectors", "reward_sums", "read: `reward_sums` (SQL + fetch)"),
     ("feedback.selectors", "experience_window", "read: `experience_window` (SQL + fetch)"),
     ("refinement.adapt", "recently_rolled_back", "apply: `recently_rolled_back`"),

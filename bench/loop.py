@@ -38,7 +38,7 @@ from refinement.strategies import BUILTIN_STRATEGIES, Evidence, check_params
 from refinement.strategies.base import relative_to_best
 from refinement.strategies.thompson import thompson
 from refinement.strategy_registry import REPLAY_STRATEGIES
-from refinement.trust_region import MOVED, PRECISION, max_step, step_toward
+from refinement.trust_region import changes_weight, max_step, step_toward, weight_rounded
 
 if TYPE_CHECKING:
     from collections.abc import Iterator, Mapping, Sequence
@@ -155,8 +155,8 @@ class ModelHost:
         target = relative_to_best(fn(evidence, self.params))
         for name, wanted in zip(names, target, strict=True):
             current = self.weights.get(name, 0.5)
-            new = step_toward(current, round(float(wanted), PRECISION), STEP)
-            if abs(new - current) > MOVED:
+            new = step_toward(current, weight_rounded(float(wanted)), STEP)
+            if changes_weight(current, new):
                 self.weights[name] = new
 
 

@@ -266,6 +266,9 @@ class Experience(models.Model):
     next_state = models.TextField(help_text="JSON")
     ts = models.FloatField()
     content_hash = models.CharField(max_length=32)
+    # Whether its reporter may speak for its component (feedback.attribution): only these are
+    # evidence for adapt and plans; the others are kept, and counted as calls, but move nothing.
+    attributed = models.BooleanField(default=True)
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["experience_id"], name="experience_once")]
@@ -273,6 +276,18 @@ class Experience(models.Model):
 
     def __str__(self) -> str:
         return self.experience_id
+
+
+class ComponentOwner(models.Model):
+    """Who a component belongs to: the first principal that reported a call of it without
+    speaking for every component (feedback.attribution)."""
+
+    component_name = models.CharField(max_length=200, unique=True)
+    owner = models.CharField(max_length=160)
+    claimed = models.FloatField()
+
+    def __str__(self) -> str:
+        return f"{self.component_name}: {self.owner}"
 
 
 class ExperienceQuota(models.Model):

@@ -30,12 +30,14 @@ def clipped_reward() -> str:
 
 
 def _upsert(sign: int, where: str, params: list[str | int], span: int) -> None:
+    # Only attributed experiences are evidence (feedback.attribution): the others count nothing.
     buckets, experiences = _tables()
     with connection.cursor() as cursor:
         cursor.execute(
             f"INSERT INTO {buckets} (component_name, span, bucket, count, reward_sum) "
             f"SELECT component_name, %s, (id - 1) / %s, {sign} * COUNT(*), {sign} * SUM("
-            f"{clipped_reward()}) FROM {experiences} WHERE component_name <> '' AND {where} "
+            f"{clipped_reward()}) FROM {experiences} "
+            f"WHERE component_name <> '' AND attributed AND {where} "
             # In key order, so that concurrent batches lock shared buckets in one order.
             "GROUP BY component_name, (id - 1) / %s ORDER BY (id - 1) / %s, component_name "
             "ON CONFLICT (span, bucket, component_name) DO UPDATE SET "

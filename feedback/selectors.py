@@ -403,13 +403,13 @@ def reward_sums(window: int) -> list[tuple[str, int, float]]:
 
 
 def experience_window(limit: int) -> list[ExperienceRow]:
-    """The newest `limit` experiences that name a component, oldest first: a replay window
-    (PPO's, bounded: refinement.evidence). Raw SQL and one `fetchall`, no model instances."""
+    """The newest `limit` attributed experiences that name a component, oldest first: a replay
+    window (PPO's, bounded: refinement.evidence). Raw SQL and one `fetchall`, no model instances."""
     table = connection.ops.quote_name(Experience._meta.db_table)
     with connection.cursor() as cursor:
         cursor.execute(
             f"SELECT component_name, reward, behaviour_prob FROM {table} "
-            "WHERE component_name <> '' ORDER BY id DESC LIMIT %s",
+            "WHERE component_name <> '' AND attributed ORDER BY id DESC LIMIT %s",
             [limit],
         )
         rows: list[ExperienceRow] = cursor.fetchall()

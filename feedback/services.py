@@ -12,6 +12,7 @@ from django.conf import settings
 from django.db import IntegrityError, connection, transaction
 
 from feedback.answers import TurnsCreated
+from feedback.attribution import attributed_components
 from feedback.buckets import buckets_add_experiences, buckets_add_feedback
 from feedback.bulk import Row, existing_values, insert_rows
 from feedback.counters import FEEDBACK_COUNTED, counter_add
@@ -81,6 +82,7 @@ EXPERIENCE_COLUMNS = (
     "next_state",
     "ts",
     "content_hash",
+    "attributed",
 )
 TURN_COLUMNS = (
     "correlation_id",
@@ -326,6 +328,9 @@ def experience_store(
         if any(experiences[i].action.action_prob is None for i in fresh):
             batch = {experiences[i].action.component_name for i in fresh}
             probability = policy((set(component_names()) | batch) - {""})
+        spoken = attributed_components(
+            principal, {experiences[i].action.component_name for i in fresh}
+        )
         rows: list[Row] = []
         calls: dict[str, CallDelta] = {}
         for index in fresh:
@@ -353,6 +358,7 @@ def experience_store(
                     _json(item.next_state),
                     item.ts,
                     hashes[index],
+                    not component or component in spoken,
                 )
             )
             if component:

@@ -84,6 +84,7 @@ def queue_session(prefix: str, session_id: str, turns: list[tuple[str, str, str]
 
 
 def demo_experiences() -> None:
+    from feedback.attribution import owners_claim
     from feedback.services import experience_store
     from refinement.store import behaviour_policy
 
@@ -108,6 +109,8 @@ def demo_experiences() -> None:
                 ts=1_700_000_000.0 + step,
             )
         )
+    # The components are the demo agent's; the gym, speaking for all, reports their calls.
+    owners_claim(DEMO_AGENT.key, COMPONENTS)
     experience_store(principal=DEMO_ENV, experiences=experiences, policy=behaviour_policy)
 
 

@@ -15,6 +15,7 @@ from urllib.parse import urlparse
 import dj_database_url
 from csp.constants import NONE, SELF
 
+from learnportal.accounts.roles import Role
 from learnportal.env import (
     env_bool,
     env_choice,
@@ -324,6 +325,17 @@ LEARNPORTAL_HISTORY_REPLY_BYTES = env_int(
 # How much machines may move one routing weight in all within this many seconds: the step of
 # the auto-apply risk (refinement.trust_region); past it, an apply waits for a person.
 LEARNPORTAL_TRUST_WINDOW_SECONDS = env_int("LEARNPORTAL_TRUST_WINDOW_SECONDS", 3600, minimum=1)
+# How often machines (applies and adapts alike) may change one path within this many seconds;
+# past that many changes, the next one waits for a person (refinement.trust_window). 30 a minute:
+# a runtime adapting every two seconds is never held (and 10 steps of 0.1 already span a
+# weight's range, so repeated adapts converge well within it); a runaway burst is.
+LEARNPORTAL_PATH_CHANGES_MAX = env_int("LEARNPORTAL_PATH_CHANGES_MAX", 30, minimum=1)
+LEARNPORTAL_PATH_CHANGES_SECONDS = env_int("LEARNPORTAL_PATH_CHANGES_SECONDS", 60, minimum=1)
+# Whose experiences count for every component (feedback.attribution); any other principal's count
+# only for the components it reported calls of first, and its adapts move only those.
+LEARNPORTAL_SPEAK_FOR_ALL_ROLES = env_list(
+    "LEARNPORTAL_SPEAK_FOR_ALL_ROLES", "environment,reviewer,admin", [r.value for r in Role]
+)
 LEARNPORTAL_FORWARD_ENV_REWARDS = env_bool("LEARNPORTAL_FORWARD_ENV_REWARDS", True)
 # How many of the newest experiences an adapt or a plan learns from (each component's count and
 # reward sum over them are kept at ingest: feedback.rewards), and the most of them PPO and a

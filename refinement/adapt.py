@@ -14,27 +14,35 @@ import orjson
 from django.conf import settings
 from django.db import connection, models, transaction
 
+from feedback.attribution import candidate_sets, spoken_for
 from feedback.selectors import component_records
 from learnportal.accounts.roles import Action
-from learnportal.protocol.errors import not_found
+from learnportal.protocol.errors import forbidden, not_found
 from refinement import store
-from refinement.evidence import components, load_evidence, skipped_note
+from refinement.evidence import components, load_evidence_sets, skipped_note
 from refinement.history import history_record
 from refinement.models import Plan, Proposal, ProposalStatus, Refinement, Review
 from refinement.paths import UNWEIGHTED, Location, Target, weight_path
+from refinement.permissions import by_person
 from refinement.proposals import ProposalInput
 from refinement.review import recently_rolled_back, weight_step_risk
 from refinement.services import Edit, edits_apply, locked, new_id, plan_settle, proposal_wire
 from refinement.strategies import validate_target
 from refinement.strategies.base import relative_to_best
 from refinement.strategy_registry import REPLAY_STRATEGIES, strategy_for, strategy_params
-from refinement.trust_region import MOVED, PRECISION, max_step, step_toward
+from refinement.trust_region import changes_weight, max_step, step_toward, weight_rounded
+from refinement.trust_window import changes_exhausted, changes_wait
 from refinement.vocabulary import PlanStatus, ReviewKind
 
 if TYPE_CHECKING:
     from learnportal.accounts.principals import Principal
 
 SETTLED = 1e-3  # a weight this close to its target needs no plan for the rest of the way
+NOT_YOURS = (
+    "is another principal's component: an agent adapts the components it reported calls of "
+    "first; an environment (LEARNPORTAL_SPEAK_FOR_ALL_ROLES) adapts any."
+)
+NOT_YOURS_ALL = "An agent adapts the components it reported calls of first."
 
 
 @dataclass(frozen=True)
@@ -71,17 +79,24 @@ class AdaptOutcome:
 
 
 def targets_for(strategy: str, names: list[str]) -> dict[str, float]:
-    """Each component's target weight: the strategy's traffic share over the top share.
+    """Each component's target weight: the strategy's traffic share over the top share of its
+    candidate set.
 
-    A strategy answers with a distribution over every component; a runtime chooses among its
-    own candidates in proportion to their weights, so only ratios matter, and the host stores
-    them relative to the most favoured component (which gets 1.0; `relative_to_best`).
+    A runtime chooses among its own candidates in proportion to their weights, so only ratios
+    within one runtime's candidates matter. The strategy answers with a distribution over each
+    candidate set (one owner's components, feedback.attribution.candidate_sets), and the host
+    stores it relative to that set's most favoured component (which gets 1.0;
+    `relative_to_best`): another agent's strong component never squeezes a new agent's
+    components together near 0, where their order would be lost to rounding.
     """
     weights = store.routing_weights()
-    evidence = load_evidence(names, weights, replay=strategy in REPLAY_STRATEGIES)
-    target = validate_target(strategy_for(strategy)(evidence, strategy_params()), len(names))
-    weights_wanted = relative_to_best(target)
-    return {name: float(value) for name, value in zip(names, weights_wanted, strict=True)}
+    groups = candidate_sets(names)
+    sets = load_evidence_sets(groups, weights, replay=strategy in REPLAY_STRATEGIES)
+    targets: dict[str, float] = {}
+    for group, evidence in zip(groups, sets, strict=True):
+        target = validate_target(strategy_for(strategy)(evidence, strategy_params()), len(group))
+        targets.update(zip(group, map(float, relative_to_best(target)), strict=True))
+    return targets
 
 
 def adapt_run(*, principal: Principal, component_name: str, strategy: str) -> AdaptOutcome:
@@ -96,9 +111,19 @@ def adapt_run(*, principal: Principal, component_name: str, strategy: str) -> Ad
     if not names:
         nothing = "No component has any calls or feedback yet; nothing to adapt."
         return AdaptOutcome(message=f"{nothing} {note}".strip())
+    names = spoken_for(principal, names)
+    if component_name and component_name not in names:
+        raise forbidden(
+            f"{component_name!r} {NOT_YOURS}",
+            [{"loc": ["component_name"], "msg": f"not yours: {NOT_YOURS}"}],
+        )
+    if not names:
+        nothing = f"None of the components with data is yours; nothing to adapt. {NOT_YOURS_ALL}"
+        return AdaptOutcome(message=f"{nothing} {note}".strip())
     targets = targets_for(strategy, names)
     chosen = [component_name] if component_name else names
     limit = settings.LEARNPORTAL_AUTO_APPLY_MAX_RISK
+    now = time.time()
     with transaction.atomic():
         plan = Plan.objects.create(
             plan_id=new_id("plan"),
@@ -112,17 +137,23 @@ def adapt_run(*, principal: Principal, component_name: str, strategy: str) -> Ad
         weights = store.routing_weights()
         # A weight rolled back lately is medium risk at least: above a low limit, no step by itself.
         held = recently_rolled_back([weight_path(name) for name in chosen])
+        # A weight machines changed LEARNPORTAL_PATH_CHANGES_MAX times lately waits for a person.
+        busy = (
+            set()
+            if by_person(principal)
+            else changes_exhausted([weight_path(name) for name in chosen], now=now)
+        )
         steps, rests = [], []
         for name in chosen:
-            current, target = weights.get(name, UNWEIGHTED), round(targets[name], PRECISION)
-            step = max_step(limit, rolled_back_lately=weight_path(name) in held)
+            current, target = weights.get(name, UNWEIGHTED), weight_rounded(targets[name])
+            path = weight_path(name)
+            step = 0.0 if path in busy else max_step(limit, rolled_back_lately=path in held)
             new = step_toward(current, target, step)
-            if abs(new - current) > MOVED:
+            if changes_weight(current, new):
                 steps.append(WeightStep(name, current, new, f"{strategy} step toward {target}"))
             if abs(target - new) > SETTLED:
-                rests.append(
-                    WeightStep(name, new, target, f"{strategy} target, beyond the auto-apply step")
-                )
+                why = changes_wait(path) if path in busy else "beyond the auto-apply step"
+                rests.append(WeightStep(name, new, target, f"{strategy} target, {why}"))
         superseded = _supersede_pending([weight_path(name) for name in chosen], plan)
         if steps:
             weights_apply(principal, plan, steps)
@@ -130,7 +161,7 @@ def adapt_run(*, principal: Principal, component_name: str, strategy: str) -> Ad
         for older in superseded:  # plans last, in the one lock order (refinement.services)
             plan_settle(older)
         moves = [
-            (s.component, s.before, s.after, round(targets[s.component], PRECISION)) for s in steps
+            (s.component, s.before, s.after, weight_rounded(targets[s.component])) for s in steps
         ]
         waiting = [(r.component, r.before, r.after) for r in rests]
         plan.status = (

@@ -47,17 +47,31 @@ def load_evidence(names: list[str], weights: dict[str, float], *, replay: bool) 
     """Each component's count and reward sum over the adapt window (kept at ingest: one row a
     bucket a component), and with `replay` the newest experiences themselves, at most
     `LEARNPORTAL_REPLAY_WINDOW` of them: PPO's window, bounded whatever the table holds."""
-    index = {name: i for i, name in enumerate(names)}
+    return load_evidence_sets([names], weights, replay=replay)[0]
+
+
+def load_evidence_sets(
+    groups: list[list[str]], weights: dict[str, float], *, replay: bool
+) -> list[Evidence]:
+    """`load_evidence` of each group of components (a candidate set), read in one pass."""
     window = settings.LEARNPORTAL_ADAPT_WINDOW
-    counts = np.zeros(len(names))
-    sums = np.zeros(len(names))
-    for name, count, total in selectors.reward_sums(window):
-        if name in index:
-            counts[index[name]], sums[index[name]] = count, total
+    sums = {name: (count, total) for name, count, total in selectors.reward_sums(window)}
     rows: list[selectors.ExperienceRow] = []
     if replay:
-        limit = min(window, settings.LEARNPORTAL_REPLAY_WINDOW)
-        rows = [row for row in selectors.experience_window(limit) if row[0] in index]
+        rows = selectors.experience_window(min(window, settings.LEARNPORTAL_REPLAY_WINDOW))
+    return [_evidence(names, weights, sums, rows) for names in groups]
+
+
+def _evidence(
+    names: list[str],
+    weights: dict[str, float],
+    sums: dict[str, tuple[int, float]],
+    rows: list[selectors.ExperienceRow],
+) -> Evidence:
+    index = {name: i for i, name in enumerate(names)}
+    counts = np.array([sums.get(name, (0, 0.0))[0] for name in names], dtype=np.float64)
+    totals = np.array([sums.get(name, (0, 0.0))[1] for name in names], dtype=np.float64)
+    rows = [row for row in rows if row[0] in index]
     arm = np.fromiter((index[row[0]] for row in rows), dtype=np.int64, count=len(rows))
     reward = np.clip(
         np.fromiter((row[1] for row in rows), dtype=np.float64, count=len(rows)), -1, 1
@@ -73,5 +87,5 @@ def load_evidence(names: list[str], weights: dict[str, float], *, replay: bool) 
         behaviour_prob=behaviour,
         current=current,
         counts=counts,
-        reward_sums=np.clip(sums, -counts, counts),
+        reward_sums=np.clip(totals, -counts, counts),
     )

@@ -17,6 +17,7 @@ from refinement.evidence import components, skipped_note
 from refinement.paths import UNWEIGHTED, Target, locate, weight_path
 from refinement.proposals import ProposalInput
 from refinement.services import plan_file
+from refinement.trust_region import weight_rounded
 
 if TYPE_CHECKING:
     from learnportal.accounts.principals import Principal
@@ -62,7 +63,7 @@ def _weight_proposals(names: list[str], chosen: list[str]) -> list[ProposalInput
     weights = store.routing_weights()
     proposals = []
     for name in chosen:
-        current, target = weights.get(name, UNWEIGHTED), round(targets[name], 6)
+        current, target = weights.get(name, UNWEIGHTED), weight_rounded(targets[name])
         if abs(target - current) > SETTLED:
             proposals.append(
                 ProposalInput(

@@ -26,6 +26,7 @@ from django.db import IntegrityError, models, transaction
 from django.db.models import Q
 from pydantic import ValidationError
 
+from feedback.attribution import owners_of, speaks_for_all
 from learnportal.accounts.roles import Action, Role
 from learnportal.protocol.errors import LearnError, conflict, detail, forbidden, invalid, not_found
 from learnportal.protocol.messages import Applied
@@ -53,7 +54,7 @@ from refinement.permissions import (
 from refinement.proposal_ids import own, reachable_plan, resendable, stored_proposal
 from refinement.proposals import ProposalInput, parse_proposal
 from refinement.review import Assessment, assess, assess_all, describe, same_value
-from refinement.trust_window import window_wait
+from refinement.trust_window import machine_wait
 from refinement.vocabulary import PlanStatus, ReviewKind, RiskLevel
 
 if TYPE_CHECKING:
@@ -414,7 +415,11 @@ def _apply_record(principal: Principal, proposal: ProposalInput, record: Proposa
         )
     else:
         review_record(record, assessment, principal.key, ReviewKind.AUTO)
-        waiting = awaits_person([assessment]) or _window_wait(proposal, assessment)
+        waiting = (
+            awaits_person([assessment])
+            or _others_component(principal, proposal)
+            or _window_wait(proposal, assessment)
+        )
         if waiting and (
             _human_approval(record) is None
             or len(approvers(record)) < approvals_needed([assessment])
@@ -436,12 +441,22 @@ def _apply_record(principal: Principal, proposal: ProposalInput, record: Proposa
 
 
 def _window_wait(proposal: ProposalInput, assessment: Assessment) -> str:
-    """A machine's weight move past what its trust window has room for waits for a person."""
-    if proposal.target is not Target.ROUTER_WEIGHT or assessment.current is None:
+    """A machine's change of a path changed too often lately, or its weight move past what the
+    trust window has room for, waits for a person."""
+    weight = proposal.target is Target.ROUTER_WEIGHT and assessment.current is not None
+    moves = (float(assessment.current), float(proposal.new_value)) if weight else None
+    return machine_wait(proposal.path, moves, now=time.time())
+
+
+def _others_component(principal: Principal, proposal: ProposalInput) -> str:
+    """A machine's move of another principal's component's weight waits for a person."""
+    component = proposal.location.component
+    if proposal.target is not Target.ROUTER_WEIGHT or not component:
         return ""
-    return window_wait(
-        proposal.path, float(assessment.current), float(proposal.new_value), now=time.time()
-    )
+    owner = owners_of([component]).get(component)
+    if owner is None or owner == principal.key or speaks_for_all(principal.role):
+        return ""
+    return f"awaits approval by a reviewer: {component!r} is another principal's component"
 
 
 def _queue(principal: Principal, record: Proposal, error: str) -> Applied:

@@ -8,11 +8,17 @@ arithmetic, no database.
 
 from __future__ import annotations
 
+import math
+
 from refinement.vocabulary import RiskLevel
 
 STEP_LIMIT = {RiskLevel.NONE: 0.0, RiskLevel.LOW: 0.1, RiskLevel.MEDIUM: 0.3, RiskLevel.HIGH: 1.0}
-PRECISION = 6  # weights are stored rounded to this many decimals
-MOVED = 10**-PRECISION
+# Weights are stored to this many significant digits, not decimals: a weight of 7e-11 and one
+# of 3e-11 keep their order (rounded to decimals both were 0.0, and a runtime could not tell them
+# apart), and a weight near 1 is as precise as 6 decimals make it.
+SIGNIFICANT = 6
+MOVED = 1e-6  # a tolerance of the trust window's sums, in weight
+FUZZ = 1e-12  # float arithmetic's error in a step: 0.4 - 0.3 is 0.10000000000000003
 
 
 def max_step(risk: RiskLevel | str, *, rolled_back_lately: bool = False) -> float:
@@ -26,6 +32,23 @@ def max_step(risk: RiskLevel | str, *, rolled_back_lately: bool = False) -> floa
     return STEP_LIMIT[risk]
 
 
+def weight_rounded(value: float) -> float:
+    """A weight as it is stored: to SIGNIFICANT significant digits."""
+    return float(f"{value:.{SIGNIFICANT}g}")
+
+
 def step_toward(current: float, target: float, limit: float) -> float:
     """`current` moved toward `target` by at most `limit`, rounded as weights are stored."""
-    return round(current + max(-limit, min(limit, target - current)), PRECISION)
+    delta = max(-limit, min(limit, target - current))
+    new = weight_rounded(current + delta)
+    if abs(new - current) > limit + FUZZ:
+        # Rounded away from `current` past the step (0.0123457 + 0.1 is 0.112346): one unit of
+        # the last digit back toward it.
+        unit = 10.0 ** (math.floor(math.log10(abs(new))) - (SIGNIFICANT - 1))
+        new = weight_rounded(new - math.copysign(unit, delta))
+    return new
+
+
+def changes_weight(current: float, new: float) -> bool:
+    """Whether a step from `current` to `new` changes the weight as stored."""
+    return weight_rounded(new) != weight_rounded(current)

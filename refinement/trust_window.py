@@ -1,12 +1,18 @@
-"""The trust region over time: what machines may move one routing weight by in all within
+"""The trust region over time, read from a path's revisions (one range of their path index).
+
+Distance: what machines' applies may move one routing weight by in all within
 LEARNPORTAL_TRUST_WINDOW_SECONDS is the step of the auto-apply risk (refinement.trust_region),
-however many applies or adapts it takes; so five low-risk applies in a second move a weight no
-further than one would. Read from the weight's revisions (one range of their path index).
+however many applies it takes; so five low-risk applies in a second move a weight no further
+than one would. Adapt's own steps are not held to it, or repeated adapts would not converge.
+
+Count: machines (applies and adapts alike) change one path at most LEARNPORTAL_PATH_CHANGES_MAX
+times within LEARNPORTAL_PATH_CHANGES_SECONDS; past that a person must approve the next change.
 """
 
 from __future__ import annotations
 
 from django.conf import settings
+from django.db.models import Count
 
 from refinement.models import Revision
 from refinement.trust_region import MOVED, max_step
@@ -14,34 +20,69 @@ from refinement.trust_region import MOVED, max_step
 MACHINE_ACTORS = "token:"  # a principal's key: a person's is "user:<name>"
 
 
-def machine_moved(path: str, *, now: float) -> float:
-    """How far machines moved the weight at `path` in all within the window up to `now`."""
+def machine_changes(path: str, *, now: float) -> list[tuple[float, object, object]]:
+    """Machines' changes of `path` (ts, before, after) within the longer of the two windows."""
+    since = now - max(
+        settings.LEARNPORTAL_TRUST_WINDOW_SECONDS, settings.LEARNPORTAL_PATH_CHANGES_SECONDS
+    )
+    return list(
+        Revision.objects.filter(
+            path=path, ts__gte=since, actor__startswith=MACHINE_ACTORS
+        ).values_list("ts", "before", "after")
+    )
+
+
+def machine_moved(changes: list[tuple[float, object, object]], *, now: float) -> float:
+    """How far these changes moved a weight in all within the distance window up to `now`."""
     since = now - settings.LEARNPORTAL_TRUST_WINDOW_SECONDS
-    changes = Revision.objects.filter(
-        path=path, ts__gte=since, actor__startswith=MACHINE_ACTORS
-    ).values_list("before", "after")
-    return sum(abs(_number(after) - _number(before)) for before, after in changes)
+    return sum(
+        abs(_number(after) - _number(before)) for ts, before, after in changes if ts >= since
+    )
 
 
-def window_room(path: str, *, now: float) -> float:
-    """How much further machines may move the weight at `path` now (never below 0)."""
-    allowed = max_step(settings.LEARNPORTAL_AUTO_APPLY_MAX_RISK)
-    return max(0.0, allowed - machine_moved(path, now=now))
-
-
-def window_wait(path: str, current: float, new: float, *, now: float) -> str:
-    """Why a machine's move of this weight from `current` to `new` waits for a person ("" when
-    the window has room for it)."""
+def machine_wait(path: str, moves: tuple[float, float] | None, *, now: float) -> str:
+    """Why a machine's change of `path` waits for a person ("" when it need not): the path was
+    changed as often as the count window allows, or, for a weight's move `moves` (from, to),
+    the distance window has no room for it. One read of the path's revisions."""
+    changes = machine_changes(path, now=now)
+    recent = now - settings.LEARNPORTAL_PATH_CHANGES_SECONDS
+    if sum(1 for ts, *_ in changes if ts >= recent) >= settings.LEARNPORTAL_PATH_CHANGES_MAX:
+        return changes_wait(path)
+    if moves is None:
+        return ""
+    current, new = moves
     step = abs(new - current)
-    room = window_room(path, now=now)
-    if step <= room + MOVED:
+    allowed = max_step(settings.LEARNPORTAL_AUTO_APPLY_MAX_RISK)
+    moved = machine_moved(changes, now=now)
+    if step <= max(0.0, allowed - moved) + MOVED:
         return ""
     window = settings.LEARNPORTAL_TRUST_WINDOW_SECONDS
-    allowed = max_step(settings.LEARNPORTAL_AUTO_APPLY_MAX_RISK)
     return (
-        f"awaits approval by a reviewer: machines moved {path} by {allowed - room:.3f} in the "
+        f"awaits approval by a reviewer: machines moved {path} by {moved:.3f} in the "
         f"last {window} seconds, and {step:.3f} more would exceed the {allowed} the auto-apply "
         "limit allows in that time"
+    )
+
+
+def changes_exhausted(paths: list[str], *, now: float) -> set[str]:
+    """Those of `paths` that machines changed as often as the count window allows, up to `now`."""
+    since = now - settings.LEARNPORTAL_PATH_CHANGES_SECONDS
+    counts = (
+        Revision.objects.filter(path__in=paths, ts__gte=since, actor__startswith=MACHINE_ACTORS)
+        .values("path")
+        .annotate(changes=Count("id"))
+        .filter(changes__gte=settings.LEARNPORTAL_PATH_CHANGES_MAX)
+        .values_list("path", flat=True)
+    )
+    return set(counts)
+
+
+def changes_wait(path: str) -> str:
+    """Why a machine's next change of `path` waits for a person, once the count is exhausted."""
+    return (
+        f"awaits approval by a reviewer: machines changed {path} "
+        f"{settings.LEARNPORTAL_PATH_CHANGES_MAX} times in the last "
+        f"{settings.LEARNPORTAL_PATH_CHANGES_SECONDS} seconds"
     )
 
 

@@ -11,7 +11,10 @@ from typing import TYPE_CHECKING
 
 from learnportal.accounts.models import ApiToken
 from learnportal_client import LearnClient
+from tests.builders import adapt_req
+from tests.harness import token_actor
 from tests.processes import REPO
+from tests.refinement.helpers import calls
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -19,25 +22,33 @@ if TYPE_CHECKING:
     from tests.conftest import InstalledClient
 
 
-def test_the_example_agent_learns_to_call_its_best_component(
-    asgi_server: str, installed_client: InstalledClient, tmp_path: Path
-) -> None:
-    _, token = ApiToken.issue(name="sim-agent", role="agent")
-    env = {**os.environ, "PYTHONPATH": str(installed_client.site), "TOKEN": token}
+def run_example(
+    server: str,
+    installed: InstalledClient,
+    cwd: Path,
+    token: str,
+    *,
+    steps: int,
+    strategy: str = "ucb1",
+) -> str:
+    """examples/agent_loop.py as the README runs it, with the installed client; its output."""
+    env = {**os.environ, "PYTHONPATH": str(installed.site), "TOKEN": token}
     result = subprocess.run(
         [
             sys.executable,
             str(REPO / "examples" / "agent_loop.py"),
             "--url",
-            asgi_server,
+            server,
             "--steps",
-            "160",
+            str(steps),
             "--every",
             "20",
             "--seed",
             "3",
+            "--strategy",
+            strategy,
         ],
-        cwd=tmp_path,  # the installed client, not the checkout
+        cwd=cwd,  # the installed client, not the checkout
         env=env,
         capture_output=True,
         text=True,
@@ -45,9 +56,39 @@ def test_the_example_agent_learns_to_call_its_best_component(
         check=False,
     )
     assert result.returncode == 0, result.stderr
-    rewards = [float(r) for r in re.findall(r"reward ([+-]\d\.\d\d)  chances", result.stdout)]
-    assert len(rewards) == 8, result.stdout
-    assert sum(rewards[-2:]) / 2 > sum(rewards[:2]) / 2, result.stdout
+    return result.stdout
+
+
+def test_the_example_agent_learns_to_call_its_best_component(
+    asgi_server: str, installed_client: InstalledClient, tmp_path: Path
+) -> None:
+    _, token = ApiToken.issue(name="sim-agent", role="agent")
+    out = run_example(asgi_server, installed_client, tmp_path, token, steps=160)
+    rewards = [float(r) for r in re.findall(r"reward ([+-]\d\.\d\d)  chances", out)]
+    assert len(rewards) == 8, out
+    assert sum(rewards[-2:]) / 2 > sum(rewards[:2]) / 2, out
     with LearnClient(asgi_server, token) as client:
         weights = client.routing().weights
     assert weights["sim-careful"] > max(weights["sim-balanced"], weights["sim-hasty"]), weights
+
+
+def test_a_new_agent_learns_on_a_portal_where_another_agents_component_is_strong(
+    asgi_server: str, installed_client: InstalledClient, tmp_path: Path
+) -> None:
+    elsewhere = token_actor("elsewhere", "agent")
+    calls(elsewhere, "elsewhere-strong", 1000, reward=1.0, success=True)
+    for _ in range(5):
+        assert elsewhere.learn(adapt_req("epsilon_greedy")).status_code == 200
+    _, token = ApiToken.issue(name="sim-agent", role="agent")
+
+    # Six adapts. Weighed against the strong component, all three would sink toward the floor.
+    out = run_example(
+        asgi_server, installed_client, tmp_path, token, steps=120, strategy="epsilon_greedy"
+    )
+
+    with LearnClient(asgi_server, token) as client:
+        weights = client.routing().weights
+    # Its best component rose above its others, and is not squeezed against the strong one.
+    assert weights["sim-careful"] >= 0.9, out
+    assert weights["sim-careful"] - max(weights["sim-balanced"], weights["sim-hasty"]) >= 0.2, out
+    assert weights["elsewhere-strong"] == 1.0

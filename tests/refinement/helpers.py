@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from feedback.models import ComponentOwner
 from refinement import store
 from refinement.paths import locate
 from tests.builders import next_id
@@ -49,6 +50,14 @@ def corrections(actor: Actor, component: str, texts: list[str]) -> None:
     )
     assert response.status_code == 200, response.json()
     assert response.json()["recorded"] == len(texts)
+
+
+def own(owner: str, *components: str) -> None:
+    """Make `owner` (a principal's key) the owner of components built without an ingest, as
+    its first reported call would (feedback.attribution)."""
+    ComponentOwner.objects.bulk_create(
+        ComponentOwner(component_name=name, owner=owner, claimed=0.0) for name in components
+    )
 
 
 def two_arms(actor: Actor) -> None:

@@ -21,16 +21,17 @@ from refinement.adapt import adapt_run
 from refinement.models import HistoryEntry, Plan, Refinement, Revision, StoreValue
 from refinement.paths import Target, locate, weight_path
 from tests.builders import weight_proposal
-from tests.refinement.helpers import value_at, weight
+from tests.refinement.helpers import own, value_at, weight
 
 if TYPE_CHECKING:
     from tests.harness import Actor
 
 # What these take today (SQLite batches bulk statements more than PostgreSQL): pinned, so that
 # a change that adds a statement per apply, or per edit, shows here.
-# 17, the history entry's paths (one bulk insert), the trust window (one read), and the
-# savepoint around a new proposal's insert (a concurrent one of the same principal's id).
-ONE_APPLY_QUERIES = 21
+# 17, the history entry's paths (one bulk insert), the trust window (one read), the savepoint
+# around a new proposal's insert (a concurrent one of the same principal's id), and the weight's
+# owner (feedback.attribution).
+ONE_APPLY_QUERIES = 22
 ADAPT_300_QUERIES = 47  # 46, and the history paths of its entries
 
 
@@ -85,6 +86,7 @@ def test_apply_adapt_and_rollback_each_keep_a_snapshot_that_matches_their_revisi
     ComponentStats.objects.bulk_create(
         ComponentStats(component_name=name, calls_total=30) for name in ("alpha", "beta")
     )
+    own(machine.key, "alpha", "beta")
     applied = services.proposal_apply(principal=machine, raw=weight_proposal("alpha", 0.5, 0.55))
     adapted = adapt_run(principal=machine, component_name="", strategy="ucb1")
     adapt_refinement = Refinement.objects.get(plan__plan_id=adapted.plan_id)
@@ -119,6 +121,7 @@ def test_an_adapt_of_three_hundred_weights_takes_a_bounded_number_of_queries(
 ) -> None:
     names = [f"c{i:03d}" for i in range(300)]
     ComponentStats.objects.bulk_create(ComponentStats(component_name=n) for n in names)
+    own(machine.key, *names)
     Experience.objects.bulk_create(
         Experience(
             experience_id=f"e{i}",

@@ -33,3 +33,17 @@ def test_a_step_goes_toward_the_target_no_further_than_the_limit_and_never_past_
 def test_a_step_is_rounded_as_weights_are_stored() -> None:
     assert step_toward(0.1, 0.9, 0.2) == 0.3  # not 0.30000000000000004
     assert step_toward(0.5, 0.123456789, 1.0) == 0.123457
+
+
+def test_a_small_weight_keeps_six_significant_digits_and_its_order() -> None:
+    assert step_toward(0.05, 3.51234567e-11, 0.1) == 3.51235e-11
+    assert step_toward(0.05, 3.51234567e-11, 0.1) > step_toward(0.05, 3.51e-11, 0.1) > 0.0
+
+
+@pytest.mark.parametrize(
+    ("current", "target"), [(0.0123457, 1.0), (0.00987654, 1.0), (0.3, 0.8), (0.7, 0.2)]
+)
+def test_rounding_never_carries_a_step_past_the_limit(current: float, target: float) -> None:
+    new = step_toward(current, target, 0.1)
+    assert abs(new - current) <= 0.1 + 1e-12
+    assert abs(new - current) == pytest.approx(0.1, abs=1e-6)

@@ -1,0 +1,83 @@
+"""Whose evidence counts for which component: evidence is attributed to who reported it.
+
+A principal whose role is in LEARNPORTAL_SPEAK_FOR_ALL_ROLES (environments, reviewers, admins by
+default) speaks for every component. Any other (an agent) speaks for its own components only:
+those it reported a call of before anyone else who does not speak for all (a ComponentOwner
+row, claimed at ingest, first come first served). Its experiences of another's component are
+stored and counted as calls, but they are no evidence for adapt, and its adapts move only its own.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING
+
+from django.conf import settings
+from django.db import connection
+
+from feedback.models import ComponentOwner
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from learnportal.accounts.principals import Principal
+    from learnportal.accounts.roles import Role
+
+
+def speaks_for_all(role: Role | str) -> bool:
+    return str(role) in settings.LEARNPORTAL_SPEAK_FOR_ALL_ROLES
+
+
+def owners_of(names: Iterable[str]) -> dict[str, str]:
+    """Each named component's owner, for those that have one."""
+    wanted = sorted(set(names) - {""})
+    return dict(
+        ComponentOwner.objects.filter(component_name__in=wanted).values_list(
+            "component_name", "owner"
+        )
+    )
+
+
+def owners_claim(owner: str, names: Iterable[str]) -> dict[str, str]:
+    """Claim every component of `names` that nobody owns yet for `owner` (one statement, in
+    name order, so that concurrent batches take the rows in one order); the owners of all."""
+    wanted = sorted(set(names) - {""})
+    if wanted:
+        table = connection.ops.quote_name(ComponentOwner._meta.db_table)
+        now = time.time()
+        with connection.cursor() as cursor:
+            cursor.executemany(
+                f"INSERT INTO {table} (component_name, owner, claimed) VALUES (%s, %s, %s) "
+                "ON CONFLICT (component_name) DO NOTHING",
+                [(name, owner, now) for name in wanted],
+            )
+    return owners_of(wanted)
+
+
+def attributed_components(principal: Principal, names: Iterable[str]) -> set[str]:
+    """Which of these components' calls `principal` may report as evidence (claiming those nobody
+    owns yet): every one for a role that speaks for all."""
+    wanted = set(names) - {""}
+    if speaks_for_all(principal.role):
+        return wanted
+    owners = owners_claim(principal.key, wanted)
+    return {name for name in wanted if owners.get(name) == principal.key}
+
+
+def spoken_for(principal: Principal, names: list[str]) -> list[str]:
+    """The components of `names` (in their order) that `principal` may adapt: all of them for a
+    role that speaks for all, else those it owns."""
+    if speaks_for_all(principal.role):
+        return list(names)
+    owners = owners_of(names)
+    return [name for name in names if owners.get(name) == principal.key]
+
+
+def candidate_sets(names: list[str]) -> list[list[str]]:
+    """The components grouped as runtimes choose among them: each owner's own, and those of no
+    owner together; each group in the order of `names`."""
+    owners = owners_of(names)
+    groups: dict[str, list[str]] = {}
+    for name in names:
+        groups.setdefault(owners.get(name, ""), []).append(name)
+    return list(groups.values())
