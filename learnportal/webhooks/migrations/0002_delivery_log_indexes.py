@@ -4,18 +4,19 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('webhooks', '0001_outbox'),
+        ("webhooks", "0001_outbox"),
     ]
 
     operations = [
         migrations.AddIndex(
-            model_name='delivery',
-            index=models.Index(fields=['endpoint', 'id'], name='webhook_delivery_log'),
+            model_name="delivery",
+            index=models.Index(fields=["endpoint", "id"], name="webhook_delivery_log"),
         ),
         migrations.AddIndex(
-            model_name='delivery',
-            index=models.Index(fields=['endpoint', 'state', 'id'], name='webhook_delivery_log_state'),
+            model_name="delivery",
+            index=models.Index(
+                fields=["endpoint", "state", "id"], name="webhook_delivery_log_state"
+            ),
         ),
     ]
