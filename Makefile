@@ -7,6 +7,9 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 HOST ?= 127.0.0.1
 PORT ?= 8000
+# How long a stopping server lets open responses finish before it cuts them (SIGTERM, Ctrl-C);
+# open A2E streams end at once (learnportal/lifespan.py), so it rarely waits that long.
+GRACEFUL_SECONDS ?= 10
 export DJANGO_DEBUG ?= 1
 # Development settings for manage.py typed in a plain shell: DJANGO_DEBUG=1 and a generated
 # secret key, written once (gitignored), read by learnportal/settings.py, never overriding.
@@ -45,7 +48,8 @@ run: demo
 	@# with the server, whichever way that ends.
 	$(PY) manage.py webhooks_worker & worker=$$!; trap 'kill $$worker 2>/dev/null' EXIT; \
 	$(VENV)/bin/uvicorn learnportal.asgi:application --host $(HOST) --port $(PORT) \
-		--no-access-log --ws-max-size 67108864 --workers $${WEB_CONCURRENCY:-1}
+		--no-access-log --ws-max-size 67108864 --workers $${WEB_CONCURRENCY:-1} \
+		--timeout-graceful-shutdown $(GRACEFUL_SECONDS)
 
 test: venv $(ENV_FILE)
 	$(VENV)/bin/ruff check .

@@ -7,7 +7,8 @@ order, one `id: <n>` and `data: <json>` event a message, and a keep-alive commen
 new stream of a session takes over from an older one, which ends, and writes again what its
 `Last-Event-ID` does not acknowledge (sessions.py), so that a reply written to a connection as
 it dropped is not lost. The stream also reads the outbox each keep-alive, so a wake-up lost on
-the way costs a delay, never a message.
+the way costs a delay, never a message. A server shutting down ends every open stream cleanly,
+and refuses new ones with 503 (learnportal.lifespan).
 
 A request names its session by the id `POST /session` answered, whose secret the store checks;
 a session bound by an `Authorization` header needs that header on every request.
@@ -33,6 +34,7 @@ from channels.layers import get_channel_layer
 from django.conf import settings
 from redis.exceptions import RedisError
 
+from learnportal import lifespan
 from learnportal.a2e import host, sessions
 from learnportal.a2e.scope import (
     Refused,
@@ -55,6 +57,7 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 STORE_DOWN = "Sessions are unavailable for a moment (their store is unreachable); retry."
+SHUTTING_DOWN = "This server is shutting down: reconnect in a moment (to another, if there is one)."
 STREAM_BATCH = 100  # messages written to the stream per read of the outbox
 STOP_SECONDS = 10  # how long a disconnected stream waits for its pump to finish a step
 WAKE = "a2e.wake"
@@ -268,6 +271,8 @@ class StreamConsumer(A2EConsumer):
             return
         try:
             self.check_request()
+            if lifespan.stopping():
+                raise Refused(503, ErrorCode.UNAVAILABLE, SHUTTING_DOWN)
             acknowledged = last_event_id(self.scope)
             try:
                 self.sid = await self.readable_session()
@@ -288,6 +293,7 @@ class StreamConsumer(A2EConsumer):
             ],
         )
         await self.send_body(b": connected\n\n", more_body=True)
+        lifespan.watch(self.woken)  # a shutdown ends the stream, cleanly (learnportal.lifespan)
         self.listener = asyncio.ensure_future(self.listen())
         self.pump = asyncio.ensure_future(self.run(generation))
 
@@ -321,7 +327,7 @@ class StreamConsumer(A2EConsumer):
         kept = store()
         keepalive = settings.LEARNPORTAL_A2E_KEEPALIVE_SECONDS
         try:
-            while not self.closed:
+            while not self.closed and not lifespan.stopping():
                 self.woken.clear()
                 if await kept.stream_generation(self.sid) != generation:
                     break  # expired, or taken over by a newer stream
@@ -356,6 +362,7 @@ class StreamConsumer(A2EConsumer):
         # The pump is told to stop rather than cancelled: a cancel landing inside a Redis call
         # could hang it, or leave a written batch unmarked (written again to the next stream).
         self.closed = True
+        lifespan.unwatch(self.woken)
         if self.pump is not None:
             self.woken.set()
             done, _ = await asyncio.wait({self.pump}, timeout=STOP_SECONDS)
