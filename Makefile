@@ -15,7 +15,7 @@ export DJANGO_DEBUG ?= 1
 # secret key, written once (gitignored), read by learnportal/settings.py, never overriding.
 ENV_FILE := .env
 
-.PHONY: run test bench lint migrate demo venv clean
+.PHONY: run test bench lint migrate demo venv sdk-venv clean
 
 venv: $(VENV)/.installed
 
@@ -23,6 +23,22 @@ $(VENV)/.installed: pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet ".[dev]"
+	touch $@
+
+# The A2E reference SDK, vendored at a pinned commit (tests/sdk/README.md), in a venv of its own
+# for tests/sdk (it is no dependency of the product); .ci/run makes it before `make test`.
+export A2E_SDK_VENV ?= /tmp/learnportal-a2e-sdk
+SDK_SOURCE := tests/sdk/a2e-python-sdk
+
+sdk-venv: $(A2E_SDK_VENV)/.installed
+
+$(A2E_SDK_VENV)/.installed: tests/sdk/requirements.txt $(SDK_SOURCE)/pyproject.toml
+	test -x $(A2E_SDK_VENV)/bin/python || $(PYTHON) -m venv $(A2E_SDK_VENV)
+	$(A2E_SDK_VENV)/bin/python -m pip install --quiet -r tests/sdk/requirements.txt
+	@# Built from a copy, so that the build leaves nothing in the checkout.
+	rm -rf $(A2E_SDK_VENV)/src && cp -r $(SDK_SOURCE) $(A2E_SDK_VENV)/src
+	$(A2E_SDK_VENV)/bin/python -m pip install --quiet --no-deps --no-build-isolation \
+		$(A2E_SDK_VENV)/src
 	touch $@
 
 $(ENV_FILE): | venv
