@@ -35,7 +35,7 @@ from django.conf import settings
 from redis.exceptions import RedisError
 
 from learnportal import lifespan
-from learnportal.a2e import host, sessions
+from learnportal.a2e import host, messages, sessions, truncated
 from learnportal.a2e.scope import (
     Refused,
     client_address,
@@ -62,6 +62,7 @@ STREAM_BATCH = 100  # messages written to the stream per read of the outbox
 STOP_SECONDS = 10  # how long a disconnected stream waits for its pump to finish a step
 WAKE = "a2e.wake"
 LAYER_SECONDS = 2  # the longest a wake-up waits for the channel layer: it is a shortcut only
+BODY_TOO_LARGE = "The body is over the size limit."
 UNKNOWN_SESSION = "Unknown or ended session: POST /a2e/session for a new one."
 BEARER_NEEDED = "This session was opened with an Authorization header: send it on every request."
 OUTBOX_FULL = "The session's stream is not being read: its outbox is full."
@@ -101,16 +102,27 @@ class A2EConsumer(AsyncHttpConsumer):  # type: ignore[misc]  # channels has no t
     size = 0
 
     body_limit: int | None = None
+    head = b""  # the body's first bytes, kept to name the request an over-long body refuses
 
     async def http_request(self, message: dict[str, Any]) -> None:
         if self.body_limit is None:
             self.body_limit = await self.max_body_bytes()
         chunk = message.get("body", b"")
         self.size += len(chunk)
+        if len(self.head) < truncated.HEAD_BYTES:
+            self.head += chunk[: truncated.HEAD_BYTES - len(self.head)]
         if self.size > self.body_limit:
-            await self.refuse(Refused(413, ErrorCode.TOO_LARGE, "The body is over the size limit."))
+            try:
+                await self.too_large()
+            except (RedisError, OSError) as exc:
+                logger.warning("the A2E session store is unreachable: %s", exc)
+                await self.refuse(Refused(503, ErrorCode.UNAVAILABLE, STORE_DOWN))
             raise StopConsumer()
         await super().http_request(message)
+
+    async def too_large(self) -> None:
+        """Answer a body over the size limit (the rest of it is never read)."""
+        await self.refuse(Refused(413, ErrorCode.TOO_LARGE, BODY_TOO_LARGE))
 
     async def max_body_bytes(self) -> int:
         """The most this request may send: a caller no credential vouches for gets little."""
@@ -228,6 +240,27 @@ class SendConsumer(A2EConsumer):
         if record is None or record.credential is None:
             return sessions.UNBOUND_BODY_BYTES
         return settings.LEARNPORTAL_MAX_BODY_BYTES
+
+    async def too_large(self) -> None:
+        """On a bound session, the refusal of an over-long body is an `error` on the stream and
+        the `/send` a 200, as for any refused message: the SDK's HTTPTransport, which gives up
+        on a session after three statuses other than 2xx, goes on (docs/extensions.md)."""
+        try:
+            record, _ = await self.session()
+            if record.ended or record.credential is None:
+                raise Refused(413, ErrorCode.TOO_LARGE, BODY_TOO_LARGE)  # not yet bound: little
+            kept = store()
+            if sessions.is_full(await kept.backlog(record.sid)):
+                raise Refused(429, ErrorCode.RATE_LIMITED, OUTBOX_FULL)
+        except Refused as refusal:
+            await self.refuse(refusal)
+            return
+        req_id = truncated.request_id_of_head(self.head)
+        await kept.push(
+            record.sid, orjson.dumps(messages.error(ErrorCode.TOO_LARGE, BODY_TOO_LARGE, req_id))
+        )
+        await wake(record.sid)
+        await self.json(200, {"ok": True})
 
     async def answer(self, body: bytes) -> None:
         record, credential = await self.live_session()

@@ -1,9 +1,12 @@
-"""An agent on the A2E reference SDK, unchanged: every learn/* call through `/a2e`.
+"""An agent on the A2E reference SDK, unchanged, talking to LearnPortal through `/a2e`.
 
 Run by tests/sdk/test_a2e_sdk.py with the SDK venv's Python (the SDK is no dependency of the
-product): `python learn_agent.py BASE_URL TOKEN COMPONENT PROPOSAL` (a weight proposal for the component,
-as JSON). It prints one JSON object: what each call answered, and whether `LearnAPI` needed the
-workaround for its `NameError`.
+product), it prints one JSON object:
+- `learn_agent.py calls BASE_URL TOKEN COMPONENT PROPOSAL` (a weight proposal for the component,
+  as JSON): what each learn/* call answered, and whether `LearnAPI` needed the workaround for
+  its `NameError`;
+- `learn_agent.py too-long BASE_URL TOKEN BYTES`: the code an experience of about BYTES was
+  refused with, and whether the transport and the next call survived it.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from typing import Any
 from a2e.caps.learn import LEARN_TYPE_MAP
 from a2e.caps.learn import client as learn_client
 from a2e.core.client import A2EClient
+from a2e.core.client.client import A2EClientError
 from a2e.core.transports.http import HTTPTransport
 
 
@@ -29,7 +33,7 @@ def learn_api(client: Any) -> tuple[Any, bool]:
         return learn_client.LearnAPI(client), True
 
 
-def main(base_url: str, token: str, component: str, proposal: str) -> dict[str, Any]:
+def calls(base_url: str, token: str, component: str, proposal: str) -> dict[str, Any]:
     log = logging.getLogger("sdk-agent")
     transport = HTTPTransport(base_url, log)
     with A2EClient(transport, log, auth_token=token, agent_caps=["learning"]) as client:
@@ -53,5 +57,21 @@ def main(base_url: str, token: str, component: str, proposal: str) -> dict[str, 
         return answers
 
 
+def too_long(base_url: str, token: str, size: str) -> dict[str, Any]:
+    log = logging.getLogger("sdk-agent")
+    transport = HTTPTransport(base_url, log)
+    with A2EClient(transport, log, auth_token=token, agent_caps=["learning"]) as client:
+        learn, _ = learn_api(client)
+        answers: dict[str, Any] = {}
+        try:
+            learn.experience([{"state": {"text": "x" * int(size)}}])
+        except A2EClientError as refused:
+            answers["refused"] = refused.code
+        answers["alive"] = transport.alive()
+        answers["next"] = isinstance(learn.stats(), list)
+        return answers
+
+
 if __name__ == "__main__":
-    print(json.dumps(main(*sys.argv[1:5])))
+    mode, *args = sys.argv[1:]
+    print(json.dumps(calls(*args) if mode == "calls" else too_long(*args)))

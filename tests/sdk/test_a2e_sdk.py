@@ -37,9 +37,10 @@ def sdk_python() -> Path:
     return python
 
 
-def run_agent(script: Path, *args: str) -> dict[str, Any]:
+def run_agent(*args: str) -> dict[str, Any]:
+    """tests/sdk/learn_agent.py with `args`, on the SDK's venv: its answer."""
     result = subprocess.run(
-        [str(sdk_python()), str(script), *args],
+        [str(sdk_python()), str(HERE / "learn_agent.py"), *args],
         cwd=HERE,
         env={"PATH": os.environ.get("PATH", "/usr/bin:/bin")},
         capture_output=True,
@@ -55,9 +56,7 @@ def run_agent(script: Path, *args: str) -> dict[str, Any]:
 def test_the_sdk_drives_every_learn_call_through_a2e(asgi_server: str, agent: Actor) -> None:
     component = "sdk-tool"
     proposal = json.dumps(weight_proposal(component, 0.5, 0.55))
-    answers = run_agent(
-        HERE / "learn_agent.py", f"{asgi_server}/a2e", agent.token, component, proposal
-    )
+    answers = run_agent("calls", f"{asgi_server}/a2e", agent.token, component, proposal)
     assert set(answers) == {"workaround", *LEARN_CALLS}
     assert answers["workaround"] is True  # the README's workaround is still needed at this commit
     assert answers["feedback"] == 1
@@ -66,3 +65,11 @@ def test_the_sdk_drives_every_learn_call_through_a2e(asgi_server: str, agent: Ac
     assert answers["apply"] == 1
     assert answers["rollback"] is True
     assert answers["history"] >= 1
+
+
+def test_the_sdk_survives_a_body_over_the_size_limit_refused_on_the_stream(
+    asgi_server: str, agent: Actor, settings: Any
+) -> None:
+    settings.LEARNPORTAL_MAX_BODY_BYTES = 4096
+    answers = run_agent("too-long", f"{asgi_server}/a2e", agent.token, "8192")
+    assert answers == {"refused": "too_large", "alive": True, "next": True}
