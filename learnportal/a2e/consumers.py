@@ -14,8 +14,9 @@ A request names its session by the id `POST /session` answered, whose secret the
 a session bound by an `Authorization` header needs that header on every request.
 
 Refusals of the transport itself (no or unknown session, a credential that does not match, a
-body too large, a full outbox, too many sessions) are HTTP statuses with `{"ok": false, "code",
-"message"}`; a 429 and a 503 carry `Retry-After`. Every answer carries the portal's
+body too large for a session not yet bound, a full outbox, too many sessions) are HTTP statuses
+with `{"ok": false, "code", "message"}`; a 429 and a 503 carry `Retry-After`. A bound session's
+over-long body is refused as its messages are, by an `error` on the stream (SendConsumer). Every answer carries the portal's
 Content-Security-Policy and `nosniff`, which Django's middleware gives its own answers.
 """
 
