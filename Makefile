@@ -7,12 +7,15 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 HOST ?= 127.0.0.1
 PORT ?= 8000
+# How long a stopping server lets open responses finish before it cuts them (SIGTERM, Ctrl-C);
+# open A2E streams end at once (learnportal/lifespan.py), so it rarely waits that long.
+GRACEFUL_SECONDS ?= 10
 export DJANGO_DEBUG ?= 1
 # Development settings for manage.py typed in a plain shell: DJANGO_DEBUG=1 and a generated
 # secret key, written once (gitignored), read by learnportal/settings.py, never overriding.
 ENV_FILE := .env
 
-.PHONY: run test bench lint migrate demo venv dev clean
+.PHONY: run test bench lint migrate demo venv dev sdk-venv clean
 
 # `venv` is what the server needs (pyproject's dependencies, no more); `dev` adds the test and
 # lint toolchain (the `dev` extra), which only `make test`, `make lint` and `make bench` install.
@@ -27,6 +30,22 @@ $(VENV)/.installed: pyproject.toml
 
 $(VENV)/.dev-installed: $(VENV)/.installed
 	$(PY) -m pip install --quiet ".[dev]"
+	touch $@
+
+# The A2E reference SDK, vendored at a pinned commit (tests/sdk/README.md), in a venv of its own
+# for tests/sdk (it is no dependency of the product); .ci/run makes it before `make test`.
+export A2E_SDK_VENV ?= /tmp/learnportal-a2e-sdk
+SDK_SOURCE := tests/sdk/a2e-python-sdk
+
+sdk-venv: $(A2E_SDK_VENV)/.installed
+
+$(A2E_SDK_VENV)/.installed: tests/sdk/requirements.txt $(SDK_SOURCE)/pyproject.toml
+	test -x $(A2E_SDK_VENV)/bin/python || $(PYTHON) -m venv $(A2E_SDK_VENV)
+	$(A2E_SDK_VENV)/bin/python -m pip install --quiet -r tests/sdk/requirements.txt
+	@# Built from a copy, so that the build leaves nothing in the checkout.
+	rm -rf $(A2E_SDK_VENV)/src && cp -r $(SDK_SOURCE) $(A2E_SDK_VENV)/src
+	$(A2E_SDK_VENV)/bin/python -m pip install --quiet --no-deps --no-build-isolation \
+		$(A2E_SDK_VENV)/src
 	touch $@
 
 $(ENV_FILE): | venv
@@ -52,7 +71,8 @@ run: demo
 	@# with the server, whichever way that ends.
 	$(PY) manage.py webhooks_worker & worker=$$!; trap 'kill $$worker 2>/dev/null' EXIT; \
 	$(VENV)/bin/uvicorn learnportal.asgi:application --host $(HOST) --port $(PORT) \
-		--no-access-log --ws-max-size 67108864 --workers $${WEB_CONCURRENCY:-1}
+		--no-access-log --ws-max-size 67108864 --workers $${WEB_CONCURRENCY:-1} \
+		--timeout-graceful-shutdown $(GRACEFUL_SECONDS)
 
 test: dev $(ENV_FILE)
 	$(VENV)/bin/ruff check .

@@ -1,10 +1,12 @@
-"""ASGI entry point: HTTP through Django (but /a2e), WebSockets and /a2e through Channels."""
+"""ASGI entry point: HTTP through Django (but /a2e), WebSockets and /a2e through Channels, and
+the server's lifespan (learnportal.lifespan: a shutdown ends the open A2E streams)."""
 
 from __future__ import annotations
 
 import gc
 import os
 import sys
+from typing import Any
 
 import django
 
@@ -21,6 +23,7 @@ from django.core.checks import run_checks  # noqa: E402
 from django.core.exceptions import ImproperlyConfigured  # noqa: E402
 from django.urls import re_path  # noqa: E402
 
+from learnportal import lifespan  # noqa: E402
 from learnportal.routing import a2e_urlpatterns, websocket_urlpatterns  # noqa: E402
 from learnportal.ws.origin import BrowserOriginValidator  # noqa: E402
 
@@ -45,10 +48,18 @@ sys.setswitchinterval(0.001)
 # Channels' URLRouter takes any ASGI application; Django's stubs type re_path's view as a view.
 django_fallback = re_path(r"", django_asgi_app)  # type: ignore[arg-type]
 
-application = ProtocolTypeRouter(
+protocols = ProtocolTypeRouter(
     {
         # The A2E transport's server-sent-event stream outlives a Django view: Channels serves it.
         "http": URLRouter([*a2e_urlpatterns, django_fallback]),
         "websocket": BrowserOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
     }
 )
+
+
+async def application(scope: dict[str, Any], receive: Any, send: Any) -> None:
+    # Channels' router knows no `lifespan` scope (it would raise, and uvicorn then go without).
+    if scope["type"] == "lifespan":
+        await lifespan.serve(receive, send)
+    else:
+        await protocols(scope, receive, send)

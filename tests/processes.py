@@ -82,8 +82,9 @@ def free_port() -> int:
         return port
 
 
-def serve(env: dict[str, str], log: Path) -> tuple[str, subprocess.Popen[bytes]]:
-    """`learnportal.asgi` in a uvicorn process of its own: its base URL and the process.
+def serve(env: dict[str, str], log: Path, *options: str) -> tuple[str, subprocess.Popen[bytes]]:
+    """`learnportal.asgi` in a uvicorn process of its own, with its lifespan and uvicorn's
+    `options`: its base URL and the process.
 
     The socket listens before uvicorn starts (it takes it with --fd): early requests wait in the
     backlog, so nobody polls for the port."""
@@ -91,7 +92,7 @@ def serve(env: dict[str, str], log: Path) -> tuple[str, subprocess.Popen[bytes]]
     sock.bind(("127.0.0.1", 0))
     sock.listen(64)
     command = [PYTHON, "-m", "uvicorn", "learnportal.asgi:application", "--no-access-log"]
-    command += ["--fd", str(sock.fileno()), "--log-level", "warning", "--lifespan", "off"]
+    command += ["--fd", str(sock.fileno()), "--log-level", "warning", *options]
     with log.open("wb") as out:
         process = subprocess.Popen(
             command, cwd=REPO, env=env, pass_fds=[sock.fileno()], stdout=out, stderr=out

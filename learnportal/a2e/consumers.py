@@ -7,14 +7,16 @@ order, one `id: <n>` and `data: <json>` event a message, and a keep-alive commen
 new stream of a session takes over from an older one, which ends, and writes again what its
 `Last-Event-ID` does not acknowledge (sessions.py), so that a reply written to a connection as
 it dropped is not lost. The stream also reads the outbox each keep-alive, so a wake-up lost on
-the way costs a delay, never a message.
+the way costs a delay, never a message. A server shutting down ends every open stream cleanly,
+and refuses new ones with 503 (learnportal.lifespan).
 
 A request names its session by the id `POST /session` answered, whose secret the store checks;
 a session bound by an `Authorization` header needs that header on every request.
 
 Refusals of the transport itself (no or unknown session, a credential that does not match, a
-body too large, a full outbox, too many sessions) are HTTP statuses with `{"ok": false, "code",
-"message"}`; a 429 and a 503 carry `Retry-After`. Every answer carries the portal's
+body too large for a session not yet bound, a full outbox, too many sessions) are HTTP statuses
+with `{"ok": false, "code", "message"}`; a 429 and a 503 carry `Retry-After`. A bound session's
+over-long body is refused as its messages are, by an `error` on the stream (SendConsumer). Every answer carries the portal's
 Content-Security-Policy and `nosniff`, which Django's middleware gives its own answers.
 """
 
@@ -33,7 +35,8 @@ from channels.layers import get_channel_layer
 from django.conf import settings
 from redis.exceptions import RedisError
 
-from learnportal.a2e import host, sessions
+from learnportal import lifespan
+from learnportal.a2e import host, messages, sessions, truncated
 from learnportal.a2e.scope import (
     Refused,
     client_address,
@@ -55,10 +58,12 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 STORE_DOWN = "Sessions are unavailable for a moment (their store is unreachable); retry."
+SHUTTING_DOWN = "This server is shutting down: reconnect in a moment (to another, if there is one)."
 STREAM_BATCH = 100  # messages written to the stream per read of the outbox
 STOP_SECONDS = 10  # how long a disconnected stream waits for its pump to finish a step
 WAKE = "a2e.wake"
 LAYER_SECONDS = 2  # the longest a wake-up waits for the channel layer: it is a shortcut only
+BODY_TOO_LARGE = "The body is over the size limit."
 UNKNOWN_SESSION = "Unknown or ended session: POST /a2e/session for a new one."
 BEARER_NEEDED = "This session was opened with an Authorization header: send it on every request."
 OUTBOX_FULL = "The session's stream is not being read: its outbox is full."
@@ -98,16 +103,27 @@ class A2EConsumer(AsyncHttpConsumer):  # type: ignore[misc]  # channels has no t
     size = 0
 
     body_limit: int | None = None
+    head = b""  # the body's first bytes, kept to name the request an over-long body refuses
 
     async def http_request(self, message: dict[str, Any]) -> None:
         if self.body_limit is None:
             self.body_limit = await self.max_body_bytes()
         chunk = message.get("body", b"")
         self.size += len(chunk)
+        if len(self.head) < truncated.HEAD_BYTES:
+            self.head += chunk[: truncated.HEAD_BYTES - len(self.head)]
         if self.size > self.body_limit:
-            await self.refuse(Refused(413, ErrorCode.TOO_LARGE, "The body is over the size limit."))
+            try:
+                await self.too_large()
+            except (RedisError, OSError) as exc:
+                logger.warning("the A2E session store is unreachable: %s", exc)
+                await self.refuse(Refused(503, ErrorCode.UNAVAILABLE, STORE_DOWN))
             raise StopConsumer()
         await super().http_request(message)
+
+    async def too_large(self) -> None:
+        """Answer a body over the size limit (the rest of it is never read)."""
+        await self.refuse(Refused(413, ErrorCode.TOO_LARGE, BODY_TOO_LARGE))
 
     async def max_body_bytes(self) -> int:
         """The most this request may send: a caller no credential vouches for gets little."""
@@ -226,6 +242,27 @@ class SendConsumer(A2EConsumer):
             return sessions.UNBOUND_BODY_BYTES
         return settings.LEARNPORTAL_MAX_BODY_BYTES
 
+    async def too_large(self) -> None:
+        """On a bound session, the refusal of an over-long body is an `error` on the stream and
+        the `/send` a 200, as for any refused message: the SDK's HTTPTransport, which gives up
+        on a session after three statuses other than 2xx, goes on (docs/extensions.md)."""
+        try:
+            record, _ = await self.session()
+            if record.ended or record.credential is None:
+                raise Refused(413, ErrorCode.TOO_LARGE, BODY_TOO_LARGE)  # not yet bound: little
+            kept = store()
+            if sessions.is_full(await kept.backlog(record.sid)):
+                raise Refused(429, ErrorCode.RATE_LIMITED, OUTBOX_FULL)
+        except Refused as refusal:
+            await self.refuse(refusal)
+            return
+        req_id = truncated.request_id_of_head(self.head)
+        await kept.push(
+            record.sid, orjson.dumps(messages.error(ErrorCode.TOO_LARGE, BODY_TOO_LARGE, req_id))
+        )
+        await wake(record.sid)
+        await self.json(200, {"ok": True})
+
     async def answer(self, body: bytes) -> None:
         record, credential = await self.live_session()
         kept = store()
@@ -268,6 +305,8 @@ class StreamConsumer(A2EConsumer):
             return
         try:
             self.check_request()
+            if lifespan.stopping():
+                raise Refused(503, ErrorCode.UNAVAILABLE, SHUTTING_DOWN)
             acknowledged = last_event_id(self.scope)
             try:
                 self.sid = await self.readable_session()
@@ -288,6 +327,7 @@ class StreamConsumer(A2EConsumer):
             ],
         )
         await self.send_body(b": connected\n\n", more_body=True)
+        lifespan.watch(self.woken)  # a shutdown ends the stream, cleanly (learnportal.lifespan)
         self.listener = asyncio.ensure_future(self.listen())
         self.pump = asyncio.ensure_future(self.run(generation))
 
@@ -321,7 +361,7 @@ class StreamConsumer(A2EConsumer):
         kept = store()
         keepalive = settings.LEARNPORTAL_A2E_KEEPALIVE_SECONDS
         try:
-            while not self.closed:
+            while not self.closed and not lifespan.stopping():
                 self.woken.clear()
                 if await kept.stream_generation(self.sid) != generation:
                     break  # expired, or taken over by a newer stream
@@ -356,6 +396,7 @@ class StreamConsumer(A2EConsumer):
         # The pump is told to stop rather than cancelled: a cancel landing inside a Redis call
         # could hang it, or leave a written batch unmarked (written again to the next stream).
         self.closed = True
+        lifespan.unwatch(self.woken)
         if self.pump is not None:
             self.woken.set()
             done, _ = await asyncio.wait({self.pump}, timeout=STOP_SECONDS)

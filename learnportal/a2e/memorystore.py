@@ -30,7 +30,10 @@ class _Entry:
     outbox: deque[Event] = field(default_factory=deque)
     next_seq: int = 1
     sent: int = 0  # the outbox's first `sent` messages were written by the current stream
-    written: int = 0  # the highest event id ever written: what an acknowledgement may cover
+    # The highest event id a stream took to write: what an acknowledgement may cover. Counted
+    # when taken, not when marked written: a client may read a batch, and reconnect saying so,
+    # before its stream has marked it (a newer stream would otherwise write it again).
+    written: int = 0
     size: int = 0
     sent_size: int = 0
     generation: int = 0
@@ -156,7 +159,10 @@ class MemoryStore:
             if entry is None:
                 return []
             end = min(entry.sent + count, len(entry.outbox))
-            return [entry.outbox[i] for i in range(entry.sent, end)]
+            events = [entry.outbox[i] for i in range(entry.sent, end)]
+            if events:
+                entry.written = max(entry.written, events[-1].seq)
+            return events
 
     async def mark_sent(self, sid: str, generation: int, events: list[Event]) -> None:
         with self._lock:
@@ -167,7 +173,6 @@ class MemoryStore:
                 return  # acknowledged or replaced meanwhile
             entry.sent += len(events)
             entry.sent_size += sum(len(e.data) for e in events)
-            entry.written = max(entry.written, events[-1].seq)
 
     async def footprint(self) -> Footprint:
         with self._lock:

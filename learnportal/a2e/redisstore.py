@@ -146,13 +146,21 @@ redis.call('HSET', KEYS[2], 'sent', 0, 'sentsize', 0, 'size', size)
 return redis.call('HINCRBY', KEYS[2], 'gen', 1)
 """
 
-# KEYS: outbox, meta; ARGV: count.
+# KEYS: outbox, meta; ARGV: count. What a stream takes to write is what an acknowledgement may
+# cover from now on (memorystore._Entry.written).
 _UNSENT = """
 local sent = tonumber(redis.call('HGET', KEYS[2], 'sent') or '0')
-return redis.call('LRANGE', KEYS[1], sent, sent + tonumber(ARGV[1]) - 1)
+local items = redis.call('LRANGE', KEYS[1], sent, sent + tonumber(ARGV[1]) - 1)
+if #items > 0 then
+  local last = tonumber(string.match(items[#items], '^(%d+):'))
+  if tonumber(redis.call('HGET', KEYS[2], 'written') or '0') < last then
+    redis.call('HSET', KEYS[2], 'written', last)
+  end
+end
+return items
 """
 
-# KEYS: outbox, meta; ARGV: generation, first event id, count, bytes, last event id.
+# KEYS: outbox, meta; ARGV: generation, first event id, count, bytes.
 _MARK_SENT = """
 if redis.call('HGET', KEYS[2], 'gen') ~= ARGV[1] then return 0 end
 local sent = tonumber(redis.call('HGET', KEYS[2], 'sent'))
@@ -160,9 +168,6 @@ local first = redis.call('LINDEX', KEYS[1], sent)
 if not first or string.match(first, '^(%d+):') ~= ARGV[2] then return 0 end
 redis.call('HINCRBY', KEYS[2], 'sent', ARGV[3])
 redis.call('HINCRBY', KEYS[2], 'sentsize', ARGV[4])
-if tonumber(redis.call('HGET', KEYS[2], 'written')) < tonumber(ARGV[5]) then
-  redis.call('HSET', KEYS[2], 'written', ARGV[5])
-end
 return 1
 """
 
@@ -300,7 +305,7 @@ class RedisStore:
             return
         _, outbox_key, meta_key = self._keys(sid)
         size = sum(len(_item(event)) for event in events)
-        args = [generation, events[0].seq, len(events), size, events[-1].seq]
+        args = [generation, events[0].seq, len(events), size]
         await self._run(_MARK_SENT, [outbox_key, meta_key], *args)
 
     async def footprint(self) -> Footprint:

@@ -49,6 +49,7 @@ class Stream:
         self.raw: list[str] = []
         self.comments: queue.Queue[str] = queue.Queue()
         self.status: int | None = None
+        self.error: httpx.HTTPError | None = None  # why it ended, unless it ended cleanly
         self.headers: httpx.Headers | None = None
         self.last_event_id = last_event_id
         self._ready = threading.Event()
@@ -78,8 +79,8 @@ class Stream:
                         self.raw.append(data)
                         self.last_event_id = event_id
                         self.events.put(orjson.loads(data))
-        except httpx.HTTPError:
-            pass
+        except httpx.HTTPError as exc:
+            self.error = exc
         finally:
             self._ready.set()
             self.events.put(None)  # the stream ended

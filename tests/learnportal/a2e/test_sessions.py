@@ -239,6 +239,21 @@ def test_an_acknowledgement_never_drops_what_was_not_written(store: SessionStore
     assert written(store, record.sid, later) == [b"b"]
 
 
+def test_an_acknowledgement_covers_what_a_stream_wrote_before_it_counted_it(
+    store: SessionStore,
+) -> None:
+    record = opened(store)
+    old = run(store.take_stream(record.sid, None))
+    for i in range(3):
+        run(store.push(record.sid, b"%d" % i))
+    events = run(store.unsent(record.sid, 10))  # written to the client; not yet marked...
+    # ...when the client, which read all three, reconnects saying so.
+    newer = run(store.take_stream(record.sid, events[-1].seq))
+    run(store.mark_sent(record.sid, old, events))  # the old stream's count comes too late
+    assert written(store, record.sid, newer) == []  # nothing twice
+    assert run(store.backlog(record.sid)) == (0, 0, 0)
+
+
 def test_a_wrong_secret_finds_no_session_and_gives_it_no_more_time(
     clock: Clock, settings: Any
 ) -> None:

@@ -292,14 +292,19 @@ def test_an_unknown_session_is_404_on_send_and_stream(a2e_url: str) -> None:
     assert httpx.post(f"{a2e_url}/send", content=b"{}").status_code == 404
 
 
-def test_a_body_over_the_size_limit_is_refused(
+def test_a_body_over_the_size_limit_is_refused_on_the_stream_and_the_session_goes_on(
     connect: Connect, agent: Actor, settings: Any
 ) -> None:
     session = connect(agent.token)
     settings.LEARNPORTAL_MAX_BODY_BYTES = 1024
-    response = session.post(b"x" * 2048)
-    assert response.status_code == 413
-    assert response.json()["code"] == "too_large"
+    request = experience_req(experience("c", state={"text": "x" * 2048}))
+    response = session.post(request)
+    assert (response.status_code, response.json()) == (200, {"ok": True})  # no status to die of
+    assert session.stream is not None
+    refusal = session.stream.next()
+    assert refusal is not None
+    assert a2e_error(refusal, "too_large")["req_id"] == request["id"]
+    assert session.rpc(stats_req())["type"] == "learn/stats/resp"  # the session goes on
 
 
 def test_a_session_whose_stream_is_not_read_refuses_more_than_its_outbox_holds(

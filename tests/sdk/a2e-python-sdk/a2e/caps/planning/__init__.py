@@ -1,0 +1,1 @@
+"""A2E planning capability — generic plans/tasks with kanban board view."""
