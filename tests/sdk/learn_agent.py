@@ -6,7 +6,9 @@ product), it prints one JSON object:
   as JSON): what each learn/* call answered, and whether `LearnAPI` needed the workaround for
   its `NameError`;
 - `learn_agent.py too-long BASE_URL TOKEN BYTES`: the code an experience of about BYTES was
-  refused with, and whether the transport and the next call survived it.
+  refused with, and whether the transport and the next call survived it;
+- `learn_agent.py resend BASE_URL TOKEN COMPONENT`: what sending one kept experience and one
+  kept feedback twice answered (the SDK stamps a fresh `ts` on each send).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from typing import Any
 
 from a2e.caps.learn import LEARN_TYPE_MAP
 from a2e.caps.learn import client as learn_client
+from a2e.caps.learn.protocol import Feedback, LearnFeedbackRequest
 from a2e.core.client import A2EClient
 from a2e.core.client.client import A2EClientError
 from a2e.core.transports.http import HTTPTransport
@@ -72,6 +75,36 @@ def too_long(base_url: str, token: str, size: str) -> dict[str, Any]:
         return answers
 
 
+def resend(base_url: str, token: str, component: str) -> dict[str, Any]:
+    log = logging.getLogger("sdk-agent")
+    transport = HTTPTransport(base_url, log)
+    with A2EClient(transport, log, auth_token=token, agent_caps=["learning"]) as client:
+        learn, _ = learn_api(client)
+        kept = {
+            "experience_id": f"kept-{component}",
+            "action": {"component_name": component},
+            "reward": 0.5,
+        }
+        rating = {
+            "feedback_id": f"kept-{component}",
+            "rated_turn": None,
+            "polarity": "positive",
+            "source": "self",
+        }
+
+        def send_rating() -> int:  # a new model each time, as the SDK's own calls make
+            request = LearnFeedbackRequest(feedbacks=[Feedback(**rating)])
+            recorded: int = client.rpc(request, timeout=10).recorded
+            return recorded
+
+        return {
+            "experience": [learn.experience([kept]) for _ in range(2)],
+            "feedback": [send_rating() for _ in range(2)],
+        }
+
+
+MODES = {"calls": calls, "too-long": too_long, "resend": resend}
+
 if __name__ == "__main__":
     mode, *args = sys.argv[1:]
-    print(json.dumps(calls(*args) if mode == "calls" else too_long(*args)))
+    print(json.dumps(MODES[mode](*args)))

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from feedback.models import Experience, Feedback
 from tests.builders import weight_proposal
 from tests.conftest import IN_CI
 
@@ -65,6 +66,16 @@ def test_the_sdk_drives_every_learn_call_through_a2e(asgi_server: str, agent: Ac
     assert answers["apply"] == 1
     assert answers["rollback"] is True
     assert answers["history"] >= 1
+
+
+def test_a_kept_item_resent_through_the_sdk_is_stored_once_and_answered_as_stored(
+    asgi_server: str, agent: Actor
+) -> None:
+    component = "sdk-resent"
+    answers = run_agent("resend", f"{asgi_server}/a2e", agent.token, component)
+    assert answers == {"experience": [1, 1], "feedback": [1, 1]}
+    assert Experience.objects.filter(experience_id=f"kept-{component}").count() == 1
+    assert Feedback.objects.filter(feedback_id=f"kept-{component}").count() == 1
 
 
 def test_the_sdk_survives_a_body_over_the_size_limit_refused_on_the_stream(
