@@ -13,6 +13,12 @@ from django.db.models import BooleanField, Exists, ExpressionWrapper, OuterRef, 
 
 from feedback import agreement
 from feedback.answers import Agreement, DimensionAgreement
+
+# Who may speak for which component: refinement reads it here, as it reads all of feedback.
+from feedback.attribution import candidate_sets as candidate_sets
+from feedback.attribution import owners_of as owners_of
+from feedback.attribution import speaks_for_all as speaks_for_all
+from feedback.attribution import spoken_for as spoken_for
 from feedback.buckets import BUCKET_SECONDS
 from feedback.counters import FEEDBACK_COUNTED, counter_value
 from feedback.filters import FeedbackFilters

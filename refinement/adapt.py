@@ -14,8 +14,7 @@ import orjson
 from django.conf import settings
 from django.db import connection, models, transaction
 
-from feedback.attribution import candidate_sets, spoken_for
-from feedback.selectors import component_records
+from feedback.selectors import candidate_sets, component_records, spoken_for
 from learnportal.accounts.roles import Action
 from learnportal.protocol.errors import forbidden, not_found
 from refinement import store

@@ -26,7 +26,7 @@ from django.db import IntegrityError, models, transaction
 from django.db.models import Q
 from pydantic import ValidationError
 
-from feedback.attribution import owners_of, speaks_for_all
+from feedback.selectors import owners_of, speaks_for_all
 from learnportal.accounts.roles import Action, Role
 from learnportal.protocol.errors import LearnError, conflict, detail, forbidden, invalid, not_found
 from learnportal.protocol.messages import Applied

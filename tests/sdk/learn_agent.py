@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import logging
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from a2e.caps.learn import LEARN_TYPE_MAP
 from a2e.caps.learn import client as learn_client
@@ -24,6 +24,9 @@ from a2e.caps.learn.protocol import Feedback, LearnFeedbackRequest
 from a2e.core.client import A2EClient
 from a2e.core.client.client import A2EClientError
 from a2e.core.transports.http import HTTPTransport
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 
 def learn_api(client: Any) -> tuple[Any, bool]:
@@ -103,7 +106,11 @@ def resend(base_url: str, token: str, component: str) -> dict[str, Any]:
         }
 
 
-MODES = {"calls": calls, "too-long": too_long, "resend": resend}
+MODES: dict[str, Callable[..., dict[str, Any]]] = {
+    "calls": calls,
+    "too-long": too_long,
+    "resend": resend,
+}
 
 if __name__ == "__main__":
     mode, *args = sys.argv[1:]
