@@ -313,6 +313,17 @@ class ComponentStats(models.Model):
     feedback_count = models.BigIntegerField(default=0)
     score_weight = models.FloatField(default=0.0)
     score_weighted_sum = models.FloatField(default=0.0)
+    # The same three a source of feedback (feedback.source_scores): what the pages for people
+    # show, a human average by default; avg_score above stays the mean of every source's.
+    human_count = models.BigIntegerField(default=0)
+    human_weight = models.FloatField(default=0.0)
+    human_weighted_sum = models.FloatField(default=0.0)
+    env_count = models.BigIntegerField(default=0)
+    env_weight = models.FloatField(default=0.0)
+    env_weighted_sum = models.FloatField(default=0.0)
+    self_count = models.BigIntegerField(default=0)
+    self_weight = models.FloatField(default=0.0)
+    self_weighted_sum = models.FloatField(default=0.0)
 
     class Meta:
         verbose_name_plural = "component stats"

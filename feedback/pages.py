@@ -128,11 +128,27 @@ def turn_rate(request: HttpRequest, principal: Principal, pk: int) -> HttpRespon
         _show_refusal(form, error, turn)
         return _rate_page(request, principal, turn, form, status=400)
     messages.success(request, f"Rated {turn.correlation_id}. Thank you!")
-    following = selectors.next_unrated_turn(after=turn, viewer=principal)
-    if following is None:
-        messages.info(request, "That was the last unrated turn in the queue.")
-        return redirect("portal:turns")
-    return redirect("portal:rate", pk=following.pk)
+    # The reveal of this turn, not another turn's form: a turn picked here would be one this
+    # person holds no lease on (it may be someone else's); the next comes from the queue.
+    return redirect("portal:rated", pk=turn.pk)
+
+
+@requires(Action.FEEDBACK)
+def turn_rated(request: HttpRequest, principal: Principal, pk: int) -> HttpResponse:
+    """A turn with the ratings this person may now see, no form: the page after a rating, with
+    "Next turn" taking one from the queue (a lease), or back to the list for a role with none."""
+    turn = get_object_or_404(Turn, pk=pk)
+    ratings = selectors.turn_ratings(turn, viewer=principal)
+    context = {
+        "turn": turn,
+        "environment": _environment(turn),
+        "ratings": [(rating, _excerpt(turn, rating)) for rating in ratings],
+        "blind": selectors.still_blind(ratings, principal),
+        "next_url": reverse("portal:queue" if principal.may(Action.QUEUE) else "portal:turns"),
+        "rate_url": reverse("portal:rate", args=[turn.pk]),
+        "turns_url": reverse("portal:turns"),
+    }
+    return page(request, "feedback/rated.html", context)
 
 
 def _show_refusal(form: RatingForm, error: LearnError, turn: Turn) -> None:

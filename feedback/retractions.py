@@ -28,16 +28,13 @@ def ratings_take_back(pks: Collection[int], *, by: str, now: float) -> None:
     rows = list(
         Feedback.objects.filter(pk__in=pks)
         .order_by("pk")
-        .values_list("pk", "component_name", "ts", "score", "confidence")
+        .values_list("pk", "component_name", "ts", "score", "confidence", "source")
     )
     insert_rows(Retraction, ("feedback_id", "by", "created"), [(pk, by, now) for pk, *_ in rows])
     taken: dict[str, ScoreDelta] = {}
-    for _, component, ts, score, confidence in rows:
+    for _, component, ts, score, confidence, source in rows:
         if component:
-            delta = taken.setdefault(component, ScoreDelta())
-            delta.count -= 1
-            delta.weight -= confidence
-            delta.weighted_sum -= confidence * score
+            taken.setdefault(component, ScoreDelta()).add(score, confidence, source, sign=-1)
             buckets_retract(component, ts, score, confidence)
     stats_add_scores(taken)
     counter_add(FEEDBACK_COUNTED, -len(rows))

@@ -518,17 +518,6 @@ def rated_for(turns: list[Turn], viewer: Principal) -> set[int]:
     return {turn.pk for turn in turns if turn.correlation_id in mine}
 
 
-def next_unrated_turn(*, after: Turn, viewer: Principal | None = None) -> Turn | None:
-    """The turn to rate next: the queue's first unrated one other than `after`, read off the
-    newest end of an index (the open turns', or the primary key while a blind annotator's
-    own ratings decide), not by sorting the queue."""
-    # Open turns only: a blind annotator is not offered a turn that has all its ratings (it
-    # would refuse theirs: feedback.raters), though it is not marked rated to them.
-    unrated = turn_queue(viewer=viewer).filter(rated=False, ratings_needed__gt=0)
-    unrated = unrated.exclude(pk=after.pk)
-    return unrated.order_by("-id").first()
-
-
 def turn_ratings(turn: Turn, *, viewer: Principal | None) -> list[Feedback]:
     """A turn's ratings that this viewer may see, newest first (docs/contract.md, "Blind"): to
     an annotator who has not rated the turn, what `seen_by` shows (nothing of it, but their

@@ -211,7 +211,9 @@ def feedback_record(
                 if key not in turns:
                     turns[key] = _turn_row(key, item.session_id, component, turn, owner, now)
             if component:
-                deltas.setdefault(component, ScoreDelta()).add(item.score, item.confidence)
+                deltas.setdefault(component, ScoreDelta()).add(
+                    item.score, item.confidence, source.value
+                )
         facts = batch_facts(FEEDBACK_COLUMNS, rows)
         rated = {fact.correlation_id for fact in facts}
         # Locks in one order (feedback.queue_state, feedback.moments): the stored turns, then
@@ -458,7 +460,7 @@ def _forward_env_rewards(owner: str, experiences: list[ExperienceItem], now: flo
             )
         )
         if component:
-            deltas.setdefault(component, ScoreDelta()).add(score, 1.0)
+            deltas.setdefault(component, ScoreDelta()).add(score, 1.0, FeedbackSource.ENV.value)
     written = insert_rows(
         Feedback, FEEDBACK_COLUMNS, rows, on_conflict="ON CONFLICT (feedback_id) DO NOTHING"
     )

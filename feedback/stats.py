@@ -10,7 +10,18 @@ from django.db import connection
 from feedback.bulk import Row, insert_rows
 from feedback.models import ComponentStats
 from feedback.sketch import DurationSketch
+from learnportal.protocol import FeedbackSource
 
+# Each source's own tally of scores, beside the total over them all (ComponentStats).
+SCORE_SOURCES = tuple(source.value for source in FeedbackSource)
+
+
+def source_columns(source: str) -> tuple[str, str, str]:
+    """A source's count, weight (sum of confidences) and weighted sum columns."""
+    return f"{source}_count", f"{source}_weight", f"{source}_weighted_sum"
+
+
+SOURCE_COLUMNS = tuple(column for source in SCORE_SOURCES for column in source_columns(source))
 ZERO_ROW_COLUMNS = (
     "component_name",
     "calls_total",
@@ -24,19 +35,38 @@ ZERO_ROW_COLUMNS = (
     "feedback_count",
     "score_weight",
     "score_weighted_sum",
+    *SOURCE_COLUMNS,
 )
 
 
 @dataclass
 class ScoreDelta:
+    """Scores added to (or, with `sign=-1`, taken from) one component: in all, and by source
+    as [count, weight, weighted sum]."""
+
     count: int = 0
     weight: float = 0.0
     weighted_sum: float = 0.0
+    by_source: dict[str, list[float]] = field(default_factory=dict)
 
-    def add(self, score: float, confidence: float) -> None:
-        self.count += 1
-        self.weight += confidence
-        self.weighted_sum += confidence * score
+    def add(self, score: float, confidence: float, source: str, *, sign: int = 1) -> None:
+        weight = sign * confidence
+        self.count += sign
+        self.weight += weight
+        self.weighted_sum += weight * score
+        tally = self.by_source.get(source)
+        if tally is None:
+            tally = self.by_source[source] = [0, 0.0, 0.0]
+        tally[0] += sign
+        tally[1] += weight
+        tally[2] += weight * score
+
+    def source_values(self) -> dict[str, float]:
+        """The by-source tallies as their columns' values."""
+        values: dict[str, float] = {}
+        for source, tally in self.by_source.items():
+            values.update(zip(source_columns(source), tally, strict=True))
+        return values
 
 
 @dataclass
@@ -56,8 +86,15 @@ class CallDelta:
         self.last_called = max(self.last_called, ts)
 
 
+# Each column's zero of its own type: on PostgreSQL a column's values go as one typed array.
+_ZEROS: dict[str, str | float | bytes] = {
+    c: 0.0 if ComponentStats._meta.get_field(c).get_internal_type() == "FloatField" else 0
+    for c in ZERO_ROW_COLUMNS
+}
+
+
 def _zero_row(name: str, **values: float) -> Row:
-    row: dict[str, str | float | bytes] = dict.fromkeys(ZERO_ROW_COLUMNS, 0)
+    row = dict(_ZEROS)
     row.update(component_name=name, duration_sketch=b"", **values)
     return tuple(row[c] for c in ZERO_ROW_COLUMNS)
 
@@ -70,22 +107,25 @@ def stats_add_scores(deltas: dict[str, ScoreDelta]) -> None:
     table = connection.ops.quote_name(ComponentStats._meta.db_table)
     rows = [
         _zero_row(
-            name, feedback_count=d.count, score_weight=d.weight, score_weighted_sum=d.weighted_sum
+            name,
+            feedback_count=d.count,
+            score_weight=d.weight,
+            score_weighted_sum=d.weighted_sum,
+            **d.source_values(),
         )
         for name, d in sorted(deltas.items())
     ]
+    added = ", ".join(f"{c} = {table}.{c} + excluded.{c}" for c in _SCORE_COLUMNS)
     insert_rows(
         ComponentStats,
         ZERO_ROW_COLUMNS,
         rows,
-        on_conflict=(
-            "ON CONFLICT (component_name) DO UPDATE SET "
-            f"feedback_count = {table}.feedback_count + excluded.feedback_count, "
-            f"score_weight = {table}.score_weight + excluded.score_weight, "
-            f"score_weighted_sum = {table}.score_weighted_sum + excluded.score_weighted_sum"
-        ),
+        on_conflict=f"ON CONFLICT (component_name) DO UPDATE SET {added}",
         distinct=True,  # one row a component
     )
+
+
+_SCORE_COLUMNS = ("feedback_count", "score_weight", "score_weighted_sum", *SOURCE_COLUMNS)
 
 
 def stats_add_calls(deltas: dict[str, CallDelta]) -> None:

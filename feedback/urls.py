@@ -30,6 +30,7 @@ urlpatterns = [
 page_urlpatterns = [
     path("turns/", pages.turn_list, name="turns"),
     path("turns/<int:pk>/", pages.turn_rate, name="rate"),
+    path("turns/<int:pk>/rated/", pages.turn_rated, name="rated"),
     path("turns/import/", pages.turn_import, name="turn_import"),
     path("turns/import/<str:token>/", pages.turn_import_file, name="turn_import_file"),
     path("queue/", pages.queue, name="queue"),

@@ -8,6 +8,7 @@ import orjson
 from django.contrib.auth.decorators import login_required
 
 from feedback.selectors import component_figures, component_records, live_counts
+from feedback.source_scores import SOURCE_LABELS, source_asked, source_links, source_scores
 from learnportal.accounts.principals import principal_for_user
 from learnportal.accounts.roles import Action
 from learnportal.web import page
@@ -41,11 +42,14 @@ FIRST_TURN = {
 @login_required
 def home(request: AuthenticatedHttpRequest) -> HttpResponse:
     weights = routing_weights()
+    source, problems = source_asked(request.GET)
+    scores = source_scores(source)
     components = [
         {
             **record,
             "weight": weights.get(record["component_name"], UNWEIGHTED),
             "figures": component_figures(record),
+            "score": scores[record["component_name"]],
         }
         for record in component_records()
     ]
@@ -58,5 +62,8 @@ def home(request: AuthenticatedHttpRequest) -> HttpResponse:
         "history": history_entries(limit=12) if principal.may(Action.HISTORY) else None,
         "empty": not components and not any(counts.values()),
         "first_turn": orjson.dumps(FIRST_TURN).decode(),
+        "source_label": SOURCE_LABELS[source],
+        "source_links": source_links(source, request.GET),
+        "problems": problems,
     }
-    return page(request, "learnportal/home.html", context)
+    return page(request, "learnportal/home.html", context, status=400 if problems else 200)

@@ -24,6 +24,13 @@ from feedback.selectors import (
     component_hours,
     component_records,
 )
+from feedback.source_scores import (
+    DEFAULT_SOURCE,
+    SOURCE_LABELS,
+    source_asked,
+    source_links,
+    source_scores,
+)
 from learnportal.accounts.roles import Action
 from learnportal.instants import utc_text
 from learnportal.web import page, requires, when
@@ -103,7 +110,7 @@ COLUMNS = [
     Column("weight", "Routing weight", "weight", "desc"),
     Column("calls", "Calls", "calls_total", "desc"),
     Column("success", "Success", "success_rate", "desc"),
-    Column("score", "Avg score", "avg_score", "desc"),
+    Column("score", "Avg score", "score_order", "desc"),
     Column("avg_ms", "Avg ms", "avg_duration_ms", "desc"),
     Column("p95_ms", "p95 ms", "p95_duration_ms", "desc"),
     Column("last", "Last call", "last_called", "desc"),
@@ -122,16 +129,27 @@ def _shown(record: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _rows() -> list[dict[str, Any]]:
+# Below every score (-1 at the least): a component with none from the source sorts past them.
+NO_SCORE = -2.0
+
+
+def _rows(source: str) -> list[dict[str, Any]]:
     weights = routing_weights()
-    return [
-        _shown(record)
-        | {
-            "weight": weights.get(record["component_name"], UNWEIGHTED),
-            "weighted": record["component_name"] in weights,
-        }
-        for record in component_records()
-    ]
+    scores = source_scores(source)
+    rows = []
+    for record in component_records():
+        name = record["component_name"]
+        score = scores[name]
+        rows.append(
+            _shown(record)
+            | {
+                "weight": weights.get(name, UNWEIGHTED),
+                "weighted": name in weights,
+                "score": score,
+                "score_order": NO_SCORE if score.mean is None else score.mean,
+            }
+        )
+    return rows
 
 
 def _sorting(request: HttpRequest) -> tuple[Column, str, list[str]]:
@@ -152,7 +170,10 @@ def _sorting(request: HttpRequest) -> tuple[Column, str, list[str]]:
 @requires(Action.STATS)
 def component_index(request: HttpRequest, principal: Principal) -> HttpResponse:
     column, order, problems = _sorting(request)
-    rows = sorted(_rows(), key=lambda row: row["component_name"])
+    source, source_problems = source_asked(request.GET)
+    problems += source_problems
+    rows = sorted(_rows(source), key=lambda row: row["component_name"])
+    kept_source = {} if source == DEFAULT_SOURCE else {"source": source}
     rows.sort(key=lambda row: row[column.field], reverse=order == "desc")
     headers = []
     for c in COLUMNS:
@@ -164,11 +185,18 @@ def component_index(request: HttpRequest, principal: Principal) -> HttpResponse:
                 "aria_sort": ("ascending" if order == "asc" else "descending")
                 if sorted_here
                 else "",
-                "href": f"?sort={c.key}&order={next_order}",
+                "href": "?" + urlencode({"sort": c.key, "order": next_order, **kept_source}),
                 "numeric": c.key != "name",
             }
         )
-    context = {"rows": rows, "headers": headers, "problems": problems, "sorted_by": column}
+    context = {
+        "rows": rows,
+        "headers": headers,
+        "problems": problems,
+        "sorted_by": column,
+        "source_label": SOURCE_LABELS[source],
+        "source_links": source_links(source, request.GET),
+    }
     return page(request, "refinement/components.html", context, status=400 if problems else 200)
 
 
@@ -177,16 +205,21 @@ def component_show(request: HttpRequest, principal: Principal, name: str) -> Htt
     records = component_records(name)
     if not records:
         raise Http404("No component of that name has any data yet.")
+    source, problems = source_asked(request.GET)
     weight = component_weight(name)
     hours = component_hours(name, HOURS_SHOWN)
     changes = weight_history(name, limit=WEIGHT_POINTS)
     durations = component_durations(name, HISTOGRAM_BINS)
     context = {
         "record": _shown(records[0]),
+        "score": source_scores(source, name)[name],
+        "source_label": SOURCE_LABELS[source],
+        "source_links": source_links(source, request.GET),
+        "problems": problems,
         "weight": weight,
         "weight_label": f"{weight:.3f}",
         "weighted": bool(changes) or weight != UNWEIGHTED,
-        "score": _score_chart(hours),
+        "score_chart": _score_chart(hours),
         "score_numbers": _score_numbers(hours),
         "weights": _weight_chart(changes, weight),
         "weight_numbers": _weight_numbers(changes),
@@ -198,7 +231,7 @@ def component_show(request: HttpRequest, principal: Principal, name: str) -> Htt
         "refinements": _refinements(changes, principal),
         "explorer": reverse("portal:explorer") + "?" + urlencode({"component": name}),
     }
-    return page(request, "refinement/component.html", context)
+    return page(request, "refinement/component.html", context, status=400 if problems else 200)
 
 
 def _score_chart(hours: list[ComponentHour]) -> charts.LineChart | None:

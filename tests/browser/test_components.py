@@ -106,3 +106,20 @@ def test_a_reviewer_applies_a_weight_sees_it_on_the_components_pages_and_rolls_i
     expect(rows.first).to_contain_text("(rollback)")
     expect(page.locator(".refinement-list li").first).to_contain_text("rollback")
     _shots(page, "component-rolled-back")
+
+
+def test_the_components_list_shows_peoples_average_and_switches_source_by_its_links(
+    seeded: None, live_server: LiveServer, browser_page: Page
+) -> None:
+    page = browser_page
+    log_in(page, live_server.url, "reviewer", "/components/")
+    current = page.locator(".source-filter [aria-current=true]")
+    expect(current).to_have_text("People")
+    expect(page.locator("th[scope=col]", has_text="Avg score")).to_contain_text("(people)")
+    _shots(page, "components-source-human")
+
+    page.locator(".source-filter a", has_text="Agents' own").click()
+    page.wait_for_url(f"{live_server.url}/components/?source=self")
+    expect(current).to_have_text("Agents' own")
+    expect(page.locator("th[scope=col]", has_text="Avg score")).to_contain_text("(agents' own)")
+    _shots(page, "components-source-self")

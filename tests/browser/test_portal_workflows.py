@@ -28,7 +28,7 @@ SELECT_IN_RESPONSE = """([start, end]) => {
 }"""
 
 
-def test_an_annotator_rates_a_turn_with_a_correction_span_and_sees_the_next(
+def test_an_annotator_rates_a_turn_with_a_correction_span_sees_the_reveal_and_takes_the_next(
     seeded: None, live_server: LiveServer, browser_page: Page
 ) -> None:
     page = browser_page
@@ -60,11 +60,26 @@ def test_an_annotator_rates_a_turn_with_a_correction_span_and_sees_the_next(
 
     page.wait_for_selector(".message-success")
     assert f"Rated {turn.correlation_id}" in page.locator(".message-success").inner_text()
-    assert f"/turns/{turn.pk}/" not in page.url
-    screenshot(page, "rate-next")
+    # The reveal of the turn just rated: its ratings, no form; the next is the queue's lease.
+    assert page.url == f"{live_server.url}/turns/{turn.pk}/rated/"
+    expect(page.locator(".ratings")).to_contain_text("Unsourced number")
+    assert page.locator("#rating-form").count() == 0
+    screenshot(page, "rate-reveal")
+    page.set_viewport_size({"width": 390, "height": 800})
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390  # nothing off-screen
+    expect(page.locator(".next-turn")).to_be_in_viewport()
+    screenshot(page, "rate-reveal-390")
+    page.set_viewport_size({"width": 1280, "height": 800})
     feedback = Feedback.objects.get(correlation_id=turn.correlation_id)
     assert (feedback.source, feedback.annotator_id) == ("human", "annotator")
     assert (feedback.span_start, feedback.span_end, feedback.score) == (0, 4, -0.6)
+
+    page.click(".next-turn")
+    page.wait_for_url(f"{live_server.url}/queue/")
+    following = Turn.objects.get(correlation_id=page.locator(".turn-facts .mono").inner_text())
+    assert following != turn
+    assert following.leases.get().username == "annotator"  # a turn they hold
+    screenshot(page, "rate-next")
 
     page.goto(f"{live_server.url}/plans/")
     assert page.locator("h1").inner_text() == "Not for your role"

@@ -139,6 +139,22 @@ def test_rating_records_human_feedback_and_opens_the_next_turn(annotator: Client
     assert Lease.objects.get(username="annotator").turn == following
 
 
+def test_after_a_submit_the_next_turn_is_the_raters_own_lease_never_anothers(
+    annotator: Client,
+) -> None:
+    other = _logged_in("annotator2")
+    held = _leased(other)
+    turn = _leased(annotator)
+
+    response = _rate(annotator, turn)
+    following = _leased(annotator)
+
+    assert response["Location"] == "/queue/"
+    assert following not in (turn, held)
+    assert Lease.objects.get(username="annotator").turn == following
+    assert Lease.objects.get(username="annotator2").turn == held
+
+
 def test_a_corrective_rating_without_a_correction_stays_on_the_turn_with_the_error(
     annotator: Client,
 ) -> None:

@@ -9,11 +9,12 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
 from feedback.lease_notes import NOT_NEEDED
-from feedback.models import Feedback, Turn
-from feedback.selectors import next_unrated_turn, turn_queue
+from feedback.models import Feedback, Lease, Turn
+from feedback.services import feedback_record
+from learnportal import demo
 from learnportal.accounts.models import User
-from learnportal.accounts.principals import Principal
-from learnportal.accounts.roles import Role
+from learnportal.protocol import Feedback as FeedbackItem
+from learnportal.protocol import FeedbackPolarity
 
 if TYPE_CHECKING:
     from tests.harness import ClientResponse
@@ -91,10 +92,49 @@ def test_rating_records_human_feedback_as_the_annotator_and_moves_on(annotator: 
     assert feedback.session_id == "demo-session"
     assert feedback.rated_turn is not None
     assert json.loads(feedback.rated_turn)["response"] == turn.response
-    next_turn = _turn("demo-turn-5")  # the queue's newest unrated turn after this one
     assert response.status_code == 302
-    assert response["Location"] == f"/turns/{next_turn.pk}/"
-    assert "Rated demo-turn-2" in annotator.get(response["Location"]).content.decode()
+    assert response["Location"] == f"/turns/{turn.pk}/rated/"  # the reveal of this turn
+
+
+def test_after_rating_it_shows_the_reveal_of_that_turn_with_no_form_and_a_next_turn(
+    annotator: Client,
+) -> None:
+    turn = _turn("demo-turn-2")
+    _rate(annotator, turn, comment="Accurate and sourced.")
+    feedback_record(  # the agent's own opinion: hidden from the annotator until they rated
+        principal=demo.DEMO_AGENT,
+        feedbacks=[
+            FeedbackItem(
+                feedback_id="fb-agent-own",
+                correlation_id="demo-turn-2",
+                polarity=FeedbackPolarity.POSITIVE,
+                comment="The agent's own view",
+            )
+        ],
+    )
+
+    page = annotator.get(f"/turns/{turn.pk}/rated/")
+
+    html = page.content.decode()
+    assert page.status_code == 200
+    assert "Accurate and sourced." in html and "The agent&#x27;s own view" in html
+    assert 'id="rating-form"' not in html
+    assert '<a class="button next-turn" href="/queue/">Next turn →</a>' in html
+
+
+def test_after_rating_it_never_lands_on_a_turn_leased_to_someone_else(annotator: Client) -> None:
+    other = Client()
+    other.force_login(User.objects.create_user(username="annotator2", role="annotator"))
+    held = Turn.objects.get(pk=other.get("/queue/").context["turn"].pk)
+    rated = Turn.objects.filter(ratings_needed__gt=0).exclude(pk=held.pk).order_by("id").first()
+    assert rated is not None
+
+    landed = annotator.get(_rate(annotator, rated)["Location"])
+    assert landed.context["turn"] == rated
+    following = annotator.get("/queue/").context["turn"]  # "Next turn"
+
+    assert following != held
+    assert Lease.objects.get(username="annotator").turn == following
 
 
 def test_corrective_without_a_correction_shows_the_models_message_and_stores_nothing(
@@ -134,17 +174,6 @@ def test_a_repeated_submission_is_stored_once(annotator: Client) -> None:
     _rate(annotator, turn)
     _rate(annotator, turn)
     assert Feedback.objects.filter(correlation_id="demo-turn-2").count() == 1
-
-
-def test_the_last_unrated_turn_leads_back_to_the_queue(annotator: Client) -> None:
-    # The demo annotator's corrections and the colleagues' turns have the ratings they need.
-    unrated = Turn.objects.filter(ratings_needed__gt=0)
-    *before_last, last = unrated.order_by("-id")
-    for turn in before_last:
-        assert _rate(annotator, turn)["Location"] != "/turns/"
-    response = _rate(annotator, last)
-    assert response["Location"] == "/turns/"
-    assert "last unrated turn" in annotator.get("/turns/").content.decode()
 
 
 def test_the_form_needs_the_csrf_token(seeded: None) -> None:
@@ -214,8 +243,6 @@ def test_turns_queued_meanwhile_neither_repeat_nor_hide_a_turn_on_the_next_page(
 def test_a_deep_page_reads_no_offset_and_counts_nothing(
     annotator: Client, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from django.db import connection
-    from django.test.utils import CaptureQueriesContext
 
     from feedback import pages
 
@@ -237,32 +264,6 @@ def test_a_cursor_not_of_this_list_is_refused_naming_it(annotator: Client, curso
     assert page.status_code == 400
     assert "cursor: not a cursor of this list" in page.content.decode()
     assert page.context["first_url"] == "?"
-
-
-@pytest.mark.parametrize("role", [Role.REVIEWER, Role.ANNOTATOR])
-def test_the_turn_to_rate_next_is_read_off_an_index_not_sorted(seeded: None, role: Role) -> None:
-    """At 200k turns a sort of the open ones, after every rating, was the page's whole cost."""
-    viewer = Principal(role=role, name="ann", is_human=True)
-    after = Turn.objects.order_by("id").first()
-    assert after is not None
-    with CaptureQueriesContext(connection) as queries:
-        following = next_unrated_turn(after=after, viewer=viewer)
-    (query,) = queries.captured_queries
-    with connection.cursor() as cursor:
-        if connection.vendor == "postgresql":
-            # A tiny table's statistics favour a scan and a sort; forbid them (as in
-            # test_explorer), so that the plan shows whether an index serves the order.
-            for setting in ("enable_seqscan", "enable_bitmapscan", "enable_sort"):
-                cursor.execute(f"SET LOCAL {setting} = off")
-            cursor.execute(f"EXPLAIN {query['sql']}")
-            plan = "\n".join(row[0] for row in cursor.fetchall())
-            assert "Index" in plan and "Sort" not in plan, plan
-        else:
-            cursor.execute(f"EXPLAIN QUERY PLAN {query['sql']}")
-            plan = "\n".join(str(row[-1]) for row in cursor.fetchall())
-            assert "TEMP B-TREE" not in plan, plan
-    # Still the queue's first unrated turn but `after`.
-    assert following == turn_queue(viewer=viewer).filter(rated=False).exclude(pk=after.pk).first()
 
 
 def test_a_turn_that_has_its_ratings_is_refused_in_a_sentence_naming_it(seeded: None) -> None:

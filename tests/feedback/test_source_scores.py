@@ -1,0 +1,139 @@
+"""Per-source score tallies (feedback.stats, feedback.source_scores): kept at ingest, undo and
+supersede equal to a recomputation from the counted feedback, and filled by the migration."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+import pytest
+from django.db import connection
+from django.db.migrations.executor import MigrationExecutor
+
+from feedback.models import ComponentStats
+from feedback.queue import queue_undo
+from feedback.selectors import component_records, counted_feedback
+from feedback.services import TurnInput, experience_store, feedback_record, turns_submit
+from feedback.source_scores import ALL, source_scores
+from feedback.stats import SCORE_SOURCES, source_columns
+from learnportal.accounts.principals import Principal
+from learnportal.accounts.roles import Role
+from learnportal.protocol import Feedback as FeedbackItem
+from learnportal.protocol import FeedbackPolarity, FeedbackSource, RatedTurn
+from refinement.store import behaviour_policy
+from tests.feedback.test_buckets import ENV, calls, scores
+
+pytestmark = pytest.mark.django_db
+
+AGENT = Principal(role=Role.AGENT, name="agent-1", is_human=False)
+ANN = Principal(role=Role.ANNOTATOR, name="ann", is_human=True)
+ANN2 = Principal(role=Role.ANNOTATOR, name="ann2", is_human=True)
+TALLY_COLUMNS = tuple(c for s in SCORE_SOURCES for c in source_columns(s))
+
+
+def recomputed() -> dict[str, dict[str, float]]:
+    """What each component's per-source tallies should hold, from the counted feedback."""
+    out: dict[str, dict[str, float]] = defaultdict(lambda: dict.fromkeys(TALLY_COLUMNS, 0))
+    for f in counted_feedback().exclude(component_name=""):
+        count, weight, weighted_sum = source_columns(f.source)
+        row = out[f.component_name]
+        row[count] += 1
+        row[weight] += f.confidence
+        row[weighted_sum] += f.confidence * f.score
+    return dict(out)
+
+
+def stored() -> dict[str, dict[str, float]]:
+    return {
+        s.component_name: {c: getattr(s, c) for c in TALLY_COLUMNS}
+        for s in ComponentStats.objects.exclude(feedback_count=0)
+    }
+
+
+def assert_tallies_match() -> None:
+    expected, actual = recomputed(), stored()
+    assert set(actual) == set(expected)
+    for name, row in expected.items():
+        assert actual[name] == pytest.approx(row, abs=1e-9), name
+
+
+def rating(feedback_id: str, turn: str, score: float, confidence: float = 1.0) -> FeedbackItem:
+    return FeedbackItem(
+        feedback_id=feedback_id,
+        correlation_id=turn,
+        component_name="search",
+        score=score,
+        confidence=confidence,
+        polarity=FeedbackPolarity.POSITIVE if score > 0 else FeedbackPolarity.NEGATIVE,
+    )
+
+
+def mixed_sources() -> None:
+    """Human, env and self scores of two components; an undo and a supersede among them."""
+    rated = RatedTurn(prompt="Q?", response="A.", model="m")
+    turns_submit(
+        principal=AGENT,
+        turns=[TurnInput(f"t-{i}", "s-1", "search", rated) for i in range(3)],
+    )
+    feedback_record(
+        principal=AGENT, feedbacks=scores(("search", 10.0, 1.0, 1.0), ("browse", 20.0, 0.5, 0.5))
+    )
+    experience_store(
+        principal=ENV,
+        experiences=calls(("search", 30.0, -0.5, None, 10.0), ("browse", 40.0, -1.0, None, None)),
+        policy=behaviour_policy,
+    )
+    feedback_record(principal=ANN, feedbacks=[rating("a-1", "t-0", -1.0, 0.8)])
+    feedback_record(principal=ANN, feedbacks=[rating("a-2", "t-1", 0.6)])
+    queue_undo(ANN, "a-2")  # taken back
+    feedback_record(principal=ANN2, feedbacks=[rating("b-1", "t-2", 0.2)])
+    feedback_record(principal=ANN2, feedbacks=[rating("b-2", "t-2", 0.9, 0.5)])  # supersedes b-1
+
+
+def test_per_source_tallies_equal_a_recomputation_after_ingest_undo_and_supersede(
+    clock: Any,
+) -> None:
+    mixed_sources()
+
+    assert_tallies_match()
+    search = ComponentStats.objects.get(component_name="search")
+    assert (search.human_count, search.env_count, search.self_count) == (2, 1, 1)
+
+
+def test_each_source_has_its_own_average_and_all_of_them_stay_the_wire_avg_score(
+    clock: Any,
+) -> None:
+    mixed_sources()
+
+    def mean(source: str) -> float | None:
+        return source_scores(source, "search")["search"].mean
+
+    assert mean(FeedbackSource.HUMAN.value) == pytest.approx((0.8 * -1.0 + 0.5 * 0.9) / 1.3)
+    assert mean(FeedbackSource.ENV.value) == pytest.approx(-0.5)
+    assert mean(FeedbackSource.SELF.value) == pytest.approx(1.0)
+    wire = component_records("search")[0]["avg_score"]
+    assert mean(ALL) == pytest.approx(wire)
+    assert wire == pytest.approx((-0.8 + 0.45 - 0.5 + 1.0) / (0.8 + 0.5 + 1.0 + 1.0))
+    assert source_scores(FeedbackSource.HUMAN.value, "browse")["browse"].mean is None
+
+
+def _migrate(*targets: tuple[str, str]) -> None:
+    executor = MigrationExecutor(connection)
+    executor.migrate(list(targets) or executor.loader.graph.leaf_nodes())
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_migration_fills_the_per_source_tallies_from_the_counted_feedback(
+    clock: Any,
+) -> None:
+    mixed_sources()
+    kept = stored()
+
+    _migrate(("feedback", "0012_experience_attribution"))
+    _migrate()
+
+    again = stored()
+    assert set(again) == set(kept)
+    for name, row in kept.items():
+        assert again[name] == pytest.approx(row, abs=1e-9), name
+    assert_tallies_match()
