@@ -39,13 +39,16 @@ SDK_SOURCE := tests/sdk/a2e-python-sdk
 
 sdk-venv: $(A2E_SDK_VENV)/.installed
 
-$(A2E_SDK_VENV)/.installed: tests/sdk/requirements.txt $(SDK_SOURCE)/pyproject.toml
+$(A2E_SDK_VENV)/.installed: tests/sdk/requirements.txt $(SDK_SOURCE)/pyproject.toml \
+		clients/python/pyproject.toml
 	test -x $(A2E_SDK_VENV)/bin/python || $(PYTHON) -m venv $(A2E_SDK_VENV)
 	$(A2E_SDK_VENV)/bin/python -m pip install --quiet -r tests/sdk/requirements.txt
 	@# Built from a copy, so that the build leaves nothing in the checkout.
 	rm -rf $(A2E_SDK_VENV)/src && cp -r $(SDK_SOURCE) $(A2E_SDK_VENV)/src
 	$(A2E_SDK_VENV)/bin/python -m pip install --quiet --no-deps --no-build-isolation \
 		$(A2E_SDK_VENV)/src
+	@# LearnPortal's client beside it, as an agent author installs both (tests/sdk checks it).
+	$(A2E_SDK_VENV)/bin/python -m pip install --quiet ./clients/python
 	touch $@
 
 $(ENV_FILE): | venv

@@ -6,7 +6,6 @@ import re
 from typing import Any, TypeVar
 
 import jiter
-import orjson
 from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails, InitErrorDetails
 
@@ -59,14 +58,21 @@ def refuse_wide_integers(raw: Any, loc: tuple[str | int, ...] = ()) -> None:
     """Refuse, naming each, the integers wider than 64 bits that the models let through: a
     number field takes one as a float, but the request as sent (hashed for safe retries, kept
     for audit) must be storable. Run after the models, which refuse those past a float's range
-    as not finite; orjson says in C whether there is any, so the walk runs only when one is."""
+    as not finite; orjson says in C whether there is any, so the walk runs only when one is.
+    The client's copy of the protocol (clients/python) has no orjson: it walks."""
     try:
-        orjson.dumps(raw)
-    except TypeError:
+        import orjson
+    except ImportError:
         places = wide_integers(raw)
-        if places:
-            details = [detail([*loc, *place], TOO_WIDE) for place in places]
-            raise invalid(summarize(details), details) from None
+    else:
+        try:
+            orjson.dumps(raw)
+            return
+        except TypeError:
+            places = wide_integers(raw)
+    if places:
+        details = [detail([*loc, *place], TOO_WIDE) for place in places]
+        raise invalid(summarize(details), details) from None
 
 
 def invalid_from(

@@ -78,6 +78,23 @@ def test_a_kept_item_resent_through_the_sdk_is_stored_once_and_answered_as_store
     assert Feedback.objects.filter(feedback_id=f"kept-{component}").count() == 1
 
 
+def test_the_client_installs_beside_the_sdk_and_leaves_its_pins_as_they_are() -> None:
+    python = str(sdk_python())
+    checked = subprocess.run(
+        [python, "-m", "pip", "check"], capture_output=True, text=True, check=False, timeout=120
+    )
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    versions = subprocess.run(
+        [python, "-c", "import a2e, learnportal_client, pydantic; print(pydantic.VERSION)"],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+    )
+    pins = (HERE / "requirements.txt").read_text().splitlines()
+    assert f"pydantic=={versions.stdout.strip()}" in pins  # the SDK's pin, not the client's pick
+
+
 def test_the_sdk_survives_a_body_over_the_size_limit_refused_on_the_stream(
     asgi_server: str, agent: Actor, settings: Any
 ) -> None:
