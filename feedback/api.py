@@ -43,6 +43,7 @@ from feedback.turn_items import TurnsRequest, turn_inputs, turns_batch_checked
 from learnportal.accounts.authentication import principal_of
 from learnportal.accounts.roles import Action
 from learnportal.inputs import (
+    BAD_CURSOR,
     WHOLE_NUMBER,
     QueryBool,
     QueryInt,
@@ -94,7 +95,7 @@ class TurnCursor(CursorPagination):
         raise LearnError(
             ErrorCode.NOT_FOUND,
             "The cursor names no page of this list.",
-            [detail(["cursor"], "not a cursor of this list")],
+            [detail(["cursor"], BAD_CURSOR)],
         )
 
 

@@ -12,7 +12,17 @@ from typing import TYPE_CHECKING, Any
 from django.core import signing
 from pydantic import Field
 
-from learnportal.inputs import QueryBool, QueryInt, QueryModel, QueryText, given, parse_query
+from learnportal.inputs import (
+    BAD_CURSOR,
+    QueryBool,
+    QueryInt,
+    QueryModel,
+    QueryText,
+    given,
+    id_of_signed,
+    parse_query,
+    signed_id,
+)
 from learnportal.protocol import FeedbackDimension, FeedbackPolarity, FeedbackSource
 from learnportal.protocol.errors import invalid
 from learnportal.protocol.models import Timestamp
@@ -23,7 +33,6 @@ if TYPE_CHECKING:
 MAX_LIMIT = 500
 CURSOR_SALT = "feedback.explorer.cursor"
 TURNS_CURSOR_SALT = "feedback.turns.cursor"  # the turn list's: an explorer cursor is none of it
-BAD_CURSOR = "not a cursor of this list"
 
 # (ts, id) of the last feedback of a page: the next page starts below it.
 Position = tuple[float, int]
@@ -77,22 +86,12 @@ def encode_cursor(position: Position) -> str:
 
 def encode_turn_cursor(pk: int) -> str:
     """The turn list's cursor: the id of a page's last turn, signed."""
-    return signing.dumps(pk, salt=TURNS_CURSOR_SALT)
+    return signed_id(pk, TURNS_CURSOR_SALT)
 
 
 def decode_turn_cursor(cursor: str) -> int | None:
     """The turn id a turn list's cursor names, or None for none; any other is `invalid`."""
-    if not cursor:
-        return None
-    try:
-        value: Any = signing.loads(cursor, salt=TURNS_CURSOR_SALT)
-    except signing.BadSignature:
-        value = None
-    if isinstance(value, int) and not isinstance(value, bool):
-        return value
-    raise invalid(
-        "The cursor names no page of this list.", [{"loc": ["cursor"], "msg": BAD_CURSOR}]
-    )
+    return id_of_signed(cursor, TURNS_CURSOR_SALT)
 
 
 def decode_cursor(cursor: str) -> Position | None:

@@ -36,6 +36,11 @@ from feedback.models import (
 from feedback.reward_window import first_bucket, span_for
 from feedback.rewards import latest_experience_id
 from feedback.sketch import DurationSketch, coarse_histogram
+from feedback.source_scores import DEFAULT_SOURCE as DEFAULT_SOURCE
+from feedback.source_scores import SOURCE_LABELS as SOURCE_LABELS
+from feedback.source_scores import source_asked as source_asked
+from feedback.source_scores import source_links as source_links
+from feedback.source_scores import source_scores as source_scores
 from learnportal.accounts.models import User
 from learnportal.accounts.roles import Action
 from learnportal.protocol import FeedbackDimension, FeedbackSource

@@ -11,10 +11,11 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
+from django.core import signing
 from drf_spectacular.utils import OpenApiParameter
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
 
-from learnportal.protocol.errors import LearnError
+from learnportal.protocol.errors import LearnError, detail, invalid
 from learnportal.protocol.wire import invalid_from
 
 if TYPE_CHECKING:
@@ -57,6 +58,27 @@ Query = TypeVar("Query", bound="QueryModel")
 
 class QueryModel(BaseModel):
     model_config = ConfigDict(extra="ignore", strict=False, allow_inf_nan=False)
+
+
+BAD_CURSOR = "not a cursor of this list"
+
+
+def signed_id(pk: int, salt: str) -> str:
+    """A list's cursor: the id of a page's last row, signed with the list's own salt."""
+    return signing.dumps(pk, salt=salt)
+
+
+def id_of_signed(cursor: str, salt: str, *, names: str = "this list") -> int | None:
+    """The row id a cursor of `signed_id` names, None for none; any other is `invalid`."""
+    if not cursor:
+        return None
+    try:
+        value: Any = signing.loads(cursor, salt=salt)
+    except signing.BadSignature:
+        value = None
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    raise invalid(f"The cursor names no page of {names}.", [detail(["cursor"], BAD_CURSOR)])
 
 
 def parse_query(model: type[Query], params: Mapping[str, str]) -> Query:

@@ -18,15 +18,13 @@ from django.urls import reverse
 from django.utils.safestring import mark_safe
 
 from feedback.selectors import (
+    DEFAULT_SOURCE,
+    SOURCE_LABELS,
     component_durations,
     component_feedback,
     component_figures,
     component_hours,
     component_records,
-)
-from feedback.source_scores import (
-    DEFAULT_SOURCE,
-    SOURCE_LABELS,
     source_asked,
     source_links,
     source_scores,

@@ -6,13 +6,19 @@ REST (`GET /api/webhooks/<id>/deliveries/`) and the endpoint's page read it thro
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from django.core import signing
 from pydantic import Field
 
-from learnportal.inputs import QueryInt, QueryModel, QueryText, given, parse_query
-from learnportal.protocol.errors import detail, invalid
+from learnportal.inputs import (
+    QueryInt,
+    QueryModel,
+    QueryText,
+    given,
+    id_of_signed,
+    parse_query,
+    signed_id,
+)
 from learnportal.webhooks.models import DeliveryState
 
 if TYPE_CHECKING:
@@ -44,23 +50,12 @@ def parse_log_query(params: Mapping[str, str]) -> DeliveryLogQuery:
 
 
 def encode_cursor(pk: int) -> str:
-    return signing.dumps(pk, salt=CURSOR_SALT)
+    return signed_id(pk, CURSOR_SALT)
 
 
 def decode_cursor(cursor: str) -> int | None:
     """The last id of the page before, or None for the first page; else `invalid`."""
-    if not cursor:
-        return None
-    try:
-        value: Any = signing.loads(cursor, salt=CURSOR_SALT)
-    except signing.BadSignature:
-        value = None
-    if isinstance(value, int) and not isinstance(value, bool):
-        return value
-    raise invalid(
-        "The cursor names no page of this delivery log.",
-        [detail(["cursor"], "not a cursor of this list")],
-    )
+    return id_of_signed(cursor, CURSOR_SALT, names="this delivery log")
 
 
 def log_page(endpoint: Endpoint, query: DeliveryLogQuery) -> tuple[list[Delivery], str | None]:
