@@ -8,23 +8,17 @@ subclasses below, so that what a call answers is still its protocol response.
 
 from __future__ import annotations
 
-from pydantic import Field
+from pydantic import ConfigDict, Field
 
 from learnportal.protocol.messages import LearnAdaptResponse, LearnStatsResponse, Response
-from learnportal_client.rest import Lenient
+from learnportal.protocol.models import ComponentPerformanceRecord
 
 
-class ComponentRecord(Lenient):
-    """One component's performance: calls, durations (ms) and its confidence-weighted score."""
+class ComponentRecord(ComponentPerformanceRecord):
+    """One component's performance: calls, durations (ms) and its confidence-weighted score,
+    the spec's record read leniently."""
 
-    component_name: str
-    calls_total: int = 0
-    calls_success: int = 0
-    calls_failed: int = 0
-    avg_duration_ms: float = 0.0
-    avg_score: float = 0.0
-    last_called: float = 0.0
-    p95_duration_ms: float = 0.0
+    model_config = ConfigDict(extra="ignore", strict=False)  # as Lenient reads
 
 
 class AdaptedComponent(ComponentRecord):
