@@ -374,9 +374,11 @@ def test_an_annotator_never_sees_another_persons_rating_until_they_rated(
     expect(page.locator(".blind-note")).to_be_visible()
 
     page.keyboard.press("3")
-    _press(page, "Enter")
-    page.goto(f"{live_server.url}/turns/{turn.pk}/")
+    with page.expect_navigation():  # to the turn's reveal: no form there, so no _ready
+        page.keyboard.press("Enter")
     expect(page.locator(".ratings")).to_contain_text("SECRET-OPINION")  # rated: now it may
+    page.goto(f"{live_server.url}/turns/{turn.pk}/")
+    expect(page.locator(".ratings")).to_contain_text("SECRET-OPINION")
 
     reviewer = _person(chromium, live_server.url, "reviewer")
     reviewer.goto(f"{live_server.url}/turns/{turn.pk}/")

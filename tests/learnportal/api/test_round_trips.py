@@ -32,11 +32,12 @@ PINNED = {
     "learn/stats/req": {"sqlite": 1, "postgresql": 1},  # the aggregates
     # savepoint, existing ids, rows, counter, stats upsert, hour bucket, score read, release
     "learn/feedback/req": {"sqlite": 8, "postgresql": 7},
-    # savepoint, existing ids, quota upsert, last id, components, policy, rows, reward sums
-    # (upsert, last id, prune), stats (3), hour bucket, release
-    "learn/experience/req": {"sqlite": 15, "postgresql": 14},
+    # savepoint, existing ids, quota upsert, last id, components, policy, the components'
+    # owners (claim, read: feedback.attribution), rows, reward sums (upsert, last id, prune),
+    # stats (3), hour bucket, release
+    "learn/experience/req": {"sqlite": 17, "postgresql": 16},
     # the same less the components and the policy: every action says its own probability
-    "learn/experience/req with action_prob": {"sqlite": 13, "postgresql": 12},
+    "learn/experience/req with action_prob": {"sqlite": 15, "postgresql": 14},
 }
 
 
