@@ -103,6 +103,8 @@ class A2EConsumer(AsyncHttpConsumer):  # type: ignore[misc]  # channels has no t
     size = 0
 
     body_limit: int | None = None
+    record: SessionRecord | None = None
+    lookup_done = False
     head = b""  # the body's first bytes, kept to name the request an over-long body refuses
 
     async def http_request(self, message: dict[str, Any]) -> None:
@@ -173,8 +175,7 @@ class A2EConsumer(AsyncHttpConsumer):  # type: ignore[misc]  # channels has no t
         """The request's session (ended too) and bearer; Refused if the id does not open a
         session, or the bearer is missing or another than the one it is bound to."""
         credential = header_credential(self.scope)
-        parts = sessions.split_session_id(self.presented_id())
-        record = await store().get(parts[0], sessions.hash_secret(parts[1])) if parts else None
+        record = await self.looked_up()
         if record is None:
             await self.count_unauthenticated()
             raise Refused(404, ErrorCode.NOT_FOUND, UNKNOWN_SESSION)
@@ -184,6 +185,15 @@ class A2EConsumer(AsyncHttpConsumer):  # type: ignore[misc]  # channels has no t
         if credential is not None and record.credential not in (None, credential):
             raise Refused(403, ErrorCode.FORBIDDEN, host.OTHER_CREDENTIAL)
         return record, credential
+
+    async def looked_up(self) -> SessionRecord | None:
+        """The session the request names, read from the store once a request."""
+        if not self.lookup_done:
+            parts = sessions.split_session_id(self.presented_id())
+            secret_hash = sessions.hash_secret(parts[1]) if parts else ""
+            self.record = await store().get(parts[0], secret_hash) if parts else None
+            self.lookup_done = True  # only once it answered: a store error is raised again
+        return self.record
 
     async def count_unauthenticated(self) -> None:
         """Count a request that no credential vouches for under its client's address."""
@@ -233,9 +243,8 @@ class SendConsumer(A2EConsumer):
 
     async def max_body_bytes(self) -> int:
         # Until a credential binds the session, its messages are handshakes, pings and refusals.
-        parts = sessions.split_session_id(self.presented_id())
         try:
-            record = await store().get(parts[0], sessions.hash_secret(parts[1])) if parts else None
+            record = await self.looked_up()
         except (RedisError, OSError):
             record = None  # answered as unavailable once the body is read
         if record is None or record.credential is None:
