@@ -52,7 +52,7 @@ $(A2E_SDK_VENV)/.installed: tests/sdk/requirements.txt $(SDK_SOURCE)/pyproject.t
 	touch $@
 
 $(ENV_FILE): | venv
-	$(PY) -m learnportal.env $@
+	$(PY) -m core.env $@
 
 $(VENV)/.bench-installed: $(VENV)/.dev-installed
 	$(PY) -m pip install --quiet ".[dev,bench]"

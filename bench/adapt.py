@@ -534,7 +534,7 @@ ADAPT_PHASES = [
     ("refinement.adapt", "plan_settle", "apply: `plan_settle`"),
     ("refinement.adapt", "history_record", "apply: `history_record` of the adapt"),
     ("refinement.adapt", "component_records", "apply: `component_records`"),
-    ("learnportal.events", "broadcast_now", "apply: broadcasts after COMMIT"),
+    ("core.events", "broadcast_now", "apply: broadcasts after COMMIT"),
 ]
 
 
@@ -727,8 +727,8 @@ def worker(task_path: Path) -> dict[str, Any]:
     from django.conf import settings
     from django.db import connection
 
-    from learnportal.accounts.principals import Principal
-    from learnportal.accounts.roles import Role
+    from core.accounts.principals import Principal
+    from core.accounts.roles import Role
     from refinement.trust_region import STEP_LIMIT
 
     task = orjson.loads(task_path.read_bytes())

@@ -61,13 +61,13 @@ def _setup() -> None:
 def _record(target: int, start: float, seed: int) -> float:
     """Calls (and a score for every fifth) through the ingest services up to `target` calls in
     all, their ts spread evenly over SPAN_S from `start`: seconds taken."""
+    from core.accounts.principals import Principal
+    from core.accounts.roles import Role
     from feedback.models import ComponentStats
     from feedback.services import experience_store, feedback_record
-    from learnportal.accounts.principals import Principal
-    from learnportal.accounts.roles import Role
-    from learnportal.protocol import Experience, FeedbackPolarity
-    from learnportal.protocol import Feedback as FeedbackItem
-    from learnportal.protocol.models import Action
+    from learnportal_protocol import Experience, FeedbackPolarity
+    from learnportal_protocol import Feedback as FeedbackItem
+    from learnportal_protocol.models import Action
     from refinement.store import behaviour_policy
 
     agent = Principal(role=Role.AGENT, name="bench-agent", is_human=False)
@@ -138,13 +138,13 @@ def bare_view(request: Any, name: str) -> Any:
     """The baseline: the rows the component page reads, and no page around them."""
     from django.http import JsonResponse
 
+    from core.accounts.principals import principal_for_user
     from feedback.selectors import (
         component_durations,
         component_feedback,
         component_hours,
         component_records,
     )
-    from learnportal.accounts.principals import principal_for_user
     from refinement import component_pages
     from refinement.selectors import component_weight, weight_history
 
@@ -209,8 +209,8 @@ def _measure(requests: int) -> dict[str, Any]:
     from django.db import connection
     from django.test import Client, override_settings
 
+    from core.accounts.models import User
     from feedback.models import ComponentBucket, ComponentStats, Experience, Feedback
-    from learnportal.accounts.models import User
 
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE")
@@ -236,12 +236,12 @@ def _ingest_share(hours: int, batches: int = 20) -> dict[str, Any]:
     and `feedback_record` (a score each) whose items span `hours` hours, alternately with the
     bucket upserts and without (patched out), on the same tables in the same run."""
     import feedback.services as services
+    from core.accounts.principals import Principal
+    from core.accounts.roles import Role
     from feedback.services import experience_store, feedback_record
-    from learnportal.accounts.principals import Principal
-    from learnportal.accounts.roles import Role
-    from learnportal.protocol import Experience, FeedbackPolarity
-    from learnportal.protocol import Feedback as FeedbackItem
-    from learnportal.protocol.models import Action
+    from learnportal_protocol import Experience, FeedbackPolarity
+    from learnportal_protocol import Feedback as FeedbackItem
+    from learnportal_protocol.models import Action
     from refinement.store import behaviour_policy
 
     agent = Principal(role=Role.AGENT, name="bench-share", is_human=False)

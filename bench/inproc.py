@@ -60,10 +60,10 @@ def seed_calls(*, token: str, target: int, batch: int = 1000) -> dict[str, Any]:
     from django.conf import settings
 
     from bench.payloads import envelope, experience_item
+    from core.accounts.principals import principal_for_token
     from feedback.services import experience_store
-    from learnportal.accounts.principals import principal_for_token
-    from learnportal.protocol import parse_request
-    from learnportal.protocol.messages import LearnExperienceRequest
+    from learnportal_protocol import parse_request
+    from learnportal_protocol.messages import LearnExperienceRequest
     from refinement.store import behaviour_policy
 
     principal = principal_for_token(token)
@@ -108,7 +108,7 @@ PHASES = [
     ("feedback.services", "_forward_env_rewards", "`_forward_env_rewards`"),
     ("feedback.handlers", "component_records", "`component_records` (stats query)"),
     ("django.db.backends.base.base", "BaseDatabaseWrapper._commit", "COMMIT"),
-    ("learnportal.events", "broadcast_now", "broadcast after commit (channel layer)"),
+    ("core.events", "broadcast_now", "broadcast after commit (channel layer)"),
 ]
 
 
@@ -177,8 +177,8 @@ def profile(*, token: str, kind: str, batches: int, size: int) -> dict[str, Any]
 
     from bench.payloads import batches as make_batches
     from bench.payloads import stats_body
+    from core.accounts.principals import principal_for_token
     from learnportal import dispatch
-    from learnportal.accounts.principals import principal_for_token
 
     principal = principal_for_token(token)
     if principal is None:
@@ -387,8 +387,8 @@ def asgi_probe(*, token: str, requests: int = 1000) -> dict[str, Any]:
     from django.test.utils import override_settings
 
     from bench.payloads import stats_body
+    from core.accounts.principals import principal_for_token
     from learnportal import dispatch
-    from learnportal.accounts.principals import principal_for_token
 
     counts = {"threads": 0, "connects": 0}
     hops: dict[str, list[float]] = defaultdict(lambda: [0, 0.0, 0.0])  # n, awaited s, ran s

@@ -347,7 +347,7 @@ class Clients:
     def __init__(self) -> None:
         from django.test import Client
 
-        from learnportal.accounts.models import ApiToken, User
+        from core.accounts.models import ApiToken, User
 
         self.session: dict[str, Any] = {}
         self.token: dict[str, Any] = {}

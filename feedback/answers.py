@@ -7,9 +7,9 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import ConfigDict, Field
 
-from learnportal.protocol import Feedback as FeedbackItem
-from learnportal.protocol import RatedTurn
-from learnportal.protocol.models import Answer, FeedbackDimension
+from learnportal_protocol import Feedback as FeedbackItem
+from learnportal_protocol import RatedTurn
+from learnportal_protocol.models import Answer, FeedbackDimension
 
 if TYPE_CHECKING:
     from feedback.models import Turn as TurnRow

@@ -17,6 +17,18 @@ from rest_framework.pagination import Cursor, CursorPagination
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from core.accounts.authentication import principal_of
+from core.accounts.roles import Action
+from core.inputs import (
+    BAD_CURSOR,
+    WHOLE_NUMBER,
+    QueryBool,
+    QueryInt,
+    QueryModel,
+    QueryText,
+    parse_query,
+    query_parameters,
+)
 from feedback.answers import (
     Agreement,
     FeedbackPage,
@@ -40,21 +52,9 @@ from feedback.queue import queue_held, queue_next, queue_release, queue_skip, qu
 from feedback.selectors import agreement_read, feedback_matching, feedback_page, turn_queue
 from feedback.services import turns_submit
 from feedback.turn_items import TurnsRequest, turn_inputs, turns_batch_checked
-from learnportal.accounts.authentication import principal_of
-from learnportal.accounts.roles import Action
-from learnportal.inputs import (
-    BAD_CURSOR,
-    WHOLE_NUMBER,
-    QueryBool,
-    QueryInt,
-    QueryModel,
-    QueryText,
-    parse_query,
-    query_parameters,
-)
-from learnportal.protocol.errors import ErrorCode, LearnError, detail
-from learnportal.protocol.models import INT64, RequiredName, StrictModel
-from learnportal.protocol.wire import parse_body
+from learnportal_protocol.errors import ErrorCode, LearnError, detail
+from learnportal_protocol.models import INT64, RequiredName, StrictModel
+from learnportal_protocol.wire import parse_body
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator, Iterator

@@ -20,8 +20,8 @@ from feedback.models import ComponentOwner
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
-    from learnportal.accounts.principals import Principal
-    from learnportal.accounts.roles import Role
+    from core.accounts.principals import Principal
+    from core.accounts.roles import Role
 
 
 def speaks_for_all(role: Role | str) -> bool:

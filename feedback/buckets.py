@@ -15,7 +15,7 @@ from django.db import connection
 
 from feedback.bulk import insert_rows
 from feedback.models import ComponentBucket
-from learnportal.protocol.models import TIMESTAMP_MAX
+from learnportal_protocol.models import TIMESTAMP_MAX
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence

@@ -18,14 +18,14 @@ from django.db import connection
 from feedback.answers import StoredFeedback, StoredRatedTurn
 from feedback.models import Feedback, Turn
 from feedback.selectors import counted_feedback
-from learnportal.protocol import FeedbackDimension, FeedbackPolarity, FeedbackSource
+from learnportal_protocol import FeedbackDimension, FeedbackPolarity, FeedbackSource
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Generator, Iterator
 
     from django.db.models import QuerySet
 
-    from learnportal.protocol import Feedback as FeedbackItem
+    from learnportal_protocol import Feedback as FeedbackItem
 
 BATCH = 2000
 # SQLite's page cache while an export reads (KiB, as PRAGMA cache_size takes it when negative).

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from django.core import signing
 from pydantic import Field
 
-from learnportal.inputs import (
+from core.inputs import (
     BAD_CURSOR,
     QueryBool,
     QueryInt,
@@ -23,9 +23,9 @@ from learnportal.inputs import (
     parse_query,
     signed_id,
 )
-from learnportal.protocol import FeedbackDimension, FeedbackPolarity, FeedbackSource
-from learnportal.protocol.errors import invalid
-from learnportal.protocol.models import Timestamp
+from learnportal_protocol import FeedbackDimension, FeedbackPolarity, FeedbackSource
+from learnportal_protocol.errors import invalid
+from learnportal_protocol.models import Timestamp
 
 if TYPE_CHECKING:
     from collections.abc import Mapping

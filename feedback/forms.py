@@ -1,8 +1,8 @@
 """The annotators' rating form. It parses what a browser sends; the protocol models and services
 judge it.
 
-Ranges, the correction rule and the span check live in `learnportal.protocol` and the services,
-so a refusal reads the same here as over the API: `learnportal.web.show_learn_error` puts each of
+Ranges, the correction rule and the span check live in `learnportal_protocol` and the services,
+so a refusal reads the same here as over the API: `core.web.show_learn_error` puts each of
 a LearnError's details next to the field it names (`RATING_LOCS`).
 """
 
@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from django import forms
 
-from learnportal.protocol import FeedbackDimension, FeedbackPolarity
-from learnportal.protocol.models import NAME_LENGTH
+from learnportal_protocol import FeedbackDimension, FeedbackPolarity
+from learnportal_protocol.models import NAME_LENGTH
 
 POLARITY_HELP = {
     FeedbackPolarity.POSITIVE: "Good as it is",

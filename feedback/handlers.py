@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from core.accounts.roles import Action
 from feedback.selectors import component_records
 from feedback.services import RoutingPolicy, experience_store, feedback_record
-from learnportal.accounts.roles import Action
-from learnportal.protocol.errors import not_found
+from learnportal_protocol.errors import not_found
 
 if TYPE_CHECKING:
-    from learnportal.accounts.principals import Principal
-    from learnportal.protocol.messages import (
+    from core.accounts.principals import Principal
+    from learnportal_protocol.messages import (
         LearnExperienceRequest,
         LearnFeedbackRequest,
         LearnStatsRequest,

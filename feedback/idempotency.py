@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from feedback.bulk import existing_values
-from learnportal.protocol.errors import conflict, detail
+from learnportal_protocol.errors import conflict, detail
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence

@@ -24,8 +24,8 @@ from feedback.turn_import import ColumnMapping, ImportReport, RefusedRow, turns_
 if TYPE_CHECKING:
     from django.core.files.uploadedfile import UploadedFile
 
+    from core.accounts.principals import Principal
     from feedback.turn_files import Row
-    from learnportal.accounts.principals import Principal
 
 # An upload nobody imported is deleted this long after it came (at the next upload).
 STAGED_SECONDS = 24 * 3600

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from feedback.raters import newcomer_refused
 
 if TYPE_CHECKING:
-    from learnportal.protocol.errors import LearnError
+    from learnportal_protocol.errors import LearnError
 
 LEASE_WARNING_SECONDS = 60  # the countdown warns in the lease's last minute
 

@@ -28,7 +28,7 @@ from feedback.agreement import unit_observed
 from feedback.bulk import IN_CHUNK, insert_rows
 from feedback.facts import stored_facts
 from feedback.models import AgreementTotals, AgreementUnit, Feedback, Retraction
-from learnportal.protocol import FeedbackSource
+from learnportal_protocol import FeedbackSource
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping

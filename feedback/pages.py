@@ -16,6 +16,11 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from pydantic import ValidationError
 
+from core.accounts.roles import Action
+from core.form_words import in_form_words
+from core.inputs import QueryBool, QueryModel, QueryText, page_query
+from core.instants import utc
+from core.web import page, requires, show_learn_error, when
 from feedback import selectors
 from feedback.exports import FORMATS, as_items
 from feedback.filters import (
@@ -40,26 +45,21 @@ from feedback.queue import (
 )
 from feedback.services import feedback_record
 from feedback.turn_import import guessed_mapping, mapping_checked
-from learnportal.accounts.roles import Action
-from learnportal.form_words import in_form_words
-from learnportal.inputs import QueryBool, QueryModel, QueryText, page_query
-from learnportal.instants import utc
-from learnportal.protocol import (
+from learnportal_protocol import (
     Feedback,
     FeedbackDimension,
     FeedbackPolarity,
     FeedbackSource,
 )
-from learnportal.protocol.errors import HTTP_STATUS, ErrorCode, LearnError
-from learnportal.protocol.ids import new_feedback_id
-from learnportal.protocol.wire import invalid_from
-from learnportal.web import page, requires, show_learn_error, when
+from learnportal_protocol.errors import HTTP_STATUS, ErrorCode, LearnError
+from learnportal_protocol.ids import new_feedback_id
+from learnportal_protocol.wire import invalid_from
 
 if TYPE_CHECKING:
     from django.http import HttpRequest, HttpResponse
 
+    from core.accounts.principals import Principal
     from feedback import models
-    from learnportal.accounts.principals import Principal
 
 QUEUE_PAGE_SIZE = 20
 CHOICES_SHOWN = 200  # a typeahead's suggestions; any other value can still be typed

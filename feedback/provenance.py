@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from learnportal.accounts.roles import Role
-from learnportal.protocol import Feedback, FeedbackSource
-from learnportal.protocol.errors import detail
+from core.accounts.roles import Role
+from learnportal_protocol import Feedback, FeedbackSource
+from learnportal_protocol.errors import detail
 
 if TYPE_CHECKING:
-    from learnportal.accounts.principals import Principal
+    from core.accounts.principals import Principal
 
 DEFAULT_SOURCE: dict[Role, FeedbackSource] = {
     Role.AGENT: FeedbackSource.SELF,

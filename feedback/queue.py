@@ -33,21 +33,21 @@ from django.db import connection, transaction
 from django.db.models import Count, Exists, F, IntegerField, OuterRef, Subquery, Value
 from django.db.models.functions import Coalesce
 
+from core.accounts.roles import Action
+from core.events import broadcast_on_commit
 from feedback.bulk import insert_rows
 from feedback.models import Feedback, Lease, Retraction, Skip, Turn
 from feedback.moments import moments_recount
 from feedback.queue_state import turns_tally
 from feedback.retractions import ratings_take_back
 from feedback.selectors import counted_feedback, live_counts
-from learnportal.accounts.roles import Action
-from learnportal.events import broadcast_on_commit
-from learnportal.protocol import FeedbackSource
-from learnportal.protocol.errors import conflict, detail, not_found
+from learnportal_protocol import FeedbackSource
+from learnportal_protocol.errors import conflict, detail, not_found
 
 if TYPE_CHECKING:
     from django.db.models import QuerySet
 
-    from learnportal.accounts.principals import Principal
+    from core.accounts.principals import Principal
 
 # A candidate found by the scan may turn out taken when counted again under its lock (another
 # person's lease committed in between): try the next one, a few times, before saying "none".

@@ -29,7 +29,7 @@ from django.db import connection
 from feedback.bulk import IN_CHUNK, server_bound_cursor
 from feedback.facts import stored_facts
 from feedback.models import Turn
-from learnportal.protocol import FeedbackPolarity, FeedbackSource
+from learnportal_protocol import FeedbackPolarity, FeedbackSource
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping

@@ -23,16 +23,16 @@ from django.conf import settings
 
 from feedback.facts import BATCH_ORDER
 from feedback.models import Lease
-from learnportal.protocol import FeedbackSource
-from learnportal.protocol.errors import ErrorCode, conflict, detail
+from learnportal_protocol import FeedbackSource
+from learnportal_protocol.errors import ErrorCode, conflict, detail
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    from core.accounts.principals import Principal
     from feedback.facts import Fact, Facts
     from feedback.queue_state import Held
-    from learnportal.accounts.principals import Principal
-    from learnportal.protocol.errors import LearnError
+    from learnportal_protocol.errors import LearnError
 
 HUMAN = FeedbackSource.HUMAN.value
 RATED_TWICE = "rates this turn on {dimension} again in the same batch"

@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING, Any, TypedDict
 from django.db import connection
 from django.db.models import BooleanField, Exists, ExpressionWrapper, OuterRef, Q, QuerySet
 
+from core.accounts.models import User
+from core.accounts.roles import Action
 from feedback import agreement
 from feedback.answers import Agreement, DimensionAgreement
 
@@ -41,15 +43,13 @@ from feedback.source_scores import SOURCE_LABELS as SOURCE_LABELS
 from feedback.source_scores import source_asked as source_asked
 from feedback.source_scores import source_links as source_links
 from feedback.source_scores import source_scores as source_scores
-from learnportal.accounts.models import User
-from learnportal.accounts.roles import Action
-from learnportal.protocol import FeedbackDimension, FeedbackSource
+from learnportal_protocol import FeedbackDimension, FeedbackSource
 
 if TYPE_CHECKING:
     from django_stubs_ext import WithAnnotations
 
+    from core.accounts.principals import Principal
     from feedback.filters import Position
-    from learnportal.accounts.principals import Principal
 
 
 class Queued(TypedDict):
@@ -594,7 +594,7 @@ def feedback_count() -> int:
 
 def live_counts() -> dict[str, int | str]:
     """What the overview's counters show, as shown, for the page and its live updates (read
-    once per flush, learnportal.events; everyone who may read stats may read both over REST).
+    once per flush, core.events; everyone who may read stats may read both over REST).
     Past the count's cap the turns waiting read "10000+"."""
     unrated, more = unrated_turn_count()
     return {"feedback_count": feedback_count(), "turns_unrated": f"{unrated}+" if more else unrated}

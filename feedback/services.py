@@ -11,6 +11,8 @@ import orjson
 from django.conf import settings
 from django.db import IntegrityError, connection, transaction
 
+from core.accounts.roles import Action, Role
+from core.events import broadcast_on_commit
 from feedback.answers import TurnsCreated
 from feedback.attribution import attributed_components
 from feedback.buckets import buckets_add_experiences, buckets_add_feedback
@@ -33,17 +35,15 @@ from feedback.stats import (
     stats_add_calls,
     stats_add_scores,
 )
-from learnportal.accounts.roles import Action, Role
-from learnportal.events import broadcast_on_commit
-from learnportal.protocol import Experience as ExperienceItem
-from learnportal.protocol import Feedback as FeedbackItem
-from learnportal.protocol import FeedbackDimension, FeedbackPolarity, FeedbackSource, RatedTurn
-from learnportal.protocol.errors import ErrorCode, LearnError, forbidden
+from learnportal_protocol import Experience as ExperienceItem
+from learnportal_protocol import Feedback as FeedbackItem
+from learnportal_protocol import FeedbackDimension, FeedbackPolarity, FeedbackSource, RatedTurn
+from learnportal_protocol.errors import ErrorCode, LearnError, forbidden
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
 
-    from learnportal.accounts.principals import Principal
+    from core.accounts.principals import Principal
 
 FEEDBACK_COLUMNS = (
     "feedback_id",

@@ -10,7 +10,7 @@ from django.db import connection
 from feedback.bulk import Row, insert_rows
 from feedback.models import ComponentStats
 from feedback.sketch import DurationSketch
-from learnportal.protocol import FeedbackSource
+from learnportal_protocol import FeedbackSource
 
 # Each source's own tally of scores, beside the total over them all (ComponentStats).
 SCORE_SOURCES = tuple(source.value for source in FeedbackSource)

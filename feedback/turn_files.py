@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 from django.conf import settings
 
-from learnportal.protocol.errors import ErrorCode, LearnError, detail, invalid
+from learnportal_protocol.errors import ErrorCode, LearnError, detail, invalid
 
 if TYPE_CHECKING:
     from collections.abc import Iterator

@@ -19,17 +19,17 @@ import orjson
 from django.conf import settings
 from pydantic import ValidationError
 
+from core.accounts.roles import Action
 from feedback.services import turns_store
 from feedback.turn_items import TurnItem, turn_inputs, turns_batch_checked
-from learnportal.accounts.roles import Action
-from learnportal.protocol.errors import detail, invalid
-from learnportal.protocol.wire import invalid_from
+from learnportal_protocol.errors import detail, invalid
+from learnportal_protocol.wire import invalid_from
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Sequence
 
+    from core.accounts.principals import Principal
     from feedback.turn_files import Row
-    from learnportal.accounts.principals import Principal
 
 # What a column may be mapped to, in the order the page offers them; metadata takes several.
 TARGETS = ("prompt", "response", "model", "component", "session", "correlation_id")

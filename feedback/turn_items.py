@@ -6,9 +6,9 @@ from __future__ import annotations
 from django.conf import settings
 
 from feedback.services import TurnInput
-from learnportal.protocol import RatedTurn
-from learnportal.protocol.errors import ErrorCode, LearnError, detail
-from learnportal.protocol.models import Name, RequiredName, StrictModel
+from learnportal_protocol import RatedTurn
+from learnportal_protocol.errors import ErrorCode, LearnError, detail
+from learnportal_protocol.models import Name, RequiredName, StrictModel
 
 
 class TurnItem(StrictModel):

@@ -1,7 +1,7 @@
 """The headers every HTTP answer carries, whatever made it: `X-Content-Type-Options: nosniff`
 and a Content-Security-Policy.
 
-Pages get the site's policy from learnportal.csp and nosniff from Django's SecurityMiddleware,
+Pages get the site's policy from core.csp and nosniff from Django's SecurityMiddleware,
 but not every answer passes them: django-csp leaves out Django's technical 404 and 500 pages
 under DEBUG (their inline style and script would be blocked), and Django's ASGI handler answers
 a body it cannot read (400, 413) before any middleware. Whatever still lacks a header gets it

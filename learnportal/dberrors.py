@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from django.db import DatabaseError, IntegrityError, InterfaceError, OperationalError
 
-from learnportal.protocol.errors import ErrorCode, LearnError
+from learnportal_protocol.errors import ErrorCode, LearnError
 
 if TYPE_CHECKING:
     from redis.exceptions import RedisError

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import random
 
-from learnportal.accounts.models import User
-from learnportal.accounts.principals import Principal
-from learnportal.accounts.roles import Role
-from learnportal.protocol import (
+from core.accounts.models import User
+from core.accounts.principals import Principal
+from core.accounts.roles import Role
+from learnportal_protocol import (
     Action,
     Experience,
     Feedback,

@@ -18,18 +18,18 @@ from django.conf import settings
 from django.db import DatabaseError, IntegrityError
 from redis.exceptions import RedisError
 
+from core.accounts.principals import Principal
+from core.ratelimit import rate_limit_check
 from feedback import handlers as feedback
-from learnportal.accounts.principals import Principal
 from learnportal.dberrors import database_error, redis_error
-from learnportal.protocol import RESPONSE_MODELS, parse_request, response_type_for
-from learnportal.protocol.errors import MIN_RETRY_AFTER, ErrorCode, LearnError
-from learnportal.protocol.wire import request_id_of
-from learnportal.ratelimit import rate_limit_check
+from learnportal_protocol import RESPONSE_MODELS, parse_request, response_type_for
+from learnportal_protocol.errors import MIN_RETRY_AFTER, ErrorCode, LearnError
+from learnportal_protocol.wire import request_id_of
 from refinement import handlers as refinement
 from refinement.store import behaviour_policy
 
 if TYPE_CHECKING:
-    from learnportal.protocol.messages import Envelope
+    from learnportal_protocol.messages import Envelope
 
 logger = logging.getLogger(__name__)
 

@@ -1,7 +1,7 @@
 """The rate limit for every request Django serves outside the API: the portal's pages, the login
 page, the admin, a page that is not there.
 
-Under /api/ the DRF views count their own requests (learnportal.ratelimit), so that a learn/*
+Under /api/ the DRF views count their own requests (core.ratelimit), so that a learn/*
 POST is counted once, in dispatch. Static files are served by WhiteNoise before this middleware
 and are not counted. A person is counted as their principal, as with a personal token; anyone
 else under their client's address.
@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from learnportal.accounts.principals import principal_for_user
+from core.accounts.principals import principal_for_user
+from core.ratelimit import address_key, retry_after_for
+from core.web import page
 from learnportal.api.errors import with_retry_after
-from learnportal.ratelimit import address_key, retry_after_for
-from learnportal.web import page
 
 if TYPE_CHECKING:
     from collections.abc import Callable

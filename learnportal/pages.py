@@ -7,11 +7,11 @@ from typing import TYPE_CHECKING
 import orjson
 from django.contrib.auth.decorators import login_required
 
+from core.accounts.principals import principal_for_user
+from core.accounts.roles import Action
+from core.web import page
 from feedback.selectors import component_figures, component_records, live_counts
 from feedback.source_scores import SOURCE_LABELS, source_asked, source_links, source_scores
-from learnportal.accounts.principals import principal_for_user
-from learnportal.accounts.roles import Action
-from learnportal.web import page
 from refinement.history import history_entries
 from refinement.paths import UNWEIGHTED
 from refinement.selectors import open_proposal_count
@@ -20,7 +20,7 @@ from refinement.store import routing_weights
 if TYPE_CHECKING:
     from django.http import HttpResponse
 
-    from learnportal.web import AuthenticatedHttpRequest
+    from core.web import AuthenticatedHttpRequest
 
 # What the empty overview shows an agent's developer: one turn for the annotators' queue.
 FIRST_TURN = {

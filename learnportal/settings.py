@@ -15,8 +15,8 @@ from urllib.parse import urlparse
 import dj_database_url
 from csp.constants import NONE, SELF
 
-from learnportal.accounts.roles import Role
-from learnportal.env import (
+from core.accounts.roles import Role
+from core.env import (
     env_bool,
     env_choice,
     env_float,
@@ -28,7 +28,7 @@ from learnportal.env import (
     env_str,
     load_env_file,
 )
-from learnportal.protocol.models import RiskLevel
+from learnportal_protocol.models import RiskLevel
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 # The dev env file `make` writes (DJANGO_DEBUG=1 and a generated key), so that manage.py typed
@@ -48,7 +48,7 @@ ALLOWED_HOSTS = [
 
 INSTALLED_APPS = [
     "daphne",
-    "learnportal.accounts.admin_apps.PortalAdminConfig",  # django.contrib.admin, for admins only
+    "core.accounts.admin_apps.PortalAdminConfig",  # django.contrib.admin, for admins only
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",
@@ -61,8 +61,8 @@ INSTALLED_APPS = [
     "channels",
     "csp",
     "axes",
-    "learnportal.accounts",
-    "learnportal.webhooks",
+    "core.accounts",
+    "webhooks",
     "feedback",
     "refinement",
     "learnportal",  # the wiring, on top of both apps: seed_demo, the OpenAPI extensions
@@ -73,7 +73,7 @@ MIDDLEWARE = [
     "learnportal.baseline.BaselineHeadersMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
-    "learnportal.csp.PortalCSPMiddleware",
+    "core.csp.PortalCSPMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -142,8 +142,8 @@ def _sqlite_tuned(config: dict[str, Any]) -> dict[str, Any]:
     return {
         **config,
         # Django's SQLite backend, with connections handed back to a pool at the end of a
-        # request instead of closed (learnportal/sqlite/base.py).
-        "ENGINE": "learnportal.sqlite",
+        # request instead of closed (core/sqlite/base.py).
+        "ENGINE": "core.sqlite",
         "OPTIONS": {**options, **config.get("OPTIONS", {})},
         # One file per test run, so that runs side by side never share a database.
         "TEST": {"NAME": VAR_DIR / f"test-learnportal-{os.getpid()}.sqlite3"},
@@ -177,7 +177,7 @@ def _redis_db(url: str) -> str:
 
 
 REDIS_URL = env_str("REDIS_URL")
-# The cache is an optimisation that does without Redis when it is down (learnportal.outage):
+# The cache is an optimisation that does without Redis when it is down (core.outage):
 # give up quickly rather than hang.
 REDIS_CACHE_OPTIONS = {"socket_connect_timeout": 1, "socket_timeout": 1}
 if REDIS_URL:
@@ -237,7 +237,7 @@ SECURE_PROXY_SSL_HEADER = env_proxy_ssl_header("DJANGO_SECURE_PROXY_SSL_HEADER")
 CSRF_TRUSTED_ORIGINS = env_origins("DJANGO_CSRF_TRUSTED_ORIGINS")
 
 # No inline script or style anywhere: each page loads its own file from static/<app>/.
-# learnportal.csp adds the page's own ws:// or wss:// origin to connect-src.
+# core.csp adds the page's own ws:// or wss:// origin to connect-src.
 CONTENT_SECURITY_POLICY = {
     "DIRECTIVES": {
         "default-src": [SELF],
@@ -254,8 +254,8 @@ CONTENT_SECURITY_POLICY = {
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "learnportal.accounts.authentication.BearerTokenAuthentication",
-        "learnportal.accounts.authentication.PrincipalSessionAuthentication",
+        "core.accounts.authentication.BearerTokenAuthentication",
+        "core.accounts.authentication.PrincipalSessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     # The API is JSON: no browsable HTML renderer (it cannot render the views that read their
@@ -264,7 +264,7 @@ REST_FRAMEWORK = {
     "DEFAULT_CONTENT_NEGOTIATION_CLASS": "learnportal.api.negotiation.JSONForEveryClient",
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "learnportal.api.errors.exception_handler",
-    "DEFAULT_THROTTLE_CLASSES": ["learnportal.ratelimit.RateThrottle"],
+    "DEFAULT_THROTTLE_CLASSES": ["core.ratelimit.RateThrottle"],
     "UNAUTHENTICATED_USER": None,
 }
 
@@ -378,7 +378,7 @@ AXES_COOLOFF_TIME = timedelta(minutes=env_int("LEARNPORTAL_LOGIN_COOLOFF_MINUTES
 AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
 AXES_RESET_ON_SUCCESS = True
 AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False  # the cool-off ends when it said it would
-AXES_CLIENT_IP_CALLABLE = "learnportal.ratelimit.client_address"
+AXES_CLIENT_IP_CALLABLE = "core.ratelimit.client_address"
 AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
 AXES_HTTP_RESPONSE_CODE = 429
 
@@ -415,7 +415,7 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": env_str("LEARNPORTAL_LOG_LEVEL", "WARNING")},
 }
-# Webhooks (learnportal.webhooks): endpoints on loopback, private or link-local addresses are
+# Webhooks (webhooks): endpoints on loopback, private or link-local addresses are
 # refused unless allowed; each attempt's timeout (in all; a worker's lease is derived from it); retries back off exponentially from the base
 # to the cap, and a delivery fails after the most attempts.
 LEARNPORTAL_WEBHOOK_ALLOW_PRIVATE = env_bool("LEARNPORTAL_WEBHOOK_ALLOW_PRIVATE", False)

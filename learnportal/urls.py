@@ -7,11 +7,11 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitVie
 
 from feedback import urls as feedback_urls
 from learnportal import pages
-from learnportal.accounts import urls as accounts_urls
 from learnportal.api.errors import api_not_found
 from learnportal.api.learn import LearnView
-from learnportal.webhooks import urls as webhooks_urls
+from learnportal.people import urls as accounts_urls
 from refinement import urls as refinement_urls
+from webhooks import urls as webhooks_urls
 
 # The people's pages, whichever app serves them, in one namespace: `portal:turns`, `portal:plans`.
 portal_urlpatterns = [

@@ -14,9 +14,9 @@ import orjson
 from django.conf import settings
 from django.db import connection, models, transaction
 
+from core.accounts.roles import Action
 from feedback.selectors import candidate_sets, component_records, spoken_for
-from learnportal.accounts.roles import Action
-from learnportal.protocol.errors import forbidden, not_found
+from learnportal_protocol.errors import forbidden, not_found
 from refinement import store
 from refinement.evidence import components, load_evidence_sets, skipped_note
 from refinement.history import history_record
@@ -34,7 +34,7 @@ from refinement.trust_window import changes_exhausted, changes_wait
 from refinement.vocabulary import PlanStatus, ReviewKind
 
 if TYPE_CHECKING:
-    from learnportal.accounts.principals import Principal
+    from core.accounts.principals import Principal
 
 SETTLED = 1e-3  # a weight this close to its target needs no plan for the rest of the way
 NOT_YOURS = (

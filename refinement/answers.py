@@ -13,8 +13,8 @@ from typing import Any
 
 from pydantic import RootModel
 
-from learnportal.protocol.messages import Rollback
-from learnportal.protocol.models import Answer
+from learnportal_protocol.messages import Rollback
+from learnportal_protocol.models import Answer
 from refinement.models import Plan, Proposal, ProposalStatus, Review, Step, StoreValue
 from refinement.vocabulary import LearningsAccess, PlanStatus, ReviewKind, RiskLevel
 

@@ -14,18 +14,18 @@ from pydantic.json_schema import SkipJsonSchema
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from learnportal.accounts.authentication import principal_of
-from learnportal.accounts.roles import Action
-from learnportal.inputs import (
+from core.accounts.authentication import principal_of
+from core.accounts.roles import Action
+from core.inputs import (
     QueryInt,
     QueryModel,
     QueryText,
     parse_query,
     query_parameters,
 )
-from learnportal.protocol.messages import HISTORY_CURSOR_PATTERN, Applied, History
-from learnportal.protocol.models import StrictModel, Text
-from learnportal.protocol.wire import parse_body as parse_json_body
+from learnportal_protocol.messages import HISTORY_CURSOR_PATTERN, Applied, History
+from learnportal_protocol.models import StrictModel, Text
+from learnportal_protocol.wire import parse_body as parse_json_body
 from refinement import learning_store
 from refinement.answers import (
     Decision,

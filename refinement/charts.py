@@ -10,7 +10,7 @@ import math
 from dataclasses import dataclass, field
 from itertools import pairwise
 
-from learnportal.instants import utc_text
+from core.instants import utc_text
 
 WIDTH = 640
 HEIGHT = 220

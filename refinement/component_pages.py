@@ -17,6 +17,9 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.urls import reverse
 from django.utils.safestring import mark_safe
 
+from core.accounts.roles import Action
+from core.instants import utc_text
+from core.web import page, requires, when
 from feedback.selectors import (
     DEFAULT_SOURCE,
     SOURCE_LABELS,
@@ -29,9 +32,6 @@ from feedback.selectors import (
     source_links,
     source_scores,
 )
-from learnportal.accounts.roles import Action
-from learnportal.instants import utc_text
-from learnportal.web import page, requires, when
 from refinement import charts
 from refinement.paths import UNWEIGHTED
 from refinement.selectors import component_weight, weight_history
@@ -40,8 +40,8 @@ from refinement.store import routing_weights
 if TYPE_CHECKING:
     from django.utils.safestring import SafeString
 
+    from core.accounts.principals import Principal
     from feedback.selectors import ComponentHour, DurationDistribution
-    from learnportal.accounts.principals import Principal
     from refinement.selectors import WeightChange
 
 HOURS_SHOWN = 168  # a week of hours with data

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from learnportal.protocol.models import RequiredText, StrictModel, Text
+from learnportal_protocol.models import RequiredText, StrictModel, Text
 
 NOTE_MAX_LENGTH = 5_000  # an approval's note, a rejection's reason
 

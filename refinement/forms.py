@@ -10,7 +10,7 @@ from typing import Any
 
 from django import forms
 
-from learnportal.web import BodyForm
+from core.web import BodyForm
 from refinement.decisions import NOTE_MAX_LENGTH, Approve, Reject
 
 

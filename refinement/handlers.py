@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from learnportal.accounts.roles import Action
-from learnportal.protocol.messages import (
+from core.accounts.roles import Action
+from learnportal_protocol.messages import (
     LearnAdaptRequest,
     LearnRefinementApplyRequest,
     LearnRefinementHistoryRequest,
@@ -26,7 +26,7 @@ from refinement.services import (
 )
 
 if TYPE_CHECKING:
-    from learnportal.accounts.principals import Principal
+    from core.accounts.principals import Principal
 
 ROLLBACK_FIELDS = set(Rollback.model_fields)  # the REST answer carries one field more
 

@@ -9,10 +9,10 @@ import orjson
 from django.conf import settings
 from django.db.models import Q
 
-from learnportal.accounts.roles import Action
-from learnportal.events import broadcast_on_commit
-from learnportal.protocol.errors import ErrorCode, LearnError, detail
-from learnportal.protocol.messages import HISTORY_PAGE_MAX, History
+from core.accounts.roles import Action
+from core.events import broadcast_on_commit
+from learnportal_protocol.errors import ErrorCode, LearnError, detail
+from learnportal_protocol.messages import HISTORY_PAGE_MAX, History
 from refinement.models import HistoryEntry, HistoryPath, Proposal
 from refinement.selectors import HistoryCursor, open_proposal_count
 

@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING, Any
 
 from django.db import transaction
 
-from learnportal.accounts.principals import Principal
-from learnportal.accounts.roles import Action, Role
-from learnportal.protocol.errors import detail, forbidden, invalid, not_found
+from core.accounts.principals import Principal
+from core.accounts.roles import Action, Role
+from learnportal_protocol.errors import detail, forbidden, invalid, not_found
 from refinement import store
 from refinement.answers import (
     PlanList,

@@ -11,10 +11,10 @@ from django.shortcuts import redirect
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods
 
-from learnportal.accounts.roles import Action
-from learnportal.inputs import QueryModel, QueryText, page_query
-from learnportal.protocol.errors import ErrorCode, LearnError
-from learnportal.web import page, requires, show_learn_error, when
+from core.accounts.roles import Action
+from core.inputs import QueryModel, QueryText, page_query
+from core.web import page, requires, show_learn_error, when
+from learnportal_protocol.errors import ErrorCode, LearnError
 from refinement.diffs import edits_summary, side_by_side, weight_step
 from refinement.forms import DECISION_FORMS
 from refinement.learning_store import plan_get
@@ -51,7 +51,7 @@ from refinement.vocabulary import PlanStatus, ReviewKind, RiskLevel
 if TYPE_CHECKING:
     from django.forms import Form
 
-    from learnportal.accounts.principals import Principal
+    from core.accounts.principals import Principal
     from refinement.models import Proposal
     from refinement.review import Assessment
 

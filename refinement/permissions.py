@@ -14,15 +14,15 @@ from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 
-from learnportal.accounts.roles import Action, Role
-from learnportal.protocol.errors import ErrorCode, LearnError, detail
+from core.accounts.roles import Action, Role
+from learnportal_protocol.errors import ErrorCode, LearnError, detail
 from refinement.models import Proposal, ProposalStatus, Refinement, RefinementStatus
 from refinement.vocabulary import ReviewKind, RiskLevel
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from learnportal.accounts.principals import Principal
+    from core.accounts.principals import Principal
     from refinement.review import Assessment
 
 HUMAN_APPLIERS = frozenset({Role.REVIEWER, Role.ADMIN})

@@ -16,16 +16,16 @@ from django.shortcuts import redirect
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods
 
-from learnportal.accounts.roles import Action
-from learnportal.protocol.errors import LearnError
-from learnportal.web import page, requires
+from core.accounts.roles import Action
+from core.web import page, requires
+from learnportal_protocol.errors import LearnError
 from refinement.pages import OPEN, decide
 from refinement.permissions import Verb
 from refinement.selectors import plan_proposals
 from refinement.services import proposal_permissions
 
 if TYPE_CHECKING:
-    from learnportal.accounts.principals import Principal
+    from core.accounts.principals import Principal
     from refinement.models import Proposal
 
 BULK_VERBS = {"approve": Verb.APPROVE, "apply": Verb.APPLY}

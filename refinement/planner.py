@@ -8,9 +8,9 @@ from typing import TYPE_CHECKING
 from django.conf import settings
 from django.db import transaction
 
+from core.accounts.roles import Action
 from feedback import selectors
-from learnportal.accounts.roles import Action
-from learnportal.protocol.errors import not_found
+from learnportal_protocol.errors import not_found
 from refinement import store
 from refinement.adapt import SETTLED, targets_for
 from refinement.evidence import components, skipped_note
@@ -20,7 +20,7 @@ from refinement.services import plan_file
 from refinement.trust_region import weight_rounded
 
 if TYPE_CHECKING:
-    from learnportal.accounts.principals import Principal
+    from core.accounts.principals import Principal
     from refinement.models import Plan, Proposal
 
 REFERENCE = "learnings/_global/references/{}.md"

@@ -14,14 +14,14 @@ from typing import TYPE_CHECKING
 
 from django.db.models import Q
 
-from learnportal.protocol.errors import detail, forbidden, invalid, not_found
+from learnportal_protocol.errors import detail, forbidden, invalid, not_found
 from refinement.models import Plan, Proposal
 from refinement.permissions import by_person
 
 if TYPE_CHECKING:
     from django.db.models import QuerySet
 
-    from learnportal.accounts.principals import Principal
+    from core.accounts.principals import Principal
 
 NO_PLAN = "-"  # the plan part of a URL for a proposal or refinement of no plan
 

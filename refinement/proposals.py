@@ -10,9 +10,9 @@ import orjson
 from django.conf import settings
 from pydantic import ConfigDict, Field, ValidationError, model_validator
 
-from learnportal.protocol.fielderror import FieldError
-from learnportal.protocol.models import FreeJson, Name, ShortName, StrictModel, Text
-from learnportal.protocol.wire import invalid_from
+from learnportal_protocol.fielderror import FieldError
+from learnportal_protocol.models import FreeJson, Name, ShortName, StrictModel, Text
+from learnportal_protocol.wire import invalid_from
 from refinement.paths import SKILL_PATHS, STEP, Location, Target, locate
 from refinement.vocabulary import LearningsAccess
 

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from django.db.models import Case, Count, Exists, IntegerField, Max, OuterRef, Q, Value, When
 
-from learnportal.protocol.models import INT64
+from learnportal_protocol.models import INT64
 from refinement import store
 from refinement.answers import Routing
 from refinement.models import (

@@ -26,10 +26,10 @@ from django.db import IntegrityError, models, transaction
 from django.db.models import Q
 from pydantic import ValidationError
 
+from core.accounts.roles import Action, Role
 from feedback.selectors import owners_of, speaks_for_all
-from learnportal.accounts.roles import Action, Role
-from learnportal.protocol.errors import LearnError, conflict, detail, forbidden, invalid, not_found
-from learnportal.protocol.messages import Applied
+from learnportal_protocol.errors import LearnError, conflict, detail, forbidden, invalid, not_found
+from learnportal_protocol.messages import Applied
 from refinement import store
 from refinement.answers import ProposalWire, RolledBack
 from refinement.change_text import change_text
@@ -62,7 +62,7 @@ if TYPE_CHECKING:
 
     from django.db.models import QuerySet
 
-    from learnportal.accounts.principals import Principal
+    from core.accounts.principals import Principal
 
 
 def new_id(prefix: str) -> str:

@@ -15,9 +15,9 @@ from django.shortcuts import redirect
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from learnportal.accounts.roles import Action
-from learnportal.protocol.errors import ErrorCode, LearnError
-from learnportal.web import page, requires, show_learn_error, when
+from core.accounts.roles import Action
+from core.web import page, requires, show_learn_error, when
+from learnportal_protocol.errors import ErrorCode, LearnError
 from refinement.diffs import skill_file_diff
 from refinement.learning_store import (
     LEARNINGS,
@@ -37,7 +37,7 @@ from refinement.skill_forms import StepSettingsForm
 if TYPE_CHECKING:
     from django.http import HttpRequest, HttpResponse
 
-    from learnportal.accounts.principals import Principal
+    from core.accounts.principals import Principal
     from refinement.answers import SkillEntry
 
 GLOBAL = f"{LEARNINGS}_global/"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.conf import settings
 
-from learnportal.protocol.errors import ErrorCode, LearnError, detail
+from learnportal_protocol.errors import ErrorCode, LearnError, detail
 from refinement.strategies import BUILTIN_STRATEGIES, StrategyFn, load_custom
 
 # The strategies that read the replay window of experiences themselves (PPO's ratio needs each

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from learnportal.protocol.models import RiskLevel
+from learnportal_protocol.models import RiskLevel
 
 __all__ = [
     "NEEDS_OBJECTIVE",

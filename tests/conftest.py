@@ -39,11 +39,11 @@ from django.db import connection
 from django.test import Client
 from rest_framework.test import APIClient
 
-from learnportal import best_effort_cache, demo, events, ratelimit
-from learnportal.accounts import invalidation
-from learnportal.accounts.credentials import principals, usage
-from learnportal.accounts.models import User
-from learnportal.webhooks.outbox import SUBSCRIPTIONS_KEY
+from core import best_effort_cache, events, ratelimit
+from core.accounts import invalidation
+from core.accounts.credentials import principals, usage
+from core.accounts.models import User
+from learnportal import demo
 from tests.harness import (
     Actor,
     Broadcast,
@@ -55,12 +55,13 @@ from tests.harness import (
     ws_send,
 )
 from tests.processes import REPO, RedisServer
+from webhooks.outbox import SUBSCRIPTIONS_KEY
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
     from pathlib import Path
 
-    from learnportal.accounts.roles import Action
+    from core.accounts.roles import Action
 
 REQUIRE_SERVICES = os.environ.get("LEARNPORTAL_REQUIRE_SERVICES") == "1"
 IN_CI = os.environ.get("CI") == "true"

@@ -18,8 +18,8 @@ from asgiref.sync import async_to_sync
 from channels.testing import WebsocketCommunicator
 from rest_framework.test import APIClient
 
-from learnportal.accounts.models import ApiToken, User
-from learnportal.protocol.errors import HTTP_STATUS, ErrorCode
+from core.accounts.models import ApiToken, User
+from learnportal_protocol.errors import HTTP_STATUS, ErrorCode
 
 if TYPE_CHECKING:
     # What Django's and DRF's test clients answer: classes of the stubs only (`json()`,
@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from django.test.client import _MonkeyPatchedWSGIResponse
     from rest_framework.response import _MonkeyPatchedResponse
 
-    from learnportal.accounts.roles import Action
+    from core.accounts.roles import Action
 
     ClientResponse: TypeAlias = _MonkeyPatchedWSGIResponse
     APIClientResponse: TypeAlias = _MonkeyPatchedResponse

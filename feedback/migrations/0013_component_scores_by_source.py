@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from django.db.backends.base.schema import BaseDatabaseSchemaEditor
     from django.db.migrations.state import StateApps
 
-SOURCES = ("human", "env", "self")  # learnportal.protocol.FeedbackSource, as of this migration
+SOURCES = ("human", "env", "self")  # learnportal_protocol.FeedbackSource, as of this migration
 BATCH = 500
 
 

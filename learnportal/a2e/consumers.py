@@ -35,6 +35,8 @@ from channels.layers import get_channel_layer
 from django.conf import settings
 from redis.exceptions import RedisError
 
+from core.accounts.credentials import principals
+from core.ratelimit import retry_after_for
 from learnportal import lifespan
 from learnportal.a2e import host, messages, sessions, truncated
 from learnportal.a2e.scope import (
@@ -47,13 +49,11 @@ from learnportal.a2e.scope import (
     security_headers,
 )
 from learnportal.a2e.sessions import SessionRecord, store
-from learnportal.accounts.credentials import principals
-from learnportal.protocol.errors import ErrorCode
-from learnportal.ratelimit import retry_after_for
+from learnportal_protocol.errors import ErrorCode
 
 if TYPE_CHECKING:
-    from learnportal.accounts.credentials import Credential
-    from learnportal.accounts.principals import Principal
+    from core.accounts.credentials import Credential
+    from core.accounts.principals import Principal
 
 logger = logging.getLogger(__name__)
 

@@ -19,13 +19,13 @@ import orjson
 from django.db import connection
 from pydantic import ValidationError
 
+from core.accounts.credentials import Credential, principals
+from core.accounts.models import hash_token
+from core.ratelimit import rate_limited, retry_after_for
 from learnportal import dispatch
 from learnportal.a2e import messages
-from learnportal.accounts.credentials import Credential, principals
-from learnportal.accounts.models import hash_token
-from learnportal.protocol.errors import ErrorCode, LearnError
-from learnportal.protocol.wire import invalid_from, loads_strict, request_id_of
-from learnportal.ratelimit import rate_limited, retry_after_for
+from learnportal_protocol.errors import ErrorCode, LearnError
+from learnportal_protocol.wire import invalid_from, loads_strict, request_id_of
 
 if TYPE_CHECKING:
     from learnportal.a2e.sessions import SessionRecord

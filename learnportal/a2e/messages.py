@@ -7,10 +7,10 @@ from typing import Annotated, Any
 from django.conf import settings
 from pydantic import BaseModel, ConfigDict, Field, StrictStr, StringConstraints
 
-from learnportal.protocol import Capability
-from learnportal.protocol.errors import RETRYABLE, bounded
-from learnportal.protocol.ids import new_message_id, now
-from learnportal.protocol.models import NO_NUL, Name
+from learnportal_protocol import Capability
+from learnportal_protocol.errors import RETRYABLE, bounded
+from learnportal_protocol.ids import new_message_id, now
+from learnportal_protocol.models import NO_NUL, Name
 
 HANDSHAKE_REQ = "handshake/req"
 PING = "ping"

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 
+from core.accounts.credentials import Credential
 from learnportal.a2e.sessions import (
     ENDED_SECONDS,
     PENDING_SECONDS,
@@ -24,7 +25,6 @@ from learnportal.a2e.sessions import (
     SessionRecord,
     lifetime,
 )
-from learnportal.accounts.credentials import Credential
 
 if TYPE_CHECKING:
     from redis.asyncio import Redis

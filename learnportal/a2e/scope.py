@@ -9,12 +9,12 @@ from typing import Any
 from django.conf import settings
 from django.http.request import split_domain_port, validate_host
 
-from learnportal import csp
-from learnportal.accounts.credentials import Credential
-from learnportal.accounts.models import hash_token
-from learnportal.accounts.principals import bearer_token
-from learnportal.protocol.errors import MIN_RETRY_AFTER, ErrorCode
-from learnportal.ratelimit import scope_address
+from core import csp
+from core.accounts.credentials import Credential
+from core.accounts.models import hash_token
+from core.accounts.principals import bearer_token
+from core.ratelimit import scope_address
+from learnportal_protocol.errors import MIN_RETRY_AFTER, ErrorCode
 
 BAD_LAST_EVENT_ID = "Last-Event-ID must be the id: of an event of this stream (a whole number)."
 EVENT_ID_DIGITS = 18  # an event id fits 64 bits

@@ -34,10 +34,10 @@ from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 from django.conf import settings
 
-from learnportal.ratelimit import ADDRESS_PREFIX, key_of_address
+from core.ratelimit import ADDRESS_PREFIX, key_of_address
 
 if TYPE_CHECKING:
-    from learnportal.accounts.credentials import Credential
+    from core.accounts.credentials import Credential
 
 PENDING_SECONDS = 60  # an unbound session must shake hands (or be bound by its header) by then
 ENDED_SECONDS = 60  # how long an ended session's stream may still drain its outbox

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from learnportal.protocol.wire import request_id_of
+from learnportal_protocol.wire import request_id_of
 
 HEAD_BYTES = 4096  # how much of an over-long body is kept to find its id
 _decoder = json.JSONDecoder()

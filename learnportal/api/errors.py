@@ -20,9 +20,7 @@ from django.views.decorators.csrf import csrf_exempt
 from redis.exceptions import RedisError
 from rest_framework import exceptions
 
-from learnportal.dberrors import database_error, redis_error
-from learnportal.protocol.errors import MIN_RETRY_AFTER, ErrorCode, LearnError, detail
-from learnportal.ratelimit import (
+from core.ratelimit import (
     address_key,
     drf_key,
     rate_limit_check,
@@ -30,6 +28,8 @@ from learnportal.ratelimit import (
     retry_after_for,
     was_counted,
 )
+from learnportal.dberrors import database_error, redis_error
+from learnportal_protocol.errors import MIN_RETRY_AFTER, ErrorCode, LearnError, detail
 
 DRF_CODES: list[tuple[type[exceptions.APIException], ErrorCode]] = [
     (exceptions.NotAuthenticated, ErrorCode.UNAUTHENTICATED),

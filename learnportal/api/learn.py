@@ -11,20 +11,20 @@ from drf_spectacular.utils import OpenApiExample, OpenApiResponse, extend_schema
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from core.accounts.authentication import principal_of, working_bearer_principal
 from learnportal import dispatch
-from learnportal.accounts.authentication import principal_of, working_bearer_principal
 from learnportal.api.errors import envelope_response, learn_error_response
 from learnportal.api.negotiation import FastJSONRenderer
 from learnportal.api.schema import LEARN_REQUEST, LEARN_RESPONSE
-from learnportal.protocol import Capability
-from learnportal.protocol.errors import ErrorCode, LearnError
+from learnportal_protocol import Capability
+from learnportal_protocol.errors import ErrorCode, LearnError
 
 if TYPE_CHECKING:
     from django.http import HttpRequest, HttpResponse
     from django.http.response import HttpResponseBase
     from rest_framework.request import Request
 
-    from learnportal.accounts.principals import Principal
+    from core.accounts.principals import Principal
 
 
 class LearnView(APIView):

@@ -11,7 +11,7 @@ from pydantic.json_schema import GenerateJsonSchema
 
 
 class BearerTokenScheme(OpenApiAuthenticationExtension):
-    target_class = "learnportal.accounts.authentication.BearerTokenAuthentication"
+    target_class = "core.accounts.authentication.BearerTokenAuthentication"
     name = "bearerToken"
 
     def get_security_definition(self, auto_schema: Any) -> dict[str, Any]:
@@ -23,7 +23,7 @@ class BearerTokenScheme(OpenApiAuthenticationExtension):
 
 
 class SessionScheme(OpenApiAuthenticationExtension):
-    target_class = "learnportal.accounts.authentication.PrincipalSessionAuthentication"
+    target_class = "core.accounts.authentication.PrincipalSessionAuthentication"
     name = "session"
 
     def get_security_definition(self, auto_schema: Any) -> dict[str, Any]:

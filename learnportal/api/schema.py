@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING, Annotated, Any, Union
 from pydantic import BaseModel, ConfigDict, Field, RootModel
 from pydantic.json_schema import SkipJsonSchema
 
-from learnportal.inputs import NOT_BLANK
-from learnportal.protocol.errors import HTTP_STATUS, ErrorCode
-from learnportal.protocol.messages import (
+from core.inputs import NOT_BLANK
+from learnportal_protocol.errors import HTTP_STATUS, ErrorCode
+from learnportal_protocol.messages import (
     REQUEST_MODELS,
     RESPONSE_MODELS,
     Envelope,

@@ -2,7 +2,7 @@
 
 Read-only: the consumer authenticates, subscribes and forwards; writes never come in here.
 Each event goes only to a subscriber whose principal, now, may read the same data over REST
-(its `audience`, learnportal.events); a subscriber whose credential dies is closed with 4401
+(its `audience`, core.events); a subscriber whose credential dies is closed with 4401
 within a second. The channel layer (Redis, with several processes) may be down, at the handshake
 or at any time after: the socket is accepted all the same, told `live.paused` within a few
 seconds (it probes the layer each PROBE_SECONDS), and `live.resumed` once the layer delivers to
@@ -11,7 +11,7 @@ it again, upon which the page reloads what it shows (static/learnportal/live.js)
 A slow browser is dropped, not waited for: what it is sent goes through a queue of its own of
 SEND_QUEUE frames, written by a task of its own; when that queue is full the socket is closed
 with 1013 (try again later) and its browser reconnects and reloads what it shows. Nothing it
-does slows the flush (learnportal.events) or any other socket.
+does slows the flush (core.events) or any other socket.
 """
 
 from __future__ import annotations
@@ -26,18 +26,18 @@ from asgiref.sync import sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from channels.layers import get_channel_layer
 
-from learnportal.accounts.credentials import (
+from core.accounts.credentials import (
     PRINCIPAL_TTL,
     Credential,
     credential_of_scope,
     principals,
 )
-from learnportal.accounts.roles import Action
-from learnportal.events import DASHBOARD_GROUP, coalescer
+from core.accounts.roles import Action
+from core.events import DASHBOARD_GROUP, coalescer
 from learnportal.ws.learn import CLOSE_UNAUTHENTICATED, principal_of, refused_close_code
 
 if TYPE_CHECKING:
-    from learnportal.accounts.principals import Principal
+    from core.accounts.principals import Principal
 
 logger = logging.getLogger(__name__)
 

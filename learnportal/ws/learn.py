@@ -28,16 +28,16 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 from django.db import connection
 
+from core.accounts.credentials import Credential, credential_of_scope, principals, usage
+from core.ratelimit import refused_connection_wait
 from learnportal import dispatch
-from learnportal.accounts.credentials import Credential, credential_of_scope, principals, usage
-from learnportal.protocol.errors import ErrorCode, LearnError
-from learnportal.ratelimit import refused_connection_wait
+from learnportal_protocol.errors import ErrorCode, LearnError
 
 if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
-    from learnportal.accounts.principals import Principal
+    from core.accounts.principals import Principal
 
 CLOSE_UNAUTHENTICATED = 4401
 CLOSE_RATE_LIMITED = 4429  # a handshake without a valid credential, past its address's limit

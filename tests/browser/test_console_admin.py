@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING
 import pytest
 from playwright.sync_api import Page, expect
 
-from learnportal.accounts.models import ApiToken
-from learnportal.accounts.principals import Principal
-from learnportal.accounts.roles import Role
+from core.accounts.models import ApiToken
+from core.accounts.principals import Principal
+from core.accounts.roles import Role
 from learnportal.demo import DEMO_AGENT
 from refinement.learning_store import step_update
 from refinement.models import Refinement

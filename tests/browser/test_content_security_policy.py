@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from core.accounts.models import User
 from feedback.models import Turn
-from learnportal.accounts.models import User
 from refinement.models import Plan
 from tests.browser.helpers import log_in, screenshot
 

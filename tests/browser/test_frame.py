@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING
 import pytest
 from playwright.sync_api import Page, expect
 
+from core.accounts.models import User
 from learnportal import demo
-from learnportal.accounts.models import User
 from tests.browser.helpers import log_in, screenshot
 
 if TYPE_CHECKING:

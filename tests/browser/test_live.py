@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from playwright.sync_api import Page, expect
 
+from core.accounts.models import ApiToken
 from feedback.selectors import feedback_count
-from learnportal.accounts.models import ApiToken
 from learnportal.ws.events import PAUSED_MESSAGE
 from refinement.models import Plan
 from tests.browser.helpers import log_in, screenshot
@@ -334,8 +334,8 @@ def test_the_live_pages_fit_the_screen_label_every_control_and_are_live(
 def test_an_empty_portal_tells_how_an_agent_sends_its_first_turn(
     asgi_server: str, browser_page: Page
 ) -> None:
+    from core.accounts.models import User
     from learnportal import demo
-    from learnportal.accounts.models import User
 
     for username, role in demo.DEMO_USERS:
         User.objects.create_user(username=username, password=demo.DEMO_PASSWORD, role=role)

@@ -12,9 +12,9 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from playwright.sync_api import expect
 
+from core.accounts.models import User
 from feedback.models import Feedback, Lease, Retraction, Skip, Turn
 from learnportal import demo
-from learnportal.accounts.models import User
 from tests.browser.helpers import CHROMIUM_ARGS, log_in, screenshot
 
 if TYPE_CHECKING:
@@ -325,7 +325,7 @@ def test_two_annotators_never_hold_the_same_turn(
 
 def _more_turns(count: int) -> None:
     from feedback.services import TurnInput, turns_submit
-    from learnportal.protocol import RatedTurn
+    from learnportal_protocol import RatedTurn
 
     turns_submit(
         principal=demo.DEMO_AGENT,

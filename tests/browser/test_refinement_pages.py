@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING
 import pytest
 from playwright.sync_api import Page, expect
 
-from learnportal.accounts.models import User
-from learnportal.accounts.principals import principal_for_user
+from core.accounts.models import User
+from core.accounts.principals import principal_for_user
 from learnportal.demo import DEMO_AGENT
 from refinement.models import Plan, Proposal, Refinement, StoreValue
 from refinement.paths import Target

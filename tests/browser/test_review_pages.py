@@ -10,11 +10,11 @@ from typing import TYPE_CHECKING
 import pytest
 from playwright.sync_api import Page, expect
 
+from core.accounts.models import User
+from core.accounts.principals import principal_for_user
 from feedback.models import Turn
 from feedback.services import feedback_record
-from learnportal.accounts.models import User
-from learnportal.accounts.principals import principal_for_user
-from learnportal.protocol import Feedback
+from learnportal_protocol import Feedback
 from refinement.models import Plan, Proposal
 from tests.browser.helpers import log_in, screenshot
 

@@ -13,13 +13,13 @@ import pytest
 from playwright.sync_api import Page, expect
 from standardwebhooks import Webhook
 
-from learnportal.webhooks.delivery import client
-from learnportal.webhooks.models import Delivery
-from learnportal.webhooks.worker import deliver_due
 from tests.browser.helpers import log_in, screenshot, shown_once
 from tests.builders import feedback, feedback_req
 from tests.harness import Actor, http_send, ok
-from tests.learnportal.webhooks.receiver import Receiver, serve
+from tests.webhooks.receiver import Receiver, serve
+from webhooks.delivery import client
+from webhooks.models import Delivery
+from webhooks.worker import deliver_due
 
 if TYPE_CHECKING:
     from collections.abc import Iterator

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from learnportal.accounts.models import ApiToken
+from core.accounts.models import ApiToken
 from learnportal_client import LearnClient, Retry
 
 if TYPE_CHECKING:

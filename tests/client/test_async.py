@@ -7,7 +7,6 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from learnportal.protocol.messages import Envelope, LearnExperienceRequest, LearnStatsRequest
 from learnportal_client import (
     Action,
     AsyncLearnClient,
@@ -16,6 +15,7 @@ from learnportal_client import (
     LearnExperienceResponse,
     LearnStatsResponse,
 )
+from learnportal_protocol.messages import Envelope, LearnExperienceRequest, LearnStatsRequest
 from tests.client.conftest import SLOW_BACKOFF
 
 if TYPE_CHECKING:

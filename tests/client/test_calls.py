@@ -9,7 +9,6 @@ import pytest
 
 from feedback.models import Experience as StoredExperience
 from feedback.models import Feedback as StoredFeedback
-from learnportal.protocol import RESPONSE_MODELS, RiskLevel
 from learnportal_client import (
     Action,
     AsyncLearnClient,
@@ -30,6 +29,7 @@ from learnportal_client import (
     LearnSession,
     LearnStatsResponse,
 )
+from learnportal_protocol import RESPONSE_MODELS, RiskLevel
 
 if TYPE_CHECKING:
     from learnportal_client.calls import LearnCalls

@@ -26,10 +26,10 @@ if TYPE_CHECKING:
 USE = """
 import json, sys
 from learnportal_client import Experience, LearnClient, LearnError, choose
-import learnportal.protocol
+import learnportal_protocol
 experience = Experience(action={"component_name": "c"}, reward=1.0)
 print(json.dumps({
-    "protocol": learnportal.protocol.__file__,
+    "protocol": learnportal_protocol.__file__,
     "server_modules": sorted(m for m in sys.modules if m.split(".")[0] in {"django", "rest_framework", "channels", "feedback", "refinement"}),
 }))
 """
@@ -40,12 +40,11 @@ def test_the_wheel_holds_the_client_and_the_protocol_models_of_this_checkout(
 ) -> None:
     names = zipfile.ZipFile(installed_client.wheel).namelist()
     packages = {n.split("/")[0] for n in names if not n.startswith("learnportal_client-")}
-    assert packages == {"learnportal_client", "learnportal"}
-    protocol = sorted(n for n in names if n.startswith("learnportal/"))
+    assert packages == {"learnportal_client", "learnportal_protocol"}
+    protocol = sorted(n for n in names if n.startswith("learnportal_protocol/"))
     assert protocol == sorted(
-        f"learnportal/protocol/{p.name}" for p in (REPO / "learnportal" / "protocol").glob("*.py")
+        f"learnportal_protocol/{p.name}" for p in (REPO / "learnportal_protocol").glob("*.py")
     )
-    assert "learnportal/__init__.py" not in names  # a namespace portion: never the server's
 
 
 # What the A2E reference SDK (a2eprotocol/python-sdk, pyproject.toml) pins of what the client

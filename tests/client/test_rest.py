@@ -9,7 +9,6 @@ import pytest
 
 import feedback.answers
 import refinement.answers
-from learnportal.protocol.models import ComponentPerformanceRecord
 from learnportal_client import (
     AdaptedComponent,
     ComponentRecord,
@@ -23,6 +22,7 @@ from learnportal_client import (
     TurnPage,
     TurnsCreated,
 )
+from learnportal_protocol.models import ComponentPerformanceRecord
 
 if TYPE_CHECKING:
     from pydantic import BaseModel

@@ -15,12 +15,6 @@ from websockets.exceptions import ConnectionClosed
 from websockets.sync.server import ServerConnection, serve
 
 from feedback.models import Experience as StoredExperience
-from learnportal.protocol.messages import (
-    Envelope,
-    LearnExperienceRequest,
-    LearnFeedbackRequest,
-    LearnStatsRequest,
-)
 from learnportal_client import (
     NO_RETRY,
     Action,
@@ -37,6 +31,12 @@ from learnportal_client import (
 )
 from learnportal_client.calls import stats_request
 from learnportal_client.session import AsyncLearnSession, LearnSession
+from learnportal_protocol.messages import (
+    Envelope,
+    LearnExperienceRequest,
+    LearnFeedbackRequest,
+    LearnStatsRequest,
+)
 from tests.client.conftest import SLOW_BACKOFF
 from tests.client.test_buffer import dead_url
 from tests.client.test_calls import calls

@@ -9,7 +9,7 @@ import subprocess
 import sys
 from typing import TYPE_CHECKING
 
-from learnportal.accounts.models import ApiToken
+from core.accounts.models import ApiToken
 from learnportal_client import LearnClient
 from tests.builders import adapt_req
 from tests.harness import token_actor

@@ -27,7 +27,7 @@ from feedback.agreement import (
     unit_moments,
 )
 from feedback.models import Feedback
-from learnportal.protocol import FeedbackDimension
+from learnportal_protocol import FeedbackDimension
 from tests.builders import feedback, feedback_req, turn
 from tests.harness import human_actor
 

@@ -7,8 +7,8 @@ import importlib
 
 from django.apps import apps
 
+from core.accounts.models import ApiToken
 from feedback.models import ComponentOwner, Experience
-from learnportal.accounts.models import ApiToken
 
 MIGRATION = importlib.import_module("feedback.migrations.0012_experience_attribution")
 

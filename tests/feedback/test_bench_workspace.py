@@ -11,9 +11,9 @@ from django.core.cache import cache
 from bench import workspace
 from feedback.models import Feedback, Turn
 from feedback.selectors import agreement_read
-from learnportal.protocol import Feedback as FeedbackItem
-from learnportal.protocol import parse_request
-from learnportal.protocol.messages import LearnFeedbackRequest
+from learnportal_protocol import Feedback as FeedbackItem
+from learnportal_protocol import parse_request
+from learnportal_protocol.messages import LearnFeedbackRequest
 
 
 def test_the_generated_feedback_is_valid_protocol_feedback_in_the_stated_shares() -> None:

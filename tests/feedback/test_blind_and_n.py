@@ -8,11 +8,11 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from django.test import Client
 
+from core.accounts.models import User
 from feedback.lease_notes import NOT_NEEDED
 from feedback.models import Feedback, Retraction, Turn
 from feedback.queue import queue_assign
 from feedback.selectors import component_records
-from learnportal.accounts.models import User
 from tests.builders import feedback, feedback_req, turn
 from tests.harness import human_actor, ok, refused
 

@@ -9,18 +9,18 @@ import pytest
 from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
+from core.accounts.principals import Principal
+from core.accounts.roles import Role
 from feedback.buckets import BUCKET_SECONDS, hour_of
 from feedback.models import ComponentBucket, Experience
 from feedback.queue import queue_undo
 from feedback.selectors import counted_feedback
 from feedback.services import TurnInput, experience_store, feedback_record, turns_submit
-from learnportal.accounts.principals import Principal
-from learnportal.accounts.roles import Role
-from learnportal.protocol import Experience as ExperienceItem
-from learnportal.protocol import Feedback as FeedbackItem
-from learnportal.protocol import FeedbackPolarity, RatedTurn
-from learnportal.protocol.models import TIMESTAMP_MAX
-from learnportal.protocol.models import Action as ExperienceAction
+from learnportal_protocol import Experience as ExperienceItem
+from learnportal_protocol import Feedback as FeedbackItem
+from learnportal_protocol import FeedbackPolarity, RatedTurn
+from learnportal_protocol.models import TIMESTAMP_MAX
+from learnportal_protocol.models import Action as ExperienceAction
 from refinement.store import behaviour_policy
 
 pytestmark = pytest.mark.django_db

@@ -15,6 +15,8 @@ import pytest
 from django.core.management import call_command
 from django.db import connection, connections
 
+from core.accounts.principals import Principal
+from core.accounts.roles import Role
 from feedback import counters
 from feedback.agreement import alpha_interval_from_sums
 from feedback.counters import FEEDBACK_COUNTED, counter_value, counters_rebuild
@@ -23,17 +25,15 @@ from feedback.moments import moments_rebuild
 from feedback.queue import queue_undo
 from feedback.selectors import agreement_read, counted_feedback, feedback_count, human_scores
 from feedback.services import TurnInput, experience_store, feedback_record, turns_submit
-from learnportal.accounts.principals import Principal
-from learnportal.accounts.roles import Role
-from learnportal.protocol import (
+from learnportal_protocol import (
     Experience,
     FeedbackDimension,
     FeedbackPolarity,
     FeedbackSource,
     RatedTurn,
 )
-from learnportal.protocol import Feedback as FeedbackItem
-from learnportal.protocol.models import Action as ExperienceAction
+from learnportal_protocol import Feedback as FeedbackItem
+from learnportal_protocol.models import Action as ExperienceAction
 
 if TYPE_CHECKING:
     from pytest_django import Settings

@@ -19,6 +19,8 @@ import pytest
 from django.core.management import call_command
 from django.db import connections
 
+from core.accounts.principals import Principal
+from core.accounts.roles import Role
 from feedback.models import ComponentStats, Feedback, Lease, Retraction, Skip, Turn
 from feedback.queue import (
     QueueLease,
@@ -32,13 +34,11 @@ from feedback.queue import (
 from feedback.queue_state import PRIORITY_MACHINE_NEGATIVE, PRIORITY_UNSURE
 from feedback.selectors import counted_feedback, feedback_count, turn_queue
 from feedback.services import TurnInput, experience_store, feedback_record, turns_submit
-from learnportal.accounts.principals import Principal
-from learnportal.accounts.roles import Role
 from learnportal.dispatch import dispatch
-from learnportal.protocol import Experience, FeedbackDimension, FeedbackPolarity, RatedTurn
-from learnportal.protocol import Feedback as FeedbackItem
-from learnportal.protocol.errors import ErrorCode, LearnError
-from learnportal.protocol.models import Action as ExperienceAction
+from learnportal_protocol import Experience, FeedbackDimension, FeedbackPolarity, RatedTurn
+from learnportal_protocol import Feedback as FeedbackItem
+from learnportal_protocol.errors import ErrorCode, LearnError
+from learnportal_protocol.models import Action as ExperienceAction
 
 if TYPE_CHECKING:
     from collections.abc import Callable

@@ -12,8 +12,8 @@ import orjson
 import pytest
 from django.test import Client
 
+from core.accounts.models import User
 from feedback.models import Lease, Retraction, Skip, Turn
-from learnportal.accounts.models import User
 from tests.builders import feedback, feedback_req, turn
 from tests.harness import ok
 

@@ -13,9 +13,9 @@ from channels.layers import get_channel_layer
 from django.db import connections
 from rest_framework.test import APIClient
 
+from core.accounts.roles import Action
+from core.events import DASHBOARD_GROUP, broadcast_now
 from feedback.models import ComponentStats, Feedback
-from learnportal.accounts.roles import Action
-from learnportal.events import DASHBOARD_GROUP, broadcast_now
 from tests.builders import feedback, feedback_req
 
 if TYPE_CHECKING:

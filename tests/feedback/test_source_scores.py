@@ -10,16 +10,16 @@ import pytest
 from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
+from core.accounts.principals import Principal
+from core.accounts.roles import Role
 from feedback.models import ComponentStats
 from feedback.queue import queue_undo
 from feedback.selectors import component_records, counted_feedback
 from feedback.services import TurnInput, experience_store, feedback_record, turns_submit
 from feedback.source_scores import ALL, source_scores
 from feedback.stats import SCORE_SOURCES, source_columns
-from learnportal.accounts.principals import Principal
-from learnportal.accounts.roles import Role
-from learnportal.protocol import Feedback as FeedbackItem
-from learnportal.protocol import FeedbackPolarity, FeedbackSource, RatedTurn
+from learnportal_protocol import Feedback as FeedbackItem
+from learnportal_protocol import FeedbackPolarity, FeedbackSource, RatedTurn
 from refinement.store import behaviour_policy
 from tests.feedback.test_buckets import ENV, calls, scores
 

@@ -11,12 +11,12 @@ import orjson
 import pytest
 from django.core.management import CommandError, call_command
 
+from core.accounts.models import User
+from core.accounts.principals import principal_for_user
 from feedback.models import Turn
 from feedback.turn_files import FileFormat, read_rows
 from feedback.turn_import import ColumnMapping, RefusedRow, turns_import
-from learnportal.accounts.models import User
-from learnportal.accounts.principals import principal_for_user
-from learnportal.protocol.errors import LearnError
+from learnportal_protocol.errors import LearnError
 
 if TYPE_CHECKING:
     from tests.harness import Actor

@@ -10,11 +10,11 @@ import pytest
 from django.db import connections
 from rest_framework.test import APIClient
 
+from core.accounts.principals import Principal
+from core.accounts.roles import Role
 from feedback.models import Turn
 from feedback.services import TurnInput, turns_submit
-from learnportal.accounts.principals import Principal
-from learnportal.accounts.roles import Role
-from learnportal.protocol import RatedTurn
+from learnportal_protocol import RatedTurn
 from tests.builders import feedback, feedback_req, turn
 
 if TYPE_CHECKING:

@@ -6,7 +6,7 @@ import inspect
 from functools import partial
 
 from learnportal.dispatch import HANDLERS
-from learnportal.protocol import REQUEST_MODELS
+from learnportal_protocol import REQUEST_MODELS
 
 
 def test_every_request_type_has_an_imported_handler_function() -> None:

@@ -23,7 +23,7 @@ import websockets
 from django.conf import settings
 from django.contrib.auth.hashers import PBKDF2PasswordHasher
 
-from learnportal.accounts import services
+from core.accounts import services
 from tests.builders import experience, experience_req, stats_req
 from tests.processes import PYTHON, REPO, clean_env, database_url
 

@@ -20,9 +20,8 @@ import pytest
 import redis
 import websockets
 
+from core.outage import RETRY_SECONDS
 from feedback.models import Feedback
-from learnportal.outage import RETRY_SECONDS
-from learnportal.webhooks.outbox import SUBSCRIPTIONS_KEY
 from tests.builders import (
     adapt_req,
     apply_req,
@@ -33,6 +32,7 @@ from tests.builders import (
     weight_proposal,
 )
 from tests.processes import clean_env, database_url, serve, stop
+from webhooks.outbox import SUBSCRIPTIONS_KEY
 
 if TYPE_CHECKING:
     from collections.abc import Iterator

@@ -9,9 +9,9 @@ from django.core.management import call_command
 from django.http import HttpRequest
 from django.test import Client
 
+from core.accounts.models import ApiToken, User
 from feedback.models import ComponentStats, Experience, ExperienceQuota, Feedback, Turn
 from learnportal import demo
-from learnportal.accounts.models import ApiToken, User
 
 MODELS = (User, ApiToken, Turn, Feedback, Experience, ExperienceQuota, ComponentStats)
 

@@ -7,9 +7,9 @@ from typing import TYPE_CHECKING
 import pytest
 from django.conf import settings
 
-from learnportal.accounts.models import User
-from learnportal.accounts.principals import principal_for_user
-from learnportal.protocol.errors import ErrorCode, LearnError
+from core.accounts.models import User
+from core.accounts.principals import principal_for_user
+from learnportal_protocol.errors import ErrorCode, LearnError
 from refinement import services
 from refinement.models import Proposal, ProposalStatus, Refinement, RefinementStatus
 from refinement.paths import weight_path

@@ -11,7 +11,7 @@ import pytest
 from asgiref.sync import sync_to_async
 from channels.layers import get_channel_layer
 
-from learnportal.events import DASHBOARD_GROUP
+from core.events import DASHBOARD_GROUP
 from tests.builders import apply_req, weight_proposal
 from tests.harness import Actor, ws_exchange, ws_status
 

@@ -12,16 +12,16 @@ import pytest
 from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 
+from core.accounts.principals import Principal, principal_for_token
 from feedback.models import ComponentStats, Experience
-from learnportal.accounts.principals import Principal, principal_for_token
-from learnportal.protocol.errors import ErrorCode, LearnError
-from learnportal.webhooks.outbox import subscriptions
+from learnportal_protocol.errors import ErrorCode, LearnError
 from refinement import services
 from refinement.adapt import adapt_run
 from refinement.models import HistoryEntry, Plan, Refinement, Revision, StoreValue
 from refinement.paths import Target, locate, weight_path
 from tests.builders import weight_proposal
 from tests.refinement.helpers import own, value_at, weight
+from webhooks.outbox import subscriptions
 
 if TYPE_CHECKING:
     from tests.harness import Actor

@@ -8,7 +8,7 @@ import pytest
 from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 
-from learnportal.accounts.principals import principal_for_token
+from core.accounts.principals import principal_for_token
 from refinement import services, store
 from refinement.adapt import WeightStep, weights_apply
 from refinement.models import HistoryEntry, Plan, Refinement, RefinementStatus, Step

@@ -7,9 +7,9 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from learnportal.accounts.principals import Principal
-from learnportal.accounts.roles import Role
-from learnportal.protocol.errors import ErrorCode, LearnError
+from core.accounts.principals import Principal
+from core.accounts.roles import Role
+from learnportal_protocol.errors import ErrorCode, LearnError
 from refinement import services
 from refinement.models import Proposal, StoreValue
 from refinement.paths import Target, weight_path

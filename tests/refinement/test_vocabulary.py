@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, get_args
 
 import pytest
 
-from learnportal.protocol.messages import LearnRefinementReviewResponse
+from learnportal_protocol.messages import LearnRefinementReviewResponse
 from refinement.answers import PlanState, ProposalReview, StepState
 from refinement.models import Plan, Proposal, Review, Step
 from refinement.proposals import PROPOSAL_VARIANTS

@@ -6,33 +6,12 @@
         client.experience([{"action": {"component_name": "search", "success": True}, "reward": 1}])
         print(client.routing().weights)
 
-The request and response models are the server's own, `learnportal.protocol` (pure pydantic),
+The request and response models are the server's own, `learnportal_protocol` (pure pydantic),
 re-exported here.
 """
 
 from __future__ import annotations
 
-from learnportal.protocol.messages import (
-    Capability,
-    LearnAdaptResponse,
-    LearnExperienceResponse,
-    LearnFeedbackResponse,
-    LearnRefinementApplyResponse,
-    LearnRefinementHistoryResponse,
-    LearnRefinementPlanResponse,
-    LearnRefinementReviewResponse,
-    LearnRefinementRollbackResponse,
-    LearnStatsResponse,
-)
-from learnportal.protocol.models import (
-    Action,
-    Experience,
-    Feedback,
-    FeedbackDimension,
-    FeedbackPolarity,
-    FeedbackSource,
-    RatedTurn,
-)
 from learnportal_client.buffer import AsyncLearnBuffer, LearnBuffer, Unsent
 from learnportal_client.client import AsyncLearnClient, LearnClient
 from learnportal_client.errors import LearnError
@@ -55,6 +34,27 @@ from learnportal_client.rest import (
 from learnportal_client.retry import NO_RETRY, Retry
 from learnportal_client.routing import Choice, choose, probabilities
 from learnportal_client.session import AsyncLearnSession, LearnSession
+from learnportal_protocol.messages import (
+    Capability,
+    LearnAdaptResponse,
+    LearnExperienceResponse,
+    LearnFeedbackResponse,
+    LearnRefinementApplyResponse,
+    LearnRefinementHistoryResponse,
+    LearnRefinementPlanResponse,
+    LearnRefinementReviewResponse,
+    LearnRefinementRollbackResponse,
+    LearnStatsResponse,
+)
+from learnportal_protocol.models import (
+    Action,
+    Experience,
+    Feedback,
+    FeedbackDimension,
+    FeedbackPolarity,
+    FeedbackSource,
+    RatedTurn,
+)
 
 __all__ = [
     "NO_RETRY",

@@ -21,10 +21,10 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from learnportal.protocol.messages import Envelope, LearnExperienceRequest, LearnFeedbackRequest
-from learnportal.protocol.models import Experience, Feedback
 from learnportal_client.errors import UNREACHABLE, LearnError
 from learnportal_client.wire import build, item_json
+from learnportal_protocol.messages import Envelope, LearnExperienceRequest, LearnFeedbackRequest
+from learnportal_protocol.models import Experience, Feedback
 
 logger = logging.getLogger("learnportal_client")
 Item = Feedback | Experience

@@ -31,11 +31,11 @@ import time
 from abc import ABC, abstractmethod
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from learnportal.protocol.models import Experience, Feedback
 from learnportal_client.backlog import Backlog, Batch, Unsent, failure, log_unsent, logger
 from learnportal_client.closing import Closing
 from learnportal_client.errors import LearnError
 from learnportal_client.wire import model_of, stamped
+from learnportal_protocol.models import Experience, Feedback
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping

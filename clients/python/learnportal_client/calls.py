@@ -11,7 +11,10 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping
 from typing import Any, TypeVar
 
-from learnportal.protocol.messages import (
+from learnportal_client.errors import LearnError
+from learnportal_client.records import AdaptResponse, StatsResponse
+from learnportal_client.wire import build, model_of
+from learnportal_protocol.messages import (
     Envelope,
     LearnAdaptRequest,
     LearnExperienceRequest,
@@ -31,10 +34,7 @@ from learnportal.protocol.messages import (
     LearnStatsRequest,
     Response,
 )
-from learnportal.protocol.models import Experience, Feedback
-from learnportal_client.errors import LearnError
-from learnportal_client.records import AdaptResponse, StatsResponse
-from learnportal_client.wire import build, model_of
+from learnportal_protocol.models import Experience, Feedback
 
 Reply = TypeVar("Reply", bound=Response)
 FeedbackLike = Feedback | Mapping[str, Any]

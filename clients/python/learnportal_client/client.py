@@ -26,7 +26,6 @@ if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
     from types import TracebackType
 
-    from learnportal.protocol.messages import Capability, Envelope, Response
     from learnportal_client.backlog import Unsent
     from learnportal_client.buffer import AsyncLearnBuffer, LearnBuffer
     from learnportal_client.exchanges import Exchange
@@ -39,6 +38,7 @@ if TYPE_CHECKING:
         TurnsCreated,
     )
     from learnportal_client.session import AsyncLearnSession, LearnSession
+    from learnportal_protocol.messages import Capability, Envelope, Response
 
 HTTP = TypeVar("HTTP", bound="httpx.Client | httpx.AsyncClient")
 Transport = TypeVar("Transport", bound="httpx.BaseTransport | httpx.AsyncBaseTransport")

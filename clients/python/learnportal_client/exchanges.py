@@ -12,7 +12,6 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from learnportal.protocol.messages import Capability, Envelope, Response
 from learnportal_client.calls import RESEND_SAFE, chunks
 from learnportal_client.rest import (
     FeedbackPage,
@@ -32,6 +31,7 @@ from learnportal_client.wire import (
     request_json,
     response_of,
 )
+from learnportal_protocol.messages import Capability, Envelope, Response
 
 if TYPE_CHECKING:
     import httpx

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from pydantic import ConfigDict, Field
 
-from learnportal.protocol.messages import LearnAdaptResponse, LearnStatsResponse, Response
-from learnportal.protocol.models import ComponentPerformanceRecord
+from learnportal_protocol.messages import LearnAdaptResponse, LearnStatsResponse, Response
+from learnportal_protocol.models import ComponentPerformanceRecord
 
 
 class ComponentRecord(ComponentPerformanceRecord):

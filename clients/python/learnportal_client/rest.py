@@ -3,7 +3,7 @@
 
 These are the host's REST answers (`refinement.answers`, `feedback.answers`, which live in the
 server's Django apps) read leniently: a field the host adds later is ignored, so an older
-client keeps working. The learn/* models are not copied here: they are `learnportal.protocol`.
+client keeps working. The learn/* models are not copied here: they are `learnportal_protocol`.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from learnportal.protocol.models import (
+from learnportal_protocol.models import (
     FeedbackDimension,
     FeedbackPolarity,
     FeedbackSource,

@@ -18,12 +18,12 @@ from websockets.asyncio.client import connect as async_connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake
 from websockets.sync.client import ClientConnection, connect
 
-from learnportal.protocol.messages import Envelope, Response
 from learnportal_client.calls import AsyncLearnCalls, LearnCalls
 from learnportal_client.closing import Closing
 from learnportal_client.errors import LearnError
 from learnportal_client.retry import Deadline, Sleep
 from learnportal_client.wire import decode, encode, request_json, response_of, unreachable
+from learnportal_protocol.messages import Envelope, Response
 
 if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence

@@ -16,11 +16,11 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from learnportal.protocol.messages import RESPONSE_MODELS, Envelope, Response, response_type_for
-from learnportal.protocol.models import Experience, Feedback
-from learnportal.protocol.wire import summarize, validation_details
 from learnportal_client.errors import UNREACHABLE, LearnError
 from learnportal_client.records import TYPED_RESPONSES
+from learnportal_protocol.messages import RESPONSE_MODELS, Envelope, Response, response_type_for
+from learnportal_protocol.models import Experience, Feedback
+from learnportal_protocol.wire import summarize, validation_details
 
 Item = TypeVar("Item", bound=BaseModel)
 Answer = TypeVar("Answer", bound=BaseModel)

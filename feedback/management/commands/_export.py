@@ -12,7 +12,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from feedback.exports import FORMATS, export_chunks, write_jsonl
 from feedback.filters import FeedbackFilters, parse_filters
 from feedback.selectors import feedback_matching
-from learnportal.protocol.errors import LearnError
+from learnportal_protocol.errors import LearnError
 
 
 class ExportCommand(BaseCommand):

@@ -8,6 +8,9 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from core.accounts.models import User
+from core.accounts.principals import Principal, principal_for_user
+from core.accounts.roles import Role
 from feedback.turn_files import FileFormat, format_of, read_rows, survey
 from feedback.turn_import import (
     TARGETS,
@@ -17,10 +20,7 @@ from feedback.turn_import import (
     mapping_checked,
     turns_import,
 )
-from learnportal.accounts.models import User
-from learnportal.accounts.principals import Principal, principal_for_user
-from learnportal.accounts.roles import Role
-from learnportal.protocol.errors import LearnError
+from learnportal_protocol.errors import LearnError
 
 # Who a file's turns are submitted by without --user: the operator at the server's console.
 OPERATOR = Principal(role=Role.ADMIN, name="import_turns", is_human=False)

@@ -7,7 +7,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from learnportal.protocol.errors import LearnError
+from learnportal_protocol.errors import LearnError
 from refinement.learning_store import skills_export
 
 

@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from django.core.cache import cache
 
+from core.accounts.models import User
 from feedback.models import Turn
-from learnportal.accounts.models import User
 from tests.builders import feedback, feedback_req, turn
 from tests.harness import human_actor
 

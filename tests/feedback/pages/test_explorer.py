@@ -10,13 +10,13 @@ import pytest
 from django.db.models import Count
 from django.test import Client
 
+from core.accounts.models import User
+from core.accounts.principals import principal_for_user
 from feedback.models import Feedback as FeedbackRow
 from feedback.models import Turn
 from feedback.selectors import counted_feedback
 from feedback.services import feedback_record
-from learnportal.accounts.models import User
-from learnportal.accounts.principals import principal_for_user
-from learnportal.protocol import Feedback, FeedbackPolarity, RatedTurn
+from learnportal_protocol import Feedback, FeedbackPolarity, RatedTurn
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import AbstractBaseUser

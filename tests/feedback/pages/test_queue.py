@@ -14,13 +14,13 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from django.test import Client
 
+from core.accounts.models import User
+from core.accounts.roles import ALLOWED, Action, Role
 from feedback.lease_notes import LATE_KEPT, LEASE_WARNING_SECONDS
 from feedback.models import Feedback, Lease, Retraction, Skip, Turn
 from feedback.services import TurnInput, turns_submit
 from learnportal import demo
-from learnportal.accounts.models import User
-from learnportal.accounts.roles import ALLOWED, Action, Role
-from learnportal.protocol import RatedTurn
+from learnportal_protocol import RatedTurn
 
 if TYPE_CHECKING:
     from tests.harness import ClientResponse
@@ -309,8 +309,8 @@ def test_an_agents_own_feedback_is_hidden_from_annotators_until_they_rated(
     annotator: Client,
 ) -> None:
     from feedback.services import feedback_record
-    from learnportal.protocol import Feedback as FeedbackItem
-    from learnportal.protocol import FeedbackPolarity
+    from learnportal_protocol import Feedback as FeedbackItem
+    from learnportal_protocol import FeedbackPolarity
 
     turn = _turn("demo-turn-2")
     feedback_record(

@@ -9,9 +9,9 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from core.accounts.principals import Principal
+from core.accounts.roles import Role
 from feedback.services import feedback_record
-from learnportal.accounts.principals import Principal
-from learnportal.accounts.roles import Role
 from tests.feedback.test_buckets import scores
 
 if TYPE_CHECKING:

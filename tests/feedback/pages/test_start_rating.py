@@ -12,7 +12,7 @@ from feedback import selectors
 from feedback.models import Turn
 from feedback.services import feedback_record
 from learnportal.demo import DEMO_AGENT
-from learnportal.protocol import Feedback, FeedbackPolarity
+from learnportal_protocol import Feedback, FeedbackPolarity
 
 if TYPE_CHECKING:
     from django.test import Client

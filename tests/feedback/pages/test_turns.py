@@ -8,13 +8,13 @@ from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
+from core.accounts.models import User
 from feedback.lease_notes import NOT_NEEDED
 from feedback.models import Feedback, Lease, Turn
 from feedback.services import feedback_record
 from learnportal import demo
-from learnportal.accounts.models import User
-from learnportal.protocol import Feedback as FeedbackItem
-from learnportal.protocol import FeedbackPolarity
+from learnportal_protocol import Feedback as FeedbackItem
+from learnportal_protocol import FeedbackPolarity
 
 if TYPE_CHECKING:
     from tests.harness import ClientResponse
@@ -177,7 +177,7 @@ def test_a_repeated_submission_is_stored_once(annotator: Client) -> None:
 
 
 def test_the_form_needs_the_csrf_token(seeded: None) -> None:
-    from learnportal.accounts.models import User
+    from core.accounts.models import User
 
     client = Client(enforce_csrf_checks=True)
     client.force_login(User.objects.get(username="annotator"))

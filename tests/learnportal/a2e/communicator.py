@@ -13,7 +13,7 @@ import orjson
 from asgiref.sync import async_to_sync
 from channels.testing import HttpCommunicator
 
-from learnportal.protocol.errors import HTTP_STATUS, ErrorCode
+from learnportal_protocol.errors import HTTP_STATUS, ErrorCode
 from tests.learnportal.a2e.client import handshake, message
 
 if TYPE_CHECKING:

@@ -10,10 +10,10 @@ import pytest
 from asgiref.sync import async_to_sync
 from django.conf import settings as django_settings
 
+from core.accounts.credentials import Credential
 from learnportal.a2e import sessions
 from learnportal.a2e.memorystore import MemoryStore
 from learnportal.a2e.redisstore import RedisStore
-from learnportal.accounts.credentials import Credential
 
 if TYPE_CHECKING:
     from collections.abc import Iterator

@@ -9,10 +9,10 @@ import httpx
 import orjson
 import pytest
 
+from core.accounts import services
+from core.accounts.models import ApiToken
 from feedback.models import Experience
-from learnportal.accounts import services
-from learnportal.accounts.models import ApiToken
-from learnportal.protocol import ALL_MESSAGE_TYPES, RESPONSE_MODELS
+from learnportal_protocol import ALL_MESSAGE_TYPES, RESPONSE_MODELS
 from refinement.models import Refinement, RefinementStatus
 from tests.builders import (
     adapt_req,
@@ -30,7 +30,7 @@ from tests.builders import (
 )
 from tests.harness import human_actor
 from tests.learnportal.a2e.client import A2ESession, handshake, message
-from tests.learnportal.protocol.wire_examples import REQUEST_EXAMPLES
+from tests.protocol.wire_examples import REQUEST_EXAMPLES
 
 if TYPE_CHECKING:
     from collections.abc import Callable

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from learnportal.protocol import ALL_MESSAGE_TYPES
+from learnportal_protocol import ALL_MESSAGE_TYPES
 from tests.builders import experience, experience_req, feedback, feedback_req, stats_req
 from tests.harness import Actor, Send, http_send, ws_send
 from tests.learnportal.a2e.communicator import a2e_send

@@ -10,8 +10,8 @@ import pytest
 from django.db import OperationalError
 from rest_framework.test import APIClient
 
-from learnportal.accounts import services
-from learnportal.accounts.models import ApiToken
+from core.accounts import services
+from core.accounts.models import ApiToken
 from tests.builders import (
     experience,
     experience_req,
@@ -163,7 +163,7 @@ def test_a_bad_authorization_header_is_unauthenticated(db: None, header: str) ->
 
 
 def test_a_token_of_a_deactivated_person_is_unauthenticated(ann: Actor) -> None:
-    from learnportal.accounts.models import User
+    from core.accounts.models import User
 
     person = User.objects.get(username="ann")
     person.is_active = False
@@ -273,7 +273,7 @@ def test_a_database_down_while_authenticating_is_unavailable(
     agent: Actor, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(
-        "learnportal.accounts.credentials.resolve",
+        "core.accounts.credentials.resolve",
         _database_is_locked,
     )
     response = agent.learn(stats_req())

@@ -12,7 +12,7 @@ from typing import Any
 import orjson
 import pytest
 
-from learnportal.protocol.models import TIMESTAMP_MAX
+from learnportal_protocol.models import TIMESTAMP_MAX
 from tests.builders import experience, experience_req, feedback, feedback_req, stored, turn
 from tests.harness import WS_TIMEOUT, Actor, Send, ws_communicator
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from learnportal.accounts import services
-from learnportal.accounts.models import ApiToken
+from core.accounts import services
+from core.accounts.models import ApiToken
 from tests.builders import stats_req
-from tests.learnportal.accounts.test_session import csrf_token_for, logged_in, post
+from tests.core.accounts.test_session import csrf_token_for, logged_in, post
 
 if TYPE_CHECKING:
     from tests.harness import Actor

@@ -16,9 +16,9 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from learnportal.accounts import services
-from learnportal.accounts.credentials import usage
-from learnportal.accounts.models import ApiToken, User
+from core.accounts import services
+from core.accounts.credentials import usage
+from core.accounts.models import ApiToken, User
 from tests.builders import experience, experience_req, feedback, feedback_req, stats_req
 
 if TYPE_CHECKING:

@@ -9,7 +9,7 @@ import pytest
 from django.test import Client
 from rest_framework.test import APIClient
 
-from learnportal.accounts.models import ApiToken, User
+from core.accounts.models import ApiToken, User
 
 if TYPE_CHECKING:
     from tests.harness import ClientResponse

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from django.test import Client
 
-from learnportal.accounts.models import User
+from core.accounts.models import User
 
 pytestmark = pytest.mark.django_db
 

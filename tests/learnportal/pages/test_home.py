@@ -43,7 +43,7 @@ def test_wrong_password_says_so_and_does_not_log_in() -> None:
 def test_an_empty_portal_shows_how_to_send_a_first_turn_and_the_example_works(
     agent: Actor,
 ) -> None:
-    from learnportal.accounts.models import User
+    from core.accounts.models import User
 
     User.objects.create_user(username="rev", password="a long password", role="reviewer")
     client = Client()

@@ -19,14 +19,14 @@ from django.db import models
 from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver
 
+from core.accounts.models import ApiToken, User
 from feedback.exports import FORMATS
 from feedback.import_staging import TOKEN_BYTES
 from feedback.models import ComponentStats, Experience, Feedback, Turn
-from learnportal.accounts.models import ApiToken, User
-from learnportal.protocol.models import TIMESTAMP_MAX
-from learnportal.webhooks.models import Delivery, Endpoint
+from learnportal_protocol.models import TIMESTAMP_MAX
 from refinement.models import Plan, Proposal, Refinement, Step, StoreValue
 from tests.builders import experience, experience_req, feedback, feedback_req, turn
+from webhooks.models import Delivery, Endpoint
 
 if TYPE_CHECKING:
     from collections.abc import Iterator

@@ -20,7 +20,7 @@ def test_a_bare_pytest_runs_with_nothing_set(tmp_path: Path) -> None:
             "-q",
             "-p",
             "no:cacheprovider",
-            "tests/learnportal/protocol/test_defaults.py",
+            "tests/protocol/test_defaults.py",
         ],
         cwd=REPO,
         env=clean_env(tmp_path),

@@ -6,8 +6,8 @@ from typing import Any
 
 from django.test import Client
 
+from core.accounts.models import User
 from feedback.models import Turn
-from learnportal.accounts.models import User
 from refinement.models import Plan
 
 POLICY = {

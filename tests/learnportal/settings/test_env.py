@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from learnportal import env
-from learnportal.env import ConfigError
+from core import env
+from core.env import ConfigError
 
 if TYPE_CHECKING:
     from pathlib import Path

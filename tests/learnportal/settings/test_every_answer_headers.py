@@ -11,7 +11,7 @@ from asgiref.sync import async_to_sync
 from channels.testing import ApplicationCommunicator
 from django.test import Client
 
-from learnportal.accounts.models import User
+from core.accounts.models import User
 
 if TYPE_CHECKING:
     from tests.harness import Actor

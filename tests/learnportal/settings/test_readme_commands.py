@@ -36,7 +36,7 @@ def test_every_manage_py_line_of_the_readme_works_after_make_run(tmp_path: Path)
     env_file = tmp_path / ".env"
     env = clean_env(tmp_path, LEARNPORTAL_ENV_FILE=str(env_file))
     # What make does before it serves: write the dev env file once, migrate, load the demo.
-    subprocess.run([PYTHON, "-m", "learnportal.env", str(env_file)], cwd=REPO, check=True)
+    subprocess.run([PYTHON, "-m", "core.env", str(env_file)], cwd=REPO, check=True)
     for step in (("migrate", "--no-input", "-v", "0"), ("seed_demo", "--if-empty")):
         result = manage(*step, env=env)
         assert result.returncode == 0, result.stderr

@@ -13,8 +13,8 @@ from django.http import HttpRequest
 from django.test import Client
 from django.utils import timezone
 
+from core.accounts.models import ApiToken
 from feedback.models import Experience, Feedback
-from learnportal.accounts.models import ApiToken
 from learnportal.ws import learn
 from tests.builders import experience, experience_req, feedback, feedback_req, stats_req
 from tests.harness import WS_TIMEOUT, Actor, ws_communicator
@@ -22,7 +22,7 @@ from tests.harness import WS_TIMEOUT, Actor, ws_communicator
 if TYPE_CHECKING:
     from channels.testing import WebsocketCommunicator
 
-    from learnportal.accounts.credentials import Credential
+    from core.accounts.credentials import Credential
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

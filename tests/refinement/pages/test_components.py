@@ -9,15 +9,15 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from core.accounts import roles
+from core.accounts.models import User
+from core.accounts.principals import Principal
+from core.accounts.roles import Action, Role
 from feedback.services import experience_store, feedback_record
-from learnportal.accounts import roles
-from learnportal.accounts.models import User
-from learnportal.accounts.principals import Principal
-from learnportal.accounts.roles import Action, Role
 from learnportal.demo import COMPONENTS
-from learnportal.protocol import Experience, FeedbackPolarity
-from learnportal.protocol import Feedback as FeedbackItem
-from learnportal.protocol.models import Action as ExperienceAction
+from learnportal_protocol import Experience, FeedbackPolarity
+from learnportal_protocol import Feedback as FeedbackItem
+from learnportal_protocol.models import Action as ExperienceAction
 from refinement.models import Plan, Proposal
 from refinement.store import behaviour_policy, routing_weights
 from tests.refinement.helpers import corrections, plan_of

@@ -5,8 +5,8 @@ from typing import TYPE_CHECKING
 import pytest
 from django.test import Client
 
-from learnportal.accounts.models import User
-from learnportal.accounts.principals import principal_for_user
+from core.accounts.models import User
+from core.accounts.principals import principal_for_user
 from learnportal.demo import DEMO_AGENT
 from refinement.adapt import adapt_run
 from refinement.models import Plan, Proposal, Refinement, StoreValue

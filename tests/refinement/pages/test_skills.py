@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 import pytest
 from django.test import Client
 
-from learnportal.accounts.models import User
+from core.accounts.models import User
 from refinement.models import HistoryEntry, Refinement
 from tests.refinement.learning_store.helpers import GLOBAL_SKILL, learn, make_step, skill_edit
 

@@ -20,7 +20,7 @@ from typing import Any
 import orjson
 import schemathesis
 
-from learnportal.protocol import freejson
+from learnportal_protocol import freejson
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ from feedback.answers import (
 )
 from learnportal.api.openapi import ResponseJsonSchema
 from learnportal.api.schema import LearnResponse
-from learnportal.protocol.messages import (
+from learnportal_protocol.messages import (
     Applied,
     Capability,
     History,
@@ -27,13 +27,6 @@ from learnportal.protocol.messages import (
     LearnRefinementHistoryResponse,
     LearnRefinementRollbackResponse,
     Rollback,
-)
-from learnportal.webhooks.api import (
-    DeliveryAnswer,
-    DeliveryList,
-    EndpointAnswer,
-    EndpointCreated,
-    EndpointList,
 )
 from refinement.answers import (
     Decision,
@@ -46,6 +39,13 @@ from refinement.answers import (
     SkillList,
     StepsState,
     StepState,
+)
+from webhooks.api import (
+    DeliveryAnswer,
+    DeliveryList,
+    EndpointAnswer,
+    EndpointCreated,
+    EndpointList,
 )
 
 if TYPE_CHECKING:

@@ -16,7 +16,7 @@ from django.db import transaction
 from hypothesis import HealthCheck, settings
 from hypothesis.stateful import run_state_machine_as_test
 
-from learnportal.accounts.credentials import principals
+from core.accounts.credentials import principals
 from learnportal.wsgi import application
 from tests.learnportal.api.schema import hooks  # noqa: F401  (registers what the schema cannot say)
 

@@ -10,7 +10,7 @@ import orjson
 import pytest
 from rest_framework.test import APIClient
 
-from learnportal.accounts.models import User
+from core.accounts.models import User
 
 if TYPE_CHECKING:
     from tests.harness import Actor
