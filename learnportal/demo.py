@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import time
 
 from core.accounts.models import User
 from core.accounts.principals import Principal
@@ -83,7 +84,7 @@ def queue_session(prefix: str, session_id: str, turns: list[tuple[str, str, str]
     )
 
 
-def demo_experiences() -> None:
+def demo_experiences(base: float) -> None:
     from feedback.attribution import owners_claim
     from feedback.services import experience_store
     from refinement.store import behaviour_policy
@@ -106,7 +107,7 @@ def demo_experiences() -> None:
                 reward=1.0 if good else -1.0,
                 episode_id=f"demo-ep-{step // 20}",
                 step=step % 20,
-                ts=1_700_000_000.0 + step,
+                ts=base + step,
             )
         )
     # The components are the demo agent's; the gym, speaking for all, reports their calls.
@@ -122,7 +123,7 @@ CORRECTIONS = [
 DEMO_ANNOTATOR = Principal(role=Role.ANNOTATOR, name="annotator", is_human=True)
 
 
-def demo_feedback() -> None:
+def demo_feedback(base: float) -> None:
     from feedback.services import feedback_record
 
     feedback_record(
@@ -137,7 +138,7 @@ def demo_feedback() -> None:
                 comment=comment,
                 correction=correction,
                 dimension=FeedbackDimension.CORRECTNESS,
-                ts=1_700_000_500.0 + i,
+                ts=base + 500 + i,
             )
             for i, (turn, component, comment, correction) in enumerate(CORRECTIONS)
         ],
@@ -194,7 +195,7 @@ RATED_BY_COLLEAGUES = [
 DEMO_COLLEAGUES = ("ana", "li", "sam")
 
 
-def demo_agreement() -> None:
+def demo_agreement(base: float) -> None:
     """Each colleague rates each turn from a lease of it: past the first, a turn has the
     ratings it needs (LEARNPORTAL_RATINGS_PER_TURN), and only its lease lets one more rate."""
     from feedback.models import Feedback as Stored
@@ -220,7 +221,7 @@ def demo_agreement() -> None:
                         polarity=_polarity_of(scores[n]),
                         score=scores[n],
                         dimension=dimension,
-                        ts=1_699_990_000.0 + 10 * i + n,
+                        ts=base - 10_000 + 10 * i + n,
                     )
                 ],
             )
@@ -241,10 +242,25 @@ def demo_plan() -> None:
         plan_create(principal=DEMO_AGENT, component_name="", scope="local")
 
 
-def seed_demo() -> None:
+SINCE_SEED = 600  # a fresh demo's agent ran ten minutes ago, so its pages look alive
+
+
+def demo_base(now: float | None = None) -> float:
+    """The time the demo's records are laid out from: that of a demo seeded before (so that a
+    second seed sends the same records again), else ten minutes before `now`."""
+    from feedback.models import Experience as Stored
+
+    first = Stored.objects.filter(experience_id="demo-exp-0").values_list("ts", flat=True).first()
+    if first is not None:
+        return first
+    return (time.time() if now is None else now) - SINCE_SEED
+
+
+def seed_demo(now: float | None = None) -> None:
+    base = demo_base(now)
     demo_users()
-    demo_agreement()  # first: the turns to rate are the newest
+    demo_agreement(base)  # first: the turns to rate are the newest
     demo_turns()
-    demo_experiences()
-    demo_feedback()
+    demo_experiences(base)
+    demo_feedback(base)
     demo_plan()

@@ -214,9 +214,12 @@ def transport(request: pytest.FixtureRequest) -> Send:
 # --- the demo cast, for pages ------------------------------------------------------------------
 
 
+DEMO_SEEDED_AT = 1_700_000_000.0 + demo.SINCE_SEED  # the demo's records from 1_700_000_000
+
+
 @pytest.fixture
 def seeded(db: None) -> None:
-    demo.seed_demo()
+    demo.seed_demo(now=DEMO_SEEDED_AT)
 
 
 def _logged_in(username: str) -> Client:

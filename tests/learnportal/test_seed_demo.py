@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import time
 from typing import Any
 
 from django.core.management import call_command
@@ -37,6 +38,20 @@ def test_seed_demo_loads_people_turns_and_components_with_calls(db: None) -> Non
     records = stats()
     assert records and all(r["calls_total"] > 0 for r in records)
     assert Client().login(request=HttpRequest(), username="annotator", password=demo.DEMO_PASSWORD)
+
+
+def test_a_fresh_demos_components_were_called_minutes_ago(db: None) -> None:
+    before = time.time()
+    seed()
+    last_calls = [r["last_called"] for r in stats()]
+    assert last_calls and all(before - 3600 < last <= time.time() for last in last_calls)
+
+
+def test_a_second_seed_later_sends_the_same_records(db: None) -> None:
+    demo.seed_demo(now=2_000_000_000.0)
+    first = counts(), stats()
+    demo.seed_demo(now=2_000_086_400.0)
+    assert (counts(), stats()) == first
 
 
 def test_seed_demo_twice_is_safe(db: None) -> None:
