@@ -644,7 +644,7 @@ def _latency_during_adapt(principal: Any, component: str, adapts: int) -> dict[s
 
     from django.db import connection
 
-    from feedback.selectors import component_records
+    from feedback.selectors.components import component_records
     from refinement.adapt import adapt_run
 
     idle: list[float] = []

@@ -139,7 +139,7 @@ def bare_view(request: Any, name: str) -> Any:
     from django.http import JsonResponse
 
     from core.accounts.principals import principal_for_user
-    from feedback.selectors import (
+    from feedback.selectors.components import (
         component_durations,
         component_feedback,
         component_hours,

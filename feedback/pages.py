@@ -21,7 +21,6 @@ from core.form_words import in_form_words
 from core.inputs import QueryBool, QueryModel, QueryText, page_query
 from core.instants import utc
 from core.web import page, requires, show_learn_error, when
-from feedback import selectors
 from feedback.exports import FORMATS, as_items
 from feedback.filters import (
     decode_cursor,
@@ -43,6 +42,16 @@ from feedback.queue import (
     queue_skip,
     queue_undo,
 )
+from feedback.selectors.agreement import agreement_read
+from feedback.selectors.components import component_names
+from feedback.selectors.explorer import (
+    feedback_match_count,
+    feedback_page,
+    feedback_page_newer,
+    people_names,
+)
+from feedback.selectors.turns import rated_for, turn_ids, turn_page, turn_ratings, undoable_rating
+from feedback.selectors.visibility import sees_all_ratings, still_blind
 from feedback.services import feedback_record
 from feedback.turn_import import guessed_mapping, mapping_checked
 from learnportal_protocol import (
@@ -84,7 +93,7 @@ def turn_list(request: HttpRequest, principal: Principal) -> HttpResponse:
         after, cursor_error = decode_turn_cursor(query.cursor), ""
     except LearnError as error:
         after, cursor_error = None, str(error.details[0]["msg"])
-    turns, last = selectors.turn_page(
+    turns, last = turn_page(
         component_name=component,
         session_id=session,
         open_only=open_only,
@@ -95,7 +104,7 @@ def turn_list(request: HttpRequest, principal: Principal) -> HttpResponse:
     kept = {name: value for name, value in filters.items() if value}
     context = {
         "turns": turns,
-        "rated": selectors.rated_for(turns, principal),
+        "rated": rated_for(turns, principal),
         **filters,
         "cursor_error": cursor_error,
         "next_url": None
@@ -107,7 +116,7 @@ def turn_list(request: HttpRequest, principal: Principal) -> HttpResponse:
         "can_rate": principal.may(Action.FEEDBACK),
         "can_queue": principal.may(Action.QUEUE),
         "ratings_per_turn": settings.LEARNPORTAL_RATINGS_PER_TURN,
-        "components": selectors.component_names()[:CHOICES_SHOWN],
+        "components": component_names()[:CHOICES_SHOWN],
     }
     status = 400 if cursor_error or problems else 200
     return page(request, "feedback/turns.html", context, status=status)
@@ -138,12 +147,12 @@ def turn_rated(request: HttpRequest, principal: Principal, pk: int) -> HttpRespo
     """A turn with the ratings this person may now see, no form: the page after a rating, with
     "Next turn" taking one from the queue (a lease), or back to the list for a role with none."""
     turn = get_object_or_404(Turn, pk=pk)
-    ratings = selectors.turn_ratings(turn, viewer=principal)
+    ratings = turn_ratings(turn, viewer=principal)
     context = {
         "turn": turn,
         "environment": _environment(turn),
         "ratings": [(rating, _excerpt(turn, rating)) for rating in ratings],
-        "blind": selectors.still_blind(ratings, principal),
+        "blind": still_blind(ratings, principal),
         "next_url": reverse("portal:queue" if principal.may(Action.QUEUE) else "portal:turns"),
         "rate_url": reverse("portal:rate", args=[turn.pk]),
         "turns_url": reverse("portal:turns"),
@@ -208,13 +217,13 @@ def _environment(turn: Turn) -> str:
 
 def _turn_context(turn: Turn, principal: Principal, form: RatingForm) -> dict[str, Any]:
     """What the partials of one turn and its rating form need (templates/feedback/partials/)."""
-    ratings = selectors.turn_ratings(turn, viewer=principal)
+    ratings = turn_ratings(turn, viewer=principal)
     return {
         "turn": turn,
         "environment": _environment(turn),
         "form": form,
         "ratings": [(rating, _excerpt(turn, rating)) for rating in ratings],
-        "blind": selectors.still_blind(ratings, principal),
+        "blind": still_blind(ratings, principal),
         "polarity_help": {p.value: text for p, text in POLARITY_HELP.items()},
     }
 
@@ -336,7 +345,7 @@ def _queue_page(
     now = time.time()
     progress = queue_progress(principal, now=now)
     within = settings.LEARNPORTAL_UNDO_SECONDS
-    undoable = selectors.undoable_rating(principal, now=now, within=within)
+    undoable = undoable_rating(principal, now=now, within=within)
     context: dict[str, Any] = {
         "turn": turn,
         "progress": progress,
@@ -345,7 +354,7 @@ def _queue_page(
         **_lease_clock(expires, now),
         "queue_url": reverse("portal:queue"),
         "turns_url": reverse("portal:turns"),
-        "sees_all": selectors.sees_all_ratings(principal),
+        "sees_all": sees_all_ratings(principal),
     }
     if turn is not None and form is not None:
         context |= _turn_context(turn, principal, form) | {"rate_url": reverse("portal:queue")}
@@ -391,22 +400,20 @@ def explorer(request: HttpRequest, principal: Principal) -> HttpResponse:
         context.update(_explorer_choices(principal))
         return page(request, "feedback/explorer.html", context, status=400)
     if before is not None:  # a "newer" link: the page above it, and older ones below
-        rows, more_newer = selectors.feedback_page_newer(
+        rows, more_newer = feedback_page_newer(
             query, viewer=principal, before=before, limit=query.limit
         )
         last = (rows[-1].ts, rows[-1].id) if rows else None
     else:
-        rows, last = selectors.feedback_page(
-            query, viewer=principal, after=after, limit=query.limit
-        )
+        rows, last = feedback_page(query, viewer=principal, after=after, limit=query.limit)
         more_newer = after is not None
     filters = query.as_params()
     paged = {**filters, "limit": query.limit}
-    turn_ids = selectors.turn_ids({row.correlation_id or row.feedback_id for row in rows})
-    matches, more_matches = selectors.feedback_match_count(query, viewer=principal)
+    turns_of = turn_ids({row.correlation_id or row.feedback_id for row in rows})
+    matches, more_matches = feedback_match_count(query, viewer=principal)
     context.update(
         rows=[
-            (item, turn_ids.get(row.correlation_id or row.feedback_id), when(item.ts))
+            (item, turns_of.get(row.correlation_id or row.feedback_id), when(item.ts))
             for row, item in zip(rows, as_items(rows), strict=True)
         ],
         filters=filters,
@@ -447,29 +454,25 @@ def _newer_position(text: str) -> tuple[float, int] | None:
 
 
 def _explorer_choices(principal: Principal) -> dict[str, Any]:
-    annotators = (
-        selectors.people_names(CHOICES_SHOWN)
-        if selectors.sees_all_ratings(principal)
-        else [principal.name]
-    )
+    annotators = people_names(CHOICES_SHOWN) if sees_all_ratings(principal) else [principal.name]
     return {
         "sources": [s.value for s in FeedbackSource],
         "polarities": [p.value for p in FeedbackPolarity],
         "dimensions": [d.value for d in FeedbackDimension],
-        "components": selectors.component_names()[:CHOICES_SHOWN],
+        "components": component_names()[:CHOICES_SHOWN],
         "annotators": annotators,
-        "blind": not selectors.sees_all_ratings(principal),
+        "blind": not sees_all_ratings(principal),
     }
 
 
 @requires(Action.EXPLORE)
 def turn_detail(request: HttpRequest, principal: Principal, pk: int) -> HttpResponse:
     turn = get_object_or_404(Turn, pk=pk)
-    ratings = selectors.turn_ratings(turn, viewer=principal)
+    ratings = turn_ratings(turn, viewer=principal)
     context = {
         "turn": turn,
         "ratings": [(rating, _excerpt(turn, rating)) for rating in ratings],
-        "hidden": selectors.still_blind(ratings, principal),
+        "hidden": still_blind(ratings, principal),
         "can_rate": principal.may(Action.FEEDBACK),
         "explorer_url": reverse("portal:explorer")
         + f"?{urlencode({'correlation_id': turn.correlation_id})}",
@@ -479,7 +482,7 @@ def turn_detail(request: HttpRequest, principal: Principal, pk: int) -> HttpResp
 
 @requires(Action.READ_AGREEMENT)
 def agreement(request: HttpRequest, principal: Principal) -> HttpResponse:
-    report = selectors.agreement_read(disagreements=DISAGREEMENTS_SHOWN)
+    report = agreement_read(disagreements=DISAGREEMENTS_SHOWN)
     rows = [{"row": row, "reading": _reading(row.alpha)} for row in report.agreement.dimensions]
     disagreements = [
         {

@@ -40,7 +40,8 @@ from feedback.models import Feedback, Lease, Retraction, Skip, Turn
 from feedback.moments import moments_recount
 from feedback.queue_state import turns_tally
 from feedback.retractions import ratings_take_back
-from feedback.selectors import counted_feedback, live_counts
+from feedback.selectors.overview import live_counts
+from feedback.selectors.visibility import counted_feedback
 from learnportal_protocol import FeedbackSource
 from learnportal_protocol.errors import conflict, detail, not_found
 

@@ -27,7 +27,8 @@ from feedback.queue_state import queue_fields_of, turns_held, turns_refresh, tur
 from feedback.raters import raters_check
 from feedback.retractions import ratings_take_back
 from feedback.rewards import latest_experience_id, rewards_add, rewards_evict
-from feedback.selectors import component_names, live_counts
+from feedback.selectors.components import component_names
+from feedback.selectors.overview import live_counts
 from feedback.stats import (
     CallDelta,
     ScoreDelta,

@@ -10,7 +10,8 @@ from django.contrib.auth.decorators import login_required
 from core.accounts.principals import principal_for_user
 from core.accounts.roles import Action
 from core.web import page
-from feedback.selectors import component_figures, component_records, live_counts
+from feedback.selectors.components import component_figures, component_records
+from feedback.selectors.overview import live_counts
 from feedback.source_scores import SOURCE_LABELS, source_asked, source_links, source_scores
 from refinement.history import history_entries
 from refinement.paths import UNWEIGHTED
