@@ -15,7 +15,7 @@ from feedback.selectors.overview import live_counts
 from feedback.source_scores import SOURCE_LABELS, source_asked, source_links, source_scores
 from refinement.history import history_entries
 from refinement.paths import UNWEIGHTED
-from refinement.selectors import open_proposal_count
+from refinement.selectors import awaiting_review_count
 from refinement.store import routing_weights
 
 if TYPE_CHECKING:
@@ -59,7 +59,7 @@ def home(request: AuthenticatedHttpRequest) -> HttpResponse:
     context = {
         **counts,
         "components": components,
-        "pending_proposals": open_proposal_count() if principal.may(Action.DECIDE) else None,
+        "pending_proposals": awaiting_review_count() if principal.may(Action.DECIDE) else None,
         "history": history_entries(limit=12) if principal.may(Action.HISTORY) else None,
         "empty": not components and not any(counts.values()),
         "first_turn": orjson.dumps(FIRST_TURN).decode(),

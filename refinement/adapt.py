@@ -20,7 +20,7 @@ from learnportal_protocol.errors import forbidden, not_found
 from refinement import store
 from refinement.evidence import components, load_evidence_sets, skipped_note
 from refinement.history import history_record
-from refinement.models import Plan, Proposal, ProposalStatus, Refinement, Review
+from refinement.models import OPEN_PROPOSAL, Plan, Proposal, ProposalStatus, Refinement, Review
 from refinement.paths import UNWEIGHTED, Location, Target, weight_path
 from refinement.permissions import by_person
 from refinement.proposals import ProposalInput
@@ -202,7 +202,7 @@ def _supersede_pending(paths: list[str], plan: Plan) -> list[Plan]:
         Proposal.objects.filter(
             path__in=paths,
             plan__origin="adapt",
-            status__in=[ProposalStatus.PENDING, ProposalStatus.APPROVED],
+            status__in=OPEN_PROPOSAL - {ProposalStatus.QUEUED},
         )
         .exclude(plan=plan)
         .order_by("id")

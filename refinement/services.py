@@ -35,6 +35,8 @@ from refinement.answers import ProposalWire, RolledBack
 from refinement.change_text import change_text
 from refinement.history import history_record
 from refinement.models import (
+    APPLIED_PROPOSAL,
+    OPEN_PROPOSAL,
     Plan,
     Proposal,
     ProposalStatus,
@@ -189,7 +191,7 @@ def proposal_register(
             proposals.filter(
                 resendable(principal),
                 content_hash=proposal.content_hash,
-                status__in=OPEN_STATUSES,
+                status__in=OPEN_PROPOSAL,
             )
             .order_by("-id")
             .first()
@@ -204,7 +206,7 @@ def proposal_register(
                 "change it. Send it unchanged, or file your change as a new proposal.",
                 [detail(["proposal", "proposal_id"], "a proposal of another principal")],
             )
-        if record.status in {ProposalStatus.APPLIED, ProposalStatus.ROLLED_BACK}:
+        if record.status in APPLIED_PROPOSAL:
             raise conflict(
                 f"Proposal {record.proposal_id} was already applied with other content; "
                 "send the change as a new proposal.",
@@ -306,14 +308,11 @@ def plan_file(
     return plan, records
 
 
-OPEN_STATUSES = (ProposalStatus.PENDING, ProposalStatus.APPROVED, ProposalStatus.QUEUED)
-
-
 def plan_settle(plan: Plan | None) -> None:
     """A ready plan whose every proposal is decided (applied, rejected, rolled back) is done."""
     if plan is None or plan.status != PlanStatus.READY:
         return
-    if not plan.proposals.filter(status__in=OPEN_STATUSES).exists():
+    if not plan.proposals.filter(status__in=OPEN_PROPOSAL).exists():
         plan.status = PlanStatus.DONE
         plan.save(update_fields=["status"])
 
