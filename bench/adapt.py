@@ -529,7 +529,7 @@ ADAPT_PHASES = [
     ("refinement.adapt", "edits_apply", "apply: `edits_apply`, own statements"),
     ("refinement.store", "read_many", "apply: `store.read_many(lock=True)` in `edits_apply`"),
     ("refinement.store", "write_many", "apply: `store.write_many` (values + revisions)"),
-    ("refinement.services", "history_record", "apply: `history_record` of the refinement"),
+    ("refinement.services.edits", "history_record", "apply: `history_record` of the refinement"),
     ("refinement.adapt", "proposals_file", "apply: `proposals_file` (proposals + reviews)"),
     ("refinement.adapt", "plan_settle", "apply: `plan_settle`"),
     ("refinement.adapt", "history_record", "apply: `history_record` of the adapt"),

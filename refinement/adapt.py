@@ -25,7 +25,9 @@ from refinement.paths import UNWEIGHTED, Location, Target, weight_path
 from refinement.permissions import by_person
 from refinement.proposals import ProposalInput
 from refinement.review import recently_rolled_back, weight_step_risk
-from refinement.services import Edit, edits_apply, locked, new_id, plan_settle, proposal_wire
+from refinement.services.edits import Edit, edits_apply, locked, new_id
+from refinement.services.plans import plan_settle
+from refinement.services.register import proposal_wire
 from refinement.strategies import validate_target
 from refinement.strategies.base import relative_to_best
 from refinement.strategy_registry import REPLAY_STRATEGIES, strategy_for, strategy_params

@@ -37,15 +37,10 @@ from refinement.selectors import (
     refinement_get,
     rollback_chain,
 )
-from refinement.services import (
-    proposal_apply_stored,
-    proposal_approve,
-    proposal_permissions,
-    proposal_reject,
-    proposal_wire,
-    refinement_rollback,
-    rollback_permission,
-)
+from refinement.services.apply import proposal_apply_stored
+from refinement.services.approval import proposal_approve, proposal_permissions, proposal_reject
+from refinement.services.register import proposal_wire
+from refinement.services.rollback import refinement_rollback, rollback_permission
 from refinement.vocabulary import PlanStatus, ReviewKind, RiskLevel
 
 if TYPE_CHECKING:

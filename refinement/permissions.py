@@ -93,7 +93,7 @@ def may(
     """Whether `principal` may `verb` `subject` now, and if not, why.
 
     `assessments` is the automatic review of what the act would write now: the proposal's one,
-    or one per edit of a rollback (`refinement.services.rollback_assessments`).
+    or one per edit of a rollback (`refinement.services.rollback`).
     """
     action = VERB_ACTION[verb]
     if not principal.may(action):

@@ -23,7 +23,7 @@ from refinement.models import OPEN_PROPOSAL
 from refinement.pages import decide
 from refinement.permissions import Verb
 from refinement.selectors import plan_proposals
-from refinement.services import proposal_permissions
+from refinement.services.approval import proposal_permissions
 
 if TYPE_CHECKING:
     from core.accounts.principals import Principal
