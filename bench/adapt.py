@@ -411,7 +411,7 @@ def _bulk_load(data: Data, var_dir: Path, owner: str, start: int, stop: int) -> 
 
     from feedback.models import ComponentOwner, ComponentStats, Experience, ExperienceQuota
     from feedback.rewards import rewards_rebuild
-    from feedback.services import EXPERIENCE_COLUMNS
+    from feedback.services.rows import EXPERIENCE_COLUMNS
 
     table = Experience._meta.db_table
     columns = list(EXPERIENCE_COLUMNS)

@@ -52,7 +52,7 @@ from feedback.queue import queue_held, queue_next, queue_release, queue_skip, qu
 from feedback.selectors.agreement import agreement_read
 from feedback.selectors.explorer import feedback_matching, feedback_page
 from feedback.selectors.turns import turn_queue
-from feedback.services import turns_submit
+from feedback.services.turns import turns_submit
 from feedback.turn_items import TurnsRequest, turn_inputs, turns_batch_checked
 from learnportal_protocol.errors import ErrorCode, LearnError, detail
 from learnportal_protocol.models import INT64, RequiredName, StrictModel

@@ -28,7 +28,7 @@ from feedback.queue import (
 )
 from feedback.selectors.turns import undoable_rating
 from feedback.selectors.visibility import sees_all_ratings
-from feedback.services import feedback_record
+from feedback.services.feedbacks import feedback_record
 from learnportal_protocol.errors import ErrorCode, LearnError
 from learnportal_protocol.ids import new_feedback_id
 

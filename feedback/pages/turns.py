@@ -32,7 +32,7 @@ from feedback.queue import queue_held, queue_progress
 from feedback.selectors.components import component_names
 from feedback.selectors.turns import rated_for, turn_page, turn_ratings
 from feedback.selectors.visibility import still_blind
-from feedback.services import feedback_record
+from feedback.services.feedbacks import feedback_record
 from learnportal_protocol.errors import LearnError
 from learnportal_protocol.ids import new_feedback_id
 

@@ -63,7 +63,7 @@ def seen_by(viewer: Principal | None) -> Q:
 def _blind_turn(viewer: Principal) -> Q:
     """Feedback on a queued turn this viewer has not rated. A feedback's turn is the one of
     its correlation_id, or, without one, of its feedback_id (a rated turn carried without a
-    correlation_id is queued under the feedback's id: feedback.services)."""
+    correlation_id is queued under the feedback's id: feedback.services.feedbacks)."""
     conditions = Q()
     for has_key, key in (
         (~Q(correlation_id=""), "correlation_id"),

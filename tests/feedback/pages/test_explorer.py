@@ -15,7 +15,7 @@ from core.accounts.principals import principal_for_user
 from feedback.models import Feedback as FeedbackRow
 from feedback.models import Turn
 from feedback.selectors.visibility import counted_feedback
-from feedback.services import feedback_record
+from feedback.services.feedbacks import feedback_record
 from learnportal_protocol import Feedback, FeedbackPolarity, RatedTurn
 
 if TYPE_CHECKING:

@@ -10,7 +10,7 @@ from django.core.management import call_command
 
 from feedback.models import Turn
 from feedback.selectors.turns import unrated_turn_count
-from feedback.services import feedback_record
+from feedback.services.feedbacks import feedback_record
 from learnportal.demo import DEMO_AGENT
 from learnportal_protocol import Feedback, FeedbackPolarity
 

@@ -11,7 +11,7 @@ from django.test.utils import CaptureQueriesContext
 from core.accounts.models import User
 from feedback.lease_notes import NOT_NEEDED
 from feedback.models import Feedback, Lease, Turn
-from feedback.services import feedback_record
+from feedback.services.feedbacks import feedback_record
 from learnportal import demo
 from learnportal_protocol import Feedback as FeedbackItem
 from learnportal_protocol import FeedbackPolarity
