@@ -411,7 +411,7 @@ def _bulk_load(data: Data, var_dir: Path, owner: str, start: int, stop: int) -> 
 
     from feedback.models import ComponentOwner, ComponentStats, Experience, ExperienceQuota
     from feedback.rewards import rewards_rebuild
-    from feedback.services import EXPERIENCE_COLUMNS
+    from feedback.services.rows import EXPERIENCE_COLUMNS
 
     table = Experience._meta.db_table
     columns = list(EXPERIENCE_COLUMNS)
@@ -529,7 +529,7 @@ ADAPT_PHASES = [
     ("refinement.adapt", "edits_apply", "apply: `edits_apply`, own statements"),
     ("refinement.store", "read_many", "apply: `store.read_many(lock=True)` in `edits_apply`"),
     ("refinement.store", "write_many", "apply: `store.write_many` (values + revisions)"),
-    ("refinement.services", "history_record", "apply: `history_record` of the refinement"),
+    ("refinement.services.edits", "history_record", "apply: `history_record` of the refinement"),
     ("refinement.adapt", "proposals_file", "apply: `proposals_file` (proposals + reviews)"),
     ("refinement.adapt", "plan_settle", "apply: `plan_settle`"),
     ("refinement.adapt", "history_record", "apply: `history_record` of the adapt"),
@@ -644,7 +644,7 @@ def _latency_during_adapt(principal: Any, component: str, adapts: int) -> dict[s
 
     from django.db import connection
 
-    from feedback.selectors import component_records
+    from feedback.selectors.components import component_records
     from refinement.adapt import adapt_run
 
     idle: list[float] = []

@@ -1,9 +1,9 @@
 """`python -m bench.components`: the components pages at 10k and at 1M recorded calls.
 
 1. On one fresh database (SQLite, or PostgreSQL with --database-url / $DATABASE_URL), records
-   calls through `feedback.services.experience_store` and scores through `feedback_record`
-   (the ingest path, which keeps the hourly buckets), spread over 60 days, for 10 components,
-   and 2,000 revisions of one component's weight (an adapt's worth of history).
+   calls through `feedback.services.experiences.experience_store` and scores through
+   `feedback_record` (the ingest path, which keeps the hourly buckets), spread over 60 days, for
+   10 components, and 2,000 revisions of one component's weight (an adapt's worth of history).
 2. At 10k calls, then again at 1M, measures server time in-process (Django's test client, no
    socket, DJANGO_DEBUG=0): the list `/components/`, one component's page with its charts, and
    the baseline in the same run, a bare Django view that reads the same rows (the record, the
@@ -64,7 +64,8 @@ def _record(target: int, start: float, seed: int) -> float:
     from core.accounts.principals import Principal
     from core.accounts.roles import Role
     from feedback.models import ComponentStats
-    from feedback.services import experience_store, feedback_record
+    from feedback.services.experiences import experience_store
+    from feedback.services.feedbacks import feedback_record
     from learnportal_protocol import Experience, FeedbackPolarity
     from learnportal_protocol import Feedback as FeedbackItem
     from learnportal_protocol.models import Action
@@ -139,7 +140,7 @@ def bare_view(request: Any, name: str) -> Any:
     from django.http import JsonResponse
 
     from core.accounts.principals import principal_for_user
-    from feedback.selectors import (
+    from feedback.selectors.components import (
         component_durations,
         component_feedback,
         component_hours,
@@ -235,10 +236,11 @@ def _ingest_share(hours: int, batches: int = 20) -> dict[str, Any]:
     """What keeping the buckets adds to ingest: 1000-call batches through `experience_store`
     and `feedback_record` (a score each) whose items span `hours` hours, alternately with the
     bucket upserts and without (patched out), on the same tables in the same run."""
-    import feedback.services as services
     from core.accounts.principals import Principal
     from core.accounts.roles import Role
-    from feedback.services import experience_store, feedback_record
+    from feedback.services import experiences, feedbacks
+    from feedback.services.experiences import experience_store
+    from feedback.services.feedbacks import feedback_record
     from learnportal_protocol import Experience, FeedbackPolarity
     from learnportal_protocol import Feedback as FeedbackItem
     from learnportal_protocol.models import Action
@@ -246,8 +248,12 @@ def _ingest_share(hours: int, batches: int = 20) -> dict[str, Any]:
 
     agent = Principal(role=Role.AGENT, name="bench-share", is_human=False)
     # The services' own references (they import the functions by name), patched and put back.
-    names = ("buckets_add_experiences", "buckets_add_feedback")
-    kept = {name: getattr(services, name) for name in names}
+    names = [
+        (experiences, "buckets_add_experiences"),
+        (experiences, "buckets_add_feedback"),
+        (feedbacks, "buckets_add_feedback"),
+    ]
+    kept = {(module, name): getattr(module, name) for module, name in names}
     times: dict[bool, list[float]] = {True: [], False: []}
     now = time.time()
     for n in range(2 * batches):
@@ -271,14 +277,14 @@ def _ingest_share(hours: int, batches: int = 20) -> dict[str, Any]:
             )
             for i in range(BATCH)
         ]
-        for name in names:
-            setattr(services, name, kept[name] if with_buckets else _skip)
+        for module, name in names:
+            setattr(module, name, kept[(module, name)] if with_buckets else _skip)
         t0 = time.perf_counter()
         experience_store(principal=agent, experiences=calls, policy=behaviour_policy)
         feedback_record(principal=agent, feedbacks=scores)
         times[with_buckets].append(time.perf_counter() - t0)
-    for name in names:
-        setattr(services, name, kept[name])
+    for module, name in names:
+        setattr(module, name, kept[(module, name)])
     with_ms = 1000 * statistics.median(times[True])
     without_ms = 1000 * statistics.median(times[False])
     return {"hours": hours, "batches": batches, "with_ms": with_ms, "without_ms": without_ms}

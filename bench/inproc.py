@@ -4,9 +4,10 @@ Run as a subprocess with a section's environment, so that Django is set up again
 section's fresh database. Prints one JSON object on its last line of stdout.
 
 Tasks:
-- `meta`: the tables and columns the ingest services write (feedback/services.py).
-- `seed_calls`: record calls through `feedback.services.experience_store` (the app's parse and
-  aggregate path: ComponentStats counters and the duration sketch) until the total reaches a target.
+- `meta`: the tables and columns the ingest services write (feedback/services/rows.py).
+- `seed_calls`: record calls through `feedback.services.experiences.experience_store` (the app's
+  parse and aggregate path: ComponentStats counters and the duration sketch) until the total
+  reaches a target.
 - `profile`: where the time of one request goes, measured in-process: parse, content hashes, the
   whole `dispatch`, the whole Django/DRF stack (test client, no server), and a cProfile listing.
 """
@@ -37,7 +38,7 @@ def _setup() -> None:
 
 def meta() -> dict[str, Any]:
     from feedback.models import ComponentStats, Experience, Feedback
-    from feedback.services import EXPERIENCE_COLUMNS, FEEDBACK_COLUMNS
+    from feedback.services.rows import EXPERIENCE_COLUMNS, FEEDBACK_COLUMNS
 
     return {
         "feedback": {"table": Feedback._meta.db_table, "columns": list(FEEDBACK_COLUMNS)},
@@ -61,7 +62,7 @@ def seed_calls(*, token: str, target: int, batch: int = 1000) -> dict[str, Any]:
 
     from bench.payloads import envelope, experience_item
     from core.accounts.principals import principal_for_token
-    from feedback.services import experience_store
+    from feedback.services.experiences import experience_store
     from learnportal_protocol import parse_request
     from learnportal_protocol.messages import LearnExperienceRequest
     from refinement.store import behaviour_policy
@@ -95,17 +96,31 @@ def seed_calls(*, token: str, target: int, batch: int = 1000) -> dict[str, Any]:
 # the steps called inside it), with two perf_counter calls each instead of a tracing profiler.
 PHASES = [
     ("learnportal.dispatch", "parse_request", "parse: orjson + pydantic `model_validate_json`"),
-    ("feedback.services", "content_hash", "`content_hash` per item (model_dump, orjson, blake2b)"),
-    ("feedback.services", "new_items", "`new_items`: SELECT of existing ids"),
-    ("feedback.services", "_feedback_components", "`_feedback_components`"),
-    ("feedback.services", "_json", "`_json`: orjson of state, action, next_state"),
-    ("feedback.services", "insert_rows", "INSERT rows (`insert_rows`, executemany)"),
-    ("feedback.services", "stats_add_scores", "`stats_add_scores` (upsert)"),
-    ("feedback.services", "stats_add_calls", "`stats_add_calls` (lock, sketch merge, UPDATE)"),
-    ("feedback.services", "component_avg_score", "`component_avg_score`"),
-    ("feedback.services", "_reserve_quota", "`_reserve_quota`"),
-    ("feedback.services", "_evict_over_limit", "`_evict_over_limit`"),
-    ("feedback.services", "_forward_env_rewards", "`_forward_env_rewards`"),
+    *[
+        (f"feedback.services.{kind}", attr, label)
+        for kind in ("feedbacks", "experiences")
+        for attr, label in (
+            ("content_hash", "`content_hash` per item (model_dump, orjson, blake2b)"),
+            ("new_items", "`new_items`: SELECT of existing ids"),
+            ("insert_rows", "INSERT rows (`insert_rows`, executemany)"),
+            ("stats_add_scores", "`stats_add_scores` (upsert)"),
+        )
+    ],
+    ("feedback.services.feedbacks", "_feedback_components", "`_feedback_components`"),
+    (
+        "feedback.services.experiences",
+        "json_text",
+        "`json_text`: orjson of state, action, next_state",
+    ),
+    (
+        "feedback.services.experiences",
+        "stats_add_calls",
+        "`stats_add_calls` (lock, sketch merge, UPDATE)",
+    ),
+    ("feedback.services.feedbacks", "component_avg_score", "`component_avg_score`"),
+    ("feedback.services.experiences", "_reserve_quota", "`_reserve_quota`"),
+    ("feedback.services.experiences", "_evict_over_limit", "`_evict_over_limit`"),
+    ("feedback.services.experiences", "_forward_env_rewards", "`_forward_env_rewards`"),
     ("feedback.handlers", "component_records", "`component_records` (stats query)"),
     ("django.db.backends.base.base", "BaseDatabaseWrapper._commit", "COMMIT"),
     ("core.events", "broadcast_now", "broadcast after commit (channel layer)"),
@@ -259,7 +274,7 @@ def insert_variants(*, kind: str, rounds: int = 6) -> dict[str, Any]:
 
     from feedback.bulk import insert_rows
     from feedback.models import Experience, Feedback
-    from feedback.services import EXPERIENCE_COLUMNS, FEEDBACK_COLUMNS
+    from feedback.services.rows import EXPERIENCE_COLUMNS, FEEDBACK_COLUMNS
 
     model, columns = (
         (Feedback, FEEDBACK_COLUMNS) if kind == "feedback" else (Experience, EXPERIENCE_COLUMNS)

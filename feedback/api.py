@@ -49,8 +49,10 @@ from feedback.filters import (
     parse_filters,
 )
 from feedback.queue import queue_held, queue_next, queue_release, queue_skip, queue_undo
-from feedback.selectors import agreement_read, feedback_matching, feedback_page, turn_queue
-from feedback.services import turns_submit
+from feedback.selectors.agreement import agreement_read
+from feedback.selectors.explorer import feedback_matching, feedback_page
+from feedback.selectors.turns import turn_queue
+from feedback.services.turns import turns_submit
 from feedback.turn_items import TurnsRequest, turn_inputs, turns_batch_checked
 from learnportal_protocol.errors import ErrorCode, LearnError, detail
 from learnportal_protocol.models import INT64, RequiredName, StrictModel

@@ -1,10 +1,11 @@
 """Per component per hour aggregates of calls and scores, kept up to date at ingest.
 
-A chart over time reads a bounded number of these rows (feedback.selectors.component_hours)
-instead of the calls and feedback themselves, so its cost does not grow with the data. An
-item counts in the hour of its own `ts` (the time the agent reports, as the stats'
-`last_called` does). Each batch adds to its hours in one upsert statement (on SQLite, one per
-256 hours and components it touches): no read, no row lock beyond the upsert's own.
+A chart over time reads a bounded number of these rows
+(feedback.selectors.components.component_hours) instead of the calls and feedback themselves,
+so its cost does not grow with the data. An item counts in the hour of its own `ts` (the time
+the agent reports, as the stats' `last_called` does). Each batch adds to its hours in one
+upsert statement (on SQLite, one per 256 hours and components it touches): no read, no row
+lock beyond the upsert's own.
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ from django.db import connection
 from feedback.models import Counter, Feedback, Retraction
 
 SLOTS = 8
-# Feedback that counts: stored less retracted (feedback.selectors.counted_feedback).
+# Feedback that counts: stored less retracted (feedback.selectors.visibility.counted_feedback).
 FEEDBACK_COUNTED = "feedback.counted"
 
 

@@ -17,7 +17,7 @@ from django.db import connection
 
 from feedback.answers import StoredFeedback, StoredRatedTurn
 from feedback.models import Feedback, Turn
-from feedback.selectors import counted_feedback
+from feedback.selectors.visibility import counted_feedback
 from learnportal_protocol import FeedbackDimension, FeedbackPolarity, FeedbackSource
 
 if TYPE_CHECKING:

@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from core.accounts.roles import Action
-from feedback.selectors import component_records
-from feedback.services import RoutingPolicy, experience_store, feedback_record
+from feedback.selectors.components import component_records
+from feedback.services.experiences import RoutingPolicy, experience_store
+from feedback.services.feedbacks import feedback_record
 from learnportal_protocol.errors import not_found
 
 if TYPE_CHECKING:

@@ -134,7 +134,7 @@ class Feedback(models.Model):
 class Retraction(models.Model):
     """A person's undo of their own rating: a new record beside it, the rating kept as it was.
 
-    A retracted feedback no longer counts (feedback.selectors.counted_feedback)."""
+    A retracted feedback no longer counts (feedback.selectors.visibility.counted_feedback)."""
 
     feedback = models.OneToOneField(Feedback, on_delete=models.CASCADE, related_name="retraction")
     by = models.CharField(max_length=150)

@@ -6,7 +6,8 @@ The rules (docs/contract.md, "The people's side"):
 - nobody is offered a turn they rated (a rating that counts) or skipped;
 - a turn is never leased to more people at once than it still needs ratings;
 - a lease lasts LEARNPORTAL_LEASE_SECONDS; a person holds one lease at a time, and asking again
-  while it lasts gives the same turn back; a human rating of the turn ends it (feedback.services);
+  while it lasts gives the same turn back; a human rating of the turn ends it
+  (feedback.services.feedbacks);
 - turns with negative `self`/`env` feedback or low-confidence ratings come first
   (feedback.queue_state);
 - a person may undo their own rating for LEARNPORTAL_UNDO_SECONDS: a Retraction record beside it,
@@ -40,7 +41,8 @@ from feedback.models import Feedback, Lease, Retraction, Skip, Turn
 from feedback.moments import moments_recount
 from feedback.queue_state import turns_tally
 from feedback.retractions import ratings_take_back
-from feedback.selectors import counted_feedback, live_counts
+from feedback.selectors.overview import live_counts
+from feedback.selectors.visibility import counted_feedback
 from learnportal_protocol import FeedbackSource
 from learnportal_protocol.errors import conflict, detail, not_found
 

@@ -1,6 +1,6 @@
 """Who may rate a turn: the one rule every path that stores a person's rating goes through (the
 rating page, the queue, learn/feedback/req over every transport), inside the write's
-transaction, after the turns' locks (feedback.services.feedback_record).
+transaction, after the turns' locks (feedback.services.feedbacks.feedback_record).
 
 - A person's rating of a turn on a dimension is one: a later one supersedes the earlier, as an
   undo and a new rating would (feedback.retractions), so that however often one person rates a

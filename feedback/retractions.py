@@ -2,8 +2,8 @@
 and a rating that supersedes their earlier one (feedback.raters).
 
 The rating stays stored as it was; a Retraction record beside it makes it stop counting in
-every read through feedback.selectors.counted_feedback, and its score comes out of what ingest
-keeps counted: the component's stats, its hourly buckets, the feedback count. The turns' queue
+every read through feedback.selectors.visibility.counted_feedback, and its score comes out of
+what ingest keeps counted: the component's stats, its hourly buckets, the feedback count. The turns' queue
 fields and agreement's moments are the caller's to work out (each does it its own way).
 """
 

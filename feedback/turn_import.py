@@ -20,7 +20,7 @@ from django.conf import settings
 from pydantic import ValidationError
 
 from core.accounts.roles import Action
-from feedback.services import turns_store
+from feedback.services.turns import turns_store
 from feedback.turn_items import TurnItem, turn_inputs, turns_batch_checked
 from learnportal_protocol.errors import detail, invalid
 from learnportal_protocol.wire import invalid_from

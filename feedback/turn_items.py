@@ -1,11 +1,12 @@
 """What one queued turn is, as `POST /api/turns/` and an import from a file send it: the one
-validation and the one batch limit of both, before feedback.services.turns_store stores them."""
+validation and the one batch limit of both, before feedback.services.turns.turns_store stores
+them."""
 
 from __future__ import annotations
 
 from django.conf import settings
 
-from feedback.services import TurnInput
+from feedback.services.turns import TurnInput
 from learnportal_protocol import RatedTurn
 from learnportal_protocol.errors import ErrorCode, LearnError, detail
 from learnportal_protocol.models import Name, RequiredName, StrictModel

@@ -2,7 +2,6 @@ from __future__ import annotations
 
 from django.urls import path
 
-from feedback import pages
 from feedback.api import (
     AgreementView,
     ExportView,
@@ -13,6 +12,7 @@ from feedback.api import (
     QueueUndoView,
     TurnsView,
 )
+from feedback.pages import agreement, explorer, file_import, queue, turns
 
 # Under /api/ (learnportal.urls).
 urlpatterns = [
@@ -28,13 +28,13 @@ urlpatterns = [
 
 # The annotators' pages, under / in the `portal` namespace (learnportal.urls).
 page_urlpatterns = [
-    path("turns/", pages.turn_list, name="turns"),
-    path("turns/<int:pk>/", pages.turn_rate, name="rate"),
-    path("turns/<int:pk>/rated/", pages.turn_rated, name="rated"),
-    path("turns/import/", pages.turn_import, name="turn_import"),
-    path("turns/import/<str:token>/", pages.turn_import_file, name="turn_import_file"),
-    path("queue/", pages.queue, name="queue"),
-    path("explorer/", pages.explorer, name="explorer"),
-    path("explorer/turns/<int:pk>/", pages.turn_detail, name="turn_detail"),
-    path("agreement/", pages.agreement, name="agreement"),
+    path("turns/", turns.turn_list, name="turns"),
+    path("turns/<int:pk>/", turns.turn_rate, name="rate"),
+    path("turns/<int:pk>/rated/", turns.turn_rated, name="rated"),
+    path("turns/import/", file_import.turn_import, name="turn_import"),
+    path("turns/import/<str:token>/", file_import.turn_import_file, name="turn_import_file"),
+    path("queue/", queue.queue, name="queue"),
+    path("explorer/", explorer.explorer, name="explorer"),
+    path("explorer/turns/<int:pk>/", explorer.turn_detail, name="turn_detail"),
+    path("agreement/", agreement.agreement, name="agreement"),
 ]

@@ -68,7 +68,7 @@ def demo_turns() -> None:
 
 def queue_session(prefix: str, session_id: str, turns: list[tuple[str, str, str]]) -> None:
     """The demo agent queues (prompt, response, component) turns as `<prefix>-<n>`."""
-    from feedback.services import TurnInput, turns_submit
+    from feedback.services.turns import TurnInput, turns_submit
 
     turns_submit(
         principal=DEMO_AGENT,
@@ -86,7 +86,7 @@ def queue_session(prefix: str, session_id: str, turns: list[tuple[str, str, str]
 
 def demo_experiences(base: float) -> None:
     from feedback.attribution import owners_claim
-    from feedback.services import experience_store
+    from feedback.services.experiences import experience_store
     from refinement.store import behaviour_policy
 
     rng = random.Random(7)
@@ -124,7 +124,7 @@ DEMO_ANNOTATOR = Principal(role=Role.ANNOTATOR, name="annotator", is_human=True)
 
 
 def demo_feedback(base: float) -> None:
-    from feedback.services import feedback_record
+    from feedback.services.feedbacks import feedback_record
 
     feedback_record(
         principal=DEMO_ANNOTATOR,
@@ -201,7 +201,7 @@ def demo_agreement(base: float) -> None:
     from feedback.models import Feedback as Stored
     from feedback.models import Turn
     from feedback.queue import queue_assign
-    from feedback.services import feedback_record
+    from feedback.services.feedbacks import feedback_record
 
     queue_session("demo-rated", "demo-session-0", [turn[:3] for turn in RATED_BY_COLLEAGUES])
     for n, name in enumerate(DEMO_COLLEAGUES):

@@ -10,11 +10,12 @@ from django.contrib.auth.decorators import login_required
 from core.accounts.principals import principal_for_user
 from core.accounts.roles import Action
 from core.web import page
-from feedback.selectors import component_figures, component_records, live_counts
+from feedback.selectors.components import component_figures, component_records
+from feedback.selectors.overview import live_counts
 from feedback.source_scores import SOURCE_LABELS, source_asked, source_links, source_scores
 from refinement.history import history_entries
 from refinement.paths import UNWEIGHTED
-from refinement.selectors import open_proposal_count
+from refinement.selectors import awaiting_review_count
 from refinement.store import routing_weights
 
 if TYPE_CHECKING:
@@ -58,7 +59,7 @@ def home(request: AuthenticatedHttpRequest) -> HttpResponse:
     context = {
         **counts,
         "components": components,
-        "pending_proposals": open_proposal_count() if principal.may(Action.DECIDE) else None,
+        "pending_proposals": awaiting_review_count() if principal.may(Action.DECIDE) else None,
         "history": history_entries(limit=12) if principal.may(Action.HISTORY) else None,
         "empty": not components and not any(counts.values()),
         "first_turn": orjson.dumps(FIRST_TURN).decode(),

@@ -3,10 +3,6 @@
 from __future__ import annotations
 
 import os
-
-# Imported at run time, not under TYPE_CHECKING: Django makes every upper-case name of this
-# module a setting, TYPE_CHECKING too.
-from collections.abc import Callable  # noqa: TC003
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -29,6 +25,7 @@ from core.env import (
     load_env_file,
 )
 from learnportal_protocol.models import RiskLevel
+from refinement.strategies.base import PARAMS as strategy_params
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 # The dev env file `make` writes (DJANGO_DEBUG=1 and a generated key), so that manage.py typed
@@ -383,27 +380,27 @@ AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
 AXES_HTTP_RESPONSE_CODE = 429
 
 # Strategy parameters: read here, judged by refinement's system check (refinement/checks.py)
-# against their ranges, at `manage.py check` and at every start-up (learnportal/asgi.py).
-# A reader is env_float, or env_int with an int default. The defaults are
-# refinement.strategies.base.PARAMS', chosen by the loop benchmark (bench/loop.py).
-_STRATEGY_PARAMS: dict[str, tuple[str, Callable[[str, Any], float], float]] = {
-    # parameter: (environment variable, reader, default)
-    "epsilon": ("LEARNPORTAL_EPSILON", env_float, 0.03),
-    "temperature": ("LEARNPORTAL_SOFTMAX_TEMPERATURE", env_float, 0.03),
-    "ucb_c": ("LEARNPORTAL_UCB_C", env_float, 0.3),
-    "ucb_horizon": ("LEARNPORTAL_UCB_HORIZON", env_int, 500),
-    "ppo_clip": ("LEARNPORTAL_PPO_CLIP", env_float, 0.8),
-    "ppo_epochs": ("LEARNPORTAL_PPO_EPOCHS", env_int, 10),
-    "ppo_lr": ("LEARNPORTAL_PPO_LR", env_float, 2.0),
-    "ppo_entropy": ("LEARNPORTAL_PPO_ENTROPY", env_float, 0.01),
-    "seed": ("LEARNPORTAL_STRATEGY_SEED", env_int, 0),
-}
-LEARNPORTAL_STRATEGY_PARAMS = {
-    name: read(variable, default) for name, (variable, read, default) in _STRATEGY_PARAMS.items()
-}
-# So that the check's error names the variable to fix.
+# against their ranges, at `manage.py check` and at every start-up (learnportal/asgi.py). The
+# defaults are the strategies' own (refinement.strategies.base.PARAMS), chosen by the loop
+# benchmark (bench/loop.py). The variables, by parameter, so that the check's error names the
+# one to fix.
 LEARNPORTAL_STRATEGY_VARIABLES = {
-    name: variable for name, (variable, *_) in _STRATEGY_PARAMS.items()
+    "epsilon": "LEARNPORTAL_EPSILON",
+    "temperature": "LEARNPORTAL_SOFTMAX_TEMPERATURE",
+    "ucb_c": "LEARNPORTAL_UCB_C",
+    "ucb_horizon": "LEARNPORTAL_UCB_HORIZON",
+    "ppo_clip": "LEARNPORTAL_PPO_CLIP",
+    "ppo_epochs": "LEARNPORTAL_PPO_EPOCHS",
+    "ppo_lr": "LEARNPORTAL_PPO_LR",
+    "ppo_entropy": "LEARNPORTAL_PPO_ENTROPY",
+    "seed": "LEARNPORTAL_STRATEGY_SEED",
+}
+LEARNPORTAL_STRATEGY_PARAMS: dict[str, float] = {
+    name: env_int(variable, int(spec.default))
+    if spec.integer
+    else env_float(variable, spec.default)
+    for name, variable in LEARNPORTAL_STRATEGY_VARIABLES.items()
+    for spec in [strategy_params[name]]
 }
 
 DATA_UPLOAD_MAX_MEMORY_SIZE = LEARNPORTAL_MAX_BODY_BYTES

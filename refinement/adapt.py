@@ -20,12 +20,14 @@ from learnportal_protocol.errors import forbidden, not_found
 from refinement import store
 from refinement.evidence import components, load_evidence_sets, skipped_note
 from refinement.history import history_record
-from refinement.models import Plan, Proposal, ProposalStatus, Refinement, Review
+from refinement.models import OPEN_PROPOSAL, Plan, Proposal, ProposalStatus, Refinement, Review
 from refinement.paths import UNWEIGHTED, Location, Target, weight_path
 from refinement.permissions import by_person
 from refinement.proposals import ProposalInput
 from refinement.review import recently_rolled_back, weight_step_risk
-from refinement.services import Edit, edits_apply, locked, new_id, plan_settle, proposal_wire
+from refinement.services.edits import Edit, edits_apply, locked, new_id
+from refinement.services.plans import plan_settle
+from refinement.services.register import proposal_wire
 from refinement.strategies import validate_target
 from refinement.strategies.base import relative_to_best
 from refinement.strategy_registry import REPLAY_STRATEGIES, strategy_for, strategy_params
@@ -202,7 +204,7 @@ def _supersede_pending(paths: list[str], plan: Plan) -> list[Plan]:
         Proposal.objects.filter(
             path__in=paths,
             plan__origin="adapt",
-            status__in=[ProposalStatus.PENDING, ProposalStatus.APPROVED],
+            status__in=OPEN_PROPOSAL - {ProposalStatus.QUEUED},
         )
         .exclude(plan=plan)
         .order_by("id")

@@ -44,12 +44,9 @@ from refinement.history import HISTORY_LIMIT, history_read
 from refinement.paths import STEP
 from refinement.proposals import ProposalInput
 from refinement.selectors import routing_read
-from refinement.services import (
-    proposal_apply_stored,
-    proposal_approve,
-    proposal_reject,
-    refinement_rollback,
-)
+from refinement.services.apply import proposal_apply_stored
+from refinement.services.approval import proposal_approve, proposal_reject
+from refinement.services.rollback import refinement_rollback
 from refinement.vocabulary import LearningsAccess, PlanStatus
 
 if TYPE_CHECKING:

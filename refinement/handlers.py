@@ -17,13 +17,10 @@ from learnportal_protocol.messages import (
 from refinement.adapt import adapt_run
 from refinement.history import history_read
 from refinement.planner import plan_create
-from refinement.services import (
-    proposal_apply,
-    proposal_review,
-    proposal_wire,
-    refinement_rollback,
-    review_reasons,
-)
+from refinement.services.apply import proposal_apply
+from refinement.services.register import proposal_wire
+from refinement.services.reviews import proposal_review, review_reasons
+from refinement.services.rollback import refinement_rollback
 
 if TYPE_CHECKING:
     from core.accounts.principals import Principal

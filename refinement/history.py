@@ -14,7 +14,7 @@ from core.events import broadcast_on_commit
 from learnportal_protocol.errors import ErrorCode, LearnError, detail
 from learnportal_protocol.messages import HISTORY_PAGE_MAX, History
 from refinement.models import HistoryEntry, HistoryPath, Proposal
-from refinement.selectors import HistoryCursor, open_proposal_count
+from refinement.selectors import HistoryCursor, awaiting_review_count
 
 HISTORY_LIMIT = HISTORY_PAGE_MAX
 HISTORY_CHUNK = 20  # entries read at once: each may hold whole files
@@ -67,7 +67,7 @@ def entry_paths(diff: list[dict[str, Any]]) -> list[str]:
 
 
 def _live_counts() -> dict[str, int]:
-    return {"pending_proposals": open_proposal_count()}
+    return {"pending_proposals": awaiting_review_count()}
 
 
 def history_entries(*, limit: int = HISTORY_LIMIT, offset: int = 0) -> list[dict[str, Any]]:

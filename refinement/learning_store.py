@@ -36,7 +36,8 @@ from refinement.models import Plan, Proposal, Refinement, Revision, Step, StoreV
 from refinement.paths import STEP, Location, Target, locate, step_path
 from refinement.proposal_ids import own
 from refinement.proposals import ProposalInput
-from refinement.services import Edit, edits_apply, plan_file
+from refinement.services.edits import Edit, edits_apply
+from refinement.services.plans import plan_file
 from refinement.vocabulary import NEEDS_OBJECTIVE, LearningsAccess, lacks_objective
 
 if TYPE_CHECKING:

@@ -102,6 +102,14 @@ class ProposalStatus(models.TextChoices):
     ROLLED_BACK = "rolled_back"
 
 
+# Open: still to be approved, rejected or applied. A plan is done when none of its proposals is.
+OPEN_PROPOSAL = frozenset({ProposalStatus.PENDING, ProposalStatus.APPROVED, ProposalStatus.QUEUED})
+# Open, and no person has approved it yet: what the overview counts as awaiting review.
+AWAITING_REVIEW = OPEN_PROPOSAL - {ProposalStatus.APPROVED}
+# Applied, and perhaps rolled back since: done, its content may no longer change.
+APPLIED_PROPOSAL = frozenset({ProposalStatus.APPLIED, ProposalStatus.ROLLED_BACK})
+
+
 class Proposal(models.Model):
     # Chosen by the client, so unique per principal (refinement.proposal_ids), not across them.
     proposal_id = models.CharField(max_length=64, db_index=True)
@@ -159,6 +167,10 @@ class RefinementStatus(models.TextChoices):
     APPLIED = "applied"
     ROLLED_BACK = "rolled_back"
     REJECTED = "rejected"
+
+
+# Written to the store, and perhaps rolled back since.
+APPLIED_REFINEMENT = frozenset({RefinementStatus.APPLIED, RefinementStatus.ROLLED_BACK})
 
 
 class Refinement(models.Model):

@@ -18,7 +18,7 @@ from learnportal_protocol.errors import ErrorCode, LearnError
 from refinement.diffs import edits_summary, side_by_side, weight_step
 from refinement.forms import DECISION_FORMS
 from refinement.learning_store import plan_get
-from refinement.models import ProposalStatus, Refinement, RefinementStatus
+from refinement.models import OPEN_PROPOSAL, Refinement, RefinementStatus
 from refinement.permissions import Permission, Verb
 from refinement.proposal_ids import NO_PLAN
 from refinement.review import describe
@@ -37,15 +37,10 @@ from refinement.selectors import (
     refinement_get,
     rollback_chain,
 )
-from refinement.services import (
-    proposal_apply_stored,
-    proposal_approve,
-    proposal_permissions,
-    proposal_reject,
-    proposal_wire,
-    refinement_rollback,
-    rollback_permission,
-)
+from refinement.services.apply import proposal_apply_stored
+from refinement.services.approval import proposal_approve, proposal_permissions, proposal_reject
+from refinement.services.register import proposal_wire
+from refinement.services.rollback import refinement_rollback, rollback_permission
 from refinement.vocabulary import PlanStatus, ReviewKind, RiskLevel
 
 if TYPE_CHECKING:
@@ -59,7 +54,6 @@ PLANS_SHOWN = 200
 HISTORY_PAGE_SIZE = 25
 ROLLBACK_EDITS_SHOWN = 20
 FIELD_ID = "decision-%s"  # the confirm page has one form, so its fields may have ids
-OPEN = {ProposalStatus.PENDING, ProposalStatus.APPROVED, ProposalStatus.QUEUED}
 
 
 @requires(Action.DECIDE)
@@ -120,7 +114,7 @@ def plan_show(request: HttpRequest, principal: Principal, plan_id: str) -> HttpR
     plan["risk_level"] = max(
         (RiskLevel(p["risk_level"]) for p in plan["proposals"]), default=RiskLevel.NONE
     ).value
-    plan["open_ids"] = [p["proposal_id"] for p in plan["proposals"] if p["status"] in OPEN]
+    plan["open_ids"] = [p["proposal_id"] for p in plan["proposals"] if p["status"] in OPEN_PROPOSAL]
     plan["open"] = len(plan["open_ids"])
     plan["bulk"] = _bulk_actions(plan_id, plan["open"])
     context = {"plan": plan, "own_plan": plan["requester"]["you"]}
@@ -144,7 +138,7 @@ def _decorate(
     people = {ReviewKind.APPROVE, ReviewKind.REJECT}
     decisions = [r for r in proposal["reviews"] if r["kind"] in people]
     proposal["decision"] = decisions[0] if decisions else None
-    proposal["open"] = proposal["status"] in OPEN
+    proposal["open"] = proposal["status"] in OPEN_PROPOSAL
     # What is there now, if it is not what the proposal expects (only news while it is open).
     proposal["stale"] = (
         {"expected": describe(proposal["old_value"]), "found": describe(assessment.current)}

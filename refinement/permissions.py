@@ -16,7 +16,13 @@ from django.conf import settings
 
 from core.accounts.roles import Action, Role
 from learnportal_protocol.errors import ErrorCode, LearnError, detail
-from refinement.models import Proposal, ProposalStatus, Refinement, RefinementStatus
+from refinement.models import (
+    APPLIED_PROPOSAL,
+    Proposal,
+    ProposalStatus,
+    Refinement,
+    RefinementStatus,
+)
 from refinement.vocabulary import ReviewKind, RiskLevel
 
 if TYPE_CHECKING:
@@ -26,7 +32,6 @@ if TYPE_CHECKING:
     from refinement.review import Assessment
 
 HUMAN_APPLIERS = frozenset({Role.REVIEWER, Role.ADMIN})
-DONE = frozenset({ProposalStatus.APPLIED, ProposalStatus.ROLLED_BACK})
 
 
 class Verb(StrEnum):
@@ -88,7 +93,7 @@ def may(
     """Whether `principal` may `verb` `subject` now, and if not, why.
 
     `assessments` is the automatic review of what the act would write now: the proposal's one,
-    or one per edit of a rollback (`refinement.services.rollback_assessments`).
+    or one per edit of a rollback (`refinement.services.rollback`).
     """
     action = VERB_ACTION[verb]
     if not principal.may(action):
@@ -186,7 +191,7 @@ def _second_reviewer(
 
 
 def _status(record: Proposal) -> Permission:
-    if record.status in DONE:
+    if record.status in APPLIED_PROPOSAL:
         return _refuse(
             ErrorCode.CONFLICT, f"Proposal {record.proposal_id} is {record.status} already."
         )
@@ -199,7 +204,7 @@ def _status(record: Proposal) -> Permission:
 
 
 def _reject(record: Proposal) -> Permission:
-    if record.status in DONE:
+    if record.status in APPLIED_PROPOSAL:
         return _refuse(
             ErrorCode.CONFLICT,
             f"Proposal {record.proposal_id} is {record.status} already; roll it back instead.",

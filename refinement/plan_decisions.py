@@ -19,10 +19,11 @@ from django.views.decorators.http import require_http_methods
 from core.accounts.roles import Action
 from core.web import page, requires
 from learnportal_protocol.errors import LearnError
-from refinement.pages import OPEN, decide
+from refinement.models import OPEN_PROPOSAL
+from refinement.pages import decide
 from refinement.permissions import Verb
 from refinement.selectors import plan_proposals
-from refinement.services import proposal_permissions
+from refinement.services.approval import proposal_permissions
 
 if TYPE_CHECKING:
     from core.accounts.principals import Principal
@@ -61,7 +62,7 @@ def plan_decide_all(
     records = plan_proposals(plan_id)
     if not records:
         raise Http404(f"No plan {plan_id!r} with proposals.")
-    open_records = {r.proposal_id: r for r in records if r.status in OPEN}
+    open_records = {r.proposal_id: r for r in records if r.status in OPEN_PROPOSAL}
     if request.method == "POST":
         asked = request.POST.getlist("proposal")
     else:  # without a choice, every open proposal, as the plan's page shows them

@@ -16,7 +16,7 @@ from refinement.adapt import SETTLED, targets_for
 from refinement.evidence import components, skipped_note
 from refinement.paths import UNWEIGHTED, Target, locate, weight_path
 from refinement.proposals import ProposalInput
-from refinement.services import plan_file
+from refinement.services.plans import plan_file
 from refinement.trust_region import weight_rounded
 
 if TYPE_CHECKING:

@@ -11,12 +11,12 @@ from refinement import store
 from refinement.models import Revision, Step
 from refinement.paths import Location, Target
 from refinement.proposals import skill_file_bytes
+from refinement.trust_region import STEP_LIMIT
 from refinement.vocabulary import NEEDS_OBJECTIVE, LearningsAccess, RiskLevel, lacks_objective
 
 if TYPE_CHECKING:
     from refinement.proposals import ProposalInput
 
-WEIGHT_HIGH, WEIGHT_MEDIUM = 0.3, 0.1
 SKILL_INDEX_MAX_LINES = 100
 # A skill file's risk grows with its size (every agent that loads it pays for it, and a long
 # text hides what it changes): medium over the first, high over the second, in UTF-8 bytes.
@@ -111,10 +111,9 @@ def weight_step_risk(before: float, after: float) -> tuple[RiskLevel, str]:
     """The risk of moving a routing weight, and why when it is above low."""
     # Rounded so that 0.5 → 0.8 is a step of 0.3, not 0.30000000000000004.
     step = round(abs(after - before), 9)
-    if step > WEIGHT_HIGH:
-        return RiskLevel.HIGH, f"moves the weight by {step:.3f} (over {WEIGHT_HIGH})"
-    if step > WEIGHT_MEDIUM:
-        return RiskLevel.MEDIUM, f"moves the weight by {step:.3f} (over {WEIGHT_MEDIUM})"
+    for level, over in ((RiskLevel.HIGH, RiskLevel.MEDIUM), (RiskLevel.MEDIUM, RiskLevel.LOW)):
+        if step > STEP_LIMIT[over]:
+            return level, f"moves the weight by {step:.3f} (over {STEP_LIMIT[over]})"
     return RiskLevel.LOW, ""
 
 

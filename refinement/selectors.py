@@ -12,6 +12,9 @@ from learnportal_protocol.models import INT64
 from refinement import store
 from refinement.answers import Routing
 from refinement.models import (
+    APPLIED_REFINEMENT,
+    AWAITING_REVIEW,
+    OPEN_PROPOSAL,
     HistoryEntry,
     HistoryPath,
     Plan,
@@ -79,7 +82,7 @@ def proposal_refinements(proposals: list[Proposal]) -> dict[str, Refinement]:
     of one plan, whose ids are unique within it)."""
     found: dict[str, Refinement] = {}
     rows = (
-        Refinement.objects.filter(proposal__in=proposals, status__in=["applied", "rolled_back"])
+        Refinement.objects.filter(proposal__in=proposals, status__in=APPLIED_REFINEMENT)
         .select_related("proposal")
         .order_by("ts", "id")
     )
@@ -89,7 +92,6 @@ def proposal_refinements(proposals: list[Proposal]) -> dict[str, Refinement]:
     return found
 
 
-OPEN = (ProposalStatus.PENDING, ProposalStatus.APPROVED, ProposalStatus.QUEUED)
 RISK_ORDER = list(RiskLevel)
 
 
@@ -106,7 +108,7 @@ def plan_rows(*, status: str = "", limit: int) -> list[dict[str, Any]]:
         plans = plans.filter(status=status)
     rows = plans.annotate(
         proposal_count=Count("proposals"),
-        open_count=Count("proposals", filter=Q(proposals__status__in=OPEN)),
+        open_count=Count("proposals", filter=Q(proposals__status__in=OPEN_PROPOSAL)),
         applied_count=Count("proposals", filter=Q(proposals__status=ProposalStatus.APPLIED)),
         risk_rank=Max(risk_rank),
     ).values(
@@ -266,11 +268,9 @@ def history_links(refinement_ids: list[str]) -> dict[str, dict[str, str]]:
     }
 
 
-def open_proposal_count() -> int:
-    """Proposals waiting for a decision: pending, or queued for a reviewer."""
-    return Proposal.objects.filter(
-        status__in=[ProposalStatus.PENDING, ProposalStatus.QUEUED]
-    ).count()
+def awaiting_review_count() -> int:
+    """Proposals awaiting review (`AWAITING_REVIEW`): pending, or queued for a reviewer."""
+    return Proposal.objects.filter(status__in=AWAITING_REVIEW).count()
 
 
 @dataclass(frozen=True)

@@ -42,7 +42,7 @@ def read_many(locations: list[Location], *, lock: bool = False) -> dict[str, Any
 def write_many(changes: list[tuple[Location, Any]], *, actor: str, refinement: Refinement) -> None:
     """Write values the caller has compared under lock, a revision each, in a few statements.
 
-    Only `refinement.services.edits_apply` calls this: every change is a refinement's. Through
+    Only `refinement.services.edits.edits_apply` calls this: every change is a refinement's. Through
     the cursor, from plain rows: for adapt's thousand weights, model instances and the ORM's
     bulk statements cost over a second (BENCHMARKS.md, the adapt block).
     """

@@ -1,9 +1,9 @@
 """How far adapt may move a routing weight by itself: the step arithmetic of the trust region.
 
-A machine applies by itself up to `LEARNPORTAL_AUTO_APPLY_MAX_RISK`, and a weight change is low
-risk up to 0.1 and medium up to 0.3 (refinement.review), so each risk allows a step that large.
-Repeated adapts so converge on the strategy's target without any single risky jump. Pure
-arithmetic, no database.
+A machine applies by itself up to `LEARNPORTAL_AUTO_APPLY_MAX_RISK`, and the review rates a
+weight's step by `STEP_LIMIT` (refinement.review.weight_step_risk), so each risk allows a step
+that large. Repeated adapts so converge on the strategy's target without any single risky jump.
+Pure arithmetic, no database.
 """
 
 from __future__ import annotations
@@ -12,6 +12,8 @@ import math
 
 from refinement.vocabulary import RiskLevel
 
+# The largest step of a routing weight at each risk: the review's thresholds and the trust
+# region's steps alike (a step over LOW's is medium risk, over MEDIUM's high).
 STEP_LIMIT = {RiskLevel.NONE: 0.0, RiskLevel.LOW: 0.1, RiskLevel.MEDIUM: 0.3, RiskLevel.HIGH: 1.0}
 # Weights are stored to this many significant digits, not decimals: a weight of 7e-11 and one
 # of 3e-11 keep their order (rounded to decimals both were 0.0, and a runtime could not tell them

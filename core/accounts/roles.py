@@ -70,7 +70,7 @@ ALLOWED: dict[Action, frozenset[Role]] = {
     # to other people's ratings, reviewers and admins see all.
     Action.EXPLORE: HUMAN_ROLES,
     # GET /api/feedback/: people read the explorer's list; an agent or an environment reads
-    # only the feedback it sent itself (feedback.selectors.seen_by).
+    # only the feedback it sent itself (feedback.selectors.visibility.seen_by).
     Action.LIST_FEEDBACK: EVERYONE,
     Action.EXPORT: frozenset({Role.REVIEWER, Role.ADMIN}),
     Action.SEE_ALL_RATINGS: frozenset({Role.REVIEWER, Role.ADMIN}),

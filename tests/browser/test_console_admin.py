@@ -19,7 +19,7 @@ from core.accounts.roles import Role
 from learnportal.demo import DEMO_AGENT
 from refinement.learning_store import step_update
 from refinement.models import Refinement
-from refinement.services import proposal_apply
+from refinement.services.apply import proposal_apply
 from tests.browser.helpers import answer_in_page, log_in, screenshot, shown_once
 
 if TYPE_CHECKING:

@@ -18,7 +18,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from core.accounts.models import ApiToken
-from feedback.selectors import feedback_count
+from feedback.selectors.overview import feedback_count
 from learnportal.ws.events import PAUSED_MESSAGE
 from refinement.models import Plan
 from tests.browser.helpers import log_in, screenshot

@@ -324,7 +324,7 @@ def test_two_annotators_never_hold_the_same_turn(
 
 
 def _more_turns(count: int) -> None:
-    from feedback.services import TurnInput, turns_submit
+    from feedback.services.turns import TurnInput, turns_submit
     from learnportal_protocol import RatedTurn
 
     turns_submit(

@@ -16,7 +16,7 @@ from refinement.models import Plan, Proposal, Refinement, StoreValue
 from refinement.paths import Target
 from refinement.planner import plan_create
 from refinement.proposals import ProposalInput
-from refinement.services import plan_file
+from refinement.services.plans import plan_file
 from tests.browser.helpers import log_in, screenshot
 
 if TYPE_CHECKING:

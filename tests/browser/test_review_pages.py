@@ -13,7 +13,7 @@ from playwright.sync_api import Page, expect
 from core.accounts.models import User
 from core.accounts.principals import principal_for_user
 from feedback.models import Turn
-from feedback.services import feedback_record
+from feedback.services.feedbacks import feedback_record
 from learnportal_protocol import Feedback
 from refinement.models import Plan, Proposal
 from tests.browser.helpers import log_in, screenshot

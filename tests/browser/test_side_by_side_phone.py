@@ -13,7 +13,7 @@ from learnportal.demo import DEMO_AGENT
 from refinement.models import StoreValue
 from refinement.paths import Target
 from refinement.proposals import ProposalInput
-from refinement.services import plan_file
+from refinement.services.plans import plan_file
 from tests.browser.helpers import log_in, screenshot
 
 if TYPE_CHECKING:

@@ -278,7 +278,7 @@ def test_a_reviewers_session_reads_it_too(reviewer: Any) -> None:
 def test_the_human_scores_are_read_in_one_query(
     raters: list[Actor], django_assert_num_queries: Any
 ) -> None:
-    from feedback.selectors import human_scores
+    from feedback.selectors.agreement import human_scores
 
     for actor, score in zip(raters, (0.1, 0.5, 0.9), strict=True):
         rate(actor, "q-1", score)

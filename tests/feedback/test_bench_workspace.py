@@ -10,7 +10,7 @@ from django.core.cache import cache
 
 from bench import workspace
 from feedback.models import Feedback, Turn
-from feedback.selectors import agreement_read
+from feedback.selectors.agreement import agreement_read
 from learnportal_protocol import Feedback as FeedbackItem
 from learnportal_protocol import parse_request
 from learnportal_protocol.messages import LearnFeedbackRequest

@@ -1,5 +1,6 @@
 """Blind and N on every path (issue 20, item 9): one rule for what an annotator sees of the
-feedback on a turn (feedback.selectors.seen_by), one for who may rate it (feedback.raters)."""
+feedback on a turn (feedback.selectors.visibility.seen_by), one for who may rate it
+(feedback.raters)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from core.accounts.models import User
 from feedback.lease_notes import NOT_NEEDED
 from feedback.models import Feedback, Retraction, Turn
 from feedback.queue import queue_assign
-from feedback.selectors import component_records
+from feedback.selectors.components import component_records
 from tests.builders import feedback, feedback_req, turn
 from tests.harness import human_actor, ok, refused
 

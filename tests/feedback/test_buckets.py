@@ -14,8 +14,10 @@ from core.accounts.roles import Role
 from feedback.buckets import BUCKET_SECONDS, hour_of
 from feedback.models import ComponentBucket, Experience
 from feedback.queue import queue_undo
-from feedback.selectors import counted_feedback
-from feedback.services import TurnInput, experience_store, feedback_record, turns_submit
+from feedback.selectors.visibility import counted_feedback
+from feedback.services.experiences import experience_store
+from feedback.services.feedbacks import feedback_record
+from feedback.services.turns import TurnInput, turns_submit
 from learnportal_protocol import Experience as ExperienceItem
 from learnportal_protocol import Feedback as FeedbackItem
 from learnportal_protocol import FeedbackPolarity, RatedTurn

@@ -12,7 +12,7 @@ from django.test.utils import CaptureQueriesContext
 
 from feedback.filters import FeedbackFilters
 from feedback.models import Feedback
-from feedback.selectors import feedback_page_rows
+from feedback.selectors.explorer import feedback_page_rows
 from tests.builders import feedback, feedback_req, turn
 from tests.harness import token_actor
 

@@ -18,7 +18,7 @@ from feedback import exports
 from feedback.bulk import insert_rows
 from feedback.exports import FORMATS
 from feedback.models import Feedback
-from feedback.services import FEEDBACK_COLUMNS
+from feedback.services.rows import FEEDBACK_COLUMNS
 
 if TYPE_CHECKING:
     from pathlib import Path

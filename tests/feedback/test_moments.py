@@ -23,8 +23,12 @@ from feedback.counters import FEEDBACK_COUNTED, counter_value, counters_rebuild
 from feedback.models import AgreementTotals, AgreementUnit, Counter, Feedback
 from feedback.moments import moments_rebuild
 from feedback.queue import queue_undo
-from feedback.selectors import agreement_read, counted_feedback, feedback_count, human_scores
-from feedback.services import TurnInput, experience_store, feedback_record, turns_submit
+from feedback.selectors.agreement import agreement_read, human_scores
+from feedback.selectors.overview import feedback_count
+from feedback.selectors.visibility import counted_feedback
+from feedback.services.experiences import experience_store
+from feedback.services.feedbacks import feedback_record
+from feedback.services.turns import TurnInput, turns_submit
 from learnportal_protocol import (
     Experience,
     FeedbackDimension,

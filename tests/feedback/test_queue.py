@@ -32,8 +32,12 @@ from feedback.queue import (
     queue_undo,
 )
 from feedback.queue_state import PRIORITY_MACHINE_NEGATIVE, PRIORITY_UNSURE
-from feedback.selectors import counted_feedback, feedback_count, turn_queue
-from feedback.services import TurnInput, experience_store, feedback_record, turns_submit
+from feedback.selectors.overview import feedback_count
+from feedback.selectors.turns import turn_queue
+from feedback.selectors.visibility import counted_feedback
+from feedback.services.experiences import experience_store
+from feedback.services.feedbacks import feedback_record
+from feedback.services.turns import TurnInput, turns_submit
 from learnportal.dispatch import dispatch
 from learnportal_protocol import Experience, FeedbackDimension, FeedbackPolarity, RatedTurn
 from learnportal_protocol import Feedback as FeedbackItem

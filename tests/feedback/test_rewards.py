@@ -11,7 +11,7 @@ from django.core.management import call_command
 from feedback.models import Experience, RewardBucket
 from feedback.reward_window import first_bucket, in_window
 from feedback.rewards import latest_experience_id
-from feedback.selectors import reward_sums
+from feedback.selectors.experiences import reward_sums
 from tests.builders import experience, experience_req
 
 if TYPE_CHECKING:

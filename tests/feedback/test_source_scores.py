@@ -14,8 +14,11 @@ from core.accounts.principals import Principal
 from core.accounts.roles import Role
 from feedback.models import ComponentStats
 from feedback.queue import queue_undo
-from feedback.selectors import component_records, counted_feedback
-from feedback.services import TurnInput, experience_store, feedback_record, turns_submit
+from feedback.selectors.components import component_records
+from feedback.selectors.visibility import counted_feedback
+from feedback.services.experiences import experience_store
+from feedback.services.feedbacks import feedback_record
+from feedback.services.turns import TurnInput, turns_submit
 from feedback.source_scores import ALL, source_scores
 from feedback.stats import SCORE_SOURCES, source_columns
 from learnportal_protocol import Feedback as FeedbackItem

@@ -112,7 +112,7 @@ def test_p95_of_few_calls_is_close_to_the_largest(transport: Send, agent: Actor)
 
 def test_the_stats_read_gives_each_components_own_record(agent: Actor, env: Actor) -> None:
     from feedback.models import ComponentStats
-    from feedback.selectors import component_records
+    from feedback.selectors.components import component_records
 
     agent.learn(experience_req(experience("b"), experience("a")))
     env.learn(feedback_req(feedback(component_name="a")))

@@ -13,7 +13,7 @@ from rest_framework.test import APIClient
 from core.accounts.principals import Principal
 from core.accounts.roles import Role
 from feedback.models import Turn
-from feedback.services import TurnInput, turns_submit
+from feedback.services.turns import TurnInput, turns_submit
 from learnportal_protocol import RatedTurn
 from tests.builders import feedback, feedback_req, turn
 

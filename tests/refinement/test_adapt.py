@@ -9,7 +9,7 @@ from django.core.management import call_command
 
 from refinement.models import HistoryEntry, Plan, ProposalStatus, StoreValue
 from refinement.paths import weight_path
-from refinement.services import proposal_wire
+from refinement.services.register import proposal_wire
 from tests.builders import adapt_req, apply_req, rollback_req
 from tests.harness import Actor, Send, http_send, ok, refused
 from tests.refinement.helpers import calls, two_arms, weight, weighted

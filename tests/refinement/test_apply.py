@@ -10,9 +10,9 @@ from django.conf import settings
 from core.accounts.models import User
 from core.accounts.principals import principal_for_user
 from learnportal_protocol.errors import ErrorCode, LearnError
-from refinement import services
 from refinement.models import Proposal, ProposalStatus, Refinement, RefinementStatus
 from refinement.paths import weight_path
+from refinement.services.approval import proposal_approve, proposal_reject
 from tests.builders import apply_req, plan_req, review_req, weight_proposal
 from tests.harness import Actor, Send, http_send, ok, refused
 from tests.refinement.helpers import two_arms, weight
@@ -139,10 +139,10 @@ def test_a_reviewer_may_not_approve_their_own_plan(
     proposal_id = plan["proposals"][0]["proposal_id"]
     principal = principal_for_user(User.objects.get(username="rev"))
     with pytest.raises(LearnError) as refusal:
-        services.proposal_approve(principal=principal, proposal_id=proposal_id)
+        proposal_approve(principal=principal, proposal_id=proposal_id)
     assert refusal.value.code == ErrorCode.FORBIDDEN
     other = principal_for_user(User.objects.get(username="rev2"))
-    review = services.proposal_approve(principal=other, proposal_id=proposal_id)
+    review = proposal_approve(principal=other, proposal_id=proposal_id)
     assert review.approved is True
 
 
@@ -152,7 +152,7 @@ def test_an_approval_counts_for_the_content_approved_only(
     proposal = weight_proposal("alpha", 0.5, 0.95, proposal_id="prop-approve-1")
     queued = ok(transport(agent, apply_req(proposal)))
     assert queued["applied_edits"] == 0
-    services.proposal_approve(
+    proposal_approve(
         principal=principal_for_user(User.objects.get(username="rev")),
         proposal_id="prop-approve-1",
     )
@@ -170,7 +170,7 @@ def test_an_approved_proposal_applies_for_the_agent(
 ) -> None:
     proposal = weight_proposal("alpha", 0.5, 0.95, proposal_id="prop-approve-2")
     queued = ok(transport(agent, apply_req(proposal)))
-    services.proposal_approve(
+    proposal_approve(
         principal=principal_for_user(User.objects.get(username="rev")),
         proposal_id="prop-approve-2",
     )
@@ -210,7 +210,7 @@ def test_a_reviewer_applies_a_proposal_of_no_plan_with_a_personal_token(rev: Act
 def test_a_reviewer_rejects_a_queued_proposal(agent: Actor, rev: Actor) -> None:
     proposal = weight_proposal("alpha", 0.5, 0.95, proposal_id="prop-reject-1")
     queued = ok(http_send(agent, apply_req(proposal)))
-    services.proposal_reject(
+    proposal_reject(
         principal=principal_for_user(User.objects.get(username="rev")),
         proposal_id="prop-reject-1",
         reason="too far in one go",

@@ -1,4 +1,5 @@
-"""A strategy parameter out of its range fails the system check, naming its variable.
+"""A strategy parameter out of its range fails the system check, naming its variable; one left
+unset is the strategy's own default.
 
 Run as an operator would (a fresh process with only the environment given), since settings are
 read once per process.
@@ -9,7 +10,8 @@ from __future__ import annotations
 import subprocess
 from typing import TYPE_CHECKING
 
-from tests.processes import PYTHON, REPO, clean_env, manage
+from refinement.strategies.base import PARAMS
+from tests.processes import PYTHON, REPO, clean_env, manage, python_json
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -57,3 +59,15 @@ def test_the_server_refuses_to_start_with_a_bad_epsilon(tmp_path: Path) -> None:
     )
     assert result.returncode != 0
     assert BAD_EPSILON in result.stderr
+
+
+def test_a_parameter_left_unset_is_the_strategys_default_and_one_set_is_read(
+    tmp_path: Path,
+) -> None:
+    read = "from django.conf import settings as s\nprint(json.dumps(s.LEARNPORTAL_STRATEGY_PARAMS))"
+    params = python_json(
+        read, env=clean_env(tmp_path, DJANGO_DEBUG="1", LEARNPORTAL_UCB_HORIZON="7")
+    )
+    assert params.pop("ucb_horizon") == 7
+    assert params == {name: PARAMS[name].default for name in params}
+    assert params["epsilon"] == 0.03  # as the loop benchmark chose it

@@ -1,4 +1,4 @@
-"""Apply, adapt and rollback write through one primitive, `services.edits_apply`.
+"""Apply, adapt and rollback write through one primitive, `refinement.services.edits.edits_apply`.
 
 Compare-and-swap over every edit or none, a before-snapshot that matches the revisions, one
 history entry, and a number of queries that does not grow with the edits.
@@ -15,10 +15,12 @@ from django.test.utils import CaptureQueriesContext
 from core.accounts.principals import Principal, principal_for_token
 from feedback.models import ComponentStats, Experience
 from learnportal_protocol.errors import ErrorCode, LearnError
-from refinement import services
 from refinement.adapt import adapt_run
 from refinement.models import HistoryEntry, Plan, Refinement, Revision, StoreValue
 from refinement.paths import Target, locate, weight_path
+from refinement.services.apply import proposal_apply
+from refinement.services.edits import Edit, edits_apply
+from refinement.services.rollback import refinement_rollback
 from tests.builders import weight_proposal
 from tests.refinement.helpers import own, value_at, weight
 from webhooks.outbox import subscriptions
@@ -35,10 +37,10 @@ ONE_APPLY_QUERIES = 22
 ADAPT_300_QUERIES = 47  # 46, and the history paths of its entries
 
 
-def edit(component: str, before: float, after: float) -> services.Edit:
+def edit(component: str, before: float, after: float) -> Edit:
     location = locate(Target.ROUTER_WEIGHT, weight_path(component))
     assert location is not None
-    return services.Edit(location, before, after)
+    return Edit(location, before, after)
 
 
 def snapshot_of(refinement: Refinement) -> list[tuple[str, object, object]]:
@@ -63,7 +65,7 @@ def test_one_stale_edit_refuses_them_all_and_writes_nothing(machine: Principal) 
     plan = Plan.objects.create(plan_id="plan-x", requested_by=machine.key, created=0.0)
 
     with pytest.raises(LearnError) as refused, transaction.atomic():
-        services.edits_apply(
+        edits_apply(
             machine,
             plan,
             [edit("alpha", 0.5, 0.6), edit("beta", 0.5, 0.6)],
@@ -87,12 +89,10 @@ def test_apply_adapt_and_rollback_each_keep_a_snapshot_that_matches_their_revisi
         ComponentStats(component_name=name, calls_total=30) for name in ("alpha", "beta")
     )
     own(machine.key, "alpha", "beta")
-    applied = services.proposal_apply(principal=machine, raw=weight_proposal("alpha", 0.5, 0.55))
+    applied = proposal_apply(principal=machine, raw=weight_proposal("alpha", 0.5, 0.55))
     adapted = adapt_run(principal=machine, component_name="", strategy="ucb1")
     adapt_refinement = Refinement.objects.get(plan__plan_id=adapted.plan_id)
-    rolled = services.refinement_rollback(
-        principal=machine, refinement_id=adapt_refinement.refinement_id
-    )
+    rolled = refinement_rollback(principal=machine, refinement_id=adapt_refinement.refinement_id)
 
     written = [applied.refinement_id, adapt_refinement.refinement_id, rolled.rollback_refinement_id]
     for refinement_id in written:
@@ -108,9 +108,7 @@ def test_apply_adapt_and_rollback_each_keep_a_snapshot_that_matches_their_revisi
 def test_applying_one_proposal_takes_a_bounded_number_of_queries(machine: Principal) -> None:
     subscriptions()  # which webhooks to write is read once a while, not per apply: warm it
     with CaptureQueriesContext(connection) as queries:
-        outcome = services.proposal_apply(
-            principal=machine, raw=weight_proposal("alpha", 0.5, 0.55)
-        )
+        outcome = proposal_apply(principal=machine, raw=weight_proposal("alpha", 0.5, 0.55))
 
     assert outcome.applied_edits == 1
     assert len(queries) <= ONE_APPLY_QUERIES, len(queries)

@@ -9,7 +9,7 @@ import pytest
 
 from refinement.models import Plan, Proposal, ProposalStatus, Refinement, RefinementStatus
 from refinement.paths import weight_path
-from refinement.services import proposal_wire
+from refinement.services.register import proposal_wire
 from tests.builders import (
     apply_req,
     file_proposal,

@@ -12,13 +12,16 @@ import pytest
 from core.accounts.principals import Principal
 from core.accounts.roles import Role
 from learnportal_protocol.errors import ErrorCode, LearnError
-from refinement import services
 from refinement.models import Proposal, Refinement, StoreValue
 from refinement.paths import Target, weight_path
 from refinement.permissions import Verb, may
 from refinement.proposals import ProposalInput, parse_proposal
 from refinement.review import assess
-from refinement.services import plan_file, proposal_permissions, proposal_wire, rollback_permission
+from refinement.services.apply import proposal_apply, proposal_apply_stored
+from refinement.services.approval import proposal_approve, proposal_permissions, proposal_reject
+from refinement.services.plans import plan_file
+from refinement.services.register import proposal_wire
+from refinement.services.rollback import refinement_rollback, rollback_permission
 
 if TYPE_CHECKING:
     from pytest_django import Settings
@@ -80,7 +83,7 @@ def test_nobody_approves_or_applies_their_own_plan_but_may_reject_it() -> None:
 
 def test_an_applied_proposal_is_decided_already() -> None:
     record = _filed(AGENT)
-    services.proposal_apply_stored(principal=REVIEWER, proposal_id=record.proposal_id)
+    proposal_apply_stored(principal=REVIEWER, proposal_id=record.proposal_id)
     for verb in (Verb.APPROVE, Verb.APPLY):
         assert _may(OTHER, verb, record) == (
             False,
@@ -92,12 +95,12 @@ def test_an_applied_proposal_is_decided_already() -> None:
 
 def test_a_rejected_proposal_is_neither_approved_nor_applied_nor_rejected_again() -> None:
     record = _filed(AGENT)
-    services.proposal_reject(principal=REVIEWER, proposal_id=record.proposal_id, reason="no")
+    proposal_reject(principal=REVIEWER, proposal_id=record.proposal_id, reason="no")
     for verb in (Verb.APPROVE, Verb.APPLY, Verb.REJECT):
         allowed, reason = _may(OTHER, verb, record)
         assert not allowed and "rejected" in reason
     with pytest.raises(LearnError) as refused:
-        services.proposal_approve(principal=OTHER, proposal_id=record.proposal_id)
+        proposal_approve(principal=OTHER, proposal_id=record.proposal_id)
     assert refused.value.code == ErrorCode.CONFLICT
 
 
@@ -120,7 +123,7 @@ def test_a_risk_above_the_reviewers_limit_needs_an_admin(settings: Settings) -> 
     assert not _may(REVIEWER, Verb.APPLY, record)[0]
     assert _may(ADMIN, Verb.APPROVE, record) == (True, "")
     with pytest.raises(LearnError) as refused:
-        services.proposal_apply_stored(principal=REVIEWER, proposal_id=record.proposal_id)
+        proposal_apply_stored(principal=REVIEWER, proposal_id=record.proposal_id)
     assert refused.value.code == ErrorCode.FORBIDDEN
 
 
@@ -136,20 +139,20 @@ def test_the_page_and_the_service_give_the_same_answer() -> None:
         record.proposal_id
     ]
     with pytest.raises(LearnError) as refused:
-        services.proposal_approve(principal=REVIEWER, proposal_id=record.proposal_id)
+        proposal_approve(principal=REVIEWER, proposal_id=record.proposal_id)
     assert refused.value.message == permissions[Verb.APPROVE].reason
     assert refused.value.code == permissions[Verb.APPROVE].code
 
 
 def _applied_refinement(record: Proposal) -> Refinement:
-    services.proposal_apply_stored(principal=REVIEWER, proposal_id=record.proposal_id)
+    proposal_apply_stored(principal=REVIEWER, proposal_id=record.proposal_id)
     return Refinement.objects.get(proposal=record)
 
 
 def test_an_applied_refinement_may_be_rolled_back_once() -> None:
     refinement = _applied_refinement(_filed(AGENT))
     assert rollback_permission(principal=OTHER, refinement=refinement).allowed
-    outcome = services.refinement_rollback(principal=OTHER, refinement_id=refinement.refinement_id)
+    outcome = refinement_rollback(principal=OTHER, refinement_id=refinement.refinement_id)
     refinement.refresh_from_db()
     answer = rollback_permission(principal=OTHER, refinement=refinement)
     assert not answer.allowed and answer.code == ErrorCode.CONFLICT
@@ -168,7 +171,7 @@ def test_a_rollback_over_a_later_change_is_stale() -> None:
 
 def test_an_agent_rolls_back_only_what_it_applied() -> None:
     record = plan_file(AGENT, [_weight(0.55)], origin="plan", summary="mine")[1][0]
-    services.proposal_apply(principal=AGENT, raw=proposal_wire(record))
+    proposal_apply(principal=AGENT, raw=proposal_wire(record))
     refinement = Refinement.objects.get(proposal=record)
     assert rollback_permission(principal=AGENT, refinement=refinement).allowed
     answer = rollback_permission(principal=OTHER_AGENT, refinement=refinement)

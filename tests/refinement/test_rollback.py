@@ -9,10 +9,11 @@ from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 
 from core.accounts.principals import principal_for_token
-from refinement import services, store
+from refinement import store
 from refinement.adapt import WeightStep, weights_apply
 from refinement.models import HistoryEntry, Plan, Refinement, RefinementStatus, Step
 from refinement.paths import Target, weight_path
+from refinement.services.rollback import refinement_rollback
 from tests.builders import apply_req, file_proposal, rollback_req, weight_proposal
 from tests.harness import Actor, Send, http_send, ok, refused
 from tests.refinement.helpers import value_at, weight
@@ -238,9 +239,7 @@ def test_rolling_back_an_adapt_of_a_thousand_weights_takes_a_bounded_number_of_q
         refinement = weights_apply(principal, plan, steps)
 
     with CaptureQueriesContext(connection) as queries:
-        outcome = services.refinement_rollback(
-            principal=principal, refinement_id=refinement.refinement_id
-        )
+        outcome = refinement_rollback(principal=principal, refinement_id=refinement.refinement_id)
 
     assert outcome.rolled_back is True, outcome
     assert len(queries) <= 40, len(queries)

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from refinement.review import weight_step_risk
 from refinement.trust_region import max_step, step_toward
+from refinement.vocabulary import RiskLevel
 
 
 @pytest.mark.parametrize(
@@ -14,6 +16,14 @@ def test_each_auto_apply_risk_allows_a_step_as_large_as_its_weight_rule(
     risk: str, step: float
 ) -> None:
     assert max_step(risk) == step
+
+
+@pytest.mark.parametrize("risk", [RiskLevel.LOW, RiskLevel.MEDIUM])
+def test_the_largest_step_a_risk_allows_is_reviewed_at_that_risk_and_a_longer_one_above(
+    risk: RiskLevel,
+) -> None:
+    assert weight_step_risk(0.5, 0.5 - max_step(risk))[0] == risk
+    assert weight_step_risk(0.5, 0.5 - max_step(risk) - 0.001)[0] > risk
 
 
 @pytest.mark.parametrize(("risk", "step"), [("none", 0.0), ("low", 0.0), ("medium", 0.3)])

@@ -10,13 +10,15 @@ import pytest
 from core.accounts.principals import Principal
 from core.accounts.roles import Role
 from learnportal_protocol.errors import ErrorCode, LearnError
-from refinement import services
 from refinement.models import Proposal, StoreValue
 from refinement.paths import Target, weight_path
 from refinement.permissions import Verb, may
 from refinement.proposals import ProposalInput, parse_proposal
 from refinement.review import assess
-from refinement.services import plan_file, proposal_wire
+from refinement.services.apply import proposal_apply, proposal_apply_stored
+from refinement.services.approval import proposal_approve
+from refinement.services.plans import plan_file
+from refinement.services.register import proposal_wire
 from refinement.store import routing_weights
 
 if TYPE_CHECKING:
@@ -56,7 +58,7 @@ def _may(principal: Principal, verb: Verb, record: Proposal) -> tuple[bool, str]
 def test_without_the_rule_one_reviewer_applies_a_high_risk_proposal() -> None:
     record = _filed(0.9)
     assert record.risk_level == "high"
-    services.proposal_apply_stored(principal=RITA, proposal_id=record.proposal_id)
+    proposal_apply_stored(principal=RITA, proposal_id=record.proposal_id)
     assert routing_weights()["alpha"] == pytest.approx(0.9)
 
 
@@ -65,7 +67,7 @@ def test_a_high_risk_proposal_waits_for_a_second_distinct_reviewer() -> None:
     record = _filed(0.9)
     allowed, why = _may(RITA, Verb.APPLY, record)
     assert not allowed and why.startswith(f"Approve {record.proposal_id} first: high risk needs")
-    services.proposal_approve(principal=RITA, proposal_id=record.proposal_id)
+    proposal_approve(principal=RITA, proposal_id=record.proposal_id)
 
     for verb in (Verb.APPLY, Verb.APPROVE):  # the same person twice is not two reviewers
         allowed, why = _may(RITA, verb, record)
@@ -75,12 +77,12 @@ def test_a_high_risk_proposal_waits_for_a_second_distinct_reviewer() -> None:
             "(LEARNPORTAL_HIGH_RISK_TWO_REVIEWERS): another reviewer must approve or apply it."
         )
     with pytest.raises(LearnError) as refused:
-        services.proposal_apply_stored(principal=RITA, proposal_id=record.proposal_id)
+        proposal_apply_stored(principal=RITA, proposal_id=record.proposal_id)
     assert refused.value.code == ErrorCode.FORBIDDEN
     assert routing_weights()["alpha"] == pytest.approx(0.5)
 
     assert _may(OTTO, Verb.APPLY, record) == (True, "")
-    services.proposal_apply_stored(principal=OTTO, proposal_id=record.proposal_id)
+    proposal_apply_stored(principal=OTTO, proposal_id=record.proposal_id)
     assert routing_weights()["alpha"] == pytest.approx(0.9)
 
 
@@ -95,10 +97,10 @@ def test_the_rule_leaves_lower_risks_to_one_reviewer() -> None:
 def test_a_machines_queued_high_risk_apply_needs_both_approvals() -> None:
     record = _filed(0.9)
     raw = proposal_wire(record)
-    assert services.proposal_apply(principal=AGENT, raw=raw).error  # queued for a person
-    services.proposal_approve(principal=RITA, proposal_id=record.proposal_id)
-    assert services.proposal_apply(principal=AGENT, raw=raw).error  # still one short
+    assert proposal_apply(principal=AGENT, raw=raw).error  # queued for a person
+    proposal_approve(principal=RITA, proposal_id=record.proposal_id)
+    assert proposal_apply(principal=AGENT, raw=raw).error  # still one short
     assert routing_weights()["alpha"] == pytest.approx(0.5)
-    services.proposal_approve(principal=OTTO, proposal_id=record.proposal_id)
-    assert services.proposal_apply(principal=AGENT, raw=raw).applied_edits == 1
+    proposal_approve(principal=OTTO, proposal_id=record.proposal_id)
+    assert proposal_apply(principal=AGENT, raw=raw).applied_edits == 1
     assert routing_weights()["alpha"] == pytest.approx(0.9)

@@ -11,7 +11,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from feedback.exports import FORMATS, export_chunks, write_jsonl
 from feedback.filters import FeedbackFilters, parse_filters
-from feedback.selectors import feedback_matching
+from feedback.selectors.explorer import feedback_matching
 from learnportal_protocol.errors import LearnError
 
 

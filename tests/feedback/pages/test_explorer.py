@@ -14,8 +14,8 @@ from core.accounts.models import User
 from core.accounts.principals import principal_for_user
 from feedback.models import Feedback as FeedbackRow
 from feedback.models import Turn
-from feedback.selectors import counted_feedback
-from feedback.services import feedback_record
+from feedback.selectors.visibility import counted_feedback
+from feedback.services.feedbacks import feedback_record
 from learnportal_protocol import Feedback, FeedbackPolarity, RatedTurn
 
 if TYPE_CHECKING:

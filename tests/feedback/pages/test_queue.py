@@ -18,7 +18,7 @@ from core.accounts.models import User
 from core.accounts.roles import ALLOWED, Action, Role
 from feedback.lease_notes import LATE_KEPT, LEASE_WARNING_SECONDS
 from feedback.models import Feedback, Lease, Retraction, Skip, Turn
-from feedback.services import TurnInput, turns_submit
+from feedback.services.turns import TurnInput, turns_submit
 from learnportal import demo
 from learnportal_protocol import RatedTurn
 
@@ -308,7 +308,7 @@ def test_an_annotator_sees_no_other_persons_rating_until_they_rated(
 def test_an_agents_own_feedback_is_hidden_from_annotators_until_they_rated(
     annotator: Client,
 ) -> None:
-    from feedback.services import feedback_record
+    from feedback.services.feedbacks import feedback_record
     from learnportal_protocol import Feedback as FeedbackItem
     from learnportal_protocol import FeedbackPolarity
 

@@ -11,7 +11,7 @@ import pytest
 
 from core.accounts.principals import Principal
 from core.accounts.roles import Role
-from feedback.services import feedback_record
+from feedback.services.feedbacks import feedback_record
 from tests.feedback.test_buckets import scores
 
 if TYPE_CHECKING:

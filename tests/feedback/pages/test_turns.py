@@ -11,7 +11,7 @@ from django.test.utils import CaptureQueriesContext
 from core.accounts.models import User
 from feedback.lease_notes import NOT_NEEDED
 from feedback.models import Feedback, Lease, Turn
-from feedback.services import feedback_record
+from feedback.services.feedbacks import feedback_record
 from learnportal import demo
 from learnportal_protocol import Feedback as FeedbackItem
 from learnportal_protocol import FeedbackPolarity
@@ -207,9 +207,9 @@ def _flat(pages: list[list[str]]) -> list[str]:
 def test_the_list_pages_by_cursor_newest_first_keeping_its_filters(
     annotator: Client, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from feedback import pages
+    from feedback.pages import turns
 
-    monkeypatch.setattr(pages, "QUEUE_PAGE_SIZE", 2)
+    monkeypatch.setattr(turns, "TURN_PAGE_SIZE", 2)
     newest = [t.correlation_id for t in Turn.objects.order_by("-id")]
     assert _follow(annotator, {}) == [newest[i : i + 2] for i in range(0, len(newest), 2)]
     # The filter rides along in the cursor's link.
@@ -226,9 +226,9 @@ def test_the_list_pages_by_cursor_newest_first_keeping_its_filters(
 def test_turns_queued_meanwhile_neither_repeat_nor_hide_a_turn_on_the_next_page(
     annotator: Client, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from feedback import pages
+    from feedback.pages import turns
 
-    monkeypatch.setattr(pages, "QUEUE_PAGE_SIZE", 3)
+    monkeypatch.setattr(turns, "TURN_PAGE_SIZE", 3)
     before = [t.correlation_id for t in Turn.objects.order_by("-id")]
     first = annotator.get("/turns/")
     Turn.objects.create(
@@ -244,9 +244,9 @@ def test_a_deep_page_reads_no_offset_and_counts_nothing(
     annotator: Client, monkeypatch: pytest.MonkeyPatch
 ) -> None:
 
-    from feedback import pages
+    from feedback.pages import turns
 
-    monkeypatch.setattr(pages, "QUEUE_PAGE_SIZE", 2)
+    monkeypatch.setattr(turns, "TURN_PAGE_SIZE", 2)
     second = "/turns/" + annotator.get("/turns/").context["next_url"]
     with CaptureQueriesContext(connection) as queries:
         assert annotator.get(second).status_code == 200

@@ -13,7 +13,8 @@ from core.accounts import roles
 from core.accounts.models import User
 from core.accounts.principals import Principal
 from core.accounts.roles import Action, Role
-from feedback.services import experience_store, feedback_record
+from feedback.services.experiences import experience_store
+from feedback.services.feedbacks import feedback_record
 from learnportal.demo import COMPONENTS
 from learnportal_protocol import Experience, FeedbackPolarity
 from learnportal_protocol import Feedback as FeedbackItem

@@ -11,7 +11,7 @@ from learnportal.demo import DEMO_AGENT
 from refinement.adapt import adapt_run
 from refinement.history import history_record
 from refinement.models import HistoryEntry, HistoryPath, Plan, Proposal, Refinement
-from refinement.services import refinement_rollback
+from refinement.services.rollback import refinement_rollback
 
 if TYPE_CHECKING:
     from django.test import Client

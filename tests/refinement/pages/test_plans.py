@@ -13,7 +13,10 @@ from refinement.models import Plan, Proposal, Refinement, StoreValue
 from refinement.paths import Target, weight_path
 from refinement.planner import plan_create
 from refinement.proposals import ProposalInput
-from refinement.services import plan_file, proposal_apply, proposal_wire, refinement_rollback
+from refinement.services.apply import proposal_apply
+from refinement.services.plans import plan_file
+from refinement.services.register import proposal_wire
+from refinement.services.rollback import refinement_rollback
 from refinement.store import routing_weights
 from tests.refinement.helpers import plan_of
 

@@ -82,7 +82,7 @@ def test_the_softmax_pick_at_the_true_means_is_sampled_from_p() -> None:
 
 
 def test_experience_rows_follow_the_services_columns() -> None:
-    from feedback.services import EXPERIENCE_COLUMNS
+    from feedback.services.rows import EXPERIENCE_COLUMNS
 
     data = adapt.make_data(3, 10, seed=1)
 

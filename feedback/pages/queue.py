@@ -1,0 +1,140 @@
+"""Annotators: the queue, one leased turn at a time: rate it, skip it, give it back, or undo
+one's last rating.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING, Any
+
+from django.conf import settings
+from django.contrib import messages
+from django.shortcuts import redirect
+from django.urls import reverse
+
+from core.accounts.roles import Action
+from core.web import page, requires
+from feedback.forms import QueueRatingForm
+from feedback.lease_notes import LATE_KEPT, late_refusal
+from feedback.models import Turn
+from feedback.pages.rating import feedback_of_form, lease_clock, show_refusal, turn_context
+from feedback.queue import (
+    queue_held,
+    queue_next,
+    queue_progress,
+    queue_release,
+    queue_skip,
+    queue_undo,
+)
+from feedback.selectors.turns import undoable_rating
+from feedback.selectors.visibility import sees_all_ratings
+from feedback.services.feedbacks import feedback_record
+from learnportal_protocol.errors import ErrorCode, LearnError
+from learnportal_protocol.ids import new_feedback_id
+
+if TYPE_CHECKING:
+    from django.http import HttpRequest, HttpResponse
+
+    from core.accounts.principals import Principal
+
+
+@requires(Action.QUEUE)
+def queue(request: HttpRequest, principal: Principal) -> HttpResponse:
+    """GET: the turn leased to this person (a new one if they hold none); POST: rate, skip,
+    undo or give back, then the next turn at once (a redirect to this page)."""
+    if request.method == "POST":
+        return _queue_post(request, principal)
+    lease = queue_next(principal)
+    if lease is None:
+        return _queue_page(request, principal, None)
+    form = QueueRatingForm(initial={"feedback_id": new_feedback_id(), "turn": lease.turn.pk})
+    return _queue_page(request, principal, lease.turn, form, expires=lease.expires)
+
+
+def _queue_post(request: HttpRequest, principal: Principal) -> HttpResponse:
+    do = request.POST.get("do", "rate")
+    if do == "rate":
+        return _queue_rate(request, principal)
+    try:
+        if do == "undo":
+            turn = queue_undo(principal, request.POST.get("feedback_id", ""))
+            messages.info(
+                request, f"Your rating of {turn.correlation_id} is undone: rate it again."
+            )
+        elif do in ("skip", "release"):
+            turn_id = _turn_id(request.POST.get("turn", ""))
+            if do == "skip":
+                queue_skip(principal, turn_id)
+                messages.info(request, "Skipped: you will not be offered that turn again.")
+            else:
+                queue_release(principal, turn_id)
+                messages.info(request, "The turn is back in the queue for someone else.")
+                return redirect("portal:home")
+        else:
+            messages.error(request, f"Unknown queue action {do!r}.")
+    except LearnError as error:
+        messages.error(request, error.message)
+    return redirect("portal:queue")
+
+
+def _turn_id(sent: str) -> int:
+    try:
+        return int(sent)
+    except ValueError:
+        raise LearnError(
+            ErrorCode.INVALID, "The turn to skip or give back is missing or not a number."
+        ) from None
+
+
+def _queue_rate(request: HttpRequest, principal: Principal) -> HttpResponse:
+    form = QueueRatingForm(request.POST)
+    sent = request.POST.get("turn", "")
+    turn = Turn.objects.filter(pk=int(sent)).first() if sent.isdigit() else None
+    if turn is None:
+        messages.error(request, "That turn is no longer in the queue.")
+        return redirect("portal:queue")
+    # The lease this rating was made under; None when it ended before the person submitted.
+    held = queue_held(principal, turn.pk)
+    if not form.is_valid():
+        return _queue_page(request, principal, turn, form, expires=held, status=400)
+    try:
+        feedback_record(principal=principal, feedbacks=[feedback_of_form(turn, form)])
+    except LearnError as error:
+        late = None if held is not None else late_refusal(error, turn.correlation_id)
+        if late is not None:
+            messages.error(request, late)
+            return redirect("portal:queue")
+        show_refusal(form, error, turn)
+        return _queue_page(request, principal, turn, form, expires=held, status=400)
+    if held is None:
+        messages.info(request, LATE_KEPT.format(turn=turn.correlation_id))
+    # No "thank you" message: the page says what was rated, with its undo (queue_undo.html).
+    return redirect("portal:queue")
+
+
+def _queue_page(
+    request: HttpRequest,
+    principal: Principal,
+    turn: Turn | None,
+    form: QueueRatingForm | None = None,
+    *,
+    expires: float | None = None,
+    status: int = 200,
+) -> HttpResponse:
+    now = time.time()
+    progress = queue_progress(principal, now=now)
+    within = settings.LEARNPORTAL_UNDO_SECONDS
+    undoable = undoable_rating(principal, now=now, within=within)
+    context: dict[str, Any] = {
+        "turn": turn,
+        "progress": progress,
+        "undoable": undoable,
+        "undo_until": undoable.received + within if undoable else None,
+        **lease_clock(expires, now),
+        "queue_url": reverse("portal:queue"),
+        "turns_url": reverse("portal:turns"),
+        "sees_all": sees_all_ratings(principal),
+    }
+    if turn is not None and form is not None:
+        context |= turn_context(turn, principal, form) | {"rate_url": reverse("portal:queue")}
+    return page(request, "feedback/queue.html", context, status=status)

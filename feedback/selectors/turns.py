@@ -1,0 +1,151 @@
+"""The annotators' turns: the queue, the list a person browses, which of them a viewer sees
+as rated, a turn's ratings, and the rating a person may still undo.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, TypedDict
+
+from django.db.models import BooleanField, Exists, ExpressionWrapper, OuterRef, Q, QuerySet
+
+from feedback.models import Feedback, Turn
+from feedback.selectors.visibility import counted_feedback, own_human, seen_by, sees_all_ratings
+from learnportal_protocol import FeedbackSource
+
+if TYPE_CHECKING:
+    from django_stubs_ext import WithAnnotations
+
+    from core.accounts.principals import Principal
+
+
+class Queued(TypedDict):
+    """What the queue adds to each turn: `rated` when it has all the human ratings it needs."""
+
+    rated: bool
+
+
+UNRATED_CAP = 10_000
+
+
+def turn_queue(
+    *, component_name: str = "", session_id: str = "", viewer: Principal | None = None
+) -> QuerySet[WithAnnotations[Turn, Queued]]:
+    """The annotators' queue, each turn annotated `rated`: unrated first, then newest queued
+    first (by id, which the turn's arrival assigns).
+
+    A turn is rated when it has the human ratings it needs from distinct people
+    (LEARNPORTAL_RATINGS_PER_TURN); an agent's or environment's feedback never rates it. Read
+    from the turn's own `ratings_needed` (feedback.queue_state), not counted per row.
+
+    Blind: to an annotator `rated` means rated by them, so that the queue tells them nothing
+    of other people's ratings.
+    """
+    if sees_all_ratings(viewer):
+        rated = ExpressionWrapper(Q(ratings_needed__lte=0), output_field=BooleanField())
+        turns = Turn.objects.annotate(rated=rated)
+    else:
+        assert viewer is not None
+        own = counted_feedback().filter(
+            own_human(viewer), correlation_id=OuterRef("correlation_id")
+        )
+        turns = Turn.objects.annotate(rated=Exists(own))
+    if component_name:
+        turns = turns.filter(component_name=component_name)
+    if session_id:
+        turns = turns.filter(session_id=session_id)
+    return turns.order_by("rated", "-id")
+
+
+def unrated_turn_count(cap: int = UNRATED_CAP) -> tuple[int, bool]:
+    """Turns that still need human ratings, counted over the queue's partial index up to
+    `cap`, and whether there are more (the overview says "10000+")."""
+    found = Turn.objects.filter(ratings_needed__gt=0).values("id")[: cap + 1].count()
+    return min(found, cap), found > cap
+
+
+def turn_list(
+    *, component_name: str = "", session_id: str = "", open_only: bool = False
+) -> QuerySet[Turn]:
+    """Every turn, newest queued first (by id, which the turn's arrival assigns): the list a
+    person browses. What to rate next is the queue's to say (feedback.queue); `open_only` keeps
+    the turns that still need human ratings."""
+    turns = Turn.objects.all()
+    if component_name:
+        turns = turns.filter(component_name=component_name)
+    if session_id:
+        turns = turns.filter(session_id=session_id)
+    if open_only:
+        turns = turns.filter(ratings_needed__gt=0)
+    return turns.order_by("-id")
+
+
+def turn_page(
+    *,
+    component_name: str = "",
+    session_id: str = "",
+    open_only: bool = False,
+    after: int | None = None,
+    limit: int,
+) -> tuple[list[Turn], int | None]:
+    """One page of `turn_list` below the turn id `after`, and the id the next page starts
+    below: keyset pagination on the id, each filter served by an index (Turn.Meta), so that a
+    deep page costs what the first does (no OFFSET, no count), and a turn queued meanwhile
+    neither repeats nor hides a turn on the next page."""
+    turns = turn_list(component_name=component_name, session_id=session_id, open_only=open_only)
+    if after is not None:
+        turns = turns.filter(id__lt=after)
+    page = list(turns[: limit + 1])
+    if len(page) <= limit:
+        return page, None
+    return page[:limit], page[limit - 1].id
+
+
+def rated_for(turns: list[Turn], viewer: Principal) -> set[int]:
+    """Of these turns (one page of `turn_list`), those this viewer sees as rated: with all the
+    human ratings they need, or, to a blind annotator, rated by them (one query a page)."""
+    if sees_all_ratings(viewer):
+        return {turn.pk for turn in turns if turn.ratings_needed <= 0}
+    mine = set(
+        counted_feedback()
+        .filter(own_human(viewer), correlation_id__in=[turn.correlation_id for turn in turns])
+        .values_list("correlation_id", flat=True)
+    )
+    return {turn.pk for turn in turns if turn.correlation_id in mine}
+
+
+def turn_ratings(turn: Turn, *, viewer: Principal | None) -> list[Feedback]:
+    """A turn's ratings that this viewer may see, newest first (docs/contract.md, "Blind"): to
+    an annotator who has not rated the turn, what `seen_by` shows (nothing of it, but their
+    own); once they have, everyone's."""
+    ratings = counted_feedback().filter(correlation_id=turn.correlation_id)
+    if not sees_all_ratings(viewer):
+        assert viewer is not None
+        if not ratings.filter(own_human(viewer)).exists():
+            ratings = ratings.filter(seen_by(viewer))
+    return list(ratings.order_by("-ts", "-id"))
+
+
+def turn_by_correlation(correlation_id: str) -> Turn | None:
+    return Turn.objects.filter(correlation_id=correlation_id).first() if correlation_id else None
+
+
+def turn_ids(correlation_ids: set[str]) -> dict[str, int]:
+    """The queued turn of each correlation_id that has one, in one query."""
+    return dict(
+        Turn.objects.filter(correlation_id__in=correlation_ids).values_list("correlation_id", "id")
+    )
+
+
+def undoable_rating(principal: Principal, *, now: float, within: float) -> Feedback | None:
+    """This person's last rating, if it still counts and arrived less than `within` seconds
+    ago: what the queue page offers to undo (feedback.queue.queue_undo judges it). Once it is
+    undone, nothing is: an undo never reaches back to the rating before."""
+    last = (
+        Feedback.objects.filter(source=FeedbackSource.HUMAN.value, annotator_id=principal.name)
+        .exclude(correlation_id="")
+        .order_by("-received", "-id")
+        .first()
+    )
+    if last is None or last.received <= now - within:
+        return None
+    return last if counted_feedback().filter(pk=last.pk).exists() else None

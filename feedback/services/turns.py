@@ -1,0 +1,74 @@
+"""Queueing agent turns for the annotators, each correlation_id once."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from django.db import IntegrityError, transaction
+
+from core.accounts.roles import Action
+from core.events import broadcast_on_commit
+from feedback.answers import TurnsCreated
+from feedback.bulk import Row, insert_rows
+from feedback.facts import stored_facts
+from feedback.models import Turn
+from feedback.queue_state import turns_held
+from feedback.selectors.overview import live_counts
+from feedback.services.rows import TURN_COLUMNS, queued_rows, turn_row
+
+if TYPE_CHECKING:
+    from core.accounts.principals import Principal
+    from learnportal_protocol import RatedTurn
+
+
+@dataclass(frozen=True)
+class TurnInput:
+    correlation_id: str
+    session_id: str
+    component_name: str
+    rated_turn: RatedTurn
+
+
+def turns_submit(*, principal: Principal, turns: list[TurnInput]) -> TurnsCreated:
+    """Queue agent turns for annotators (`POST /api/turns/`)."""
+    principal.require(Action.SUBMIT_TURNS)
+    return turns_store(principal=principal, turns=turns)
+
+
+def turns_store(*, principal: Principal, turns: list[TurnInput]) -> TurnsCreated:
+    """Store a batch of validated turns (feedback.turn_items), all or nothing; a correlation_id
+    already queued, or repeated in the batch, is stored once. The caller checked the role:
+    `turns_submit` for the API, feedback.turn_import for a file."""
+    now = time.time()
+    rows: dict[str, Row] = {}  # the first of each key
+    for t in turns:
+        if t.correlation_id not in rows:
+            rows[t.correlation_id] = turn_row(
+                t.correlation_id, t.session_id, t.component_name, t.rated_turn, principal.key, now
+            )
+    try:
+        created = _turns_queue(principal, rows)
+    except IntegrityError:
+        # Another request queued one of these turns between the look and the write (on
+        # PostgreSQL, whose COPY then refuses them all): look again, and meet it stored.
+        created = _turns_queue(principal, rows)
+    return TurnsCreated(received=len(turns), created=created)
+
+
+def _turns_queue(principal: Principal, rows: dict[str, Row]) -> int:
+    """Store the turns among `rows` not stored yet, in one transaction: how many."""
+    with transaction.atomic():
+        held = turns_held(rows)
+        new = {key: row for key, row in rows.items() if key not in held}
+        # Feedback may have come before its turn (an agent's own, say): it counts from the start.
+        insert_rows(Turn, TURN_COLUMNS, queued_rows(new, stored_facts(new)))
+        if new:
+            broadcast_on_commit(
+                "turns.queued",
+                {"count": len(new), "by": principal.name},
+                audience=Action.READ_TURNS,
+                totals=live_counts,
+            )
+    return len(new)
