@@ -15,7 +15,7 @@ import os
 import re
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from mkdocs.structure.files import File, InclusionLevel
 
@@ -32,12 +32,14 @@ REPO = Path(__file__).resolve().parents[1]
 VERBATIM = {"learning-store.md"}
 MARKER = re.compile(r"^<!-- generated: ([a-z-]+) -->$", re.MULTILINE)
 
-_repository: dict[str, object] = {}
+# What on_files found, for the pages: the repository's files in the site, the OpenAPI document.
+_build: dict[str, Any] = {}
 
 
 def on_config(config: MkDocsConfig) -> MkDocsConfig:
     """Django set up, as `manage.py` would in development, to read the API and the commands."""
-    sys.path.insert(0, str(REPO))
+    if str(REPO) not in sys.path:  # the project's packages, whichever mkdocs script runs this
+        sys.path.insert(0, str(REPO))
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "learnportal.settings")
     os.environ.setdefault("DJANGO_DEBUG", "1")
     import django
@@ -62,8 +64,9 @@ def on_files(files: Files, config: MkDocsConfig) -> Files:
         # In the site, and in the nav only where mkdocs.yml puts it (the README is linked).
         inclusion = InclusionLevel.INCLUDED if uri in in_nav else InclusionLevel.NOT_IN_NAV
         files.append(File.generated(config, uri, abs_src_path=str(found), inclusion=inclusion))
-    _repository["files"] = repository
-    document = json.dumps(schema_document(), indent=2)
+    _build["files"] = repository
+    _build["openapi"] = schema_document()
+    document = json.dumps(_build["openapi"], indent=2)
     files.append(File.generated(config, "reference/openapi.json", content=document))
     return files
 
@@ -80,21 +83,19 @@ def nav_paths(nav: object) -> list[str]:
 
 
 def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files: Files) -> str:
-    from docs_site.links import RepositoryFiles, unlink_dead
+    from docs_site.links import unlink_dead
 
     source = Path(page.file.abs_src_path or "")
     if page.file.src_uri in VERBATIM:
         markdown = unlink_dead(markdown, source)
-    repository = _repository["files"]
-    assert isinstance(repository, RepositoryFiles)
-    markdown = repository.rewrite(source, markdown)
+    markdown = _build["files"].rewrite(source, markdown)
     return MARKER.sub(lambda match: GENERATORS[match[1]](), markdown)
 
 
 def _openapi() -> str:
     from docs_site import openapi
 
-    return openapi.markdown(openapi.schema_document())
+    return openapi.markdown(_build["openapi"])
 
 
 def _commands() -> str:

@@ -8,7 +8,7 @@ from core.accounts.roles import ALLOWED, Role
 def markdown() -> str:
     roles = list(Role)
     lines = [
-        "| action | " + " | ".join(f"`{role.value}`" for role in roles) + " |",
+        "| action | " + " | ".join(role.value for role in roles) + " |",
         "| --- |" + " :---: |" * len(roles),
     ]
     for action, allowed in ALLOWED.items():

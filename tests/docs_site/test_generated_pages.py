@@ -51,7 +51,7 @@ def test_the_roles_table_has_every_action_and_role() -> None:
     from core.accounts.roles import ALLOWED, Role
 
     page = roles.markdown()
-    assert all(f"`{role.value}`" in page.splitlines()[0] for role in Role)
+    assert page.splitlines()[0] == "| action | " + " | ".join(Role) + " |"
     assert len(page.splitlines()) == len(ALLOWED) + 2
     export = next(line for line in page.splitlines() if line.startswith("| export feedback |"))
     assert export.split(" | ")[1:] == ["", "", "", "✓", "✓ |"]
