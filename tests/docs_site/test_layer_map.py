@@ -13,8 +13,8 @@ if TYPE_CHECKING:
 
 
 def test_the_committed_picture_is_the_trees() -> None:
-    # Stale after a package is added or removed: `python -m docs_site.layer_map` redraws it.
-    assert SVG_PATH.read_text() == svg(layers())
+    stale = "the tree's layers changed: redraw with `python -m docs_site.layer_map`"
+    assert SVG_PATH.read_text() == svg(layers()), stale
 
 
 def test_the_picture_names_every_package_in_its_layer(tmp_path: Path) -> None:
