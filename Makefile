@@ -1,6 +1,7 @@
 # The two commands of the README: `make run` and `make test`. Everything else is a helper.
-# `make test` is ruff, mypy (strict; pyproject.toml), the migrations check and pytest, its test
-# files spread over one process a core (at most four; a file's tests stay in one process).
+# `make test` is ruff, mypy (strict; pyproject.toml), the migrations check, the docs site built
+# strictly (a broken link fails) and pytest, its test files spread over one process a core (at
+# most four; a file's tests stay in one process).
 SHELL := /bin/bash
 PYTHON ?= python3
 VENV ?= .venv
@@ -14,8 +15,12 @@ export DJANGO_DEBUG ?= 1
 # Development settings for manage.py typed in a plain shell: DJANGO_DEBUG=1 and a generated
 # secret key, written once (gitignored), read by learnportal/settings.py, never overriding.
 ENV_FILE := .env
+# The documentation site (mkdocs.yml): built here (gitignored, under var/), served on DOCS_PORT.
+SITE_DIR ?= var/site
+DOCS_PORT ?= 8001
+export NO_MKDOCS_2_WARNING := 1  # mkdocs-material's banner about its successor, on every build
 
-.PHONY: run test bench lint migrate demo venv dev sdk-venv clean
+.PHONY: run test bench lint migrate demo venv dev sdk-venv docs docs-serve clean
 
 # `venv` is what the server needs (pyproject's dependencies, no more); `dev` adds the test and
 # lint toolchain (the `dev` extra), which only `make test`, `make lint` and `make bench` install.
@@ -81,6 +86,7 @@ test: dev $(ENV_FILE)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy
 	$(PY) manage.py makemigrations --check --dry-run -v 0
+	$(VENV)/bin/mkdocs build --strict --quiet --site-dir $(SITE_DIR)
 	$(PY) -m pytest -q -n auto --maxprocesses 4 --dist loadfile
 
 bench: migrate $(VENV)/.bench-installed
@@ -90,10 +96,17 @@ bench: migrate $(VENV)/.bench-installed
 	$(PY) -m bench.components
 	$(PY) -m bench.loop
 
+docs: dev $(ENV_FILE)
+	$(VENV)/bin/mkdocs build --strict --quiet --site-dir $(SITE_DIR)
+	@echo "The docs are in $(SITE_DIR)/ (open $(SITE_DIR)/index.html)"
+
+docs-serve: dev $(ENV_FILE)
+	$(VENV)/bin/mkdocs serve --strict --dev-addr $(HOST):$(DOCS_PORT)
+
 lint: dev
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy
 
 clean:
-	rm -rf var/*.sqlite3* var/staticfiles
+	rm -rf var/*.sqlite3* var/staticfiles $(SITE_DIR)

@@ -154,7 +154,7 @@ def env_secret_key(name: str, *, debug: bool) -> str:
 
 
 # --- the dev env file -----------------------------------------------------------------------
-# `make` writes it once so that the README's commands, typed in a plain shell, run in
+# `make` writes it once so that the docs' commands, typed in a plain shell, run in
 # development mode as `make run` does. It never overrides a variable the environment has.
 
 DEV_ENV_FILE = """\

@@ -1,1 +1,1 @@
-"""Runnable examples of agents on LearnPortal (see the README, "Connecting an agent")."""
+"""Runnable examples of agents on LearnPortal (docs/how-to/python-client.md, docs/tutorials/first-agent.md)."""

@@ -1,4 +1,7 @@
-"""LearnPortal settings: one module, driven by environment variables (see README)."""
+"""LearnPortal settings: one module, driven by environment variables.
+
+Each variable has its row in docs/reference/settings.md, which a test holds to this module.
+"""
 
 from __future__ import annotations
 

@@ -167,7 +167,7 @@ PARAMS: dict[str, ParamSpec] = {
 """Every parameter a built-in strategy reads, so that settings can be checked at start-up.
 
 The defaults of epsilon, temperature, ucb_c, ucb_horizon and the PPO ones were chosen by the
-loop benchmark (bench/loop.py; README, "Routing weights", gives each one's figure).
+loop benchmark (bench/loop.py; docs/explanation/routing-weights.md gives each one's figure).
 """
 
 

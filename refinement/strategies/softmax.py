@@ -17,9 +17,9 @@ def softmax(evidence: Evidence, params: Mapping[str, float]) -> np.ndarray:
 
     A high temperature flattens toward uniform, a low one approaches greedy; on [0, 1] means a
     temperature of 1 is nearly uniform (a 0.8 gap is a factor e^0.8 = 2.2), hence the default
-    chosen by the loop benchmark (README, "Routing weights"). Each arm's share depends only on
-    its own mean relative to the best, so renormalising over any candidate set is the softmax
-    of that set. An untried arm weighs as much as the best (`with_untried`).
+    chosen by the loop benchmark (docs/explanation/routing-weights.md). Each arm's share
+    depends only on its own mean relative to the best, so renormalising over any candidate set
+    is the softmax of that set. An untried arm weighs as much as the best (`with_untried`).
     """
     temperature = param(params, "temperature")
     tried = tried_arms(evidence)

@@ -26,7 +26,7 @@ def test_make_run_and_the_production_recipe_bound_the_graceful_shutdown() -> Non
     makefile = (REPO / "Makefile").read_text()
     assert "--timeout-graceful-shutdown $(GRACEFUL_SECONDS)" in makefile
     recipe = f"--timeout-graceful-shutdown {graceful_seconds()}"
-    assert recipe in (REPO / "README.md").read_text()
+    assert recipe in (REPO / "docs" / "how-to" / "deploy.md").read_text()
 
 
 def test_sigterm_ends_an_open_a2e_stream_cleanly_and_the_server_exits_within_its_timeout(

@@ -59,7 +59,7 @@ def test_the_sdk_drives_every_learn_call_through_a2e(asgi_server: str, agent: Ac
     proposal = json.dumps(weight_proposal(component, 0.5, 0.55))
     answers = run_agent("calls", f"{asgi_server}/a2e", agent.token, component, proposal)
     assert set(answers) == {"workaround", *LEARN_CALLS}
-    assert answers["workaround"] is True  # the README's workaround is still needed at this commit
+    assert answers["workaround"] is True  # docs/how-to/a2e-sdk.md's workaround: still needed
     assert answers["feedback"] == 1
     assert answers["experience"] == 1
     assert component in answers["stats"]

@@ -45,7 +45,7 @@ def test_evidence_refuses_current_weights_of_wrong_shape_or_range(current: list[
 def test_missing_params_take_the_documented_defaults() -> None:
     resolved = check_params({})
 
-    # The loop benchmark's choices (bench/loop.py; README, "Routing weights").
+    # The loop benchmark's choices (bench/loop.py; docs/explanation/routing-weights.md).
     assert resolved["epsilon"] == 0.03
     assert resolved["temperature"] == 0.03
     assert resolved["ucb_c"] == 0.3
