@@ -14,8 +14,9 @@ REPO = Path(__file__).resolve().parents[2]
 def test_every_command_of_the_projects_apps_is_listed_with_its_usage() -> None:
     on_disk = {
         path.stem
-        for path in REPO.glob("*/**/management/commands/*.py")
-        if not path.stem.startswith("_") and "tests" not in path.parts
+        for package in layers()
+        for path in (REPO / package).glob("**/management/commands/*.py")
+        if not path.stem.startswith("_")
     }
     page = commands.markdown(commands.project_commands())
     assert on_disk and set(commands.project_commands()) == on_disk

@@ -52,8 +52,8 @@ def read_by_the_settings() -> dict[str, object]:
                 expression = ast.Expression(node.args[1])
                 default = eval(compile(expression, str(SETTINGS), "eval"), namespace)
             found[node.args[0].value] = default
-    for variable, _, default in namespace["_STRATEGY_PARAMS"].values():
-        found[variable] = default
+    for name, variable in namespace["LEARNPORTAL_STRATEGY_VARIABLES"].items():
+        found[variable] = namespace["strategy_params"][name].default
     return found
 
 
