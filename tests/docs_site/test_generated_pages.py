@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from docs_site import commands, openapi, roles
+from tests.test_layers import layers
 
 REPO = Path(__file__).resolve().parents[2]
 
