@@ -19,12 +19,12 @@ from dataclasses import dataclass, field
 from statistics import mean
 from typing import TYPE_CHECKING, TextIO
 
-from learnportal_client import LearnClient, choose, probabilities
+from learnportal_client import STRATEGY_NAMES, LearnClient, choose, probabilities
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
-    from learnportal_client import LearnBuffer
+    from learnportal_client import LearnBuffer, StrategyName
 
 # Each component's chance of success: what the portal has to find out.
 COMPONENTS = {"careful": 0.9, "balanced": 0.5, "hasty": 0.2}
@@ -68,7 +68,7 @@ def run(
     components: Mapping[str, float],
     steps: int,
     every: int,
-    strategy: str,
+    strategy: StrategyName,
     rng: random.Random,
     out: TextIO,
     run_id: str = "",
@@ -115,7 +115,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--token", default=os.environ.get("TOKEN", ""), help="an agent's token")
     parser.add_argument("--steps", type=int, default=400)
     parser.add_argument("--every", type=int, default=20, help="steps between adapts")
-    parser.add_argument("--strategy", default="ucb1")
+    parser.add_argument("--strategy", default="ucb1", choices=STRATEGY_NAMES)
     parser.add_argument("--prefix", default="sim", help="component names are PREFIX-<name>")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args(argv)

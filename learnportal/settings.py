@@ -27,6 +27,7 @@ from core.env import (
     env_str,
     load_env_file,
 )
+from learnportal_protocol.messages import STRATEGY_NAMES
 from learnportal_protocol.models import RiskLevel
 from refinement.strategies.base import PARAMS as strategy_params
 
@@ -284,7 +285,7 @@ SPECTACULAR_SETTINGS = {
 }
 
 # --- learn/* host limits and policy -------------------------------------------------------
-ADAPT_STRATEGY_NAMES = ("ppo", "ucb1", "epsilon_greedy", "softmax", "custom")
+ADAPT_STRATEGY_NAMES = STRATEGY_NAMES  # every strategy the host knows, the protocol's names
 
 LEARNPORTAL_MAX_BATCH = env_int("LEARNPORTAL_MAX_BATCH", 1000, minimum=1)
 LEARNPORTAL_MAX_BODY_BYTES = env_int("LEARNPORTAL_MAX_BODY_BYTES", 64 * 1024 * 1024, minimum=1024)

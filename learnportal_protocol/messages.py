@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Final, Literal
+from typing import TYPE_CHECKING, Any, Final, Literal, get_args
 
 from pydantic import Field, PrivateAttr
 
@@ -24,6 +24,16 @@ PROTOCOL_VERSION: Final = "1.0"
 HISTORY_PAGE_MAX: Final = 500  # most entries a history reply holds
 HISTORY_CURSOR_MAX: Final = 200  # a cursor is an entry's time and id, `<ts>_<id>`
 HISTORY_CURSOR_PATTERN: Final = r"^(-?[0-9]{1,20}(\.[0-9]{1,20})?(e[+-]?[0-9]{1,2})?_[0-9]{1,18})?$"
+
+# The adapt strategies a host knows (LEARNPORTAL_ADAPT_STRATEGIES allows some of them) and the
+# refinement scopes the spec names. The request fields stay plain short names: a strategy this
+# host does not allow is the host's to refuse (`strategy_not_allowed`), not a parse error, and a
+# plan keeps the scope it was asked with.
+StrategyName = Literal["ppo", "ucb1", "epsilon_greedy", "softmax", "custom"]
+STRATEGY_NAMES: Final[tuple[StrategyName, ...]] = get_args(StrategyName)
+DEFAULT_STRATEGY: Final[StrategyName] = "ppo"
+RefinementScope = Literal["local"]
+DEFAULT_SCOPE: Final[RefinementScope] = "local"
 
 
 class Envelope(StrictModel):
@@ -63,7 +73,7 @@ class LearnExperienceRequest(Envelope):
 class LearnAdaptRequest(Envelope):
     type: Literal["learn/adapt/req"] = "learn/adapt/req"
     component_name: Name = ""
-    strategy: ShortName = "ppo"
+    strategy: ShortName = DEFAULT_STRATEGY
 
 
 class LearnStatsRequest(Envelope):
@@ -74,7 +84,7 @@ class LearnStatsRequest(Envelope):
 class LearnRefinementPlanRequest(Envelope):
     type: Literal["learn/refinement/plan/req"] = "learn/refinement/plan/req"
     component_name: Name = ""
-    scope: ShortName = "local"
+    scope: ShortName = DEFAULT_SCOPE
 
 
 class LearnRefinementApplyRequest(Envelope):

@@ -34,7 +34,10 @@ def add(buffer: LearnBuffer | AsyncLearnBuffer, prefix: str, count: int) -> None
 
 
 def say_flushed(flushed: int) -> None:
-    server_side = sorted(m for m in sys.modules if m.split(".")[0] in {"django", "rest_framework"})
+    # A copy first: the sender thread may import a module meanwhile, and a dict iterated while
+    # it grows raises (a `sync` agent once crashed so).
+    loaded = list(sys.modules)
+    server_side = sorted(m for m in loaded if m.split(".")[0] in {"django", "rest_framework"})
     print(json.dumps({"flushed": flushed, "server_modules": server_side}), flush=True)
 
 

@@ -16,9 +16,11 @@ from typing import TYPE_CHECKING
 
 from packaging.requirements import Requirement
 
+import learnportal_client
 from tests.processes import REPO
 
 if TYPE_CHECKING:
+    from email.message import Message
     from pathlib import Path
 
     from tests.conftest import InstalledClient
@@ -42,9 +44,26 @@ def test_the_wheel_holds_the_client_and_the_protocol_models_of_this_checkout(
     packages = {n.split("/")[0] for n in names if not n.startswith("learnportal_client-")}
     assert packages == {"learnportal_client", "learnportal_protocol"}
     protocol = sorted(n for n in names if n.startswith("learnportal_protocol/"))
-    assert protocol == sorted(
-        f"learnportal_protocol/{p.name}" for p in (REPO / "learnportal_protocol").glob("*.py")
-    )
+    sources = [
+        *(REPO / "learnportal_protocol").glob("*.py"),
+        REPO / "learnportal_protocol/py.typed",
+    ]
+    assert protocol == sorted(f"learnportal_protocol/{p.name}" for p in sources)
+    assert "learnportal_client/py.typed" in names  # both packages are typed for an agent's mypy
+
+
+def metadata(installed_client: InstalledClient) -> Message:
+    with zipfile.ZipFile(installed_client.wheel) as archive:
+        (name,) = (n for n in archive.namelist() if n.endswith(".dist-info/METADATA"))
+        return Parser().parsestr(archive.read(name).decode())
+
+
+def test_the_wheels_version_is_the_packages_and_its_description_the_clients_readme(
+    installed_client: InstalledClient,
+) -> None:
+    wheel = metadata(installed_client)
+    assert wheel["Version"] == learnportal_client.__version__
+    assert wheel.get_payload() == (REPO / "clients/python/README.md").read_text()
 
 
 # What the A2E reference SDK (a2eprotocol/python-sdk, pyproject.toml) pins of what the client
@@ -53,9 +72,7 @@ SDK_PINS = {"pydantic": "2.12.5"}
 
 
 def requirements(installed_client: InstalledClient) -> list[Requirement]:
-    with zipfile.ZipFile(installed_client.wheel) as archive:
-        (metadata,) = (n for n in archive.namelist() if n.endswith(".dist-info/METADATA"))
-        requires = Parser().parsestr(archive.read(metadata).decode()).get_all("Requires-Dist")
+    requires = metadata(installed_client).get_all("Requires-Dist")
     return [Requirement(r) for r in requires or []]
 
 

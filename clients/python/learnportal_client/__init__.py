@@ -2,19 +2,36 @@
 
     from learnportal_client import LearnClient
 
-    with LearnClient("http://127.0.0.1:8000", token) as client:
+    with LearnClient() as client:  # LEARNPORTAL_URL and LEARNPORTAL_TOKEN, or pass them
         client.experience([{"action": {"component_name": "search", "success": True}, "reward": 1}])
         print(client.routing().weights)
 
 The request and response models are the server's own, `learnportal_protocol` (pure pydantic),
-re-exported here.
+re-exported here. README.md (beside this package) is the guide.
 """
 
 from __future__ import annotations
 
 from learnportal_client.buffer import AsyncLearnBuffer, LearnBuffer, Unsent
 from learnportal_client.client import AsyncLearnClient, LearnClient
-from learnportal_client.errors import LearnError
+from learnportal_client.environment import TOKEN_VARIABLE, URL_VARIABLE
+from learnportal_client.errors import (
+    ConflictError,
+    ForbiddenError,
+    InvalidError,
+    InvalidReplyError,
+    LearnError,
+    NotFoundError,
+    QuotaExceededError,
+    RateLimitedError,
+    StrategyNotAllowedError,
+    TooLargeError,
+    UnauthenticatedError,
+    UnavailableError,
+    UnimplementedError,
+    UnknownTypeError,
+    UnreachableError,
+)
 from learnportal_client.records import (
     AdaptedComponent,
     AdaptResponse,
@@ -35,6 +52,7 @@ from learnportal_client.retry import NO_RETRY, Retry
 from learnportal_client.routing import Choice, choose, probabilities
 from learnportal_client.session import AsyncLearnSession, LearnSession
 from learnportal_protocol.messages import (
+    STRATEGY_NAMES,
     Capability,
     LearnAdaptResponse,
     LearnExperienceResponse,
@@ -45,6 +63,8 @@ from learnportal_protocol.messages import (
     LearnRefinementReviewResponse,
     LearnRefinementRollbackResponse,
     LearnStatsResponse,
+    RefinementScope,
+    StrategyName,
 )
 from learnportal_protocol.models import (
     Action,
@@ -56,8 +76,14 @@ from learnportal_protocol.models import (
     RatedTurn,
 )
 
+# The one place the version is written: the distribution's (pyproject.toml) is read from here.
+__version__ = "0.1.0"
+
 __all__ = [
     "NO_RETRY",
+    "STRATEGY_NAMES",
+    "TOKEN_VARIABLE",
+    "URL_VARIABLE",
     "Action",
     "AdaptResponse",
     "AdaptedComponent",
@@ -67,12 +93,16 @@ __all__ = [
     "Capability",
     "Choice",
     "ComponentRecord",
+    "ConflictError",
     "Experience",
     "Feedback",
     "FeedbackDimension",
     "FeedbackPage",
     "FeedbackPolarity",
     "FeedbackSource",
+    "ForbiddenError",
+    "InvalidError",
+    "InvalidReplyError",
     "LearnAdaptResponse",
     "LearnBuffer",
     "LearnClient",
@@ -87,16 +117,29 @@ __all__ = [
     "LearnSession",
     "LearnStatsResponse",
     "ListedFeedback",
+    "NotFoundError",
     "QueuedTurn",
+    "QuotaExceededError",
+    "RateLimitedError",
     "RatedTurn",
+    "RefinementScope",
     "Retry",
     "Routing",
     "RunOutcome",
     "StatsResponse",
+    "StrategyName",
+    "StrategyNotAllowedError",
+    "TooLargeError",
     "Turn",
     "TurnPage",
     "TurnsCreated",
+    "UnauthenticatedError",
+    "UnavailableError",
+    "UnimplementedError",
+    "UnknownTypeError",
+    "UnreachableError",
     "Unsent",
+    "__version__",
     "choose",
     "probabilities",
 ]

@@ -21,7 +21,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from learnportal_client.errors import UNREACHABLE, LearnError
+from learnportal_client.errors import UNREACHABLE, LearnError, UnreachableError
 from learnportal_client.wire import build, item_json
 from learnportal_protocol.messages import Envelope, LearnExperienceRequest, LearnFeedbackRequest
 from learnportal_protocol.models import Experience, Feedback
@@ -60,7 +60,7 @@ def failure(exc: Exception) -> LearnError:
     if isinstance(exc, LearnError):
         return exc
     logger.error("learnportal_client: sending a batch failed", exc_info=exc)
-    return LearnError(UNREACHABLE, repr(exc))
+    return UnreachableError(repr(exc))
 
 
 @dataclass

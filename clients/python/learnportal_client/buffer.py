@@ -1,9 +1,10 @@
 """Background buffers of feedback and experiences: `add_*` returns at once, a sender sends.
 
 `LearnBuffer` (from `LearnClient.buffer()`) sends from a thread; `AsyncLearnBuffer` (from
-`AsyncLearnClient.buffer()`) from a task of the running event loop. Both keep the rules of
-`Backlog`: they send when `max_items` are waiting, when the oldest has waited `max_interval`
-seconds, on `flush()`, and on closing. An item a buffer accepted is never dropped silently:
+`AsyncLearnClient.buffer()`) from a task of the running event loop; each knows its client only
+as a `Sender` (`ports.py`). Both keep the rules of `Backlog`: they send when `max_items` are
+waiting, when the oldest has waited `max_interval` seconds, on `flush()`, and on closing. An
+item a buffer accepted is never dropped silently:
 
 - `add_*` validates the item first, so what it accepts is sendable (a bad one raises `invalid`),
   and fixes its `ts` (when it was added, unless given), sent with it every time;
@@ -34,19 +35,19 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 from learnportal_client.backlog import Backlog, Batch, Unsent, failure, log_unsent, logger
 from learnportal_client.closing import Closing
 from learnportal_client.errors import LearnError
+from learnportal_client.ports import AsyncSender, OnUnsent, Sender
 from learnportal_client.wire import model_of, stamped
 from learnportal_protocol.models import Experience, Feedback
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping
+    from collections.abc import Mapping
     from contextlib import AbstractContextManager
     from types import TracebackType
 
     from learnportal_client.backlog import Item
-    from learnportal_client.client import AsyncLearnClient, LearnClient
 
 __all__ = ["AsyncLearnBuffer", "LearnBuffer", "Unsent"]
-Client = TypeVar("Client", bound="LearnClient | AsyncLearnClient")
+Client = TypeVar("Client", bound=Sender | AsyncSender)
 
 
 class _Buffer(ABC, Generic[Client]):
@@ -58,7 +59,7 @@ class _Buffer(ABC, Generic[Client]):
         *,
         max_items: int = 500,
         max_interval: float = 1.0,
-        on_unsent: Callable[[list[Unsent]], None] | None = None,
+        on_unsent: OnUnsent | None = None,
     ) -> None:
         self._client = client
         self._backlog = Backlog(max_items, max_interval)
@@ -139,7 +140,7 @@ class _Buffer(ABC, Generic[Client]):
         return unsent
 
 
-class LearnBuffer(_Buffer["LearnClient"], Closing):
+class LearnBuffer(_Buffer[Sender], Closing):
     """The blocking buffer: `with client.buffer() as buffer: buffer.add_experience({...})`."""
 
     def _start(self) -> None:
@@ -204,7 +205,7 @@ class LearnBuffer(_Buffer["LearnClient"], Closing):
                 self._settle(batch, None)
 
 
-class AsyncLearnBuffer(_Buffer["AsyncLearnClient"]):
+class AsyncLearnBuffer(_Buffer[AsyncSender]):
     """The awaited buffer: `async with client.buffer() as buffer: buffer.add_experience({...})`.
 
     Made inside the running event loop, whose task sends; `add_*` are plain calls (they do not

@@ -11,10 +11,12 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping
 from typing import Any, TypeVar
 
-from learnportal_client.errors import LearnError
+from learnportal_client.errors import InvalidReplyError
 from learnportal_client.records import AdaptResponse, StatsResponse
 from learnportal_client.wire import build, model_of
 from learnportal_protocol.messages import (
+    DEFAULT_SCOPE,
+    DEFAULT_STRATEGY,
     Envelope,
     LearnAdaptRequest,
     LearnExperienceRequest,
@@ -32,7 +34,9 @@ from learnportal_protocol.messages import (
     LearnRefinementRollbackRequest,
     LearnRefinementRollbackResponse,
     LearnStatsRequest,
+    RefinementScope,
     Response,
+    StrategyName,
 )
 from learnportal_protocol.models import Experience, Feedback
 
@@ -71,7 +75,7 @@ def experience_requests(
 
 def expect(reply: Response, kind: type[Reply]) -> Reply:
     if not isinstance(reply, kind):
-        raise LearnError("invalid_reply", f"expected {kind.__name__}, got {type(reply).__name__}")
+        raise InvalidReplyError(f"expected {kind.__name__}, got {type(reply).__name__}")
     return reply
 
 
@@ -87,7 +91,7 @@ def experience_total(replies: list[Response]) -> LearnExperienceResponse:
     return last.model_copy(update={"stored": stored})
 
 
-def adapt_request(component_name: str, strategy: str) -> LearnAdaptRequest:
+def adapt_request(component_name: str, strategy: StrategyName) -> LearnAdaptRequest:
     return build(LearnAdaptRequest, component_name=component_name, strategy=strategy)
 
 
@@ -95,7 +99,7 @@ def stats_request(component_name: str) -> LearnStatsRequest:
     return build(LearnStatsRequest, component_name=component_name)
 
 
-def plan_request(component_name: str, scope: str) -> LearnRefinementPlanRequest:
+def plan_request(component_name: str, scope: RefinementScope) -> LearnRefinementPlanRequest:
     return build(LearnRefinementPlanRequest, component_name=component_name, scope=scope)
 
 
@@ -132,8 +136,11 @@ class LearnCalls(ABC):
         requests = experience_requests(experiences, self.batch_limit())
         return experience_total([self.send(r) for r in requests])
 
-    def adapt(self, component_name: str = "", strategy: str = "ppo") -> AdaptResponse:
-        """learn/adapt: `updated` holds each component it moved, with its weight now."""
+    def adapt(
+        self, component_name: str = "", strategy: StrategyName = DEFAULT_STRATEGY
+    ) -> AdaptResponse:
+        """learn/adapt by `strategy` (one of STRATEGY_NAMES; the host allows some, and answers
+        `strategy_not_allowed` for the others): `updated` holds each component it moved."""
         return expect(self.send(adapt_request(component_name, strategy)), AdaptResponse)
 
     def stats(self, component_name: str = "") -> StatsResponse:
@@ -141,7 +148,7 @@ class LearnCalls(ABC):
         return expect(self.send(stats_request(component_name)), StatsResponse)
 
     def refinement_plan(
-        self, component_name: str = "", scope: str = "local"
+        self, component_name: str = "", scope: RefinementScope = DEFAULT_SCOPE
     ) -> LearnRefinementPlanResponse:
         reply = self.send(plan_request(component_name, scope))
         return expect(reply, LearnRefinementPlanResponse)
@@ -180,14 +187,16 @@ class AsyncLearnCalls(ABC):
         requests = experience_requests(experiences, await self.batch_limit())
         return experience_total([await self.send(r) for r in requests])
 
-    async def adapt(self, component_name: str = "", strategy: str = "ppo") -> AdaptResponse:
+    async def adapt(
+        self, component_name: str = "", strategy: StrategyName = DEFAULT_STRATEGY
+    ) -> AdaptResponse:
         return expect(await self.send(adapt_request(component_name, strategy)), AdaptResponse)
 
     async def stats(self, component_name: str = "") -> StatsResponse:
         return expect(await self.send(stats_request(component_name)), StatsResponse)
 
     async def refinement_plan(
-        self, component_name: str = "", scope: str = "local"
+        self, component_name: str = "", scope: RefinementScope = DEFAULT_SCOPE
     ) -> LearnRefinementPlanResponse:
         reply = await self.send(plan_request(component_name, scope))
         return expect(reply, LearnRefinementPlanResponse)

@@ -1,7 +1,8 @@
 """`LearnClient` and `AsyncLearnClient`: learn/* and the REST side agents use, over HTTP.
 
 Both are set up by `_HTTPClient` and carry out the exchanges of `exchanges.py`; what differs is
-only how they wait (a thread's sleep, an awaited one).
+only how they wait (a thread's sleep, an awaited one). Where and as whom: the arguments, else
+LEARNPORTAL_URL and LEARNPORTAL_TOKEN (`environment.py`).
 """
 
 from __future__ import annotations
@@ -16,18 +17,19 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 import httpx
 
 from learnportal_client import exchanges, stopping
+from learnportal_client.buffer import AsyncLearnBuffer, LearnBuffer
 from learnportal_client.calls import AsyncLearnCalls, LearnCalls
 from learnportal_client.closing import Closing
-from learnportal_client.errors import LearnError
+from learnportal_client.environment import TOKEN_VARIABLE, URL_VARIABLE, given_or_environment
+from learnportal_client.errors import LearnError, UnreachableError
+from learnportal_client.ports import AsyncBuffer, Buffer, OnUnsent
 from learnportal_client.retry import Deadline, Retry, Sleep, checked_deadline
-from learnportal_client.wire import unreachable
+from learnportal_client.session import AsyncLearnSession, LearnSession
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
     from types import TracebackType
 
-    from learnportal_client.backlog import Unsent
-    from learnportal_client.buffer import AsyncLearnBuffer, LearnBuffer
     from learnportal_client.exchanges import Exchange
     from learnportal_client.rest import (
         FeedbackPage,
@@ -37,13 +39,12 @@ if TYPE_CHECKING:
         TurnPage,
         TurnsCreated,
     )
-    from learnportal_client.session import AsyncLearnSession, LearnSession
     from learnportal_protocol.messages import Capability, Envelope, Response
 
 HTTP = TypeVar("HTTP", bound="httpx.Client | httpx.AsyncClient")
 Transport = TypeVar("Transport", bound="httpx.BaseTransport | httpx.AsyncBaseTransport")
 Result = TypeVar("Result")
-OnUnsent = Callable[["list[Unsent]"], None]
+Made = TypeVar("Made", Buffer, AsyncBuffer)  # how a client of this kind closes its buffers
 
 
 def socket_url(base_url: str) -> str:
@@ -51,8 +52,11 @@ def socket_url(base_url: str) -> str:
     return f"{'wss' if scheme == 'https' else 'ws'}://{rest}/ws/learn/"
 
 
-class _HTTPClient(ABC, Generic[HTTP, Transport, Sleep]):
+class _HTTPClient(ABC, Generic[HTTP, Transport, Sleep, Made]):
     """What both clients set up alike: where, as whom, how to retry, the batch limit once known.
+
+    `base_url` and `token` not given are LEARNPORTAL_URL and LEARNPORTAL_TOKEN of the
+    environment (a ValueError names the one missing); an argument given wins.
 
     Every learn/* call retries `rate_limited` and `unavailable` after the host's `Retry-After`,
     resending the same bytes (same envelope id, same item ids), so a retry is never stored twice.
@@ -63,8 +67,8 @@ class _HTTPClient(ABC, Generic[HTTP, Transport, Sleep]):
 
     def __init__(
         self,
-        base_url: str,
-        token: str,
+        base_url: str | None = None,
+        token: str | None = None,
         *,
         retry: Retry | None = None,
         timeout: float = 30.0,
@@ -73,17 +77,17 @@ class _HTTPClient(ABC, Generic[HTTP, Transport, Sleep]):
         transport: Transport | None = None,
         sleep: Sleep | None = None,
     ) -> None:
-        self._base_url = base_url.rstrip("/")
-        self._token = token
+        self._base_url = given_or_environment(base_url, "base_url", URL_VARIABLE).rstrip("/")
+        self._token = given_or_environment(token, "token", TOKEN_VARIABLE)
         self._retry = retry or Retry()
         self._timeout = timeout
         self._deadline = checked_deadline(deadline)
         self._max_batch = max_batch
         self._sleep: Sleep = sleep or self._default_sleep()
-        self._buffers: weakref.WeakSet[Any] = weakref.WeakSet()  # closed before the client
+        self._buffers: weakref.WeakSet[Made] = weakref.WeakSet()  # closed before the client
         self._http: HTTP = self._connect(
             base_url=self._base_url,
-            headers={"Authorization": f"Bearer {token}"},
+            headers={"Authorization": f"Bearer {self._token}"},
             timeout=timeout,
             transport=transport,
         )
@@ -116,7 +120,9 @@ class _HTTPClient(ABC, Generic[HTTP, Transport, Sleep]):
 
 
 class LearnClient(
-    _HTTPClient[httpx.Client, httpx.BaseTransport, Callable[[float], None]], LearnCalls, Closing
+    _HTTPClient[httpx.Client, httpx.BaseTransport, Callable[[float], None], Buffer],
+    LearnCalls,
+    Closing,
 ):
     """A blocking client: `with LearnClient("http://127.0.0.1:8000", token) as client: ...`."""
 
@@ -184,16 +190,12 @@ class LearnClient(
 
     def session(self) -> LearnSession:
         """A WebSocket session on /ws/learn/ (use it as a context manager)."""
-        from learnportal_client.session import LearnSession
-
         return LearnSession(**self._session_options(self.batch_limit()))
 
     def buffer(
         self, *, max_items: int = 500, max_interval: float = 1.0, on_unsent: OnUnsent | None = None
     ) -> LearnBuffer:
         """A background buffer of feedback and experiences, sending from a thread."""
-        from learnportal_client.buffer import LearnBuffer
-
         buffer = LearnBuffer(
             self, max_items=max_items, max_interval=max_interval, on_unsent=on_unsent
         )
@@ -218,11 +220,16 @@ class LearnClient(
                 exchange.method, exchange.url, timeout=timeout, **exchange.options
             )
         except httpx.TransportError as exc:
-            raise unreachable(f"{exchange.method} {exchange.url}: {exc!r}") from None
+            raise UnreachableError(f"{exchange.method} {exchange.url}: {exc!r}") from None
 
 
 class AsyncLearnClient(
-    _HTTPClient[httpx.AsyncClient, httpx.AsyncBaseTransport, Callable[[float], Awaitable[None]]],
+    _HTTPClient[
+        httpx.AsyncClient,
+        httpx.AsyncBaseTransport,
+        Callable[[float], Awaitable[None]],
+        AsyncBuffer,
+    ],
     AsyncLearnCalls,
 ):
     """The same client, awaited: `async with AsyncLearnClient(url, token) as client: ...`."""
@@ -293,16 +300,12 @@ class AsyncLearnClient(
 
     async def session(self) -> AsyncLearnSession:
         """A WebSocket session on /ws/learn/ that pipelines: `async with await client.session()`."""
-        from learnportal_client.session import AsyncLearnSession
-
         return AsyncLearnSession(**self._session_options(await self.batch_limit()))
 
     def buffer(
         self, *, max_items: int = 500, max_interval: float = 1.0, on_unsent: OnUnsent | None = None
     ) -> AsyncLearnBuffer:
         """The background buffer, sending from a task of the running event loop."""
-        from learnportal_client.buffer import AsyncLearnBuffer
-
         buffer = AsyncLearnBuffer(
             self, max_items=max_items, max_interval=max_interval, on_unsent=on_unsent
         )
@@ -327,4 +330,4 @@ class AsyncLearnClient(
                 exchange.method, exchange.url, timeout=timeout, **exchange.options
             )
         except httpx.TransportError as exc:
-            raise unreachable(f"{exchange.method} {exchange.url}: {exc!r}") from None
+            raise UnreachableError(f"{exchange.method} {exchange.url}: {exc!r}") from None

@@ -20,9 +20,14 @@ from websockets.sync.client import ClientConnection, connect
 
 from learnportal_client.calls import AsyncLearnCalls, LearnCalls
 from learnportal_client.closing import Closing
-from learnportal_client.errors import LearnError
+from learnportal_client.errors import (
+    InvalidReplyError,
+    LearnError,
+    UnauthenticatedError,
+    UnreachableError,
+)
 from learnportal_client.retry import Deadline, Sleep
-from learnportal_client.wire import decode, encode, request_json, response_of, unreachable
+from learnportal_client.wire import decode, encode, request_json, response_of
 from learnportal_protocol.messages import Envelope, Response
 
 if TYPE_CHECKING:
@@ -35,11 +40,15 @@ CLOSE_UNAUTHENTICATED = 4401
 MAX_FRAME = 64 * 1024 * 1024  # the host's default LEARNPORTAL_MAX_BODY_BYTES
 
 
+def dead_credential() -> UnauthenticatedError:
+    return UnauthenticatedError("the host closed the socket: bad or dead credential")
+
+
 def closed(exc: ConnectionClosed) -> LearnError:
     code = exc.rcvd.code if exc.rcvd is not None else None
     if code == CLOSE_UNAUTHENTICATED:
-        return LearnError("unauthenticated", "the host closed the socket: bad or dead credential")
-    return unreachable(f"the socket closed ({code})")
+        return dead_credential()
+    return UnreachableError(f"the socket closed ({code})")
 
 
 @contextlib.contextmanager
@@ -48,7 +57,7 @@ def reaching(url: str) -> Iterator[None]:
     try:
         yield
     except (OSError, TimeoutError, InvalidHandshake) as exc:
-        raise unreachable(f"{url}: {exc!r}") from None
+        raise UnreachableError(f"{url}: {exc!r}") from None
 
 
 def outcome(request: Envelope, body: Any) -> Response:
@@ -128,7 +137,7 @@ class LearnSession(_Session[Callable[[float], None]], LearnCalls, Closing):
                 body = self._receive(deadline)
                 request = by_id.get(body.get("req_id", "")) if isinstance(body, dict) else None
                 if request is None:
-                    raise LearnError("invalid_reply", f"a reply to no request sent: {body!r}")
+                    raise InvalidReplyError(f"a reply to no request sent: {body!r}")
                 try:
                     results[request.id] = outcome(request, body)
                 except LearnError as error:
@@ -161,7 +170,7 @@ class LearnSession(_Session[Callable[[float], None]], LearnCalls, Closing):
         except TimeoutError:
             # A reply may still come, and would be read as the next call's: start afresh.
             self.close()
-            raise unreachable("no reply before the deadline; the session is closed") from None
+            raise UnreachableError("no reply before the deadline; the session is closed") from None
 
 
 class AsyncLearnSession(_Session[Callable[[float], Awaitable[None]]], AsyncLearnCalls):
@@ -229,7 +238,7 @@ class AsyncLearnSession(_Session[Callable[[float], Awaitable[None]]], AsyncLearn
             return await asyncio.wait_for(reply, deadline.left())
         except TimeoutError:
             self._waiting.pop(request_id, None)  # a late reply is dropped
-            raise unreachable(f"no reply to {request_id!r} before the deadline") from None
+            raise UnreachableError(f"no reply to {request_id!r} before the deadline") from None
 
     async def pipeline(self, requests: Sequence[Envelope]) -> list[Response | LearnError]:
         """All in flight at once; each one's response or error, in order."""
@@ -254,10 +263,8 @@ class AsyncLearnSession(_Session[Callable[[float], Awaitable[None]]], AsyncLearn
         except ConnectionClosed as exc:
             error = closed(exc)
         if error is None and conn.close_code == CLOSE_UNAUTHENTICATED:
-            error = LearnError(
-                "unauthenticated", "the host closed the socket: bad or dead credential"
-            )
+            error = dead_credential()
         for reply in self._waiting.values():
             if not reply.done():
-                reply.set_exception(error or unreachable("the socket closed"))
+                reply.set_exception(error or UnreachableError("the socket closed"))
         self._waiting.clear()

@@ -16,7 +16,12 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from learnportal_client.errors import UNREACHABLE, LearnError
+from learnportal_client.errors import (
+    InvalidError,
+    InvalidReplyError,
+    LearnError,
+    UnavailableError,
+)
 from learnportal_client.records import TYPED_RESPONSES
 from learnportal_protocol.messages import RESPONSE_MODELS, Envelope, Response, response_type_for
 from learnportal_protocol.models import Experience, Feedback
@@ -28,10 +33,10 @@ Stamped = TypeVar("Stamped", Feedback, Experience)
 KEPT = ("feedback_id", "experience_id")  # fixed when the item is made, sent every time
 
 
-def invalid(exc: ValidationError, loc: tuple[str | int, ...] = ()) -> LearnError:
+def invalid(exc: ValidationError, loc: tuple[str | int, ...] = ()) -> InvalidError:
     """A model the client refused to send, with the details the host would have given."""
     details = [{**d, "loc": [*loc, *d["loc"]]} for d in validation_details(exc)]
-    return LearnError("invalid", summarize(details), details)
+    return InvalidError(summarize(details), details)
 
 
 def model_of(
@@ -41,13 +46,13 @@ def model_of(
     if isinstance(value, model):
         return value
     if not isinstance(value, Mapping):
-        raise LearnError("invalid", f"{list(loc)}: expected a {model.__name__} or a dict")
+        raise InvalidError(f"{list(loc)}: expected a {model.__name__} or a dict")
     try:
         return model.model_validate_json(encode(value))
     except ValidationError as exc:
         raise invalid(exc, loc) from None
     except ValueError as exc:  # NaN or Infinity in the dict: not JSON
-        raise LearnError("invalid", f"{list(loc)}: not JSON: {exc}") from None
+        raise InvalidError(f"{list(loc)}: not JSON: {exc}") from None
 
 
 def stamped(item: Stamped) -> Stamped:
@@ -101,20 +106,16 @@ def decode(content: bytes | str) -> Any:
         return None
 
 
-def unreachable(message: str) -> LearnError:
-    return LearnError(UNREACHABLE, message)
-
-
 def error_of(status: int, body: Any, retry_after_header: str | None = None) -> LearnError:
     """A refusal: the host's `learn/error`, or what a reply without one means."""
     header = _seconds(retry_after_header)
     if isinstance(body, dict) and body.get("type") == "learn/error":
         return LearnError.of_envelope(body, status=status, retry_after=header)
     if status in (502, 503, 504):
-        return LearnError(
-            "unavailable", f"HTTP {status} without a learn/error", status=status, retry_after=header
+        return UnavailableError(
+            f"HTTP {status} without a learn/error", status=status, retry_after=header
         )
-    return LearnError("invalid_reply", f"HTTP {status}: not a learn/* reply", status=status)
+    return InvalidReplyError(f"HTTP {status}: not a learn/* reply", status=status)
 
 
 def response_of(
@@ -125,8 +126,7 @@ def response_of(
         raise error_of(status, body, retry_after)
     expected = response_type_for(request_type)
     if body.get("type") != expected or body.get("req_id") != request_id:
-        raise LearnError(
-            "invalid_reply",
+        raise InvalidReplyError(
             f"expected {expected} for {request_id!r}, got {body.get('type')!r} "
             f"for {body.get('req_id')!r}",
         )
@@ -134,7 +134,7 @@ def response_of(
     try:
         return model.model_validate(body, strict=False)
     except ValidationError as exc:
-        raise LearnError("invalid_reply", f"the {expected} does not parse: {exc}") from None
+        raise InvalidReplyError(f"the {expected} does not parse: {exc}") from None
 
 
 def answer_of(model: type[Answer], status: int, body: Any, retry_after: str | None) -> Answer:
@@ -144,7 +144,7 @@ def answer_of(model: type[Answer], status: int, body: Any, retry_after: str | No
     try:
         return model.model_validate(body)
     except ValidationError as exc:
-        raise LearnError("invalid_reply", f"the answer does not parse: {exc}") from None
+        raise InvalidReplyError(f"the answer does not parse: {exc}") from None
 
 
 def _seconds(header: str | None) -> float | None:
