@@ -4,6 +4,8 @@
 - One function turns a pydantic refusal into `invalid` (`learnportal_protocol.wire.invalid_from`):
   nothing else reads a ValidationError's errors.
 - One function maps a database error to its learn/error (`learnportal.dberrors.database_error`).
+- The answers of `/api/webhooks/` are pydantic models built by their `.of()` (webhooks.answers):
+  no function of webhooks returns a dict of an answer's fields.
 """
 
 from __future__ import annotations
@@ -69,3 +71,38 @@ def test_one_function_turns_a_pydantic_refusal_into_invalid() -> None:
 def test_one_function_builds_the_error_of_a_database_error() -> None:
     users = sorted(name for name, f in functions() if calls(f, "database_error"))
     assert users == ["learnportal.api.errors.exception_handler", "learnportal.dispatch.run"]
+
+
+def returned_dict_keys(function: ast.FunctionDef) -> list[set[str]]:
+    """The constant keys of each dict literal `function` returns."""
+    return [
+        {str(key.value) for key in node.value.keys if isinstance(key, ast.Constant)}
+        for node in ast.walk(function)
+        if isinstance(node, ast.Return) and isinstance(node.value, ast.Dict)
+    ]
+
+
+def test_the_webhook_answers_are_built_by_their_models_of() -> None:
+    from learnportal_protocol.models import Answer
+    from webhooks import answers
+
+    models = [
+        model
+        for model in vars(answers).values()
+        if isinstance(model, type)
+        and issubclass(model, Answer)
+        and model.__module__ == answers.__name__
+    ]
+    assert all(callable(getattr(model, "of", None)) for model in models)
+    builders = [
+        name
+        for name, function in functions()
+        if name.startswith("webhooks.")
+        for keys in returned_dict_keys(function)
+        if any(len(keys & set(model.model_fields)) >= 3 for model in models)
+    ]
+    assert builders == []
+    api = ast.parse((ROOT / "webhooks" / "api.py").read_text())
+    assert not [
+        n for n in ast.walk(api) if isinstance(n, ast.Attribute) and n.attr == "model_validate"
+    ]
