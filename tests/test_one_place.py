@@ -6,14 +6,21 @@
 - One function maps a database error to its learn/error (`learnportal.dberrors.database_error`).
 - The answers of `/api/webhooks/` are pydantic models built by their `.of()` (webhooks.answers):
   no function of webhooks returns a dict of an answer's fields.
+- An action's role check is made once on each path: by the service where the service makes it
+  (the check every transport shares), and then not again by the REST view or learn/* handler
+  over it. Read one call deep, through a package's re-exports.
 """
 
 from __future__ import annotations
 
 import ast
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tests.test_layers import layers
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -106,3 +113,110 @@ def test_the_webhook_answers_are_built_by_their_models_of() -> None:
     assert not [
         n for n in ast.walk(api) if isinstance(n, ast.Attribute) and n.attr == "model_validate"
     ]
+
+
+def module_trees() -> dict[str, ast.Module]:
+    trees = {}
+    for package in layers():
+        for path in sorted((ROOT / package).rglob("*.py")):
+            parts = path.relative_to(ROOT).with_suffix("").parts
+            name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+            trees[name] = ast.parse(path.read_text(), str(path))
+    return trees
+
+
+def imported_names(tree: ast.Module) -> dict[str, str]:
+    """What each name a module imports stands for: `from a import b` makes `b` stand for `a.b`."""
+    return {
+        alias.asname or alias.name: f"{node.module}.{alias.name}"
+        for node in tree.body
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0
+        for alias in node.names
+    }
+
+
+def definition(path: str, trees: dict[str, ast.Module]) -> ast.FunctionDef | None:
+    """The function a dotted path names, through a package's re-exports."""
+    module, _, name = path.rpartition(".")
+    tree = trees.get(module)
+    if tree is None:
+        return None
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef) and node.name == name:
+            return node
+    again = imported_names(tree).get(name)
+    return definition(again, trees) if again and again != path else None
+
+
+def required_actions(function: ast.AST) -> set[str]:
+    """The actions `function` requires itself: `....require(Action.X)`."""
+    return {
+        node.args[0].attr
+        for node in ast.walk(function)
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "require"
+        and node.args
+        and isinstance(node.args[0], ast.Attribute)
+        and isinstance(node.args[0].value, ast.Name)
+        and node.args[0].value.id == "Action"
+    }
+
+
+def called_paths(function: ast.AST, names: dict[str, str]) -> set[str]:
+    """The dotted paths of what `function` calls by an imported name (`f()`, `module.f()`)."""
+    paths = set()
+    for node in ast.walk(function):
+        if not isinstance(node, ast.Call):
+            continue
+        if isinstance(node.func, ast.Name) and node.func.id in names:
+            paths.add(names[node.func.id])
+        elif (
+            isinstance(node.func, ast.Attribute)
+            and isinstance(node.func.value, ast.Name)
+            and node.func.value.id in names
+        ):
+            paths.add(f"{names[node.func.value.id]}.{node.func.attr}")
+    return paths
+
+
+def adapters(module: str, tree: ast.Module) -> Iterator[tuple[str, list[ast.AST]]]:
+    """The transports' adapters over the services: each REST view of an app's `api.py` (a class,
+    with the classes of that module it derives from) and each learn/* handler (`handlers.py`)."""
+    if module.endswith(".handlers"):
+        for node in tree.body:
+            if isinstance(node, ast.FunctionDef):
+                yield node.name, [node]
+    if not module.endswith(".api"):
+        return
+    classes = {node.name: node for node in tree.body if isinstance(node, ast.ClassDef)}
+    for view in classes.values():
+        lineage: list[ast.AST] = [view]
+        base = view
+        while (names := [b.id for b in base.bases if isinstance(b, ast.Name)]) and (
+            names[0] in classes
+        ):
+            base = classes[names[0]]
+            lineage.append(base)
+        yield view.name, lineage
+
+
+def adapters_checking_twice() -> list[str]:
+    """`adapter: action` for each REST view or learn/* handler that requires an action which a
+    service it calls requires too."""
+    trees = module_trees()
+    twice = []
+    for module, tree in trees.items():
+        names = imported_names(tree)
+        for name, nodes in adapters(module, tree):
+            checked = set().union(*(required_actions(node) for node in nodes))
+            for path in set().union(*(called_paths(node, names) for node in nodes)):
+                service = definition(path, trees)
+                again = required_actions(service) if service is not None else set()
+                for action in sorted(checked & again):
+                    twice.append(f"{module}.{name}: {action} (also {path})")
+    return sorted(twice)
+
+
+def test_an_action_is_checked_by_its_service_or_by_the_adapter_never_both() -> None:
+    assert adapters_checking_twice() == []
