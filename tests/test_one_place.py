@@ -9,11 +9,15 @@
 - An action's role check is made once on each path: by the service where the service makes it
   (the check every transport shares), and then not again by the REST view or learn/* handler
   over it. Read one call deep, through a package's re-exports.
+- A broadcast's audience is written and read by core.events alone (`may_hear` asks the roles).
+- One credential watch (core.accounts.watch) ends every long-lived connection whose credential
+  dies: nothing else asks the principal cache to watch, or polls it.
 """
 
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -25,6 +29,7 @@ if TYPE_CHECKING:
 ROOT = Path(__file__).resolve().parents[1]
 
 
+@functools.cache
 def functions() -> list[tuple[str, ast.FunctionDef]]:
     found = []
     for package in layers():
@@ -115,6 +120,7 @@ def test_the_webhook_answers_are_built_by_their_models_of() -> None:
     ]
 
 
+@functools.cache
 def module_trees() -> dict[str, ast.Module]:
     trees = {}
     for package in layers():
@@ -220,3 +226,39 @@ def adapters_checking_twice() -> list[str]:
 
 def test_an_action_is_checked_by_its_service_or_by_the_adapter_never_both() -> None:
     assert adapters_checking_twice() == []
+
+
+def test_one_module_writes_and_reads_a_broadcasts_audience() -> None:
+    """core.events writes it (Topic.message) and reads it against the roles (`may_hear`): no
+    consumer parses it again."""
+    readers = {
+        name.rpartition(".")[0]
+        for name, function in functions()
+        if any(
+            isinstance(node, ast.Constant) and node.value == "audience"
+            for node in ast.walk(function)
+        )
+    }
+    assert readers == {"core.events"}
+
+
+def test_one_watch_ends_every_long_lived_connection_whose_credential_dies() -> None:
+    """Sockets and streams watch their credential through core.accounts.watch: nothing else
+    asks the principal cache to watch, or polls it on the cache's TTL."""
+    watchers = [
+        name
+        for name, function in functions()
+        for node in ast.walk(function)
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "watch"
+        and isinstance(node.func.value, ast.Name)
+        and node.func.value.id == "principals"
+    ]
+    assert watchers == ["core.accounts.watch.start"]
+    pollers = sorted(
+        name.rpartition(".")[0]
+        for name, function in functions()
+        if any(isinstance(n, ast.Name) and n.id == "PRINCIPAL_TTL" for n in ast.walk(function))
+    )
+    assert set(pollers) <= {"core.accounts.credentials"}
