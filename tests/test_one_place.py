@@ -12,12 +12,16 @@
 - A broadcast's audience is written and read by core.events alone (`may_hear` asks the roles).
 - One credential watch (core.accounts.watch) ends every long-lived connection whose credential
   dies: nothing else asks the principal cache to watch, or polls it.
+- Raw SQL in the base and the apps takes its columns from the models (`core.columns.Columns`):
+  no SQL literal names a model's column by hand (but the implicit key `id`), and no column list
+  given to a bulk write is written out.
 """
 
 from __future__ import annotations
 
 import ast
 import functools
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -262,3 +266,89 @@ def test_one_watch_ends_every_long_lived_connection_whose_credential_dies() -> N
         if any(isinstance(n, ast.Name) and n.id == "PRINCIPAL_TTL" for n in ast.walk(function))
     )
     assert set(pollers) <= {"core.accounts.credentials"}
+
+
+# Issue 23 splits these into packages by topic: their SQL's columns are derived when they are.
+COLUMNS_NOT_YET_DERIVED = ("feedback.services", "feedback.selectors")
+SQL = re.compile(
+    r"\b(SELECT|INSERT INTO|UPDATE|DELETE FROM|ON CONFLICT|WHERE|SET|GROUP BY|ORDER BY|VALUES|"
+    r"RETURNING|JOIN|AND|THEN)\b|[=+] %s"
+)
+IDENTIFIER = re.compile(r"(?<![\w%])[a-z_][a-z0-9_]*\b")
+
+
+def model_columns() -> set[str]:
+    """Every column of the tree's models but the implicit primary key, which SQL may name."""
+    from django.apps import apps
+
+    return {
+        str(field.column)
+        for model in apps.get_models()
+        if model.__module__.split(".")[0] in layers()
+        for field in model._meta.concrete_fields
+    } - {"id"}
+
+
+def raw_sql_modules() -> Iterator[tuple[str, ast.Module]]:
+    """The modules of the base and the apps, whose SQL should name columns from the models: not
+    the models themselves, nor migrations (which must not follow today's models)."""
+    kinds = layers()
+    for module, tree in module_trees().items():
+        parts = module.split(".")
+        if kinds[parts[0]] not in ("base", "app") or "migrations" in parts or parts[-1] == "models":
+            continue
+        if not module.startswith(COLUMNS_NOT_YET_DERIVED):
+            yield module, tree
+
+
+def literal_texts(tree: ast.Module) -> Iterator[tuple[int, str]]:
+    """Each string literal's text (an f-string's literal parts), but docstrings."""
+    inside = {
+        id(part)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.JoinedStr)
+        for part in node.values
+    }
+    bare = {id(node.value) for node in ast.walk(tree) if isinstance(node, ast.Expr)}
+    for node in ast.walk(tree):
+        if id(node) in bare:
+            continue
+        if isinstance(node, ast.JoinedStr):
+            yield (
+                node.lineno,
+                " ".join(str(part.value) for part in node.values if isinstance(part, ast.Constant)),
+            )
+        elif (
+            isinstance(node, ast.Constant)
+            and isinstance(node.value, str)
+            and id(node) not in inside
+        ):
+            yield node.lineno, node.value
+
+
+def test_raw_sql_takes_its_columns_from_the_models() -> None:
+    columns = model_columns()
+    by_hand = [
+        f"{module}:{line}: {', '.join(sorted(named))}"
+        for module, tree in raw_sql_modules()
+        for line, text in literal_texts(tree)
+        if SQL.search(text) and (named := set(IDENTIFIER.findall(text)) & columns)
+    ]
+    assert by_hand == []
+
+
+def test_column_lists_are_read_from_the_models() -> None:
+    """A tuple of column names, as the bulk writes take them, is `Columns(Model)(...)`'s."""
+    columns = model_columns()
+    by_hand = [
+        f"{module}:{node.lineno}"
+        for module, tree in raw_sql_modules()
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Assign | ast.Call)
+        for value in (node.args if isinstance(node, ast.Call) else [node.value])
+        if isinstance(value, ast.Tuple | ast.List)
+        and len(value.elts) >= 2
+        and all(isinstance(e, ast.Constant) and e.value in columns for e in value.elts)
+        and (isinstance(node, ast.Call) or "COLUMNS" in ast.unparse(node.targets[0]).upper())
+    ]
+    assert by_hand == []
