@@ -3,7 +3,7 @@
 So that no browser ever sees state that was rolled back, services call `broadcast_on_commit`
 inside their transaction and the event is queued when (and if) it commits. Each event names the
 action whose REST reads show the same data (its audience): a subscriber receives it only while
-its principal may do that action (ws.events).
+its principal may do that action, as the roles' table says (`may_hear`, asked by ws.events).
 
 However fast data arrives, the dashboards hear of it a few times a second: committing an event
 only marks its topic (event name and audience) dirty in this process's `Coalescer`, merging it
@@ -33,12 +33,13 @@ from channels.layers import get_channel_layer
 from django.db import close_old_connections, transaction
 from django.dispatch import Signal
 
+from core.accounts.roles import Action
 from core.outage import Outage
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from core.accounts.roles import Action
+    from core.accounts.principals import Principal
 
     Totals = Callable[[], dict[str, Any]]
 
@@ -68,6 +69,16 @@ def broadcast_now(
 ) -> None:
     """Queue the event for the next flush; returns at once, whatever the channel layer does."""
     coalescer.mark(event, payload, audience=str(audience), totals=totals)
+
+
+def may_hear(principal: Principal, message: dict[str, Any]) -> bool:
+    """Whether `principal` may hear a broadcast `message` (as `Topic.message` writes it): its
+    audience is an action's name, judged by the roles' table; an unknown one reaches nobody."""
+    try:
+        audience = Action(str(message.get("audience")))
+    except ValueError:
+        return False
+    return principal.may(audience)
 
 
 def merge_payloads(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:

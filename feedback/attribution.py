@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from django.conf import settings
 from django.db import connection
 
+from core.columns import Columns
 from feedback.models import ComponentOwner
 
 if TYPE_CHECKING:
@@ -22,6 +23,8 @@ if TYPE_CHECKING:
 
     from core.accounts.principals import Principal
     from core.accounts.roles import Role
+
+OWNER = Columns(ComponentOwner)
 
 
 def speaks_for_all(role: Role | str) -> bool:
@@ -45,10 +48,11 @@ def owners_claim(owner: str, names: Iterable[str]) -> dict[str, str]:
     if wanted:
         table = connection.ops.quote_name(ComponentOwner._meta.db_table)
         now = time.time()
+        key = OWNER.component_name
         with connection.cursor() as cursor:
             cursor.executemany(
-                f"INSERT INTO {table} (component_name, owner, claimed) VALUES (%s, %s, %s) "
-                "ON CONFLICT (component_name) DO NOTHING",
+                f"INSERT INTO {table} ({key}, {OWNER.owner}, {OWNER.claimed}) "
+                f"VALUES (%s, %s, %s) ON CONFLICT ({key}) DO NOTHING",
                 [(name, owner, now) for name in wanted],
             )
     return owners_of(wanted)

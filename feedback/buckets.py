@@ -14,8 +14,9 @@ from typing import TYPE_CHECKING
 
 from django.db import connection
 
+from core.columns import Columns
 from feedback.bulk import insert_rows
-from feedback.models import ComponentBucket
+from feedback.models import ComponentBucket, Experience, Feedback
 from learnportal_protocol.models import TIMESTAMP_MAX
 
 if TYPE_CHECKING:
@@ -24,17 +25,13 @@ if TYPE_CHECKING:
     from feedback.bulk import Row
 
 BUCKET_SECONDS = 3600
-COUNTERS = (
-    "calls_total",
-    "calls_success",
-    "calls_failed",
-    "duration_count",
-    "duration_sum",
-    "score_count",
-    "score_weight",
-    "score_weighted_sum",
-)
-COLUMNS = ("component_name", "hour", *COUNTERS)
+BUCKET = Columns(ComponentBucket)
+KEY = BUCKET("component_name", "hour")
+COUNTERS = BUCKET.stored(leaving_out=("component_name", "hour"))
+COLUMNS = (*KEY, *COUNTERS)
+# What the tallies read of a feedback or experience row, in the columns the services insert.
+FEEDBACK_READ = Columns(Feedback)("component_name", "ts", "score", "confidence")
+EXPERIENCE_READ = Columns(Experience)("component_name", "ts", "success", "reward", "duration_ms")
 
 
 def hour_of(ts: float) -> int:
@@ -45,10 +42,20 @@ def hour_of(ts: float) -> int:
 # runs once an item on the ingest path.
 Key = tuple[str, int]
 Tallies = dict[Key, list[float]]
-CALLS_TOTAL, CALLS_SUCCESS, CALLS_FAILED, DURATION_COUNT, DURATION_SUM = range(5)
-SCORE_COUNT, SCORE_WEIGHT, SCORE_WEIGHTED_SUM = range(5, 8)
+CALLS_TOTAL, CALLS_SUCCESS, CALLS_FAILED, DURATION_COUNT, DURATION_SUM = (
+    COUNTERS.index(c)
+    for c in BUCKET(
+        "calls_total", "calls_success", "calls_failed", "duration_count", "duration_sum"
+    )
+)
+SCORE_COUNT, SCORE_WEIGHT, SCORE_WEIGHTED_SUM = (
+    COUNTERS.index(c) for c in BUCKET("score_count", "score_weight", "score_weighted_sum")
+)
 # Counts are integers and sums floats in every row: PostgreSQL's arrays take one type each.
-ZERO = (0, 0, 0, 0, 0.0, 0, 0.0, 0.0)
+ZERO = tuple(
+    0.0 if ComponentBucket._meta.get_field(c).get_internal_type() == "FloatField" else 0
+    for c in COUNTERS
+)
 
 
 def _tally(tallies: Tallies, component: str, ts: float) -> list[float]:
@@ -62,7 +69,7 @@ def _tally(tallies: Tallies, component: str, ts: float) -> list[float]:
 def buckets_add_feedback(columns: Sequence[str], rows: Iterable[Row], *, sign: int = 1) -> None:
     """Add the scores of feedback rows (in `columns` order, as the services insert them) to
     their components' hours; `sign=-1` takes them back (a retraction)."""
-    c, t, s, w = (columns.index(n) for n in ("component_name", "ts", "score", "confidence"))
+    c, t, s, w = (columns.index(n) for n in FEEDBACK_READ)
     tallies: Tallies = {}
     for row in rows:
         if not row[c]:
@@ -77,15 +84,13 @@ def buckets_add_feedback(columns: Sequence[str], rows: Iterable[Row], *, sign: i
 
 def buckets_retract(component_name: str, ts: float, score: float, confidence: float) -> None:
     """Take one retracted feedback's score back out of its hour."""
-    columns = ("component_name", "ts", "score", "confidence")
-    buckets_add_feedback(columns, [(component_name, ts, score, confidence)], sign=-1)
+    buckets_add_feedback(FEEDBACK_READ, [(component_name, ts, score, confidence)], sign=-1)
 
 
 def buckets_add_experiences(columns: Sequence[str], rows: Iterable[Row]) -> None:
     """Add experience rows (in `columns` order) to their components' hours as calls: a call
     succeeded as the stats say (`success`, else `reward >= 0`)."""
-    names = ("component_name", "ts", "success", "reward", "duration_ms")
-    c, t, ok, r, d = (columns.index(n) for n in names)
+    c, t, ok, r, d = (columns.index(n) for n in EXPERIENCE_READ)
     tallies: Tallies = {}
     for row in rows:
         if not row[c]:
@@ -113,6 +118,6 @@ def _upsert(tallies: Tallies) -> None:
         ComponentBucket,
         COLUMNS,
         rows,
-        on_conflict=f"ON CONFLICT (component_name, hour) DO UPDATE SET {added}",
+        on_conflict=f"ON CONFLICT ({', '.join(KEY)}) DO UPDATE SET {added}",
         distinct=True,  # tallied above, one row a key
     )

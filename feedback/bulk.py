@@ -135,9 +135,9 @@ def existing_values(
         # As `key = ANY(array)` the planner scans the whole table whenever its estimate says so
         # (at tens of thousands of rows, without ANALYZE: 10-30 ms a batch against 3).
         sql = (
-            "SELECT found.key, found.value FROM unnest(%b::text[]) AS wanted(key) "
-            f"CROSS JOIN LATERAL (SELECT {qn(key)} AS key, {qn(value)} AS value "
-            f"FROM {_table(model)} WHERE {qn(key)} = wanted.key LIMIT 1) AS found"
+            "SELECT found.k, found.v FROM unnest(%b::text[]) AS wanted(k) "
+            f"CROSS JOIN LATERAL (SELECT {qn(key)} AS k, {qn(value)} AS v "
+            f"FROM {_table(model)} WHERE {qn(key)} = wanted.k LIMIT 1) AS found"
         )
         with server_bound_cursor() as cursor:
             cursor.execute(sql, [keys])

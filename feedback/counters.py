@@ -13,9 +13,11 @@ import os
 
 from django.db import connection
 
+from core.columns import Columns
 from feedback.models import Counter, Feedback, Retraction
 
 SLOTS = 8
+NAME, SLOT, VALUE = Columns(Counter)("name", "slot", "value")
 # Feedback that counts: stored less retracted (feedback.selectors.visibility.counted_feedback).
 FEEDBACK_COUNTED = "feedback.counted"
 
@@ -31,8 +33,8 @@ def counter_add(name: str, delta: int) -> None:
     table = connection.ops.quote_name(Counter._meta.db_table)
     with connection.cursor() as cursor:
         cursor.execute(
-            f"INSERT INTO {table} (name, slot, value) VALUES (%s, %s, %s) "
-            f"ON CONFLICT (name, slot) DO UPDATE SET value = {table}.value + excluded.value",
+            f"INSERT INTO {table} ({NAME}, {SLOT}, {VALUE}) VALUES (%s, %s, %s) "
+            f"ON CONFLICT ({NAME}, {SLOT}) DO UPDATE SET {VALUE} = {table}.{VALUE} + excluded.{VALUE}",
             [name, _slot(), delta],
         )
 

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from django.db import connection
 
+from core.columns import Columns
 from feedback.bulk import IN_CHUNK, server_bound_cursor
 from feedback.models import Feedback, Retraction
 
@@ -24,14 +25,10 @@ if TYPE_CHECKING:
 
     from feedback.bulk import Row
 
-FACT_COLUMNS = (
-    "correlation_id",
-    "dimension",
-    "source",
-    "annotator_id",
-    "polarity",
-    "score",
-    "confidence",
+FEEDBACK = Columns(Feedback)
+RETRACTION = Columns(Retraction)
+FACT_COLUMNS = FEEDBACK(
+    "correlation_id", "dimension", "source", "annotator_id", "polarity", "score", "confidence"
 )
 # A fact of this write is later than any stored one: its order is past every id.
 BATCH_ORDER = 1 << 62
@@ -60,14 +57,15 @@ def stored_facts(keys: Iterable[str]) -> Facts:
     qn = connection.ops.quote_name
     feedback, retraction = qn(Feedback._meta.db_table), qn(Retraction._meta.db_table)
     columns = ", ".join(f"f.{qn(c)}" for c in ("id", *FACT_COLUMNS))
+    key, retracted = qn(FEEDBACK.correlation_id), qn(RETRACTION.feedback)
     if connection.vendor == "postgresql":
         # One probe of the (correlation_id, ts, id) index a key, its array bound by the server:
         # as `= ANY(array)` the planner scans the table whenever its estimate says so (at tens
         # of thousands of rows without statistics), as feedback.bulk.existing_values says.
         sql = (
             f"SELECT {columns} FROM unnest(%b::text[]) AS wanted(key) CROSS JOIN LATERAL"
-            f" (SELECT * FROM {feedback} g WHERE g.correlation_id = wanted.key AND NOT EXISTS"
-            f" (SELECT 1 FROM {retraction} r WHERE r.feedback_id = g.id)) AS f"
+            f" (SELECT * FROM {feedback} g WHERE g.{key} = wanted.key AND NOT EXISTS"
+            f" (SELECT 1 FROM {retraction} r WHERE r.{retracted} = g.id)) AS f"
         )
         with server_bound_cursor() as cursor:
             cursor.execute(sql, [wanted])
@@ -79,8 +77,8 @@ def stored_facts(keys: Iterable[str]) -> Facts:
                 chunk = wanted[start : start + IN_CHUNK]
                 cursor.execute(
                     f"SELECT {columns} FROM {feedback} f"
-                    f" LEFT JOIN {retraction} r ON r.feedback_id = f.id"
-                    f" WHERE r.id IS NULL AND f.correlation_id IN ({', '.join(['%s'] * len(chunk))})",
+                    f" LEFT JOIN {retraction} r ON r.{retracted} = f.id"
+                    f" WHERE r.id IS NULL AND f.{key} IN ({', '.join(['%s'] * len(chunk))})",
                     chunk,
                 )
                 rows.extend(cursor.fetchall())
@@ -93,7 +91,7 @@ def batch_facts(columns: Sequence[str], rows: Sequence[Row]) -> list[Fact]:
     """These rows of the write at hand (in `columns` order, in the order they are stored) as
     facts, each later than every stored one; rows about no turn are left out."""
     values = itemgetter(*(columns.index(c) for c in FACT_COLUMNS))
-    key = columns.index("correlation_id")
+    key = columns.index(FEEDBACK.correlation_id)
     return [Fact(BATCH_ORDER + index, *values(row)) for index, row in enumerate(rows) if row[key]]
 
 

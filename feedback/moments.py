@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from django.db import connection
 
+from core.columns import Columns
 from feedback.agreement import unit_observed
 from feedback.bulk import IN_CHUNK, insert_rows
 from feedback.facts import stored_facts
@@ -39,8 +40,14 @@ if TYPE_CHECKING:
 Unit = tuple[str, str]  # (correlation_id, dimension)
 Moments = tuple[int, float, float]  # count, sum, sum of squares of a unit's values
 NONE: Moments = (0, 0.0, 0.0)
-UNIT_COLUMNS = ("correlation_id", "dimension", "raters", "total", "squares", "spread", "variance")
-TOTALS_COLUMNS = ("dimension", "units", "values", "total", "squares", "observed")
+UNIT = Columns(AgreementUnit)
+UNIT_KEY = UNIT("correlation_id", "dimension")
+UNIT_MOMENTS = UNIT("raters", "total", "squares")  # a unit's Moments, in that order
+UNIT_COLUMNS = (*UNIT_KEY, *UNIT_MOMENTS, *UNIT("spread", "variance"))
+TOTALS = Columns(AgreementTotals)
+TOTALS_COLUMNS = TOTALS("dimension", "units", "values", "total", "squares", "observed")
+FEEDBACK = Columns(Feedback)
+RETRACTION = Columns(Retraction)
 HUMAN = FeedbackSource.HUMAN.value
 
 
@@ -50,6 +57,10 @@ def _table(model: Any) -> str:
 
 def _qn(name: str) -> str:
     return connection.ops.quote_name(name)
+
+
+def _names(*columns: str) -> str:
+    return ", ".join(_qn(c) for c in columns)
 
 
 def _among(column: str, keys: list[Any]) -> tuple[str, list[Any]]:
@@ -100,9 +111,9 @@ def moments_recount(units: Iterable[Unit]) -> None:
     keys = sorted({key for key, _ in wanted})
     with connection.cursor() as cursor:
         for start in range(0, len(keys), IN_CHUNK):
-            among, params = _among("correlation_id", keys[start : start + IN_CHUNK])
+            among, params = _among(UNIT.correlation_id, keys[start : start + IN_CHUNK])
             cursor.execute(
-                "SELECT correlation_id, dimension, raters, total, squares"
+                f"SELECT {_names(*UNIT_KEY, *UNIT_MOMENTS)}"
                 f" FROM {_table(AgreementUnit)} WHERE {among}",
                 params,
             )
@@ -164,29 +175,31 @@ def moments_lock(dimensions: list[str]) -> None:
         AgreementTotals,
         TOTALS_COLUMNS,
         [(dimension, 0, 0, 0.0, 0.0, 0.0) for dimension in dimensions],
-        on_conflict="ON CONFLICT (dimension) DO NOTHING",
+        on_conflict=f"ON CONFLICT ({_qn(TOTALS.dimension)}) DO NOTHING",
     )
+    dimension = _qn(TOTALS.dimension)
     with connection.cursor() as cursor:
         cursor.execute(
-            f"SELECT id FROM {_table(AgreementTotals)} WHERE dimension = ANY(%s)"
-            " ORDER BY dimension FOR UPDATE",
+            f"SELECT id FROM {_table(AgreementTotals)} WHERE {dimension} = ANY(%s)"
+            f" ORDER BY {dimension} FOR UPDATE",
             [dimensions],
         )
 
 
 def _units_write(rows: list[Row]) -> None:
-    update = "ON CONFLICT (correlation_id, dimension) DO UPDATE SET " + ", ".join(
-        f"{_qn(c)} = excluded.{_qn(c)}" for c in UNIT_COLUMNS[2:]
+    update = f"ON CONFLICT ({_names(*UNIT_KEY)}) DO UPDATE SET " + ", ".join(
+        f"{_qn(c)} = excluded.{_qn(c)}" for c in UNIT_COLUMNS[len(UNIT_KEY) :]
     )
     insert_rows(AgreementUnit, UNIT_COLUMNS, rows, on_conflict=update, distinct=True)
 
 
 def _units_delete(units: list[Unit]) -> None:
     """Drop the rows of units left with fewer than two values (an undo)."""
+    key_is, dimension_is = (f"{_qn(c)} = %s" for c in UNIT_KEY)
     with connection.cursor() as cursor:
         for key, dimension in units:
             cursor.execute(
-                f"DELETE FROM {_table(AgreementUnit)} WHERE correlation_id = %s AND dimension = %s",
+                f"DELETE FROM {_table(AgreementUnit)} WHERE {key_is} AND {dimension_is}",
                 [key, dimension],
             )
 
@@ -214,7 +227,7 @@ def _totals_add(shares: dict[str, list[tuple[int, float, float, int]]]) -> None:
         AgreementTotals,
         TOTALS_COLUMNS,
         [row for row in rows if any(row[1:])],
-        on_conflict="ON CONFLICT (dimension) DO UPDATE SET "
+        on_conflict=f"ON CONFLICT ({_qn(TOTALS.dimension)}) DO UPDATE SET "
         + ", ".join(f"{_qn(c)} = {table}.{_qn(c)} + excluded.{_qn(c)}" for c in TOTALS_COLUMNS[1:]),
         distinct=True,  # one row a dimension
     )
@@ -222,11 +235,12 @@ def _totals_add(shares: dict[str, list[tuple[int, float, float, int]]]) -> None:
 
 def _counted_latest(where: str) -> str:
     """SQL: the id of each person's latest counted human score, per unit, among `where`."""
+    unit = ", ".join(f"g.{_qn(c)}" for c in FEEDBACK("correlation_id", "dimension", "annotator_id"))
     return (
         f"SELECT MAX(g.id) FROM {_table(Feedback)} g"
-        f" LEFT JOIN {_table(Retraction)} r ON r.feedback_id = g.id"
-        f" WHERE r.id IS NULL AND g.source = %s AND {where}"
-        " GROUP BY g.correlation_id, g.dimension, g.annotator_id"
+        f" LEFT JOIN {_table(Retraction)} r ON r.{_qn(RETRACTION.feedback)} = g.id"
+        f" WHERE r.id IS NULL AND g.{_qn(FEEDBACK.source)} = %s AND {where}"
+        f" GROUP BY {unit}"
     )
 
 
@@ -235,16 +249,17 @@ def moments_rebuild() -> int:
     (manage.py feedback_recount: for rows stored before the moments were kept). Returns the
     number of units."""
     unit_table = _table(AgreementUnit)
-    mean = "SUM(score) / COUNT(*)"
-    spread = f"SUM(score * score) / COUNT(*) - ({mean}) * ({mean})"
+    key, dimension, score = (_qn(c) for c in FEEDBACK("correlation_id", "dimension", "score"))
+    mean = f"SUM({score}) / COUNT(*)"
+    spread = f"SUM({score} * {score}) / COUNT(*) - ({mean}) * ({mean})"
     with connection.cursor() as cursor:
         cursor.execute(f"DELETE FROM {unit_table}")
         cursor.execute(
-            f"INSERT INTO {unit_table} ({', '.join(UNIT_COLUMNS)})"
-            " SELECT correlation_id, dimension, COUNT(*), SUM(score), SUM(score * score),"
-            f" MAX(score) - MIN(score), CASE WHEN {spread} > 0 THEN {spread} ELSE 0.0 END"
-            f" FROM {_table(Feedback)} WHERE id IN ({_counted_latest('g.correlation_id <> %s')})"
-            " GROUP BY correlation_id, dimension HAVING COUNT(*) >= 2",
+            f"INSERT INTO {unit_table} ({_names(*UNIT_COLUMNS)})"
+            f" SELECT {key}, {dimension}, COUNT(*), SUM({score}), SUM({score} * {score}),"
+            f" MAX({score}) - MIN({score}), CASE WHEN {spread} > 0 THEN {spread} ELSE 0.0 END"
+            f" FROM {_table(Feedback)} WHERE id IN ({_counted_latest(f'g.{key} <> %s')})"
+            f" GROUP BY {key}, {dimension} HAVING COUNT(*) >= 2",
             [HUMAN, ""],
         )
         cursor.execute(f"DELETE FROM {_table(AgreementTotals)}")

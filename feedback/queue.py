@@ -35,6 +35,7 @@ from django.db.models import Count, Exists, F, IntegerField, OuterRef, Subquery,
 from django.db.models.functions import Coalesce
 
 from core.accounts.roles import Action
+from core.columns import Columns
 from core.events import broadcast_on_commit
 from feedback.bulk import insert_rows
 from feedback.models import Feedback, Lease, Retraction, Skip, Turn
@@ -57,9 +58,13 @@ CLAIM_ATTEMPTS = 8
 # Most open turns `queue_progress` counts: past it, "10000 or more" (a count of the whole queue
 # would grow with it).
 PROGRESS_CAP = 10_000
-UPSERT_LEASE = (
-    "ON CONFLICT (username) DO UPDATE SET turn_id = excluded.turn_id, expires = excluded.expires"
+LEASE = Columns(Lease)
+LEASE_COLUMNS = LEASE("turn", "username", "expires")
+UPSERT_LEASE = f"ON CONFLICT ({LEASE.username}) DO UPDATE SET " + ", ".join(
+    f"{c} = excluded.{c}" for c in LEASE("turn", "expires")
 )
+SKIP = Columns(Skip)
+SKIP_COLUMNS = SKIP("turn", "username", "created")
 
 
 @dataclass(frozen=True)
@@ -132,9 +137,9 @@ def queue_skip(principal: Principal, turn_id: int) -> None:
             raise _not_yours(turn_id)
         insert_rows(
             Skip,
-            ("turn_id", "username", "created"),
+            SKIP_COLUMNS,
             [(turn_id, principal.name, time.time())],
-            on_conflict="ON CONFLICT (username, turn_id) DO NOTHING",
+            on_conflict=f"ON CONFLICT ({SKIP.username}, {SKIP.turn}) DO NOTHING",
         )
 
 
@@ -291,9 +296,4 @@ def _claim(who: str, now: float) -> Turn | None:
 
 def _lease(turn: Turn, who: str, expires: float) -> None:
     """Give `turn` to `who` until `expires`, in place of any lease they held."""
-    insert_rows(
-        Lease,
-        ("turn_id", "username", "expires"),
-        [(turn.pk, who, expires)],
-        on_conflict=UPSERT_LEASE,
-    )
+    insert_rows(Lease, LEASE_COLUMNS, [(turn.pk, who, expires)], on_conflict=UPSERT_LEASE)

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 from django.conf import settings
 from django.db import connection
 
+from core.columns import Columns
 from feedback.bulk import IN_CHUNK, server_bound_cursor
 from feedback.facts import stored_facts
 from feedback.models import Turn
@@ -43,6 +44,7 @@ MACHINE_SOURCES = (FeedbackSource.SELF.value, FeedbackSource.ENV.value)
 HUMAN = FeedbackSource.HUMAN.value
 NEGATIVE = FeedbackPolarity.NEGATIVE.value
 
+TURN = Columns(Turn)
 QueueFields = tuple[int, int]  # ratings_needed, priority
 Held = dict[str, tuple[int, int, int]]  # correlation_id: (pk, ratings_needed, priority)
 
@@ -76,13 +78,15 @@ def turns_held(correlation_ids: Iterable[str]) -> Held:
     if not wanted:
         return {}
     table = connection.ops.quote_name(Turn._meta.db_table)
-    columns = "id, correlation_id, ratings_needed, priority"
+    key = TURN.correlation_id
+    read = ("id", key, *TURN("ratings_needed", "priority"))
+    columns = ", ".join(read)
     if connection.vendor == "postgresql":
         # A probe of the unique index a key, locked as it is found: in the array's order.
         sql = (
-            f"SELECT t.{columns.replace(', ', ', t.')} FROM unnest(%b::text[]) AS wanted(key)"
+            f"SELECT {', '.join(f't.{c}' for c in read)} FROM unnest(%b::text[]) AS wanted(key)"
             f" CROSS JOIN LATERAL (SELECT {columns} FROM {table}"
-            " WHERE correlation_id = wanted.key FOR UPDATE) AS t"
+            f" WHERE {key} = wanted.key FOR UPDATE) AS t"
         )
         with server_bound_cursor() as cursor:
             cursor.execute(sql, [wanted])
@@ -93,9 +97,7 @@ def turns_held(correlation_ids: Iterable[str]) -> Held:
             for start in range(0, len(wanted), IN_CHUNK):
                 chunk = wanted[start : start + IN_CHUNK]
                 marks = ", ".join(["%s"] * len(chunk))
-                cursor.execute(
-                    f"SELECT {columns} FROM {table} WHERE correlation_id IN ({marks})", chunk
-                )
+                cursor.execute(f"SELECT {columns} FROM {table} WHERE {key} IN ({marks})", chunk)
                 rows.extend(cursor.fetchall())
     return {key: (pk, needed, priority) for pk, key, needed, priority in rows}
 
@@ -113,7 +115,7 @@ def turns_refresh(held: Held, facts: Mapping[str, list[Fact]]) -> None:
         return
     update = (
         f"UPDATE {connection.ops.quote_name(Turn._meta.db_table)}"
-        " SET ratings_needed = %s, priority = %s WHERE "
+        f" SET {TURN.ratings_needed} = %s, {TURN.priority} = %s WHERE "
     )
     if connection.vendor == "postgresql":
         with server_bound_cursor() as cursor:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from core.columns import Columns
 from feedback.buckets import buckets_retract
 from feedback.bulk import insert_rows
 from feedback.counters import FEEDBACK_COUNTED, counter_add
@@ -19,6 +20,8 @@ from feedback.stats import ScoreDelta, stats_add_scores
 
 if TYPE_CHECKING:
     from collections.abc import Collection
+
+RETRACTION_COLUMNS = Columns(Retraction)("feedback", "by", "created")
 
 
 def ratings_take_back(pks: Collection[int], *, by: str, now: float) -> None:
@@ -30,7 +33,7 @@ def ratings_take_back(pks: Collection[int], *, by: str, now: float) -> None:
         .order_by("pk")
         .values_list("pk", "component_name", "ts", "score", "confidence", "source")
     )
-    insert_rows(Retraction, ("feedback_id", "by", "created"), [(pk, by, now) for pk, *_ in rows])
+    insert_rows(Retraction, RETRACTION_COLUMNS, [(pk, by, now) for pk, *_ in rows])
     taken: dict[str, ScoreDelta] = {}
     for _, component, ts, score, confidence, source in rows:
         if component:

@@ -13,8 +13,12 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import connection
 
+from core.columns import Columns
 from feedback.models import Experience, RewardBucket
 from feedback.reward_window import first_bucket, span_for
+
+BUCKET = Columns(RewardBucket)
+EXPERIENCE = Columns(Experience)
 
 
 def _tables() -> tuple[str, str]:
@@ -25,24 +29,27 @@ def _tables() -> tuple[str, str]:
 def clipped_reward() -> str:
     """SQL for an experience's reward clipped to [-1, 1], as the strategies read it."""
     if connection.vendor == "postgresql":
-        return "LEAST(GREATEST(reward, -1.0), 1.0)"
-    return "MIN(MAX(reward, -1.0), 1.0)"
+        return f"LEAST(GREATEST({EXPERIENCE.reward}, -1.0), 1.0)"
+    return f"MIN(MAX({EXPERIENCE.reward}, -1.0), 1.0)"
 
 
 def _upsert(sign: int, where: str, params: list[str | int], span: int) -> None:
     # Only attributed experiences are evidence (feedback.attribution): the others count nothing.
     buckets, experiences = _tables()
+    component, attributed = EXPERIENCE("component_name", "attributed")
+    name, span_, bucket, count, reward_sum = BUCKET(
+        "component_name", "span", "bucket", "count", "reward_sum"
+    )
+    added = ", ".join(f"{c} = {buckets}.{c} + excluded.{c}" for c in (count, reward_sum))
     with connection.cursor() as cursor:
         cursor.execute(
-            f"INSERT INTO {buckets} (component_name, span, bucket, count, reward_sum) "
-            f"SELECT component_name, %s, (id - 1) / %s, {sign} * COUNT(*), {sign} * SUM("
+            f"INSERT INTO {buckets} ({name}, {span_}, {bucket}, {count}, {reward_sum}) "
+            f"SELECT {component}, %s, (id - 1) / %s, {sign} * COUNT(*), {sign} * SUM("
             f"{clipped_reward()}) FROM {experiences} "
-            f"WHERE component_name <> '' AND attributed AND {where} "
+            f"WHERE {component} <> '' AND {attributed} AND {where} "
             # In key order, so that concurrent batches lock shared buckets in one order.
-            "GROUP BY component_name, (id - 1) / %s ORDER BY (id - 1) / %s, component_name "
-            "ON CONFLICT (span, bucket, component_name) DO UPDATE SET "
-            f"count = {buckets}.count + excluded.count, "
-            f"reward_sum = {buckets}.reward_sum + excluded.reward_sum",
+            f"GROUP BY {component}, (id - 1) / %s ORDER BY (id - 1) / %s, {component} "
+            f"ON CONFLICT ({span_}, {bucket}, {name}) DO UPDATE SET {added}",
             [span, span, *params, span, span],
         )
 
@@ -54,7 +61,9 @@ def latest_experience_id(owner: str | None = None) -> int:
         if owner is None:
             cursor.execute(f"SELECT MAX(id) FROM {experiences}")
         else:
-            cursor.execute(f"SELECT MAX(id) FROM {experiences} WHERE owner = %s", [owner])
+            cursor.execute(
+                f"SELECT MAX(id) FROM {experiences} WHERE {EXPERIENCE.owner} = %s", [owner]
+            )
         row = cursor.fetchone()
     return int(row[0]) if row and row[0] is not None else 0
 
@@ -65,11 +74,11 @@ def rewards_add(owner: str, after_id: int) -> None:
     that have left the window."""
     window = settings.LEARNPORTAL_ADAPT_WINDOW
     span = span_for(window)
-    _upsert(1, "owner = %s AND id > %s", [owner, after_id], span)
+    _upsert(1, f"{EXPERIENCE.owner} = %s AND id > %s", [owner, after_id], span)
     buckets, _ = _tables()
     with connection.cursor() as cursor:
         cursor.execute(
-            f"DELETE FROM {buckets} WHERE span = %s AND bucket < %s",
+            f"DELETE FROM {buckets} WHERE {BUCKET.span} = %s AND {BUCKET.bucket} < %s",
             [span, first_bucket(latest_experience_id(), window)],
         )
 
@@ -78,7 +87,7 @@ def rewards_evict(owner: str, through_id: int) -> None:
     """Subtract the owner's experiences up to id `through_id`, which the caller deletes next."""
     _upsert(
         -1,
-        "owner = %s AND id <= %s",
+        f"{EXPERIENCE.owner} = %s AND id <= %s",
         [owner, through_id],
         span_for(settings.LEARNPORTAL_ADAPT_WINDOW),
     )

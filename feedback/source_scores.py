@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from django.db import connection
 
 from feedback.models import ComponentStats
-from feedback.stats import SCORE_SOURCES, source_columns
+from feedback.stats import ALL_COLUMNS, SCORE_SOURCES, STATS, source_columns
 
 if TYPE_CHECKING:
     from django.http import QueryDict
@@ -24,8 +24,6 @@ ALL = "all"
 SHOWN_SOURCES = (*SCORE_SOURCES, ALL)
 DEFAULT_SOURCE = "human"
 SOURCE_LABELS = {"human": "People", "env": "Environments", "self": "Agents' own", ALL: "All"}
-# The totals over every source, as avg_score reads them.
-_ALL_COLUMNS = ("feedback_count", "score_weight", "score_weighted_sum")
 
 
 @dataclass(frozen=True)
@@ -38,17 +36,21 @@ class SourceScore:
 
 
 def _columns(source: str) -> tuple[str, str, str]:
-    return _ALL_COLUMNS if source == ALL else source_columns(source)
+    if source == ALL:
+        count, weight, weighted_sum = ALL_COLUMNS
+        return count, weight, weighted_sum
+    return source_columns(source)
 
 
 def source_scores(source: str, component_name: str = "") -> dict[str, SourceScore]:
     """Each component's scores from `source` (one of SHOWN_SOURCES), or one component's."""
     count, weight, weighted_sum = _columns(source)
     table = connection.ops.quote_name(ComponentStats._meta.db_table)
-    where, params = ("WHERE component_name = %s", [component_name]) if component_name else ("", [])
+    key = STATS.component_name
+    where, params = (f"WHERE {key} = %s", [component_name]) if component_name else ("", [])
     with connection.cursor() as cursor:
         cursor.execute(
-            f"SELECT component_name, {count}, {weight}, {weighted_sum} FROM {table} {where}",
+            f"SELECT {key}, {count}, {weight}, {weighted_sum} FROM {table} {where}",
             params,
         )
         rows = cursor.fetchall()

@@ -2,41 +2,37 @@
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 
 import numpy as np
 from django.db import connection
 
+from core.columns import Columns
 from feedback.bulk import Row, insert_rows
 from feedback.models import ComponentStats
 from feedback.sketch import DurationSketch
 from learnportal_protocol import FeedbackSource
 
+STATS = Columns(ComponentStats)
 # Each source's own tally of scores, beside the total over them all (ComponentStats).
 SCORE_SOURCES = tuple(source.value for source in FeedbackSource)
 
 
+@functools.cache
 def source_columns(source: str) -> tuple[str, str, str]:
     """A source's count, weight (sum of confidences) and weighted sum columns."""
-    return f"{source}_count", f"{source}_weight", f"{source}_weighted_sum"
+    count, weight, weighted_sum = STATS(
+        f"{source}_count", f"{source}_weight", f"{source}_weighted_sum"
+    )
+    return count, weight, weighted_sum
 
 
 SOURCE_COLUMNS = tuple(column for source in SCORE_SOURCES for column in source_columns(source))
-ZERO_ROW_COLUMNS = (
-    "component_name",
-    "calls_total",
-    "calls_success",
-    "calls_failed",
-    "duration_count",
-    "duration_sum",
-    "p95_duration_ms",
-    "duration_sketch",
-    "last_called",
-    "feedback_count",
-    "score_weight",
-    "score_weighted_sum",
-    *SOURCE_COLUMNS,
-)
+# The totals over every source, as avg_score reads them: count, weight and weighted sum.
+ALL_COLUMNS = STATS("feedback_count", "score_weight", "score_weighted_sum")
+SCORE_COLUMNS = (*ALL_COLUMNS, *SOURCE_COLUMNS)
+ZERO_ROW_COLUMNS = STATS.stored()
 
 
 @dataclass
@@ -91,11 +87,15 @@ _ZEROS: dict[str, str | float | bytes] = {
     c: 0.0 if ComponentStats._meta.get_field(c).get_internal_type() == "FloatField" else 0
     for c in ZERO_ROW_COLUMNS
 }
+_ZEROS[STATS.duration_sketch] = b""
+_NAME = STATS.component_name
 
 
-def _zero_row(name: str, **values: float) -> Row:
+def _zero_row(name: str, values: dict[str, float] | None = None) -> Row:
+    """A component's row of zeros, but for `values` (by column)."""
     row = dict(_ZEROS)
-    row.update(component_name=name, duration_sketch=b"", **values)
+    row[_NAME] = name
+    row.update(values or {})
     return tuple(row[c] for c in ZERO_ROW_COLUMNS)
 
 
@@ -108,24 +108,19 @@ def stats_add_scores(deltas: dict[str, ScoreDelta]) -> None:
     rows = [
         _zero_row(
             name,
-            feedback_count=d.count,
-            score_weight=d.weight,
-            score_weighted_sum=d.weighted_sum,
-            **d.source_values(),
+            dict(zip(ALL_COLUMNS, (d.count, d.weight, d.weighted_sum), strict=True))
+            | d.source_values(),
         )
         for name, d in sorted(deltas.items())
     ]
-    added = ", ".join(f"{c} = {table}.{c} + excluded.{c}" for c in _SCORE_COLUMNS)
+    added = ", ".join(f"{c} = {table}.{c} + excluded.{c}" for c in SCORE_COLUMNS)
     insert_rows(
         ComponentStats,
         ZERO_ROW_COLUMNS,
         rows,
-        on_conflict=f"ON CONFLICT (component_name) DO UPDATE SET {added}",
+        on_conflict=f"ON CONFLICT ({STATS.component_name}) DO UPDATE SET {added}",
         distinct=True,  # one row a component
     )
-
-
-_SCORE_COLUMNS = ("feedback_count", "score_weight", "score_weighted_sum", *SOURCE_COLUMNS)
 
 
 def stats_add_calls(deltas: dict[str, CallDelta]) -> None:
@@ -138,7 +133,7 @@ def stats_add_calls(deltas: dict[str, CallDelta]) -> None:
         ComponentStats,
         ZERO_ROW_COLUMNS,
         [_zero_row(name) for name in names],
-        on_conflict="ON CONFLICT (component_name) DO NOTHING",
+        on_conflict=f"ON CONFLICT ({STATS.component_name}) DO NOTHING",
     )
     table = connection.ops.quote_name(ComponentStats._meta.db_table)
     lock = " FOR UPDATE" if connection.features.has_select_for_update else ""
@@ -146,14 +141,15 @@ def stats_add_calls(deltas: dict[str, CallDelta]) -> None:
     among = ", ".join(["%s"] * len(names))
     with connection.cursor() as cursor:
         cursor.execute(
-            f"SELECT id, component_name, p95_duration_ms, duration_sketch FROM {table} "
-            f"WHERE component_name IN ({among}) ORDER BY component_name{lock}",
+            f"SELECT id, {_NAME}, {STATS.p95_duration_ms}, {STATS.duration_sketch} FROM {table} "
+            f"WHERE {_NAME} IN ({among}) ORDER BY {_NAME}{lock}",
             names,
         )
         locked = cursor.fetchall()
     updates = []
-    for pk, name, stored_p95, stored_sketch in locked:
-        delta = deltas[name]
+    last = STATS.last_called
+    for pk, component, stored_p95, stored_sketch in locked:
+        delta = deltas[component]
         # bytes, as the database driver takes it (a PostgreSQL driver may read a memoryview).
         p95, sketch_bytes = stored_p95, bytes(stored_sketch)
         if delta.durations:
@@ -176,14 +172,21 @@ def stats_add_calls(deltas: dict[str, CallDelta]) -> None:
         )
     with connection.cursor() as cursor:
         cursor.executemany(
-            f"UPDATE {table} SET calls_total = calls_total + %s, "
-            "calls_success = calls_success + %s, calls_failed = calls_failed + %s, "
-            "duration_count = duration_count + %s, duration_sum = duration_sum + %s, "
-            "p95_duration_ms = %s, duration_sketch = %s, "
-            "last_called = CASE WHEN last_called > %s THEN last_called ELSE %s END "
+            f"UPDATE {table} SET {_CALLS_ADDED}, {STATS.p95_duration_ms} = %s, "
+            f"{STATS.duration_sketch} = %s, {last} = CASE WHEN {last} > %s THEN {last} ELSE %s END "
             "WHERE id = %s",
             [(*row[:7], row[7], row[7], row[8]) for row in updates],
         )
+
+
+# What a batch of calls adds to, in the order of the UPDATE's first five parameters.
+_CALLS_ADDED = ", ".join(
+    f"{c} = {c} + %s"
+    for c in STATS("calls_total", "calls_success", "calls_failed", "duration_count", "duration_sum")
+)
+
+
+_AVERAGED = f"{STATS.score_weight}, {STATS.score_weighted_sum}"
 
 
 def component_avg_score(component_name: str) -> float | None:
@@ -191,7 +194,7 @@ def component_avg_score(component_name: str) -> float | None:
     table = connection.ops.quote_name(ComponentStats._meta.db_table)
     with connection.cursor() as cursor:
         cursor.execute(
-            f"SELECT score_weight, score_weighted_sum FROM {table} WHERE component_name = %s",
+            f"SELECT {_AVERAGED} FROM {table} WHERE {_NAME} = %s",
             [component_name],
         )
         row = cursor.fetchone()

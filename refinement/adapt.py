@@ -15,6 +15,7 @@ from django.conf import settings
 from django.db import connection, models, transaction
 
 from core.accounts.roles import Action
+from core.columns import Columns
 from feedback.selectors import candidate_sets, component_records, spoken_for
 from learnportal_protocol.errors import forbidden, not_found
 from refinement import store
@@ -303,9 +304,9 @@ def proposals_file(
     )
 
 
-PROPOSAL_COLUMNS = (
+PROPOSAL_COLUMNS = Columns(Proposal)(
     "proposal_id",
-    "plan_id",
+    "plan",
     "target",
     "op",
     "path",
@@ -319,8 +320,8 @@ PROPOSAL_COLUMNS = (
     "requested_by",
     "created",
 )
-REVIEW_COLUMNS = (
-    "proposal_id",
+REVIEW_COLUMNS = Columns(Review)(
+    "proposal",
     "kind",
     "approved",
     "risk_level",

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from core.accounts.roles import Action
 from learnportal_protocol.messages import (
     LearnAdaptRequest,
     LearnRefinementApplyRequest,
@@ -68,5 +67,6 @@ def handle_rollback(
 
 
 def handle_history(principal: Principal, request: LearnRefinementHistoryRequest) -> dict[str, Any]:
-    principal.require(Action.HISTORY)
-    return history_read(limit=request.limit, cursor=request.cursor).model_dump()
+    return history_read(
+        principal=principal, limit=request.limit, cursor=request.cursor
+    ).model_dump()

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 from django.conf import settings
@@ -15,6 +15,9 @@ from learnportal_protocol.errors import ErrorCode, LearnError, detail
 from learnportal_protocol.messages import HISTORY_PAGE_MAX, History
 from refinement.models import HistoryEntry, HistoryPath, Proposal
 from refinement.selectors import HistoryCursor, awaiting_review_count
+
+if TYPE_CHECKING:
+    from core.accounts.principals import Principal
 
 HISTORY_LIMIT = HISTORY_PAGE_MAX
 HISTORY_CHUNK = 20  # entries read at once: each may hold whole files
@@ -76,11 +79,12 @@ def history_entries(*, limit: int = HISTORY_LIMIT, offset: int = 0) -> list[dict
     return [entry.as_entry() for entry in entries]
 
 
-def history_read(*, limit: int = HISTORY_LIMIT, cursor: str = "") -> History:
+def history_read(*, principal: Principal, limit: int = HISTORY_LIMIT, cursor: str = "") -> History:
     """The history's newest entries from `cursor` on: what learn/refinement/history and REST
-    answer. At most `limit` of them, and no more than LEARNPORTAL_HISTORY_REPLY_BYTES of JSON
+    answer (to a role that may read it). At most `limit` of them, and no more than LEARNPORTAL_HISTORY_REPLY_BYTES of JSON
     (but always one, which the skill file limit bounds): a short request never costs a reply
     of every file ever written. `next_cursor` is where the next page starts, if any."""
+    principal.require(Action.HISTORY)
     rows = HistoryEntry.objects.order_by("-ts", "-id")
     if cursor:
         before = HistoryCursor.parse(cursor)

@@ -97,9 +97,8 @@ def may(
     """
     action = VERB_ACTION[verb]
     if not principal.may(action):
-        return _refuse(
-            ErrorCode.FORBIDDEN, f"The {principal.role.value} role may not {action.value}."
-        )
+        refusal = principal.refusal(action)
+        return _refuse(refusal.code, refusal.message)
     if isinstance(subject, Refinement):
         return _rollback(principal, subject, assessments) if verb is Verb.ROLLBACK else ALLOWED
     if verb is Verb.REJECT:

@@ -8,11 +8,19 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import orjson
 from django.db import connection, models
 
+from core.columns import Columns
 from refinement.models import Refinement, Revision, Step, StoreValue
 from refinement.paths import UNWEIGHTED, WEIGHT_PREFIX, Location, Target
 
 if TYPE_CHECKING:
     from collections.abc import Callable
+
+VALUE = Columns(StoreValue)
+# What a write sets of a store row, in the order of its UPDATE's parameters (then the id).
+WRITTEN = VALUE("value", "version", "updated", "updated_by")
+REVISION_COLUMNS = Columns(Revision)(
+    "path", "version", "before", "after", "actor", "refinement", "ts"
+)
 
 STEP_DEFAULTS: dict[str, Any] = {
     "learnings_access": "read",
@@ -65,13 +73,12 @@ def write_many(changes: list[tuple[Location, Any]], *, actor: str, refinement: R
             (location.path, version, _json(before), _json(value), actor, refinement.pk, now)
         )
     _execute_many(
-        f"UPDATE {_table(StoreValue)} SET value = %s, version = %s, updated = %s, "
-        "updated_by = %s WHERE id = %s",
+        f"UPDATE {_table(StoreValue)} SET {', '.join(f'{c} = %s' for c in WRITTEN)} WHERE id = %s",
         [(_json(r.value), r.version, now, actor, r.pk) for r in updates.values()],
     )
     _execute_many(
-        f"INSERT INTO {_table(Revision)} (path, version, before, after, actor, refinement_id, "
-        "ts) VALUES (%s, %s, %s, %s, %s, %s, %s)",
+        f"INSERT INTO {_table(Revision)} ({_names(REVISION_COLUMNS)}) "
+        f"VALUES ({', '.join(['%s'] * len(REVISION_COLUMNS))})",
         revisions,
     )
 
@@ -86,6 +93,10 @@ class Row(NamedTuple):
 
 def _table(model: type[models.Model]) -> str:
     return connection.ops.quote_name(model._meta.db_table)
+
+
+def _names(columns: tuple[str, ...]) -> str:
+    return ", ".join(connection.ops.quote_name(c) for c in columns)
 
 
 def _json(value: Any) -> str | None:
@@ -109,8 +120,8 @@ def _rows(paths: list[str], *, lock: bool) -> dict[str, Row]:
     rows = StoreValue.objects.filter(path__in=paths)
     if lock:
         _execute_many(
-            f"INSERT INTO {_table(StoreValue)} (path, value, version, updated, updated_by) "
-            "VALUES (%s, NULL, 0, 0, '') ON CONFLICT (path) DO NOTHING",
+            f"INSERT INTO {_table(StoreValue)} ({_names((VALUE.path, *WRITTEN))}) "
+            f"VALUES (%s, NULL, 0, 0, '') ON CONFLICT ({VALUE.path}) DO NOTHING",
             [(path,) for path in paths],
         )
         rows = rows.select_for_update().order_by("path")

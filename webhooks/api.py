@@ -3,7 +3,7 @@ and redeliver; the secret is in the answer that creates the endpoint, and never 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
 from drf_spectacular.utils import OpenApiResponse, extend_schema
@@ -14,27 +14,23 @@ from rest_framework.views import APIView
 from core.accounts.authentication import principal_of
 from core.accounts.roles import Action
 from core.inputs import query_parameters
-from learnportal_protocol.models import Answer, StrictModel
+from learnportal_protocol.models import StrictModel
 from learnportal_protocol.wire import parse_body
 from webhooks import services
-from webhooks.catalogue import EVENTS
+from webhooks.answers import (
+    DeliveryAnswer,
+    DeliveryList,
+    EndpointAnswer,
+    EndpointCreated,
+    EndpointList,
+)
+from webhooks.catalogue import Event
 from webhooks.log import DeliveryLogQuery, log_page, parse_log_query
-from webhooks.models import DeliveryState
 
 if TYPE_CHECKING:
     from rest_framework.request import Request
 
     from webhooks.models import Endpoint
-
-Event = Literal[
-    "feedback.recorded",
-    "plan.filed",
-    "proposal.approved",
-    "proposal.rejected",
-    "refinement.applied",
-    "refinement.rolled_back",
-]
-assert set(Event.__args__) == set(EVENTS)  # type: ignore[attr-defined]  # one list of events
 
 ADMINS_ONLY = OpenApiResponse(description="only admins manage webhooks")
 NO_ENDPOINT = OpenApiResponse(description="no such endpoint (or delivery)")
@@ -49,44 +45,6 @@ class EndpointRequest(StrictModel):
     )
     events: list[Event] = Field(min_length=1)
     description: str = Field(default="", max_length=services.DESCRIPTION_LENGTH)
-
-
-class EndpointAnswer(Answer):
-    id: int
-    url: str
-    events: list[Event]
-    description: str
-    created_by: str
-    created_at: float
-
-
-class EndpointCreated(EndpointAnswer):
-    secret: str = Field(
-        description="whsec_<base64>: verify each webhook's signature with it. Shown only now."
-    )
-
-
-class EndpointList(Answer):
-    results: list[EndpointAnswer]
-
-
-class DeliveryAnswer(Answer):
-    id: int
-    event: Event
-    webhook_id: str
-    state: DeliveryState
-    attempts: int
-    created_at: float
-    next_attempt_at: float | None
-    last_attempt_at: float | None
-    last_status: int | None
-    last_error: str
-    delivered_at: float | None
-
-
-class DeliveryList(Answer):
-    results: list[DeliveryAnswer]
-    next: str | None = Field(description="the next page's URL; null on the last page")
 
 
 class AdminsView(APIView):
@@ -116,8 +74,8 @@ class WebhooksView(AdminsView):
         responses={200: EndpointList, 403: ADMINS_ONLY},
     )
     def get(self, request: Request) -> Response:
-        views = [services.endpoint_view(e) for e in services.endpoints_list()]
-        return Response(EndpointList.model_validate({"results": views}).model_dump(mode="json"))
+        answer = EndpointList.of(services.endpoints_list())
+        return Response(answer.model_dump(mode="json"))
 
     @extend_schema(
         operation_id="webhooks_create",
@@ -134,16 +92,13 @@ class WebhooksView(AdminsView):
     )
     def post(self, request: Request) -> Response:
         body = parse_body(EndpointRequest, request.body or b"{}")
-        endpoint, secret = services.endpoint_register(
+        endpoint, _ = services.endpoint_register(
             url=body.url,
             events=list(body.events),
             description=body.description,
             actor=principal_of(request).name,
         )
-        created = EndpointCreated.model_validate(
-            {**services.endpoint_view(endpoint), "secret": secret}
-        )
-        return Response(created.model_dump(mode="json"), status=201)
+        return Response(EndpointCreated.of(endpoint).model_dump(mode="json"), status=201)
 
 
 class WebhookView(OneEndpointView):
@@ -153,8 +108,7 @@ class WebhookView(OneEndpointView):
         responses={200: EndpointAnswer, 403: ADMINS_ONLY, 404: NO_ENDPOINT},
     )
     def get(self, request: Request, endpoint_id: int) -> Response:
-        answer = EndpointAnswer.model_validate(services.endpoint_view(self.endpoint))
-        return Response(answer.model_dump(mode="json"))
+        return Response(EndpointAnswer.of(self.endpoint).model_dump(mode="json"))
 
     @extend_schema(
         operation_id="webhooks_destroy",
@@ -185,9 +139,7 @@ class DeliveriesView(OneEndpointView):
         if cursor is not None:
             params = urlencode(query.as_params(cursor=cursor))
             following = request.build_absolute_uri(f"{request.path}?{params}")
-        views = [services.delivery_view(d) for d in rows]
-        answer = DeliveryList.model_validate({"results": views, "next": following})
-        return Response(answer.model_dump(mode="json"))
+        return Response(DeliveryList.of(rows, following).model_dump(mode="json"))
 
 
 class RedeliverView(OneEndpointView):
@@ -206,5 +158,4 @@ class RedeliverView(OneEndpointView):
     )
     def post(self, request: Request, endpoint_id: int, delivery_id: int) -> Response:
         delivery = services.redeliver(self.endpoint, delivery_id)
-        answer = DeliveryAnswer.model_validate(services.delivery_view(delivery))
-        return Response(answer.model_dump(mode="json"), status=202)
+        return Response(DeliveryAnswer.of(delivery).model_dump(mode="json"), status=202)

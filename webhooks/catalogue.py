@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal, get_args
+
 # The webhook event of each broadcast (core.events): the history's kinds are the
 # refinement app's words, the webhook names are the integrator's.
 FROM_BROADCAST = {
@@ -13,3 +15,14 @@ FROM_BROADCAST = {
     "refinement.rollback": "refinement.rolled_back",
 }
 EVENTS = tuple(FROM_BROADCAST.values())
+
+# The same names as a type, for the bodies and answers of /api/webhooks/ and their schema.
+Event = Literal[
+    "feedback.recorded",
+    "plan.filed",
+    "proposal.approved",
+    "proposal.rejected",
+    "refinement.applied",
+    "refinement.rolled_back",
+]
+assert set(get_args(Event)) == set(EVENTS)  # one list of events

@@ -7,7 +7,6 @@ field, as in accounts.services.
 from __future__ import annotations
 
 import time
-from typing import Any
 from urllib.parse import urlsplit
 
 from django.db import connection, transaction
@@ -119,33 +118,3 @@ def redeliver(endpoint: Endpoint, delivery_id: int) -> Delivery:
         delivery.next_attempt_at = time.time()
         delivery.save(update_fields=["state", "attempts", "next_attempt_at"])
     return delivery
-
-
-def endpoint_view(endpoint: Endpoint) -> dict[str, Any]:
-    """What REST and the pages show of an endpoint: everything but its secret."""
-    return {
-        "id": endpoint.pk,
-        "url": endpoint.url,
-        "events": endpoint.events,
-        "description": endpoint.description,
-        "created_by": endpoint.created_by,
-        "created_at": endpoint.created_at,
-    }
-
-
-def delivery_view(delivery: Delivery) -> dict[str, Any]:
-    return {
-        "id": delivery.pk,
-        "event": delivery.event,
-        "webhook_id": delivery.message_id,
-        "state": delivery.state,
-        "attempts": delivery.attempts,
-        "created_at": delivery.created_at,
-        "next_attempt_at": delivery.next_attempt_at
-        if delivery.state == DeliveryState.PENDING
-        else None,
-        "last_attempt_at": delivery.last_attempt_at,
-        "last_status": delivery.last_status,
-        "last_error": delivery.last_error,
-        "delivered_at": delivery.delivered_at,
-    }

@@ -4,8 +4,9 @@ Every API request and every WebSocket frame is judged by the principal's state n
 deactivated, logged out or given another role. Looking that up in the database each time would
 cost more than a small request itself, so principals are cached per credential and dropped at
 once when a change to a person or a token is saved (signals.py), in this process and, with
-`REDIS_URL` set, in every other one (invalidation.py). Open sockets watch their credential and
-hear of the drop at once (`watch`), so that a revoked credential loses an idle socket too.
+`REDIS_URL` set, in every other one (invalidation.py). Long-lived connections watch their
+credential and hear of the drop at once (`watch`, through core.accounts.watch), so that a revoked
+credential loses an idle socket or stream too.
 
 An entry is trusted for at most `PRINCIPAL_TTL` seconds (one query a second per credential and
 process, whatever the traffic), so that a change made where no signal fires (another process
@@ -130,11 +131,18 @@ class PrincipalCache:
             self._entries[credential] = (now, principal)
         return principal
 
-    def is_fresh(self, credential: Credential) -> bool:
-        """Whether `principal` would answer without the database (for the async edges)."""
+    def cached(self, credential: Credential) -> tuple[bool, Principal | None]:
+        """(True, the principal) where a fresh entry answers without the database, else
+        (False, None): for the async edges, which must not wait on it (core.accounts.watch)."""
         with self._lock:
             entry = self._entries.get(credential)
-        return entry is not None and self.clock() - entry[0] < self.ttl
+        if entry is not None and self.clock() - entry[0] < self.ttl:
+            return True, entry[1]
+        return False, None
+
+    def is_fresh(self, credential: Credential) -> bool:
+        """Whether `principal` would answer without the database."""
+        return self.cached(credential)[0]
 
     def watch(
         self, credential: Credential, principal: Principal, callback: Callable[[], None]

@@ -32,9 +32,13 @@ class Principal:
 
     def require(self, action: Action) -> None:
         if not self.may(action):
-            raise LearnError(
-                ErrorCode.FORBIDDEN, f"The {self.role.value} role may not {action.value}."
-            )
+            raise self.refusal(action)
+
+    def refusal(self, action: Action) -> LearnError:
+        """What a role that may not `action` is answered (`forbidden`)."""
+        return LearnError(
+            ErrorCode.FORBIDDEN, f"The {self.role.value} role may not {action.value}."
+        )
 
 
 def principal_for_user(user: User) -> Principal:

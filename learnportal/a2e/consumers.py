@@ -7,7 +7,9 @@ order, one `id: <n>` and `data: <json>` event a message, and a keep-alive commen
 new stream of a session takes over from an older one, which ends, and writes again what its
 `Last-Event-ID` does not acknowledge (sessions.py), so that a reply written to a connection as
 it dropped is not lost. The stream also reads the outbox each keep-alive, so a wake-up lost on
-the way costs a delay, never a message. A server shutting down ends every open stream cleanly,
+the way costs a delay, never a message. A bound session's stream watches its credential
+(core.accounts.watch), as a socket does: once the credential dies, the session ends with an
+`unauthenticated` error on the stream, which then ends, idle or not. A server shutting down ends every open stream cleanly,
 and refuses new ones with 503 (learnportal.lifespan).
 
 A request names its session by the id `POST /session` answered, whose secret the store checks;
@@ -36,6 +38,7 @@ from django.conf import settings
 from redis.exceptions import RedisError
 
 from core.accounts.credentials import principals
+from core.accounts.watch import CredentialWatch, principal_now
 from core.ratelimit import retry_after_for
 from learnportal import lifespan
 from learnportal.a2e import host, messages, sessions, truncated
@@ -302,6 +305,7 @@ class StreamConsumer(A2EConsumer):
     listener: asyncio.Task[None] | None = None
     channel = ""  # its name on the channel layer, once it joined the session's group
     closed = False
+    watch: CredentialWatch | None = None
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -383,6 +387,7 @@ class StreamConsumer(A2EConsumer):
                 record = await kept.get(self.sid)
                 if record is None or record.ended:
                     break  # ended (and its outbox written) or expired
+                await self.watch_credential(record)
                 if not await self.sleep(keepalive) and not self.closed:
                     await self.send_body(b": keep-alive\n\n", more_body=True)
             if not self.closed:
@@ -391,6 +396,30 @@ class StreamConsumer(A2EConsumer):
             logger.warning("an A2E stream ended on an error", exc_info=True)
             with contextlib.suppress(Exception):
                 await self.send_body(b"")  # end the response: the agent reconnects
+
+    async def watch_credential(self, record: SessionRecord) -> None:
+        """Once the session is bound, end it as soon as its credential dies, idle or not, as a
+        socket is closed (core.accounts.watch)."""
+        if self.watch is not None or record.credential is None or not record.handshaken:
+            return
+        principal = await principal_now(record.credential)
+        if principal is None:
+            await self.credential_ended()
+            return
+        self.watch = CredentialWatch(record.credential, principal, self.credential_ended)
+        self.watch.start()
+
+    async def credential_ended(self) -> None:
+        """End the session with the refusal its next message would get (host.CREDENTIAL_ENDED),
+        which the pump writes before the stream ends."""
+        refusal = messages.error(ErrorCode.UNAUTHENTICATED, host.CREDENTIAL_ENDED)
+        try:
+            kept = store()
+            if await kept.push(self.sid, orjson.dumps(refusal)):  # not if it ended already
+                await kept.end(self.sid)
+        except (RedisError, OSError):  # its next message is refused all the same
+            logger.warning("could not end the A2E session of a dead credential", exc_info=True)
+        self.woken.set()
 
     async def sleep(self, seconds: float) -> bool:
         """Wait to be woken (True) or `seconds` (False)."""
@@ -406,6 +435,8 @@ class StreamConsumer(A2EConsumer):
         # could hang it, or leave a written batch unmarked (written again to the next stream).
         self.closed = True
         lifespan.unwatch(self.woken)
+        if self.watch is not None:
+            await self.watch.stop()
         if self.pump is not None:
             self.woken.set()
             done, _ = await asyncio.wait({self.pump}, timeout=STOP_SECONDS)

@@ -2,8 +2,8 @@
 
 Read-only: the consumer authenticates, subscribes and forwards; writes never come in here.
 Each event goes only to a subscriber whose principal, now, may read the same data over REST
-(its `audience`, core.events); a subscriber whose credential dies is closed with 4401
-within a second. The channel layer (Redis, with several processes) may be down, at the handshake
+(its `audience`, core.events); a subscriber whose credential dies is closed with 4401, at once
+or (for a change no signal tells of) within a second (core.accounts.watch). The channel layer (Redis, with several processes) may be down, at the handshake
 or at any time after: the socket is accepted all the same, told `live.paused` within a few
 seconds (it probes the layer each PROBE_SECONDS), and `live.resumed` once the layer delivers to
 it again, upon which the page reloads what it shows (static/learnportal/live.js).
@@ -19,25 +19,17 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import orjson
 from asgiref.sync import sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from channels.layers import get_channel_layer
 
-from core.accounts.credentials import (
-    PRINCIPAL_TTL,
-    Credential,
-    credential_of_scope,
-    principals,
-)
-from core.accounts.roles import Action
-from core.events import DASHBOARD_GROUP, coalescer
+from core.accounts.credentials import Credential, credential_of_scope
+from core.accounts.watch import CredentialWatch, principal_now
+from core.events import DASHBOARD_GROUP, coalescer, may_hear
 from learnportal.ws.learn import CLOSE_UNAUTHENTICATED, principal_of, refused_close_code
-
-if TYPE_CHECKING:
-    from core.accounts.principals import Principal
 
 logger = logging.getLogger(__name__)
 
@@ -51,7 +43,6 @@ RESUBSCRIBE_AFTER_UNDELIVERED = 3
 PROBE = "live.probe"
 SEND_QUEUE = 64
 CLOSE_TOO_SLOW = 1013
-AUDIENCES = frozenset(action.value for action in Action)
 PAUSED = "live.paused"
 RESUMED = "live.resumed"
 PAUSED_MESSAGE = "Live updates are paused; the page still works."
@@ -69,12 +60,13 @@ class EventsConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]  # channels 
     credential: Credential | None = None
     _paused = False
     _tasks: tuple[asyncio.Task[None], ...] = ()
+    _watch: CredentialWatch | None = None
     _outbox: asyncio.Queue[str]
 
     async def connect(self) -> None:
         credential = credential_of_scope(self.scope)
         principal = await sync_to_async(principal_of, thread_sensitive=True)(credential)
-        if principal is None:
+        if credential is None or principal is None:
             await self.accept()
             await self.close(code=await refused_close_code(self.scope))
             return
@@ -87,28 +79,19 @@ class EventsConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]  # channels 
         self._outbox = asyncio.Queue(maxsize=SEND_QUEUE)
         self._tasks = (
             asyncio.create_task(self._listen(joined)),
-            asyncio.create_task(self._watch_credential()),
             asyncio.create_task(self._write()),
         )
+        self._watch = CredentialWatch(credential, principal, self._end)
+        self._watch.start()
 
     async def disconnect(self, code: int) -> None:
+        if self._watch is not None:
+            await self._watch.stop()
         for task in self._tasks:
             task.cancel()
         for task in self._tasks:
             with contextlib.suppress(asyncio.CancelledError):
                 await task
-
-    async def _principal(self) -> Principal | None:
-        if self.credential is None:
-            return None
-        if principals.is_fresh(self.credential):
-            return principals.principal(self.credential)
-        return await sync_to_async(principals.principal, thread_sensitive=True)(self.credential)
-
-    async def _watch_credential(self) -> None:
-        while await self._principal() is not None:
-            await asyncio.sleep(PRINCIPAL_TTL / 2)
-        await self._end()
 
     async def _end(self, code: int = CLOSE_UNAUTHENTICATED) -> None:
         if self.credential is None:
@@ -210,11 +193,11 @@ class EventsConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]  # channels 
         await self._notice(RESUMED, RESUMED_MESSAGE)
 
     async def _forward(self, message: dict[str, Any]) -> None:
-        principal = await self._principal()
+        principal = None if self.credential is None else await principal_now(self.credential)
         if principal is None:
             await self._end()
             return
-        if message.get("audience") in AUDIENCES and principal.may(Action(message["audience"])):
+        if may_hear(principal, message):
             await self._enqueue({"event": message["event"], "payload": message["payload"]})
 
     async def _notice(self, event: str, message: str) -> None:

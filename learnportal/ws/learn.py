@@ -7,10 +7,11 @@ a hop to that thread and back, and a connection per frame, would each cost more 
 request itself.
 
 The credential of the handshake is judged again on every frame, by the principal's state now
-(accounts.credentials), and the socket watches it: when a change to it is committed (here or, with
-Redis, in another process) the socket re-checks at once and, if the credential was revoked,
-deactivated or logged out, is closed with 4401 whether or not a frame is in flight. A changed role
-applies to the next frame.
+(accounts.credentials), and the socket watches it (core.accounts.watch): when a change to it is
+committed (here or, with Redis, in another process) the socket looks again at once, and within the
+principal cache's TTL for a change no signal tells of; if the credential was revoked, deactivated
+or logged out, it is closed with 4401 whether or not a frame is in flight. A changed role applies
+to the next frame.
 
 The consumer uses no channel layer: serving requests must not depend on Redis.
 """
@@ -19,7 +20,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import contextvars
 from typing import TYPE_CHECKING
 
 import orjson
@@ -29,12 +29,12 @@ from django.conf import settings
 from django.db import connection
 
 from core.accounts.credentials import Credential, credential_of_scope, principals, usage
+from core.accounts.watch import CredentialWatch
 from core.ratelimit import refused_connection_wait
 from learnportal import dispatch
 from learnportal_protocol.errors import ErrorCode, LearnError
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
     from typing import Any
 
     from core.accounts.principals import Principal
@@ -91,9 +91,7 @@ class LearnConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]  # channels h
     credential: Credential | None = None
     _frames: asyncio.Queue[Frame]
     _answering: asyncio.Task[None] | None = None
-    _recheck: asyncio.Task[None] | None = None
-    _recheck_wanted = False
-    _unwatch: Callable[[], None] | None = None
+    _watch: CredentialWatch | None = None
 
     async def connect(self) -> None:
         credential = credential_of_scope(self.scope)
@@ -104,26 +102,18 @@ class LearnConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]  # channels h
             return
         self.credential = credential
         self._frames = asyncio.Queue(PIPELINE_DEPTH)
-        loop = asyncio.get_running_loop()
-        # The consumer's own context, not the notifying thread's (asgiref marks a context that
-        # is inside a sync call, and a sync call from a task of that context would refuse).
-        context = contextvars.copy_context()
-
-        def changed() -> None:  # from whichever thread saved the change
-            loop.call_soon_threadsafe(self._credential_changed, context=context)
-
-        self._unwatch = principals.watch(credential, principal, changed)
+        self._watch = CredentialWatch(credential, principal, self._end)
+        self._watch.start()
         self._answering = asyncio.create_task(self._answer_frames())
 
     async def disconnect(self, code: int) -> None:
         self.credential = None
-        if self._unwatch is not None:
-            self._unwatch()
-        for task in (self._answering, self._recheck):
-            if task is not None:
-                task.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await task
+        if self._watch is not None:
+            await self._watch.stop()
+        if self._answering is not None:
+            self._answering.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._answering
         await sync_to_async(_release_connection, thread_sensitive=True)()
 
     async def dispatch(self, message: dict[str, Any]) -> None:
@@ -160,22 +150,6 @@ class LearnConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]  # channels h
             for body in replies:
                 await self.send(text_data=orjson.dumps(body).decode())
             if not alive:
-                await self._end()
-                return
-
-    def _credential_changed(self) -> None:
-        """A change to the credential was saved: look again, at once (on the event loop)."""
-        self._recheck_wanted = True
-        if self._recheck is None or self._recheck.done():
-            self._recheck = asyncio.create_task(self._check_credential())
-
-    async def _check_credential(self) -> None:
-        # Again while changes keep coming: a look that began before a commit read the old state.
-        while self._recheck_wanted and self.credential is not None:
-            self._recheck_wanted = False
-            credential = self.credential
-            principal = await sync_to_async(principal_of, thread_sensitive=True)(credential)
-            if principal is None:
                 await self._end()
                 return
 

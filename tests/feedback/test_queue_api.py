@@ -104,7 +104,7 @@ def test_agents_and_environments_are_refused(
     agent: Actor, env: Actor, anonymous: Actor, action: str
 ) -> None:
     (queued,) = queue_turns(agent, "t-1")
-    body = {"feedback_id": "fb-x"} if action == "undo" else {"turn": queued.pk}
+    body = {"next": {}, "undo": {"feedback_id": "fb-x"}}.get(action, {"turn": queued.pk})
     for machine in (agent, env):
         response = post(machine, action, body)
         assert (response.status_code, response.json()["code"]) == (403, "forbidden")

@@ -3,8 +3,8 @@
 A change saved through the portal, the admin or a command closes a socket of a dead credential
 with 4401 at once, idle or not, and a changed role applies to the next frame; a change made
 behind the host's back (SQL, another process without Redis) counts within the principal cache's
-TTL, and a frame from a credential found dead is refused with `unauthenticated` and the socket
-closed. Seen as an attacker holding the socket: nothing they send after the change is done.
+TTL: an idle socket is closed (core.accounts.watch looks again), and a frame from a credential
+found dead is refused with `unauthenticated` and the socket closed. Seen as an attacker holding the socket: nothing they send after the change is done.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from django.core.management import call_command
 from django.test import Client
 from django.utils import timezone
 
-from core.accounts import credentials
+from core.accounts import credentials, watch
 from core.accounts.credentials import principals
 from core.accounts.models import ApiToken, User
 from feedback.models import Experience, Feedback
@@ -132,9 +132,24 @@ async def test_a_session_socket_ends_when_its_person_logs_out(ann: Actor) -> Non
     assert await database_sync_to_async(Feedback.objects.count)() == 1
 
 
-async def test_a_change_made_behind_the_hosts_back_counts_within_the_ttl(
+async def test_an_idle_socket_is_closed_within_the_ttl_of_a_change_behind_the_hosts_back(
+    agent: Actor,
+) -> None:
+    communicator = await opened(ws_communicator(token=agent.raw_token))
+    assert (await ask(communicator, stats_req()))["type"] == "learn/stats/resp"
+    # As another process or a script would: no signal reaches this process.
+    await database_sync_to_async(ApiToken.objects.filter(name="agent-1").update)(
+        revoked_at=timezone.now()
+    )
+    closed = await communicator.receive_output(timeout=2 * principals.ttl + watch.POLL_SECONDS)
+    assert closed == {"type": "websocket.close", "code": 4401}
+
+
+async def test_a_frame_after_a_change_behind_the_hosts_back_is_refused_within_the_ttl(
     agent: Actor, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # The frame, not the watch, finds the credential dead: the watch looks only when told.
+    monkeypatch.setattr(watch, "POLL_SECONDS", 3600.0)
     now = [1000.0]
     monkeypatch.setattr(principals, "clock", lambda: now[0])
     communicator = await opened(ws_communicator(token=agent.raw_token))

@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+import time
 import uuid
 from typing import TYPE_CHECKING, Any
 
 import httpx
 import orjson
 import pytest
+from django.utils import timezone
 
 from core.accounts import services
+from core.accounts.credentials import PRINCIPAL_TTL
 from core.accounts.models import ApiToken
 from feedback.models import Experience
+from learnportal.a2e import host
 from learnportal_protocol import ALL_MESSAGE_TYPES, RESPONSE_MODELS
 from refinement.models import Refinement, RefinementStatus
 from tests.builders import (
@@ -178,15 +182,32 @@ def test_another_credential_may_not_use_a_bound_session(
     assert response.status_code == 403
 
 
-def test_a_revoked_token_stops_working_on_an_open_session(connect: Connect, agent: Actor) -> None:
+def assert_ended_for_its_credential(session: A2ESession) -> None:
+    """The session's stream says why it ends, ends, and the session takes nothing more."""
+    assert session.stream is not None
+    reply = a2e_error(session.stream.next() or {}, "unauthenticated")
+    assert (reply["req_id"], reply["message"]) == ("", host.CREDENTIAL_ENDED)
+    assert session.stream.next() is None
+    assert session.post(stats_req()).status_code == 404
+
+
+def test_a_revoked_token_ends_an_idle_session_at_once(connect: Connect, agent: Actor) -> None:
     session = connect(agent.token)
     answers(session.rpc(stats := stats_req()), stats)
     services.token_revoke(token=ApiToken.objects.get(name="agent-1"))
-    request = stats_req()
-    reply = a2e_error(session.rpc(request), "unauthenticated")
-    assert reply["req_id"] == request["id"]
-    assert session.stream is not None and session.stream.next() is None
-    assert session.post(stats_req()).status_code == 404
+    assert_ended_for_its_credential(session)
+
+
+def test_a_token_revoked_behind_the_hosts_back_ends_its_session_within_the_ttl(
+    connect: Connect, agent: Actor
+) -> None:
+    session = connect(agent.token)
+    answers(session.rpc(stats := stats_req()), stats)
+    # As another process or a script would: no signal reaches this process.
+    ApiToken.objects.filter(name="agent-1").update(revoked_at=timezone.now())
+    started = time.monotonic()
+    assert_ended_for_its_credential(session)
+    assert time.monotonic() - started < 2 * PRINCIPAL_TTL + 1
 
 
 def test_roles_are_those_of_the_credential(connect: Connect, agent: Actor) -> None:

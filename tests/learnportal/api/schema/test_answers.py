@@ -40,7 +40,7 @@ from refinement.answers import (
     StepsState,
     StepState,
 )
-from webhooks.api import (
+from webhooks.answers import (
     DeliveryAnswer,
     DeliveryList,
     EndpointAnswer,
