@@ -34,6 +34,7 @@ from django.db import close_old_connections, transaction
 from django.dispatch import Signal
 
 from core.outage import Outage
+from core.timing import staged
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -63,6 +64,7 @@ def broadcast_on_commit(
     transaction.on_commit(lambda: broadcast_now(event, payload, audience=audience, totals=totals))
 
 
+@staged("broadcast after commit (channel layer)")
 def broadcast_now(
     event: str, payload: dict[str, Any], *, audience: Action, totals: Totals | None = None
 ) -> None:

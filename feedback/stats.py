@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from django.db import connection
 
+from core.timing import staged
 from feedback.bulk import Row, insert_rows
 from feedback.models import ComponentStats
 from feedback.sketch import DurationSketch
@@ -99,6 +100,7 @@ def _zero_row(name: str, **values: float) -> Row:
     return tuple(row[c] for c in ZERO_ROW_COLUMNS)
 
 
+@staged("`stats_add_scores` (upsert)")
 def stats_add_scores(deltas: dict[str, ScoreDelta]) -> None:
     """Add feedback scores to their components: an atomic upsert, no read needed."""
     deltas = {name: d for name, d in deltas.items() if name}
@@ -128,6 +130,7 @@ def stats_add_scores(deltas: dict[str, ScoreDelta]) -> None:
 _SCORE_COLUMNS = ("feedback_count", "score_weight", "score_weighted_sum", *SOURCE_COLUMNS)
 
 
+@staged("`stats_add_calls` (lock, sketch merge, UPDATE)")
 def stats_add_calls(deltas: dict[str, CallDelta]) -> None:
     """Add calls to their components, merging each duration sketch under a row lock."""
     deltas = {name: d for name, d in deltas.items() if name}
@@ -186,6 +189,7 @@ def stats_add_calls(deltas: dict[str, CallDelta]) -> None:
         )
 
 
+@staged("`component_avg_score`")
 def component_avg_score(component_name: str) -> float | None:
     # Raw, as it runs once a feedback request: the ORM took 0.5 ms to build it, the query 0.02.
     table = connection.ops.quote_name(ComponentStats._meta.db_table)

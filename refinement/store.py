@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import orjson
 from django.db import connection, models
 
+from core.timing import staged
 from refinement.models import Refinement, Revision, Step, StoreValue
 from refinement.paths import UNWEIGHTED, WEIGHT_PREFIX, Location, Target
 
@@ -26,6 +27,7 @@ def read(location: Location, *, lock: bool = False) -> Any:
     return read_many([location], lock=lock)[location.path]
 
 
+@staged("`store.read_many`")
 def read_many(locations: list[Location], *, lock: bool = False) -> dict[str, Any]:
     """The current value at each location, by path, in two queries at most.
 
@@ -39,6 +41,7 @@ def read_many(locations: list[Location], *, lock: bool = False) -> dict[str, Any
     return {loc.path: _value(loc, rows, steps) for loc in locations}
 
 
+@staged("`store.write_many` (values + revisions)")
 def write_many(changes: list[tuple[Location, Any]], *, actor: str, refinement: Refinement) -> None:
     """Write values the caller has compared under lock, a revision each, in a few statements.
 
