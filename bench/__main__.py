@@ -8,10 +8,10 @@ whole in bench-results/last-<database>.json, and written as short blocks into BE
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 
 from bench.harness.children import stop_on_sigterm
+from bench.harness.commands import add_database_arguments, add_output_argument
 from bench.harness.databases import BenchError, Database
 from bench.harness.report import RunRecord, log, rewrite
 from bench.harness.servers import SERVERS
@@ -31,12 +31,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         default=",".join(DEFAULT_SECTIONS),
         help=f"comma-separated sections to run, of {','.join(SECTIONS)} (default: all but growth)",
     )
-    parser.add_argument(
-        "--database-url",
-        default=os.environ.get("DATABASE_URL", ""),
-        help="a PostgreSQL server's admin URL (default: $DATABASE_URL; unset: SQLite). The bench "
-        "creates fresh databases learnportal_bench_<pid>_<n> there and drops them at the end.",
-    )
+    add_database_arguments(parser)
     parser.add_argument(
         "--server",
         choices=SERVERS,
@@ -46,7 +41,6 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--debug", action="store_true", help="serve with DJANGO_DEBUG=1 (default: production mode)"
     )
-    parser.add_argument("--keep", action="store_true", help="keep the bench databases and logs")
     parser.add_argument(
         "--no-driver",
         action="store_true",
@@ -58,12 +52,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         metavar="JSON",
         help="run nothing: render the figures of an earlier run (bench-results/last-*.json)",
     )
-    parser.add_argument(
-        "--output",
-        default=None,
-        help="the markdown file whose blocks for this database are replaced (default: "
-        "BENCHMARKS.md, or none with --quick; '-' for none)",
-    )
+    add_output_argument(parser, "blocks for this database are")
     args = parser.parse_args(argv)
     args.sections = tuple(s.strip() for s in args.only.split(",") if s.strip())
     unknown = set(args.sections) - set(SECTIONS)

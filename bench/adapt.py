@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from bench.harness.commands import add_output_argument
 from bench.harness.report import RunRecord, rewrite
 from bench.strategies import report
 from bench.strategies.run import FULL, QUICK, meta, run
@@ -23,12 +24,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument(
         "--e2e-only", action="store_true", help="only the fit and the end-to-end part (no regret)"
     )
-    parser.add_argument(
-        "--output",
-        default=None,
-        help="markdown file whose adapt block is replaced (default: BENCHMARKS.md, or none "
-        "with --quick; '-' for none)",
-    )
+    add_output_argument(parser, "adapt block is")
     parser.add_argument(
         "--report",
         metavar="JSON",

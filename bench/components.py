@@ -11,10 +11,10 @@ BENCHMARKS.md (not with --quick).
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 
 from bench.harness.children import run_child, stop_on_sigterm
+from bench.harness.commands import add_database_arguments, add_output_argument
 from bench.harness.databases import BenchError, Database, app_env, manage
 from bench.harness.report import RunRecord, log
 from bench.pages import report
@@ -27,18 +27,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m bench.components", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
     parser.add_argument("--quick", action="store_true", help="100k calls instead of 1M")
-    parser.add_argument(
-        "--database-url",
-        default=os.environ.get("DATABASE_URL", ""),
-        help="a PostgreSQL server's admin URL (default: $DATABASE_URL; unset: SQLite)",
-    )
-    parser.add_argument("--keep", action="store_true", help="keep the bench database")
-    parser.add_argument(
-        "--output",
-        default=None,
-        help="the markdown file whose block is replaced (default BENCHMARKS.md, none with "
-        "--quick; '-' for none)",
-    )
+    add_database_arguments(parser)
+    add_output_argument(parser, "block is")
     return parser.parse_args(argv)
 
 

@@ -14,12 +14,12 @@ or --compare-only).
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 
 from bench.annotation import report
 from bench.annotation.run import FULL, QUICK, run
 from bench.harness.children import stop_on_sigterm
+from bench.harness.commands import add_database_arguments, add_output_argument
 from bench.harness.databases import BenchError, Database
 from bench.harness.report import RunRecord, log
 
@@ -28,11 +28,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m bench.workspace", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
     parser.add_argument("--quick", action="store_true", help="20k turns, 100k rows, 1k compared")
-    parser.add_argument(
-        "--database-url",
-        default=os.environ.get("DATABASE_URL", ""),
-        help="a PostgreSQL server's admin URL (default: $DATABASE_URL; unset: SQLite)",
-    )
+    add_database_arguments(parser)
     parser.add_argument("--no-label-studio", action="store_true", help="skip the comparison")
     parser.add_argument(
         "--compare-only",
@@ -41,13 +37,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     )
     parser.add_argument("--export", default="rewards", help="the export format to stream")
     parser.add_argument("--no-export", action="store_true", help="skip the streamed export")
-    parser.add_argument("--keep", action="store_true", help="keep the bench databases")
-    parser.add_argument(
-        "--output",
-        default=None,
-        help="the markdown file whose block is replaced (default BENCHMARKS.md, none with "
-        "--quick; '-' for none)",
-    )
+    add_output_argument(parser, "block is")
     return parser.parse_args(argv)
 
 

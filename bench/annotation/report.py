@@ -13,7 +13,6 @@ from typing import Any
 
 from bench.annotation.data import BATCH
 from bench.harness.report import (
-    DB_TITLE,
     run_line,
     table,
     targets_table,
@@ -36,27 +35,12 @@ def summary(results: dict[str, Any]) -> str:
     """Every request of the run, the export and the comparison, for the terminal."""
     meta = results["meta"]
     if "built" not in results:  # --compare-only
-        return (
-            "\n".join(
-                [
-                    f"### {DB_TITLE[meta['database']]}: {meta['started']} (comparison only)",
-                    "",
-                    f"- Command: `{meta['command']}`; took {meta['seconds'] / 60:.1f} min. Load "
-                    f"average (1 min) at start / end: {meta['load'][0]} / {meta['load'][1]}.",
-                    "",
-                    compare_lines(results.get("compare") or {}),
-                ]
-            )
-            + "\n"
-        )
+        head = f"{run_line(meta)} (comparison only)"
+        return "\n".join([head, "", compare_lines(results.get("compare") or {})]) + "\n"
     built = results["built"]
     lines = [
-        f"### {DB_TITLE[meta['database']]}: {meta['started']}",
+        run_line(meta),
         "",
-        f"- Machine: {meta['nproc']} x {meta['cpu']}, {meta['memory']} RAM; Python "
-        f"{meta['python']}; {meta['db_version']}.",
-        f"- Command: `{meta['command']}`; took {meta['seconds'] / 60:.1f} min. Load average "
-        f"(1 min) at start / end: {meta['load'][0]} / {meta['load'][1]}.",
         f"- Data: {built['turns']:,} turns, {built['feedback']:,} feedback rows "
         f"({built['human']:,} human ratings on {built['human_turns']:,} turns, "
         f"{built['corrections_with_span']:,} corrections with a span), built in "

@@ -104,11 +104,12 @@ def machine(database: Database | None = None, packages: Sequence[str] = STACK) -
 def run_line(meta: dict[str, Any]) -> str:
     """When, where and how a block's figures were measured, in one line."""
     load = meta.get("load", ["?", "?"])
+    commit = f" at `{meta['commit']}`" if meta.get("commit") else ""
+    took = f"{meta['seconds'] / 60:.1f} min, " if "seconds" in meta else ""
     return (
-        f"Run {meta['started']} at `{meta.get('commit', '?')}`: `{meta['command']}`, "
-        f"{meta['seconds'] / 60:.1f} min, {meta['db_version']}, {meta['nproc']} x {meta['cpu']}, "
-        f"Python {meta['python']}; load average {load[0]} before, {load[1]} after"
-        + (" (quick sizes)." if meta.get("quick") else ".")
+        f"Run {meta['started']}{commit}: `{meta['command']}`, {took}{meta['db_version']}, "
+        f"{meta['nproc']} x {meta['cpu']}, Python {meta['python']}; load average {load[0]} "
+        f"before, {load[1]} after" + (" (quick sizes)." if meta.get("quick") else ".")
     )
 
 

@@ -283,11 +283,11 @@ def servers_table(servers: dict[str, Any]) -> str:
 def _profile_block(kind: str, p: dict[str, Any], live_ms: float | None) -> str:
     items = p["items_per_request"]
     head = f"**{kind}**: {p['requests']} requests" + (f" of {items} items" if items else "")
-    head += ", timed step by step inside `dispatch()` (each step's own time, exclusive):"
+    head += ", timed by the app's stages inside `dispatch()` (each stage's own time, exclusive):"
     rows = [[s["what"], f"{s['ms']:.2f}"] for s in p["steps"] if s["ms"] >= 0.005]
     rows.append(
         [
-            "the rest: provenance, row tuples, deltas, response envelope, transaction bookkeeping",
+            "the rest: the services' own Python (hashes, row tuples, deltas, quota), no stage of its own",
             f"{p['ms_rest']:.2f}",
         ]
     )

@@ -28,11 +28,11 @@ def summary(results: dict[str, Any]) -> str:
         f"LearnPortal bench on {DB_TITLE[meta['database']]} ({meta['db_version']}), "
         f"server {meta['server']}, {meta['nproc']} x {meta['cpu']}, {meta['seconds']:.0f} s",
         "",
-        targets_table([list(r) for r in targets(results)]),
-        "",
     ]
     if any(results.get(name) for name in MAIN):
-        out.append(details.block(results))
+        out.append(details.block(results))  # which leads with every section's targets
+    else:
+        out += [targets_table([list(r) for r in targets(results)]), ""]
     if results.get("hot"):
         out.append(details.hot_block(results))
     if results.get("growth"):
@@ -44,8 +44,7 @@ def summary(results: dict[str, Any]) -> str:
 
 def server_line(meta: dict[str, Any]) -> str:
     return (
-        f"Served by {meta['server']}, `DJANGO_DEBUG={1 if meta['debug'] else 0}`, the rate limit "
-        "off; a shared machine: compare the ratios, each measured within one run."
+        f"Served by {meta['server']}, `DJANGO_DEBUG={1 if meta['debug'] else 0}`, rate limit off."
     )
 
 

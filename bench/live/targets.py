@@ -6,7 +6,9 @@ from typing import Any
 
 from bench.harness.report import verdict
 
-INGEST_TARGET = {"sqlite": 0.5, "postgresql": 0.3}
+# API / raw rows/s. Issue 11 (item 3) raised PostgreSQL's from issue 2's 0.3 when the raw side
+# began to write a table of its own.
+INGEST_TARGET = {"sqlite": 0.5, "postgresql": 0.4}
 STATS_TARGET = 2.0
 WS_TARGET = 3.0
 HOT_TARGET = 0.8  # small learn/* over HTTP against a bare Django JSON view (issue 11)

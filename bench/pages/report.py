@@ -7,7 +7,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from bench.harness.report import (
-    DB_TITLE,
     run_line,
     table,
     targets_table,
@@ -28,12 +27,8 @@ def summary(results: dict[str, Any]) -> str:
     """Every request at both sizes and the ingest what-if, for the terminal."""
     meta, small, large = results["meta"], results["small"], results["large"]
     lines = [
-        f"### {DB_TITLE[meta['database']]}: {meta['started']}",
+        run_line(meta),
         "",
-        f"- Machine: {meta['nproc']} x {meta['cpu']}, {meta['memory']} RAM; Python "
-        f"{meta['python']}; {meta['db_version']}.",
-        f"- Command: `{meta['command']}`; took {meta['seconds'] / 60:.1f} min. Load average "
-        f"(1 min) at start / end: {meta['load'][0]} / {meta['load'][1]}.",
         f"- Data: {len(COMPONENTS)} components; calls and scores (one a fifth of the calls) "
         f"through the ingest services, over 60 days; {REVISIONS:,} revisions of `{SHOWN}`'s "
         f"weight. At the large point: {large['experiences']:,} experiences, "

@@ -89,7 +89,17 @@ def test_a_comparison_only_run_reports_the_comparison_and_no_workspace() -> None
         "server": "uvicorn",
     }
     ls = {"version": "1.23.2", "rows_s": 650.0, "batch_ms_p50": 1500.0, "server": "its own"}
-    meta = {"database": "sqlite", "started": "today", "command": "c", "seconds": 60, "load": [1, 2]}
+    meta = {
+        "database": "sqlite",
+        "started": "today",
+        "command": "c",
+        "seconds": 60,
+        "load": [1, 2],
+        "db_version": "SQLite",
+        "nproc": 2,
+        "cpu": "cpu",
+        "python": "3.11",
+    }
     results = {"meta": meta, "compare": {"learnportal": side, "label_studio": ls}}
     text = report.summary(results)
     assert "(comparison only)" in text
