@@ -33,6 +33,17 @@ EPISODE = 50
 LOAD_BATCH = 100_000
 
 
+def _release() -> None:
+    """Close this thread's connection for good: the app's SQLite pool keeps a closed one open,
+    and the file is copied or replaced next (its WAL checkpointed into it by the last close)."""
+    from django.db import connection
+
+    from core.sqlite.base import close_idle
+
+    connection.close()
+    close_idle()
+
+
 def _db_path(var_dir: Path) -> Path:
     return sqlite_path({"LEARNPORTAL_VAR_DIR": str(var_dir)})
 
@@ -84,7 +95,7 @@ def _bulk_load(data: Data, var_dir: Path, owner: str, start: int, stop: int) -> 
     """Rows [start, stop) by the driver's executemany, one transaction per 100,000; then the
     aggregates of rows [0, stop): `ComponentStats`, the quota, and the reward buckets adapt
     reads, by `rebuild_rewards` (the backfill an existing database gets), timed."""
-    from django.db import connection, transaction
+    from django.db import transaction
 
     from feedback.models import ComponentOwner, ComponentStats, Experience, ExperienceQuota
     from feedback.rewards import rewards_rebuild
@@ -92,7 +103,7 @@ def _bulk_load(data: Data, var_dir: Path, owner: str, start: int, stop: int) -> 
 
     table = Experience._meta.db_table
     columns = list(EXPERIENCE_COLUMNS)
-    connection.close()
+    _release()
     conn = sqlite_connect(_db_path(var_dir))
     t0 = time.time() - data.size * 1e-3
     build_s = insert_s = 0.0
@@ -128,7 +139,7 @@ def _bulk_load(data: Data, var_dir: Path, owner: str, start: int, stop: int) -> 
     with transaction.atomic():
         buckets = rewards_rebuild()
     backfill_s = time.perf_counter() - t
-    connection.close()
+    _release()
     return {
         "rows": stop,
         "loaded": stop - start,
@@ -291,7 +302,6 @@ def worker(
 ) -> dict[str, Any]:
     """Inside a Django process set up on the fresh database: load, probe, adapt, profile."""
     from django.conf import settings
-    from django.db import connection
 
     from core.accounts.principals import Principal
     from core.accounts.roles import Role
@@ -306,7 +316,7 @@ def worker(
     pristine = folder / "pristine.sqlite3"
 
     def restore() -> None:
-        connection.close()
+        _release()
         for suffix in ("-wal", "-shm"):
             Path(f"{db_path}{suffix}").unlink(missing_ok=True)
         shutil.copyfile(pristine, db_path)
@@ -330,7 +340,7 @@ def worker(
         )
         shutil.copyfile(db_path, pristine)
         reads[str(size)] = _read_probes(data, size, read_repeats)
-        connection.close()
+        _release()
         for strategy in STRATEGIES:
             tries = []
             for _ in range(adapt_repeats):  # best of a few: the machine is shared
@@ -353,7 +363,7 @@ def worker(
     restore()
     log("e2e: cProfile of one adapt (ucb1)")
     profile = _profile_adapt("ucb1", principal)
-    connection.close()
+    _release()
     return {
         "latency": latency,
         "sizes": sizes,

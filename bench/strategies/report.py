@@ -371,13 +371,8 @@ def _e2e_block(e2e: Mapping[str, Any], fit: Mapping[str, Any]) -> list[str]:
         table(["experiences", "sums", "sums + replay", "fetch every row", "GROUP BY"], probe_rows),
         "",
         f"The phases of the ucb1 adapt at {large:,} ({ucb['total_s']:.3f} s; exclusive seconds: "
-        "a phase excludes the phases timed inside it; functions wrapped in the bench process only"
-        + (
-            f"; not found, so not timed: {', '.join(f'`{u}`' for u in ucb['untimed'])}"
-            if ucb.get("untimed")
-            else ""
-        )
-        + "):",
+        "a phase excludes the phases timed inside it; the app's stages, core/timing.py, and "
+        "Django's COMMIT):",
         "",
         table(["phase", "calls", "s"], phase_rows),
         "",
