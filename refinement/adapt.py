@@ -249,7 +249,7 @@ def weights_apply(principal: Principal, plan: Plan, steps: list[WeightStep]) -> 
     automatic review; `conflict` if a weight moved since adapt read it.
 
     Going through the one-proposal apply for each cost about 26 queries a weight
-    (BENCHMARKS.md); `edits_apply` does all of them in a handful of statements, and the whole
+    (`git show 9ed4347:BENCHMARKS.md`); `edits_apply` does all of them in a handful of statements, and the whole
     adapt rolls back as one refinement.
     """
     with stage("apply: `edits_apply`, its own statements"):
@@ -272,7 +272,7 @@ def proposals_file(
     """Store weight proposals of `plan` with their automatic reviews, in three statements.
 
     Through the cursor: building a thousand model instances of each and `bulk_create`'s
-    per-field preparation were most of an adapt's time (BENCHMARKS.md, the adapt block).
+    per-field preparation were most of an adapt's time (`git show 9ed4347:BENCHMARKS.md`, adapt).
     """
     if not steps:
         return

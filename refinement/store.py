@@ -47,7 +47,7 @@ def write_many(changes: list[tuple[Location, Any]], *, actor: str, refinement: R
 
     Only `refinement.services.edits_apply` calls this: every change is a refinement's. Through
     the cursor, from plain rows: for adapt's thousand weights, model instances and the ORM's
-    bulk statements cost over a second (BENCHMARKS.md, the adapt block).
+    bulk statements cost over a second (`git show 9ed4347:BENCHMARKS.md`, adapt).
     """
     now = time.time()
     paths = sorted({loc.path for loc, _ in changes if loc.target is not STEP})

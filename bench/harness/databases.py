@@ -35,6 +35,16 @@ def sqlite_connect(path: Path) -> sqlite3.Connection:
     return conn
 
 
+def sqlite_copy(source: Path, target: Path) -> None:
+    """A consistent copy of a SQLite database, its WAL included: a process that wrote it may
+    have left its pages in the WAL (the app's pool keeps connections open until exit), which a
+    copy of the file alone would miss."""
+    with sqlite3.connect(source) as src, sqlite3.connect(target) as dst:
+        src.backup(dst)
+    src.close()
+    dst.close()
+
+
 def sqlite_path(db_env: dict[str, str]) -> Path:
     """The SQLite file of a database made by `Database.create`."""
     return Path(db_env["LEARNPORTAL_VAR_DIR"]) / "learnportal.sqlite3"

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 import httpx
 import orjson
 
-from bench.harness.databases import Database, app_env, manage
+from bench.harness.databases import Database, app_env, manage, sqlite_copy
 from bench.harness.servers import Server
 from bench.learning.runtime import LoopResult, _ids, run_loop
 
@@ -118,7 +118,7 @@ class Portals:
         source = Path(self.template_env["LEARNPORTAL_VAR_DIR"])
         var_dir = source.parent / f"loop-{self.runs}"
         var_dir.mkdir()
-        shutil.copy(source / "learnportal.sqlite3", var_dir / "learnportal.sqlite3")
+        sqlite_copy(source / "learnportal.sqlite3", var_dir / "learnportal.sqlite3")
         env = dict(self.template_env, LEARNPORTAL_VAR_DIR=str(var_dir))
         env.update(server_env(strategy, params, window))
         server = Server("uvicorn", env, var_dir / "server.log")
