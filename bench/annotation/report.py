@@ -35,7 +35,7 @@ def summary(results: dict[str, Any]) -> str:
     """Every request of the run, the export and the comparison, for the terminal."""
     meta = results["meta"]
     if "built" not in results:  # --compare-only
-        head = f"{run_line(meta)} (comparison only)"
+        head = f"Comparison only. {run_line(meta)}"
         return "\n".join([head, "", compare_lines(results.get("compare") or {})]) + "\n"
     built = results["built"]
     lines = [
