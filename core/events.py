@@ -35,6 +35,7 @@ from django.dispatch import Signal
 
 from core.accounts.roles import Action
 from core.outage import Outage
+from core.timing import staged
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -64,6 +65,7 @@ def broadcast_on_commit(
     transaction.on_commit(lambda: broadcast_now(event, payload, audience=audience, totals=totals))
 
 
+@staged("broadcast after commit (channel layer)")
 def broadcast_now(
     event: str, payload: dict[str, Any], *, audience: Action, totals: Totals | None = None
 ) -> None:

@@ -10,21 +10,27 @@ lock beyond the upsert's own.
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import TYPE_CHECKING
 
 from django.db import connection
 
 from core.columns import Columns
+from core.timing import staged
 from feedback.bulk import insert_rows
 from feedback.models import ComponentBucket, Experience, Feedback
 from learnportal_protocol.models import TIMESTAMP_MAX
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Sequence
+    from collections.abc import Iterable, Iterator, Sequence
 
     from feedback.bulk import Row
 
 BUCKET_SECONDS = 3600
+# A what-if for measurement only: what keeping the buckets costs an ingest batch is the batch
+# with them against the batch without (bench/pages/measure.py). Off unless `buckets_left_out()`.
+_LEFT_OUT: ContextVar[bool] = ContextVar("buckets_left_out", default=False)
 BUCKET = Columns(ComponentBucket)
 KEY = BUCKET("component_name", "hour")
 COUNTERS = BUCKET.stored(leaving_out=("component_name", "hour"))
@@ -66,9 +72,23 @@ def _tally(tallies: Tallies, component: str, ts: float) -> list[float]:
     return tally
 
 
+@contextmanager
+def buckets_left_out() -> Iterator[None]:
+    """Ingest inside leaves the buckets as they are (in this thread or task): never in a server,
+    whose charts would then miss those items for good; for a measurement's what-if only."""
+    token = _LEFT_OUT.set(True)
+    try:
+        yield
+    finally:
+        _LEFT_OUT.reset(token)
+
+
+@staged("hour buckets: `buckets_add_feedback`")
 def buckets_add_feedback(columns: Sequence[str], rows: Iterable[Row], *, sign: int = 1) -> None:
     """Add the scores of feedback rows (in `columns` order, as the services insert them) to
     their components' hours; `sign=-1` takes them back (a retraction)."""
+    if _LEFT_OUT.get():
+        return
     c, t, s, w = (columns.index(n) for n in FEEDBACK_READ)
     tallies: Tallies = {}
     for row in rows:
@@ -87,9 +107,12 @@ def buckets_retract(component_name: str, ts: float, score: float, confidence: fl
     buckets_add_feedback(FEEDBACK_READ, [(component_name, ts, score, confidence)], sign=-1)
 
 
+@staged("hour buckets: `buckets_add_experiences`")
 def buckets_add_experiences(columns: Sequence[str], rows: Iterable[Row]) -> None:
     """Add experience rows (in `columns` order) to their components' hours as calls: a call
     succeeded as the stats say (`success`, else `reward >= 0`)."""
+    if _LEFT_OUT.get():
+        return
     c, t, ok, r, d = (columns.index(n) for n in EXPERIENCE_READ)
     tallies: Tallies = {}
     for row in rows:

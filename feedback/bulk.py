@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING, Any
 from django.db import connection, models
 from django.db.backends.utils import CursorDebugWrapper, CursorWrapper
 
+from core.timing import staged
+
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator, Sequence
 
@@ -28,6 +30,7 @@ def _table(model: type[models.Model]) -> str:
     return connection.ops.quote_name(model._meta.db_table)
 
 
+@staged("INSERT (`feedback.bulk.insert_rows`)")
 def insert_rows(
     model: type[models.Model],
     columns: Sequence[str],

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from core.accounts.roles import Action
+from core.timing import stage
 from feedback.selectors.components import component_records
 from feedback.services.experiences import RoutingPolicy, experience_store
 from feedback.services.feedbacks import feedback_record
@@ -39,7 +40,8 @@ def handle_experience(
 
 def handle_stats(principal: Principal, request: LearnStatsRequest) -> dict[str, Any]:
     principal.require(Action.STATS)
-    records = component_records(request.component_name)
+    with stage("stats query: `component_records`"):
+        records = component_records(request.component_name)
     if request.component_name and not records:
         raise not_found(f"No component named {request.component_name!r} has any data yet.")
     return {"components": records}

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
+from core.timing import staged
 from feedback.bulk import existing_values
 from learnportal_protocol.errors import conflict, detail
 
@@ -43,6 +44,7 @@ def content_hash(item: BaseModel, owner: str, resolved: Mapping[str, Any] | None
     ).hexdigest()
 
 
+@staged("`new_items`: SELECT of existing ids")
 def new_items(
     model: type[models.Model],
     id_field: str,

@@ -14,6 +14,7 @@ from django.conf import settings
 from django.db import connection
 
 from core.columns import Columns
+from core.timing import staged
 from feedback.models import Experience, RewardBucket
 from feedback.reward_window import first_bucket, span_for
 
@@ -68,6 +69,7 @@ def latest_experience_id(owner: str | None = None) -> int:
     return int(row[0]) if row and row[0] is not None else 0
 
 
+@staged("reward sums: `rewards_add`")
 def rewards_add(owner: str, after_id: int) -> None:
     """Count the owner's experiences stored after id `after_id` (this batch: the caller holds
     the owner's quota row, so no other batch of theirs is in between) and drop the buckets
@@ -83,6 +85,7 @@ def rewards_add(owner: str, after_id: int) -> None:
         )
 
 
+@staged("reward sums: `rewards_evict`")
 def rewards_evict(owner: str, through_id: int) -> None:
     """Subtract the owner's experiences up to id `through_id`, which the caller deletes next."""
     _upsert(

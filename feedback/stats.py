@@ -9,6 +9,7 @@ import numpy as np
 from django.db import connection
 
 from core.columns import Columns
+from core.timing import staged
 from feedback.bulk import Row, insert_rows
 from feedback.models import ComponentStats
 from feedback.sketch import DurationSketch
@@ -99,6 +100,7 @@ def _zero_row(name: str, values: dict[str, float] | None = None) -> Row:
     return tuple(row[c] for c in ZERO_ROW_COLUMNS)
 
 
+@staged("`stats_add_scores` (upsert)")
 def stats_add_scores(deltas: dict[str, ScoreDelta]) -> None:
     """Add feedback scores to their components: an atomic upsert, no read needed."""
     deltas = {name: d for name, d in deltas.items() if name}
@@ -123,6 +125,7 @@ def stats_add_scores(deltas: dict[str, ScoreDelta]) -> None:
     )
 
 
+@staged("`stats_add_calls` (lock, sketch merge, UPDATE)")
 def stats_add_calls(deltas: dict[str, CallDelta]) -> None:
     """Add calls to their components, merging each duration sketch under a row lock."""
     deltas = {name: d for name, d in deltas.items() if name}
@@ -189,6 +192,7 @@ _CALLS_ADDED = ", ".join(
 _AVERAGED = f"{STATS.score_weight}, {STATS.score_weighted_sum}"
 
 
+@staged("`component_avg_score`")
 def component_avg_score(component_name: str) -> float | None:
     # Raw, as it runs once a feedback request: the ORM took 0.5 ms to build it, the query 0.02.
     table = connection.ops.quote_name(ComponentStats._meta.db_table)

@@ -20,6 +20,7 @@ from redis.exceptions import RedisError
 
 from core.accounts.principals import Principal
 from core.ratelimit import rate_limit_check
+from core.timing import stage
 from feedback import handlers as feedback
 from learnportal.dberrors import database_error, redis_error
 from learnportal_protocol import RESPONSE_MODELS, parse_request, response_type_for
@@ -69,7 +70,8 @@ def dispatch(principal: Principal, body: bytes | str) -> Reply:
     req_id = ""
     try:
         rate_limit_check(principal.key)
-        request = parse_request(body, max_batch=settings.LEARNPORTAL_MAX_BATCH)
+        with stage("parse: orjson, jiter checks, pydantic"):
+            request = parse_request(body, max_batch=settings.LEARNPORTAL_MAX_BATCH)
         req_id = request.id
         return Reply(200, run(principal, request))
     except LearnError as error:
@@ -97,9 +99,9 @@ def run(principal: Principal, request: Envelope) -> dict[str, Any]:
         raise database_error(exc, during=request.type) from exc
     except RedisError as exc:
         raise redis_error(exc, during=request.type) from exc
-    response_type = response_type_for(request.type)
-    response = RESPONSE_MODELS[response_type](req_id=request.id, **fields)
-    return response.model_dump(mode="json")
+    with stage("response envelope"):
+        response = RESPONSE_MODELS[response_type_for(request.type)](req_id=request.id, **fields)
+        return response.model_dump(mode="json")
 
 
 def error_reply(error: LearnError, req_id: str = "") -> Reply:

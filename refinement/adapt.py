@@ -16,6 +16,7 @@ from django.db import connection, models, transaction
 
 from core.accounts.roles import Action
 from core.columns import Columns
+from core.timing import stage, staged
 from feedback.selectors import candidate_sets, component_records, spoken_for
 from learnportal_protocol.errors import forbidden, not_found
 from refinement import store
@@ -93,10 +94,13 @@ def targets_for(strategy: str, names: list[str]) -> dict[str, float]:
     """
     weights = store.routing_weights()
     groups = candidate_sets(names)
-    sets = load_evidence_sets(groups, weights, replay=strategy in REPLAY_STRATEGIES)
+    with stage("read: the evidence (`load_evidence_sets`)"):
+        sets = load_evidence_sets(groups, weights, replay=strategy in REPLAY_STRATEGIES)
     targets: dict[str, float] = {}
     for group, evidence in zip(groups, sets, strict=True):
-        target = validate_target(strategy_for(strategy)(evidence, strategy_params()), len(group))
+        with stage("strategy"):
+            proposed = strategy_for(strategy)(evidence, strategy_params())
+        target = validate_target(proposed, len(group))
         targets.update(zip(group, map(float, relative_to_best(target)), strict=True))
     return targets
 
@@ -104,7 +108,8 @@ def targets_for(strategy: str, names: list[str]) -> dict[str, float]:
 def adapt_run(*, principal: Principal, component_name: str, strategy: str) -> AdaptOutcome:
     principal.require(Action.ADAPT)
     strategy_for(strategy)  # refuse a disallowed strategy before any work
-    names, skipped = components()
+    with stage("read: the components"):
+        names, skipped = components()
     if component_name and component_name in skipped:
         return AdaptOutcome(message=f"Nothing to adapt. {skipped_note([component_name])}")
     if component_name and component_name not in names:
@@ -138,7 +143,8 @@ def adapt_run(*, principal: Principal, component_name: str, strategy: str) -> Ad
         )
         weights = store.routing_weights()
         # A weight rolled back lately is medium risk at least: above a low limit, no step by itself.
-        held = recently_rolled_back([weight_path(name) for name in chosen])
+        with stage("apply: `recently_rolled_back`"):
+            held = recently_rolled_back([weight_path(name) for name in chosen])
         # A weight machines changed LEARNPORTAL_PATH_CHANGES_MAX times lately waits for a person.
         busy = (
             set()
@@ -160,8 +166,9 @@ def adapt_run(*, principal: Principal, component_name: str, strategy: str) -> Ad
         if steps:
             weights_apply(principal, plan, steps)
         proposals_file(principal, plan, rests, status=ProposalStatus.PENDING)
-        for older in superseded:  # plans last, in the one lock order (refinement.services)
-            plan_settle(older)
+        with stage("apply: `plan_settle` of superseded plans"):
+            for older in superseded:  # plans last, in the one lock order (refinement.services)
+                plan_settle(older)
         moves = [
             (s.component, s.before, s.after, weight_rounded(targets[s.component])) for s in steps
         ]
@@ -188,14 +195,17 @@ def adapt_run(*, principal: Principal, component_name: str, strategy: str) -> Ad
             )
     moved = {name for name, *_ in moves}
     weights = store.routing_weights()
+    with stage("apply: `component_records` for the answer"):
+        records = component_records()
     updated = [
         {**record, "weight": weights.get(record["component_name"], UNWEIGHTED)}
-        for record in component_records()
+        for record in records
         if record["component_name"] in moved
     ]
     return AdaptOutcome(updated=updated, message=plan.summary, plan_id=plan.plan_id)
 
 
+@staged("apply: `_supersede_pending`")
 def _supersede_pending(paths: list[str], plan: Plan) -> list[Plan]:
     """Older adapts' remaining steps for these weights are stale now; only the newest counts.
 
@@ -242,28 +252,30 @@ def weights_apply(principal: Principal, plan: Plan, steps: list[WeightStep]) -> 
     automatic review; `conflict` if a weight moved since adapt read it.
 
     Going through the one-proposal apply for each cost about 26 queries a weight
-    (BENCHMARKS.md); `edits_apply` does all of them in a handful of statements, and the whole
+    (`git show 9ed4347:BENCHMARKS.md`); `edits_apply` does all of them in a handful of statements, and the whole
     adapt rolls back as one refinement.
     """
-    refinement = edits_apply(
-        principal,
-        plan,
-        [step.edit for step in steps],
-        message=f"{len(steps)} routing weights moved within the trust region",
-        stale="Routing weights changed while adapting; adapt again.",
-        stale_loc=("component_name",),
-    )
+    with stage("apply: `edits_apply`, its own statements"):
+        refinement = edits_apply(
+            principal,
+            plan,
+            [step.edit for step in steps],
+            message=f"{len(steps)} routing weights moved within the trust region",
+            stale="Routing weights changed while adapting; adapt again.",
+            stale_loc=("component_name",),
+        )
     proposals_file(principal, plan, steps, status=ProposalStatus.APPLIED)
     return refinement
 
 
+@staged("apply: `proposals_file` (proposals + reviews)")
 def proposals_file(
     principal: Principal, plan: Plan, steps: list[WeightStep], *, status: ProposalStatus
 ) -> None:
     """Store weight proposals of `plan` with their automatic reviews, in three statements.
 
     Through the cursor: building a thousand model instances of each and `bulk_create`'s
-    per-field preparation were most of an adapt's time (BENCHMARKS.md, the adapt block).
+    per-field preparation were most of an adapt's time (`git show 9ed4347:BENCHMARKS.md`, adapt).
     """
     if not steps:
         return

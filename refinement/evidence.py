@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 from django.conf import settings
 
+from core.timing import stage
 from feedback import selectors
 from refinement.paths import UNWEIGHTED, routable
 from refinement.strategies import Evidence
@@ -55,10 +56,12 @@ def load_evidence_sets(
 ) -> list[Evidence]:
     """`load_evidence` of each group of components (a candidate set), read in one pass."""
     window = settings.LEARNPORTAL_ADAPT_WINDOW
-    sums = {name: (count, total) for name, count, total in selectors.reward_sums(window)}
+    with stage("read: the reward sums (SQL + fetch)"):
+        sums = {name: (count, total) for name, count, total in selectors.reward_sums(window)}
     rows: list[selectors.ExperienceRow] = []
     if replay:
-        rows = selectors.experience_window(min(window, settings.LEARNPORTAL_REPLAY_WINDOW))
+        with stage("read: the replay window (SQL + fetch)"):
+            rows = selectors.experience_window(min(window, settings.LEARNPORTAL_REPLAY_WINDOW))
     return [_evidence(names, weights, sums, rows) for names in groups]
 
 

@@ -11,6 +11,7 @@ from django.db.models import Q
 
 from core.accounts.roles import Action
 from core.events import broadcast_on_commit
+from core.timing import staged
 from learnportal_protocol.errors import ErrorCode, LearnError, detail
 from learnportal_protocol.messages import HISTORY_PAGE_MAX, History
 from refinement.models import HistoryEntry, HistoryPath, Proposal
@@ -23,6 +24,7 @@ HISTORY_LIMIT = HISTORY_PAGE_MAX
 HISTORY_CHUNK = 20  # entries read at once: each may hold whole files
 
 
+@staged("`history_record`")
 def history_record(
     kind: str,
     actor: str,

@@ -9,6 +9,7 @@ import orjson
 from django.db import connection, models
 
 from core.columns import Columns
+from core.timing import staged
 from refinement.models import Refinement, Revision, Step, StoreValue
 from refinement.paths import UNWEIGHTED, WEIGHT_PREFIX, Location, Target
 
@@ -34,6 +35,7 @@ def read(location: Location, *, lock: bool = False) -> Any:
     return read_many([location], lock=lock)[location.path]
 
 
+@staged("`store.read_many`")
 def read_many(locations: list[Location], *, lock: bool = False) -> dict[str, Any]:
     """The current value at each location, by path, in two queries at most.
 
@@ -47,12 +49,13 @@ def read_many(locations: list[Location], *, lock: bool = False) -> dict[str, Any
     return {loc.path: _value(loc, rows, steps) for loc in locations}
 
 
+@staged("`store.write_many` (values + revisions)")
 def write_many(changes: list[tuple[Location, Any]], *, actor: str, refinement: Refinement) -> None:
     """Write values the caller has compared under lock, a revision each, in a few statements.
 
     Only `refinement.services.edits.edits_apply` calls this: every change is a refinement's. Through
     the cursor, from plain rows: for adapt's thousand weights, model instances and the ORM's
-    bulk statements cost over a second (BENCHMARKS.md, the adapt block).
+    bulk statements cost over a second (`git show 9ed4347:BENCHMARKS.md`, adapt).
     """
     now = time.time()
     paths = sorted({loc.path for loc, _ in changes if loc.target is not STEP})

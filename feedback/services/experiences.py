@@ -14,6 +14,7 @@ from django.db import connection, transaction
 
 from core.accounts.roles import Action, Role
 from core.events import broadcast_on_commit
+from core.timing import staged
 from feedback.attribution import attributed_components
 from feedback.buckets import buckets_add_experiences, buckets_add_feedback
 from feedback.bulk import Row, insert_rows
@@ -123,6 +124,7 @@ def experience_store(
     return len(experiences)
 
 
+@staged("`_reserve_quota`")
 def _reserve_quota(owner: str, count: int) -> int:
     """Count `count` more experiences against the owner's quota: how many it holds now.
 
@@ -148,6 +150,7 @@ def _reserve_quota(owner: str, count: int) -> int:
     return stored
 
 
+@staged("`_evict_over_limit`")
 def _evict_over_limit(owner: str, stored: int) -> None:
     """Drop this owner's oldest experiences past the limit, as a replay buffer does."""
     limit = settings.LEARNPORTAL_EXPERIENCE_LIMIT
@@ -163,6 +166,7 @@ def _evict_over_limit(owner: str, stored: int) -> None:
     ExperienceQuota.objects.filter(owner=owner).update(stored=stored - deleted)
 
 
+@staged("`_forward_env_rewards`")
 def _forward_env_rewards(owner: str, experiences: list[ExperienceItem], now: float) -> None:
     """An environment's reward is also its judgement of the component: record it as env feedback."""
     rows: list[Row] = []

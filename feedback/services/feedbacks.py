@@ -12,6 +12,7 @@ from django.db import connection, transaction
 
 from core.accounts.roles import Action
 from core.events import broadcast_on_commit
+from core.timing import staged
 from feedback.buckets import buckets_add_feedback
 from feedback.bulk import Row, existing_values, insert_rows
 from feedback.counters import FEEDBACK_COUNTED, counter_add
@@ -176,6 +177,7 @@ def _leases_end(username: str, rated: set[str]) -> None:
         Lease.objects.filter(pk__in=ended).delete()
 
 
+@staged("`_feedback_components`")
 def _feedback_components(items: list[FeedbackItem]) -> list[str]:
     """The rule of docs/contract.md: component_name, else the experience it correlates to, else
     the model."""

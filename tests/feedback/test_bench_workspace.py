@@ -1,4 +1,4 @@
-"""Smoke tests of bench/workspace.py on tiny sizes (the bench itself is `make bench`)."""
+"""Smoke tests of bench.workspace's library (bench/annotation) on tiny sizes (the bench itself is `make bench`)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import pytest
 from django.core.cache import cache
 
 from bench import workspace
+from bench.annotation import build, compare, data, label_studio, probes, report
 from feedback.models import Feedback, Turn
 from feedback.selectors.agreement import agreement_read
 from learnportal_protocol import Feedback as FeedbackItem
@@ -17,7 +18,7 @@ from learnportal_protocol.messages import LearnFeedbackRequest
 
 
 def test_the_generated_feedback_is_valid_protocol_feedback_in_the_stated_shares() -> None:
-    built = workspace.generate(500, 5000, seed=3)
+    built = data.generate(500, 5000, seed=3)
     turns = {t["correlation_id"]: t for t in built.turns}
     for row in built.feedback:
         span = None if row["span_start"] is None else (row["span_start"], row["span_end"])
@@ -40,7 +41,7 @@ def test_the_generated_feedback_is_valid_protocol_feedback_in_the_stated_shares(
 @pytest.mark.django_db
 def test_the_bulk_build_loads_every_row_and_agreement_reads_them() -> None:
     cache.clear()
-    built = workspace.child_build(turns=300, feedback=3000, seed=5)
+    built = build.child_build(turns=300, feedback=3000, seed=5)
     assert (Turn.objects.count(), Feedback.objects.count()) == (300, 3000)
     assert built["human"] == Feedback.objects.filter(source="human").count() == 600
     report = agreement_read()
@@ -50,17 +51,17 @@ def test_the_bulk_build_loads_every_row_and_agreement_reads_them() -> None:
 
 
 def test_only_paths_with_a_view_of_their_own_count_as_routed() -> None:
-    assert workspace.routed("/api/agreement/")
-    assert workspace.routed("/agreement/")
-    assert not workspace.routed("/api/no-such-endpoint/")  # the JSON 404 catch-all
-    assert not workspace.routed("/no-such-page/")
+    assert probes.routed("/api/agreement/")
+    assert probes.routed("/agreement/")
+    assert not probes.routed("/api/no-such-endpoint/")  # the JSON 404 catch-all
+    assert not probes.routed("/no-such-page/")
 
 
 def test_both_sides_of_the_comparison_get_the_same_rated_turns() -> None:
-    items = workspace.rated_turns(1500)
-    one_call = workspace.learnportal_bodies(items, split=False)
-    split = workspace.learnportal_bodies(items, split=True)
-    tasks = workspace.ls_tasks(items)
+    items = data.rated_turns(1500)
+    one_call = compare.learnportal_bodies(items, split=False)
+    split = compare.learnportal_bodies(items, split=True)
+    tasks = label_studio.ls_tasks(items)
     assert [len(b) for b in tasks] == [1000, 500]
     assert [[who for who, _ in batch] for batch in split] == [["agent", "annotator"]] * 2
     request = parse_request(one_call[1][0][1], max_batch=1000)
@@ -88,10 +89,20 @@ def test_a_comparison_only_run_reports_the_comparison_and_no_workspace() -> None
         "server": "uvicorn",
     }
     ls = {"version": "1.23.2", "rows_s": 650.0, "batch_ms_p50": 1500.0, "server": "its own"}
-    meta = {"database": "sqlite", "started": "today", "command": "c", "seconds": 60, "load": [1, 2]}
+    meta = {
+        "database": "sqlite",
+        "started": "today",
+        "command": "c",
+        "seconds": 60,
+        "load": [1, 2],
+        "db_version": "SQLite",
+        "nproc": 2,
+        "cpu": "cpu",
+        "python": "3.11",
+    }
     results = {"meta": meta, "compare": {"learnportal": side, "label_studio": ls}}
-    text = workspace.block(results)
-    assert "(comparison only)" in text
+    text = report.summary(results)
+    assert text.startswith("Comparison only.")
     assert "= **20.0x** MISS" in text
     assert "Server time" not in text
     assert workspace.parse_args(["--compare-only"]).compare_only

@@ -11,7 +11,7 @@ from django.db.migrations.executor import MigrationExecutor
 
 from core.accounts.principals import Principal
 from core.accounts.roles import Role
-from feedback.buckets import BUCKET_SECONDS, hour_of
+from feedback.buckets import BUCKET_SECONDS, buckets_left_out, hour_of
 from feedback.models import ComponentBucket, Experience
 from feedback.queue import queue_undo
 from feedback.selectors.visibility import counted_feedback
@@ -209,3 +209,19 @@ def test_the_migration_fills_the_buckets_from_what_was_stored_before(clock: Any)
     assert set(again) == set(kept)
     for key, row in kept.items():
         assert again[key] == pytest.approx(row), key
+
+
+def test_ingest_inside_the_measurement_switch_leaves_the_buckets_as_they_are() -> None:
+    with buckets_left_out():
+        experience_store(
+            principal=AGENT,
+            experiences=calls(("a", 10 * H, 1.0, True, 5.0)),
+            policy=behaviour_policy,
+        )
+        feedback_record(principal=ENV, feedbacks=scores(("a", 10 * H, 0.5, 1.0)))
+    assert not ComponentBucket.objects.exists()
+
+    experience_store(
+        principal=AGENT, experiences=calls(("a", 10 * H, 1.0, True, 5.0)), policy=behaviour_policy
+    )
+    assert ComponentBucket.objects.get().calls_total == 1

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from django.core.management import call_command
 
+from core.timing import recording
 from refinement.models import HistoryEntry, Plan, ProposalStatus, StoreValue
 from refinement.paths import weight_path
 from refinement.services.register import proposal_wire
@@ -246,3 +247,15 @@ def test_adapt_learns_from_the_newest_experiences_only(agent: Actor, settings: S
     call_command("rebuild_rewards")  # what a change of the window asks for
     whole = targets_for("epsilon_greedy", ["alpha", "beta"])
     assert whole["alpha"] == pytest.approx(whole["beta"])
+
+
+def test_an_adapt_names_its_read_strategy_and_apply_stages_when_recorded(agent: Actor) -> None:
+    two_arms(agent)
+    with recording() as times:
+        ok(http_send(agent, adapt_req("ucb1")))
+
+    assert {"read: the components", "read: the reward sums (SQL + fetch)", "strategy"} <= set(
+        times.calls
+    )
+    assert times.calls["apply: `proposals_file` (proposals + reviews)"] >= 1
+    assert "read: the replay window (SQL + fetch)" not in times.calls  # ucb1 reads sums only

@@ -1,6 +1,6 @@
 """The learning loop, short: an agent routed by the portal gets better under every strategy.
 
-The runtime of bench/loop.py (10 components of quality 0.1 … 0.9, weights read per batch of 20
+The runtime of bench/learning/runtime.py (10 components of quality 0.1 … 0.9, weights read per batch of 20
 turns and renormalised over its candidates, experiences with `action_prob` and `success`, an
 adapt per batch, demo and other agents' components present), through the public API in
 process: 600 turns and one seed instead of the bench's 2,000 and five, with looser bounds.
@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pytest
 
-from bench import loop
+from bench.learning import portals, runtime, summary
 from tests.builders import next_id
 
 if TYPE_CHECKING:
@@ -26,7 +26,7 @@ SEED = 0
 
 
 class InProcessHost:
-    """bench.loop's `Host` over the test client: the same requests a live runtime sends."""
+    """bench.learning.runtime's `Host` over the test client: the same requests a live runtime sends."""
 
     def __init__(self, actor: Actor) -> None:
         self.actor = actor
@@ -59,45 +59,45 @@ class InProcessHost:
         self._learn({"type": "learn/adapt/req", "id": next_id("la"), "strategy": strategy})
 
 
-@pytest.mark.parametrize("strategy", loop.STRATEGIES)
+@pytest.mark.parametrize("strategy", summary.STRATEGIES)
 def test_an_agent_routed_by_the_portal_learns_the_best_component_under_every_strategy(
     agent: Actor, settings: Settings, strategy: str
 ) -> None:
-    settings.LEARNPORTAL_CUSTOM_STRATEGY = loop.CUSTOM
-    thompson = loop.offline_thompson(TURNS, SEED)
+    settings.LEARNPORTAL_CUSTOM_STRATEGY = portals.CUSTOM
+    thompson = runtime.offline_thompson(TURNS, SEED)
 
-    result = loop.run_loop(InProcessHost(agent), strategy, turns=TURNS, seed=SEED)
+    result = runtime.run_loop(InProcessHost(agent), strategy, turns=TURNS, seed=SEED)
 
     assert result.last_share(150) >= 0.85
     assert result.regret <= 3.0 * thompson.regret
     final = result.weights[-1]
-    assert final.argmax() == loop.ARMS.argmax()
-    assert loop.inverted_pairs(final, loop.ARMS) == 0
-    assert result.max_step <= loop.STEP + 1e-9
+    assert final.argmax() == runtime.ARMS.argmax()
+    assert runtime.inverted_pairs(final, runtime.ARMS) == 0
+    assert result.max_step <= runtime.STEP + 1e-9
 
 
 def test_the_runtime_renormalises_the_weights_over_its_own_candidates() -> None:
     rng = np.random.default_rng(0)
-    weights = {name: 0.0 for name in loop.AGENT} | {loop.AGENT[3]: 0.2, "someone-else": 1.0}
+    weights = {name: 0.0 for name in runtime.AGENT} | {runtime.AGENT[3]: 0.2, "someone-else": 1.0}
 
-    picks = {loop.choose(weights, rng) for _ in range(20)}
+    picks = {runtime.choose(weights, rng) for _ in range(20)}
 
     assert picks == {(3, 1.0)}
 
 
 def test_ppo_weights_follow_when_the_best_component_gets_worse() -> None:
-    # The bench's swap run on the model of the host's adapt (bench.loop.ModelHost, the same
+    # The bench's swap run on the model of the host's adapt (bench.learning.model_host.ModelHost, the same
     # strategy and trust-region arithmetic in process): 2,000 turns, the best arm's quality
     # exchanged with arm 5's at turn 1,000, a replay window of 200.
-    (result,) = loop.model_runs(
+    (result,) = summary.model_runs(
         "ppo",
         {},
         [SEED],
         2000,
         swap_at=1000,
-        window=loop.WINDOW_NONSTATIONARY,
+        window=summary.WINDOW_NONSTATIONARY,
     )
 
     follow = result.follow_turns(1000)
-    assert follow is not None and follow <= loop.TARGETS["follow"]
-    assert result.max_step <= loop.STEP + 1e-9
+    assert follow is not None and follow <= summary.TARGETS["follow"]
+    assert result.max_step <= runtime.STEP + 1e-9

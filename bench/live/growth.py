@@ -23,13 +23,18 @@ from __future__ import annotations
 
 import statistics
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
 
-from bench import payloads
-from bench.environment import Database, Stack, inproc
-from bench.sections import log
+from bench.harness import payloads
+from bench.harness.children import run_child
+from bench.harness.rawdb import insert_committed, read_back
+from bench.harness.report import log
+from bench.harness.servers import Stack
+
+if TYPE_CHECKING:
+    from bench.harness.databases import Database
 
 KINDS = ("feedback", "experience")
 SEED_OWNERS = 20
@@ -130,37 +135,12 @@ class DriverCopy:
     ids, one commit: the physical insert at the table's current size."""
 
     def __init__(self, conn: Any, vendor: str, table: str, columns: list[str]) -> None:
-        self.conn, self.vendor, self.table = conn, vendor, table
-        quoted = ", ".join(f'"{c}"' for c in columns)
-        self.select = f'SELECT {quoted} FROM "{table}" WHERE "{columns[0]}" '
-        if vendor == "postgresql":
-            self.write = f'COPY "{table}" ({quoted}) FROM STDIN'
-        else:
-            self.write = (
-                f'INSERT INTO "{table}" ({quoted}) VALUES ({", ".join("?" * len(columns))})'
-            )
+        self.conn, self.vendor, self.table, self.columns = conn, vendor, table, columns
 
     def copy(self, ids: list[str]) -> float:
-        if self.vendor == "postgresql":
-            rows = self.conn.execute(self.select + "= ANY(%s)", [ids]).fetchall()
-            self.conn.commit()
-        else:
-            marks = ", ".join("?" * len(ids))
-            rows = self.conn.execute(self.select + f"IN ({marks})", ids).fetchall()
-        if len(rows) != len(ids):
-            raise RuntimeError(f"growth: read back {len(rows)} of {len(ids)} from {self.table}")
+        rows = read_back(self.conn, self.vendor, self.table, self.columns, ids)
         rows = [(f"{row[0]}-raw", *row[1:]) for row in rows]
-        start = time.perf_counter()
-        if self.vendor == "postgresql":
-            with self.conn.cursor() as cur, cur.copy(self.write) as copy:
-                for row in rows:
-                    copy.write_row(row)
-            self.conn.commit()
-        else:
-            self.conn.execute("BEGIN IMMEDIATE")
-            self.conn.executemany(self.write, rows)
-            self.conn.execute("COMMIT")
-        return time.perf_counter() - start
+        return insert_committed(self.conn, self.vendor, self.table, self.columns, rows)
 
 
 # (label, cache_size, wal_autocheckpoint): the app's pragmas first (learnportal/settings.py).
@@ -277,7 +257,7 @@ def growth(
         Stack(database, "growth-empty", server_kind=server_kind, debug=debug) as empty,
         Stack(database, "growth-full", server_kind=server_kind, debug=debug) as full,
     ):
-        meta = inproc(full.env, "meta")
+        meta = run_child(full.env, "meta")
         tables = [meta[kind]["table"] for kind in KINDS]
         stacks = {"empty": empty, "full": full}
         conns = {name: s.connect() for name, s in stacks.items()}

@@ -1,4 +1,7 @@
-"""The benchmark sections. Each takes a fresh Stack and returns a dict of figures."""
+"""Small requests on a live server: stats at 10k and 1M calls, WebSocket against HTTP, uvicorn
+against daphne, and the hot path (learn/stats against a bare Django view, pipelining, latency
+beside an adapt). Each takes a fresh Stack and returns a dict of figures.
+"""
 
 from __future__ import annotations
 
@@ -13,77 +16,10 @@ from typing import Any
 import httpx
 import orjson
 
-from bench import clients, payloads
-from bench.environment import Server, Stack, inproc
-from bench.rawdb import RawTable
-
-
-def log(message: str) -> None:
-    print(f"[{time.strftime('%H:%M:%S')}] {message}", flush=True)
-
-
-# --- ingest: API against the driver's bulk insert ------------------------------------------
-
-
-def ingest(
-    stack: Stack, kind: str, batches: int, size: int, meta: dict[str, Any]
-) -> dict[str, Any]:
-    """`batches` x `size` items through POST /api/learn/, each batch followed by the same rows
-    inserted raw into a table of the same schema and indexes in the same database
-    (bench.rawdb), one commit a batch on both sides. Interleaving keeps both sides on tables and
-    indexes of the same size and exposes them to the same drift of a shared machine."""
-    field = {"feedback": "recorded", "experience": "stored"}[kind]
-    who = "env" if kind == "feedback" else "agent"
-    log(f"{kind}: building {batches + 1} bodies of {size} items")
-    bodies = payloads.batches(kind, batches + 1, size, seed=1 if kind == "feedback" else 2)
-    body_bytes = statistics.mean(len(body) for _ids, body in bodies[1:])
-    conn = stack.connect()
-    raw = RawTable(conn, stack.database.kind, meta[kind]["table"], meta[kind]["columns"])
-    api_times: list[float] = []
-    raw_times: list[float] = []
-    with httpx.Client(base_url=stack.base_url, headers=stack.headers(who), timeout=300) as client:
-        for n, (ids, body) in enumerate(bodies):
-            t0 = time.perf_counter()
-            response = client.post("/api/learn/", content=body)
-            elapsed = time.perf_counter() - t0
-            if response.status_code != 200 or response.json().get(field) != size:
-                raise RuntimeError(
-                    f"{kind} batch {n}: {response.status_code} {response.text[:500]}"
-                )
-            rows = raw.read_back(ids)
-            raw_elapsed = raw.insert(rows)
-            if n == 0:
-                continue  # warm-up batch: first imports and first pages, not counted
-            api_times.append(elapsed)
-            raw_times.append(raw_elapsed)
-            if n % 20 == 0:
-                log(f"{kind}: {n}/{batches} batches")
-    stored = raw.count()
-    conn.close()
-    expected = (batches + 1) * size
-    if stored[0] < expected or stored[1] != expected:
-        raise RuntimeError(
-            f"{kind}: {stored} rows in the API's and the raw table, expected {expected}"
-        )
-    rows_total = batches * size
-    api_rate = rows_total / sum(api_times)
-    raw_rate = rows_total / sum(raw_times)
-    return {
-        "kind": kind,
-        "rows": rows_total,
-        "batch": size,
-        "body_bytes": body_bytes,
-        "item_bytes": body_bytes / size,
-        "api_rows_s": api_rate,
-        "raw_rows_s": raw_rate,
-        "ratio": api_rate / raw_rate,
-        "api_batch_ms_p50": 1000 * statistics.median(api_times),
-        "api_batch_ms_max": 1000 * max(api_times),
-        "raw_batch_ms_p50": 1000 * statistics.median(raw_times),
-    }
-
-
-# --- stats at 10k and 1M recorded calls ----------------------------------------------------
+from bench.harness import clients, payloads
+from bench.harness.children import run_child
+from bench.harness.report import log
+from bench.harness.servers import Server, Stack
 
 
 def _time_stats(stack: Stack, requests: int) -> dict[str, float]:
@@ -111,11 +47,11 @@ def _stats_snapshot(stack: Stack) -> dict[str, Any]:
 def stats(stack: Stack, small: int, large: int, requests: int) -> dict[str, Any]:
     seeder = stack.tokens["seeder"]
     log(f"stats: recording {small} calls through experience_store")
-    inproc(stack.env, "seed_calls", token=seeder, target=small)
+    run_child(stack.env, "seed_calls", token=seeder, target=small)
     at_small = _time_stats(stack, requests) | _stats_snapshot(stack)
     log(f"stats: at {at_small['calls_total']} calls, median {at_small['all_ms_p50']:.2f} ms")
     log(f"stats: recording up to {large} calls through experience_store (in-process)")
-    seeded = inproc(stack.env, "seed_calls", token=seeder, target=large)
+    seeded = run_child(stack.env, "seed_calls", token=seeder, target=large)
     at_large = _time_stats(stack, requests) | _stats_snapshot(stack)
     log(f"stats: at {at_large['calls_total']} calls, median {at_large['all_ms_p50']:.2f} ms")
     return {
@@ -129,11 +65,8 @@ def stats(stack: Stack, small: int, large: int, requests: int) -> dict[str, Any]
     }
 
 
-# --- WebSocket against HTTP ----------------------------------------------------------------
-
-
 def ws_vs_http(stack: Stack, requests: int, window: int) -> dict[str, Any]:
-    inproc(stack.env, "seed_calls", token=stack.tokens["seeder"], target=1000)
+    run_child(stack.env, "seed_calls", token=stack.tokens["seeder"], target=1000)
     bodies = [payloads.stats_body("component-07", f"w-{i}") for i in range(requests)]
     expect = "learn/stats/resp"
     log(f"ws: {requests} small requests over HTTP (httpx keep-alive, sequential)")
@@ -194,14 +127,11 @@ def ws_whatif(stack: Stack, bodies: list[bytes], window: int) -> dict[str, Any]:
     }
 
 
-# --- uvicorn against daphne ----------------------------------------------------------------
-
-
 def server(
     stack: Stack, small: int, concurrency: int, batches: int, ws_requests: int
 ) -> dict[str, Any]:
     kind = stack.server_kind
-    inproc(stack.env, "seed_calls", token=stack.tokens["seeder"], target=1000)
+    run_child(stack.env, "seed_calls", token=stack.tokens["seeder"], target=1000)
     expect = "learn/stats/resp"
     bodies = [payloads.stats_body("component-07", f"v-{i}") for i in range(small)]
     log(f"{kind}: {small} small requests, sequential")
@@ -239,27 +169,12 @@ def server(
     }
 
 
-def profile(stack: Stack, kind: str, batches: int, size: int) -> dict[str, Any]:
-    token = stack.tokens["env" if kind == "feedback" else "agent"]
-    result: dict[str, Any] = inproc(
-        stack.env, "profile", token=token, kind=kind, batches=batches, size=size
-    )
-    return result
-
-
-def dumps(value: Any) -> str:
-    return orjson.dumps(value, option=orjson.OPT_INDENT_2).decode()
-
-
-# --- the hot path: learn/* against a bare Django view, WebSocket pipelining ------------------
-
-
 def hot(stack: Stack, requests: int, rounds: int, window: int) -> dict[str, Any]:
     """Small `learn/stats/req` against the bare view, both over HTTP on the same server, in
     `rounds` interleaved rounds (so that both meet the same drift); then one WebSocket with one
     frame in flight and with `window` in flight, also interleaved; then the latency of small
     requests while an adapt runs (`hot_adapt`)."""
-    inproc(stack.env, "seed_calls", token=stack.tokens["seeder"], target=1000)
+    run_child(stack.env, "seed_calls", token=stack.tokens["seeder"], target=1000)
     expect = "learn/stats/resp"
     share = max(1, requests // rounds)
     totals = {"bare": [0, 0.0], "http": [0, 0.0], "ws_one": [0, 0.0], "ws_window": [0, 0.0]}

@@ -36,9 +36,11 @@ from typing import Any
 
 import orjson
 
-from bench import payloads
-from bench.environment import ROOT, BenchError, Database, Server, Stack, inproc
-from bench.sections import log
+from bench.harness import payloads
+from bench.harness.children import run_child
+from bench.harness.databases import ROOT, BenchError, Database
+from bench.harness.report import log
+from bench.harness.servers import Server, Stack
 
 PATHS = {"bare": "/bench/bare/", "stats": "/api/learn/"}
 TICK = os.sysconf("SC_CLK_TCK")
@@ -207,7 +209,7 @@ def workers(
         debug=debug,
         settings_module="bench.baseline_settings",
     ) as stack:
-        inproc(stack.env, "seed_calls", token=stack.tokens["seeder"], target=1000)
+        run_child(stack.env, "seed_calls", token=stack.tokens["seeder"], target=1000)
         token = stack.tokens["agent"]
         assert stack.server is not None
         servers: dict[int, Server] = {}

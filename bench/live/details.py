@@ -1,196 +1,19 @@
-"""The machine, the summary table, and the per-database block of BENCHMARKS.md."""
+"""The detail of a `python -m bench` run, printed (and rendered again by `--report JSON`): every
+table of every section. BENCHMARKS.md gets the short blocks of bench/live/report.py.
+"""
 
 from __future__ import annotations
 
-import os
-import platform
-import re
-import time
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-import orjson
-
-if TYPE_CHECKING:
-    from collections.abc import Callable
-
-    from bench.environment import Database
-
-INGEST_TARGET = {"sqlite": 0.5, "postgresql": 0.3}
-STATS_TARGET = 2.0
-WS_TARGET = 3.0
-HOT_TARGET = 0.8  # small learn/* over HTTP against a bare Django JSON view (issue 11)
-PIPELINE_TARGET = 2.0  # 100 WebSocket frames in flight against one (issue 11)
-GROWTH_TARGET = 1 / 1.3  # ingest rows/s at 2M stored rows within 1.3x of the rate at 0 (issue 11)
-WORKERS_TARGET = 1.6  # 2 uvicorn workers against 1 on 2 cores, small requests (issue 11)
-ADAPT_LATENCY_TARGET = 2.0  # small requests p95, during an adapt / alone (issue 11)
-DB_TITLE = {"sqlite": "SQLite", "postgresql": "PostgreSQL"}
-
-
-def machine(database: Database) -> dict[str, Any]:
-    cpu = "unknown"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    memory = ""
-    try:
-        kb = int(Path("/proc/meminfo").read_text().split()[1])
-        memory = f"{kb / 1024 / 1024:.1f} GiB"
-    except (OSError, ValueError, IndexError):
-        pass
-    versions = {}
-    for name in ("django", "uvicorn", "daphne", "pydantic", "psycopg", "channels"):
-        try:
-            from importlib.metadata import version
-
-            versions[name] = version(name)
-        except Exception:
-            versions[name] = "?"
-    return {
-        "nproc": os.cpu_count(),
-        "cpu": cpu,
-        "memory": memory,
-        "python": platform.python_version(),
-        "os": f"{platform.system()} {platform.release()}",
-        "db_version": database.version(),
-        "versions": versions,
-    }
-
-
-def _count(n: int) -> str:
-    return f"{n / 1e6:g}M" if n >= 1_000_000 else f"{n / 1e3:g}k"
-
-
-def _calls(point: dict[str, Any]) -> str:
-    return _count(point["calls_total"])
-
-
-def verdict(ok: bool) -> str:
-    return "PASS" if ok else "MISS"
-
-
-def targets(results: dict[str, Any]) -> list[tuple[str, str, str, str]]:
-    """(figure, measured, target, verdict) for every target above (BENCHMARKS.md's summary)."""
-    db = results["meta"]["database"]
-    rows = []
-    floor = INGEST_TARGET[db]
-    for kind in ("feedback", "experience"):
-        r = results.get(kind)
-        if r:
-            rows.append(
-                (
-                    f"{kind} ingest, API / raw rows/s",
-                    f"{r['api_rows_s']:,.0f} / {r['raw_rows_s']:,.0f} = {r['ratio']:.3f}",
-                    f">= {floor}",
-                    verdict(r["ratio"] >= floor),
-                )
-            )
-    r = results.get("stats")
-    if r:
-        rows.append(
-            (
-                f"stats median latency, {_calls(r['large'])} / {_calls(r['small'])} calls",
-                f"{r['large']['all_ms_p50']:.2f} / {r['small']['all_ms_p50']:.2f} ms "
-                f"= {r['ratio']:.2f}x",
-                f"<= {STATS_TARGET}x",
-                verdict(r["ratio"] <= STATS_TARGET),
-            )
-        )
-    r = results.get("ws")
-    if r:
-        best = max(r["http_httpx_rps"], r["http_raw_rps"])
-        rows.append(
-            (
-                "WebSocket / HTTP small requests/s",
-                f"{r['ws_pipelined_rps']:,.0f} / {best:,.0f} = {r['ratio']:.2f}x",
-                f">= {WS_TARGET}x",
-                verdict(r["ratio"] >= WS_TARGET),
-            )
-        )
-    r = results.get("hot")
-    if r:
-        rows += [
-            (
-                "HTTP learn/stats / bare Django JSON view, req/s",
-                f"{r['http_rps']:,.0f} / {r['bare_rps']:,.0f} = {r['http_over_bare']:.2f}",
-                f">= {HOT_TARGET}",
-                verdict(r["http_over_bare"] >= HOT_TARGET),
-            ),
-            (
-                f"WebSocket {r['window']} in flight / one in flight, req/s",
-                f"{r['ws_window_rps']:,.0f} / {r['ws_one_rps']:,.0f} = {r['window_over_one']:.2f}x",
-                f">= {PIPELINE_TARGET}x",
-                verdict(r["window_over_one"] >= PIPELINE_TARGET),
-            ),
-            (
-                f"WebSocket {r['window']} in flight / HTTP, req/s",
-                f"{r['ws_window_rps']:,.0f} / {r['http_rps']:,.0f} = {r['window_over_http']:.2f}x",
-                f">= {WS_TARGET}x",
-                verdict(r["window_over_http"] >= WS_TARGET),
-            ),
-        ]
-        a = r.get("adapt")
-        if a:
-            rows.append(
-                (
-                    "HTTP learn/stats p95 during an adapt / alone",
-                    f"{a['during_ms_p95']:.2f} / {a['alone_ms_p95']:.2f} ms "
-                    f"= {a['p95_during_over_alone']:.2f}x",
-                    f"<= {ADAPT_LATENCY_TARGET}x",
-                    verdict(a["p95_during_over_alone"] <= ADAPT_LATENCY_TARGET),
-                )
-            )
-    rows += growth_targets(results)
-    r = results.get("workers")
-    if r:
-        low, high = r["counts"][0], r["counts"][-1]
-        f = r["figures"]
-        rows.append(
-            (
-                f"{high} workers / {low} worker, small learn/stats req/s",
-                f"{f[f'stats_{high}']['rps']:,.0f} / {f[f'stats_{low}']['rps']:,.0f} "
-                f"= {r['ratio_stats']:.2f}x",
-                f">= {WORKERS_TARGET}x",
-                verdict(r["ratio_stats"] >= WORKERS_TARGET),
-            )
-        )
-    return rows
-
-
-def growth_targets(results: dict[str, Any]) -> list[tuple[str, str, str, str]]:
-    r = results.get("growth")
-    if not r:
-        return []
-    return [
-        (
-            f"{kind} ingest rows/s at {_count(r['stored'])} / at 0 stored rows",
-            f"{r[kind]['api_rows_s_full']:,.0f} / {r[kind]['api_rows_s_0']:,.0f} "
-            f"= {r[kind]['ratio']:.2f}",
-            f">= {GROWTH_TARGET:.2f} (within 1.3x)",
-            verdict(r[kind]["ratio"] >= GROWTH_TARGET),
-        )
-        for kind in ("feedback", "experience")
-    ]
-
-
-def _run_line(meta: dict[str, Any]) -> str:
-    load = meta.get("load", ["?", "?"])
-    return (
-        f"Run {meta['started']}, {meta['db_version']}, {meta['server']}, "
-        f"`DJANGO_DEBUG={'1' if meta['debug'] else '0'}`, {meta['nproc']} x {meta['cpu']}; "
-        f"load average {load[0]} before, {load[1]} after"
-        + (" (quick sizes)." if meta.get("quick") else ".")
-    )
+from bench.harness.report import DB_TITLE, run_line, table
+from bench.live.targets import count, growth_targets, targets
 
 
 def growth_block(results: dict[str, Any]) -> str:
     """The growth run (`python -m bench --only growth`), with the load."""
     meta, r = results["meta"], results["growth"]
-    stored = _count(r["stored"])
+    stored = count(r["stored"])
     rows = []
     driver = r.get("driver", True)
     for kind in ("feedback", "experience"):
@@ -209,14 +32,14 @@ def growth_block(results: dict[str, Any]) -> str:
     seeded = ", ".join(f"{kind} {sec:.0f} s" for kind, sec in r["seed_seconds"].items())
     sizes = ", ".join(f"`{t}` {mb:,.0f} MB" for t, mb in r["mb_on_disk"].items() if mb >= 0)
     out = [
-        _run_line(meta),
+        run_line(meta),
         f"{r['batches']} batches of {r['batch']} items of each kind to each database, "
         f"interleaved batch by batch (two warm-up batches each, not counted"
         + ("" if driver else "; no driver's copy between them, `--no-driver`")
         + f"). Seeded {stored} "
         f"rows a table in {seeded}" + (f"; on disk with indexes: {sizes}." if sizes else "."),
         "",
-        _table(
+        table(
             [
                 "kind",
                 "API rows/s at 0",
@@ -241,14 +64,14 @@ def growth_block(results: dict[str, Any]) -> str:
                 rows.append(
                     [
                         kind,
-                        _count(r["counts"][name][kind]),
+                        count(r["counts"][name][kind]),
                         label,
                         f"{v['executemany_ms']:.1f}",
                         f"{v['commit_ms']:.1f} / {v.get('commit_ms_mean', v['commit_ms']):.1f}",
                     ]
                 )
             pages = str(prof["wal_pages_per_commit"])
-            at = _count(r["counts"][name][kind])
+            at = count(r["counts"][name][kind])
             rows.append([kind, at, "WAL pages one commit wrote", "", "", pages])
         for row in rows:
             row += [""] * (6 - len(row))
@@ -258,7 +81,7 @@ def growth_block(results: dict[str, Any]) -> str:
             "databases; the rows are the newest under new keys beside the old ones; 12 commits "
             "each; one pragma changed at a time):",
             "",
-            _table(
+            table(
                 [
                     "kind",
                     "rows stored",
@@ -278,7 +101,7 @@ def growth_block(results: dict[str, Any]) -> str:
             f"Index blocks during the timed batches at {stored} (`pg_statio_user_indexes`: "
             "read into shared_buffers / hit there):",
             "",
-            _table(
+            table(
                 ["index", "read", "hit", "read share"],
                 [
                     [
@@ -294,7 +117,7 @@ def growth_block(results: dict[str, Any]) -> str:
         ]
     out += [
         "",
-        _table(
+        table(
             ["figure", "measured", "target", ""], [list(t) for t in growth_targets(results)], "lllr"
         ),
     ]
@@ -335,12 +158,12 @@ def workers_block(results: dict[str, Any]) -> str:
         )
     low, high = r["counts"][0], r["counts"][-1]
     out = [
-        _run_line(meta),
+        run_line(meta),
         f"Load from {client} for {r['seconds']:g} s a run, {r['rounds']} rounds interleaving "
         f"`uvicorn --workers {low}` and `--workers {high}` on one database (order swapped each "
         "round); CPU from /proc over each run, in cores (1.00 = one core busy all the run).",
         "",
-        _table(
+        table(
             [
                 "path",
                 "workers",
@@ -375,7 +198,7 @@ def hot_block(results: dict[str, Any]) -> str:
         f"{r['requests']:,} small `learn/stats/req` (one component) each way, in {r['rounds']} "
         "interleaved rounds on one server (`bench/baseline_settings.py` adds the bare view).",
         "",
-        _table(
+        table(
             ["path", "req/s", "p50 ms (median of rounds)"],
             [
                 [
@@ -402,7 +225,7 @@ def hot_block(results: dict[str, Any]) -> str:
         ),
         "",
         *_adapt_lines(r.get("adapt")),
-        _table(
+        table(
             ["figure", "measured", "target", ""],
             [list(row) for row in targets({"meta": meta, "hot": r})],
             "lllr",
@@ -426,28 +249,6 @@ def _adapt_lines(a: dict[str, Any] | None) -> list[str]:
     ]
 
 
-def _table(header: list[str], rows: list[list[str]], align: str = "") -> str:
-    align = align or "l" + "r" * (len(header) - 1)
-    marks = ["---:" if a == "r" else "---" for a in align]
-    lines = ["| " + " | ".join(header) + " |", "| " + " | ".join(marks) + " |"]
-    lines += ["| " + " | ".join(row) + " |" for row in rows]
-    return "\n".join(lines)
-
-
-def summary(results: dict[str, Any]) -> str:
-    meta = results["meta"]
-    out = [
-        "",
-        f"LearnPortal bench on {DB_TITLE[meta['database']]} ({meta['db_version']}), "
-        f"server {meta['server']}, {meta['nproc']} x {meta['cpu']}, {meta['seconds']:.0f} s",
-        "",
-        _table(["figure", "measured", "target", ""], [list(r) for r in targets(results)], "lllr"),
-    ]
-    if results.get("servers"):
-        out += ["", servers_table(results["servers"])]
-    return "\n".join(out) + "\n"
-
-
 def servers_table(servers: dict[str, Any]) -> str:
     rows = []
     for kind, r in servers.items():
@@ -464,7 +265,7 @@ def servers_table(servers: dict[str, Any]) -> str:
             ]
         )
     concurrency = next(iter(servers.values()))["concurrency"]
-    return _table(
+    return table(
         [
             "server",
             "small req/s, 1 conn",
@@ -482,11 +283,11 @@ def servers_table(servers: dict[str, Any]) -> str:
 def _profile_block(kind: str, p: dict[str, Any], live_ms: float | None) -> str:
     items = p["items_per_request"]
     head = f"**{kind}**: {p['requests']} requests" + (f" of {items} items" if items else "")
-    head += ", timed step by step inside `dispatch()` (each step's own time, exclusive):"
+    head += ", timed by the app's stages inside `dispatch()` (each stage's own time, exclusive):"
     rows = [[s["what"], f"{s['ms']:.2f}"] for s in p["steps"] if s["ms"] >= 0.005]
     rows.append(
         [
-            "the rest: provenance, row tuples, deltas, response envelope, transaction bookkeeping",
+            "the rest: the services' own Python (hashes, row tuples, deltas, quota), no stage of its own",
             f"{p['ms_rest']:.2f}",
         ]
     )
@@ -504,7 +305,7 @@ def _profile_block(kind: str, p: dict[str, Any], live_ms: float | None) -> str:
     )
     if live_ms is not None:
         rows.append(["live server, as the client saw it (median)", f"{live_ms:.2f}"])
-    return "\n".join([head, "", _table(["step", "ms / request"], rows)])
+    return "\n".join([head, "", table(["step", "ms / request"], rows)])
 
 
 def block(results: dict[str, Any]) -> str:
@@ -525,7 +326,7 @@ def block(results: dict[str, Any]) -> str:
         f"Load average (1 min) at start / end: {meta['load'][0]} / {meta['load'][1]} "
         "(a shared machine: compare the ratios, which are measured in one run).",
         "",
-        _table(["figure", "measured", "target", ""], [list(r) for r in targets(results)], "lllr"),
+        table(["figure", "measured", "target", ""], [list(r) for r in targets(results)], "lllr"),
     ]
     ingest = [results[k] for k in ("feedback", "experience") if results.get(k)]
     if ingest:
@@ -534,7 +335,7 @@ def block(results: dict[str, Any]) -> str:
             "Ingest (sequential batches on one keep-alive connection; the raw side writes the "
             "same rows, read back from the API's, one commit per batch):",
             "",
-            _table(
+            table(
                 [
                     "kind",
                     "rows",
@@ -568,7 +369,7 @@ def block(results: dict[str, Any]) -> str:
             f"calls recorded in-process through `experience_store` at {r['seed_calls_s']:,.0f} "
             "calls/s):",
             "",
-            _table(
+            table(
                 [
                     "recorded calls",
                     "components",
@@ -592,7 +393,7 @@ def block(results: dict[str, Any]) -> str:
             "",
             f"WebSocket against HTTP ({r['requests']:,} `learn/stats/req` for one component):",
             "",
-            _table(
+            table(
                 ["transport", "req/s", "p50 ms"],
                 [
                     [
@@ -674,7 +475,7 @@ def insert_block(variants: dict[str, Any]) -> str:
             "**the INSERT itself**: the same 1000 rows (copied from the API's) written each way "
             "in its own transaction, interleaved, median of 5 (ms per 1000 rows, with COMMIT):",
             "",
-            _table(["write", *kinds], rows),
+            table(["write", *kinds], rows),
         ]
     )
 
@@ -703,13 +504,13 @@ def asgi_block(probe: dict[str, Any]) -> str:
         "**small HTTP request through the ASGI app in-process** (`learn/stats/req` for one "
         "component, no socket; what-ifs change one setting in the probe process only):",
         "",
-        _table(
+        table(
             ["variant", "ms / request", "sync/async hops", "threads started", "DB connects"], rows
         ),
         "",
         "As shipped, each hop (awaited = with the thread handoff; ran = inside the sync function):",
         "",
-        _table(
+        table(
             ["sync_to_async of", "per request", "ms awaited", "ms ran"],
             [
                 [
@@ -723,77 +524,3 @@ def asgi_block(probe: dict[str, Any]) -> str:
         ),
     ]
     return "\n".join(lines)
-
-
-def write(path: Path, results: dict[str, Any]) -> None:
-    database = results["meta"]["database"]
-    if results.get("hot"):
-        write_marked_block(path, f"hot-{database}", hot_block(results))
-    if results.get("growth"):
-        write_marked_block(path, f"growth-{database}", growth_block(results))
-    if results.get("workers"):
-        write_marked_block(path, f"workers-{database}", workers_block(results))
-    if any(results.get(name) for name in ("feedback", "experience", "stats", "ws", "servers")):
-        write_marked_block(path, database, block(results))
-
-
-def write_marked_block(path: Path, name: str, body: str) -> None:
-    """Replace the block between this name's markers, or append it; nothing else changes."""
-    start, end = f"<!-- bench:{name}:start -->", f"<!-- bench:{name}:end -->"
-    content = f"{start}\n{body}{end}"
-    text = path.read_text() if path.exists() else "# Benchmarks\n"
-    pattern = re.compile(re.escape(start) + r".*?" + re.escape(end), re.S)
-    if pattern.search(text):
-        text = pattern.sub(lambda _m: content, text)
-    else:
-        text = text.rstrip() + "\n\n" + content + "\n"
-    path.write_text(text)
-
-
-class RunRecord:
-    """What a bench module's run records about itself: its command, when it started and the load
-    average then; `finish` adds the machine and writes the results out."""
-
-    def __init__(self, name: str, database: Database, argv: list[str]) -> None:
-        self.name = name
-        self.database = database
-        self.command = " ".join([f"python -m bench.{name}", *argv])
-        self.started = time.time()
-        self.load_before = os.getloadavg()
-
-    def finish(
-        self,
-        results: dict[str, Any],
-        render: Callable[[dict[str, Any]], str],
-        *,
-        output: str | None,
-        suffix: str = "",
-    ) -> str:
-        """The results' meta (machine, command, time, load average before and after), the block
-        `render` makes of them (printed), the raw figures in
-        bench-results/last-<name>-<database><suffix>.json, and the marked block
-        `<name>-<database>` of BENCHMARKS.md. A run with a suffix (quick, partial) writes no
-        block unless `output` names a file; '-' writes none."""
-        from bench.environment import ROOT
-        from bench.sections import log
-
-        kind = self.database.kind
-        results["meta"] = machine(self.database) | {
-            "command": self.command,
-            "database": kind,
-            "started": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(self.started)),
-            "seconds": time.time() - self.started,
-            "load": [round(self.load_before[0], 2), round(os.getloadavg()[0], 2)],
-        }
-        text = render(results)
-        print("\n" + text)
-        out_dir = ROOT / "bench-results"
-        out_dir.mkdir(exist_ok=True)
-        raw_path = out_dir / f"last-{self.name}-{kind}{suffix}.json"
-        raw_path.write_bytes(orjson.dumps(results, option=orjson.OPT_INDENT_2))
-        log(f"raw figures in {raw_path.relative_to(ROOT)}")
-        output = output or ("-" if suffix else str(ROOT / "BENCHMARKS.md"))
-        if output != "-":
-            write_marked_block(Path(output), f"{self.name}-{kind}", text)
-            log(f"wrote {output}")
-        return text

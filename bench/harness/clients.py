@@ -14,6 +14,8 @@ import httpx
 import orjson
 import websockets
 
+from bench.harness.figures import percentile
+
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
@@ -30,10 +32,7 @@ class Run:
         return self.requests / self.seconds if self.seconds else 0.0
 
     def percentile(self, q: float) -> float:
-        if not self.latencies:
-            return 0.0
-        ordered = sorted(self.latencies)
-        return ordered[min(len(ordered) - 1, int(q * (len(ordered) - 1) + 0.5))]
+        return percentile(self.latencies, q)
 
     @property
     def median(self) -> float:

@@ -1,4 +1,6 @@
-"""The physical baseline: the driver's own bulk insert, one commit per batch, as the API commits.
+"""The physical baseline, one copy: the driver's own bulk insert, and the tables it writes.
+
+The ingest baseline: the driver's own bulk insert, one commit per batch, as the API commits.
 
 SQLite: `executemany` inside `BEGIN IMMEDIATE ... COMMIT`, with the app's pragmas (WAL,
 synchronous=NORMAL). PostgreSQL: psycopg 3 `COPY ... FROM STDIN`, one transaction per batch.
@@ -15,7 +17,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Iterable, Sequence
 
 
 def clone_table(conn: Any, kind: str, table: str) -> str:
@@ -40,46 +42,68 @@ def clone_table(conn: Any, kind: str, table: str) -> str:
     return clone
 
 
+def driver_insert(
+    conn: Any, vendor: str, table: str, columns: Sequence[str], rows: Iterable[Sequence[Any]]
+) -> None:
+    """Rows written by the driver's own bulk path in the caller's transaction: `COPY ... FROM
+    STDIN` on PostgreSQL (psycopg), `executemany` on SQLite; `table` and `columns` unquoted."""
+    quoted = ", ".join(f'"{c}"' for c in columns)
+    if vendor == "postgresql":
+        with conn.cursor() as cur, cur.copy(f'COPY "{table}" ({quoted}) FROM STDIN') as copy:
+            for row in rows:
+                copy.write_row(row)
+    else:
+        marks = ", ".join("?" * len(columns))
+        conn.executemany(f'INSERT INTO "{table}" ({quoted}) VALUES ({marks})', rows)
+
+
+def insert_committed(
+    conn: Any, vendor: str, table: str, columns: Sequence[str], rows: Sequence[Sequence[Any]]
+) -> float:
+    """`driver_insert` in a transaction of its own, as the API commits a batch; the seconds."""
+    start = time.perf_counter()
+    if vendor == "sqlite":
+        conn.execute("BEGIN IMMEDIATE")
+    driver_insert(conn, vendor, table, columns, rows)
+    if vendor == "sqlite":
+        conn.execute("COMMIT")
+    else:
+        conn.commit()
+    return time.perf_counter() - start
+
+
+def read_back(
+    conn: Any, vendor: str, table: str, columns: Sequence[str], ids: Sequence[str]
+) -> list[tuple[Any, ...]]:
+    """The stored rows of these ids (`columns[0]` is the id), to store again as they are."""
+    quoted = ", ".join(f'"{c}"' for c in columns)
+    select = f'SELECT {quoted} FROM "{table}" WHERE "{columns[0]}" '
+    if vendor == "sqlite":
+        rows = conn.execute(select + f"IN ({', '.join('?' * len(ids))})", list(ids)).fetchall()
+    else:
+        rows = conn.execute(select + "= ANY(%s)", [list(ids)]).fetchall()
+        conn.commit()
+    if len(rows) != len(ids):
+        raise RuntimeError(f"read back {len(rows)} of {len(ids)} rows from {table}")
+    return [tuple(row) for row in rows]
+
+
 class RawTable:
+    """The ingest sections' raw side: the API's rows again, in `<table>_raw`."""
+
     def __init__(self, conn: Any, kind: str, table: str, columns: Sequence[str]) -> None:
         self.conn = conn
         self.kind = kind
         self.table = table
         self.raw_table = clone_table(conn, kind, table)
         self.columns = list(columns)
-        quoted = ", ".join(f'"{c}"' for c in self.columns)
-        self._select = f'SELECT {quoted} FROM "{table}" WHERE "{self.columns[0]}" '
-        if kind == "sqlite":
-            marks = ", ".join("?" * len(self.columns))
-            self._insert = f'INSERT INTO "{self.raw_table}" ({quoted}) VALUES ({marks})'
-        else:
-            self._copy = f'COPY "{self.raw_table}" ({quoted}) FROM STDIN'
 
     def read_back(self, ids: Sequence[str]) -> list[tuple[Any, ...]]:
-        """The rows the API stored for these ids, to store again as they are."""
-        if self.kind == "sqlite":
-            marks = ", ".join("?" * len(ids))
-            rows = self.conn.execute(self._select + f"IN ({marks})", list(ids)).fetchall()
-        else:
-            rows = self.conn.execute(self._select + "= ANY(%s)", [list(ids)]).fetchall()
-            self.conn.commit()
-        if len(rows) != len(ids):
-            raise RuntimeError(f"read back {len(rows)} of {len(ids)} rows from {self.table}")
-        return [tuple(row) for row in rows]
+        return read_back(self.conn, self.kind, self.table, self.columns, ids)
 
     def insert(self, rows: Sequence[tuple[Any, ...]]) -> float:
         """Insert and commit one batch; return the seconds it took."""
-        start = time.perf_counter()
-        if self.kind == "sqlite":
-            self.conn.execute("BEGIN IMMEDIATE")
-            self.conn.executemany(self._insert, rows)
-            self.conn.execute("COMMIT")
-        else:
-            with self.conn.cursor() as cur, cur.copy(self._copy) as copy:
-                for row in rows:
-                    copy.write_row(row)
-            self.conn.commit()
-        return time.perf_counter() - start
+        return insert_committed(self.conn, self.kind, self.raw_table, self.columns, rows)
 
     def count(self) -> tuple[int, int]:
         """Rows in the API's table and in the raw one."""

@@ -1,0 +1,1 @@
+"""`python -m bench`: the app on a live server, section by section (run.py)."""

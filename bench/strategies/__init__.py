@@ -1,0 +1,1 @@
+"""`python -m bench.adapt`: the adaptive strategies against MABWiser (run.py)."""
