@@ -12,10 +12,10 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from playwright.sync_api import expect
 
-from core.accounts.models import User
 from feedback.models import Feedback, Lease, Retraction, Skip, Turn
 from learnportal import demo
 from tests.browser.helpers import CHROMIUM_ARGS, log_in, screenshot
+from tests.factories import UserFactory
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -60,7 +60,7 @@ def _person(browser: Browser, base_url: str, username: str, width: int = 1280) -
 
 
 def _second_annotator() -> None:
-    User.objects.create_user(username="annotator2", password=demo.DEMO_PASSWORD, role="annotator")
+    UserFactory.create(username="annotator2", password=demo.DEMO_PASSWORD)
 
 
 def _ready(page: Page) -> None:

@@ -10,6 +10,7 @@ from django.db import IntegrityError, transaction
 from django.test import Client
 
 from core.accounts.models import USERNAME_TAKEN, User
+from tests.factories import UserFactory
 from tests.harness import PASSWORD
 
 pytestmark = pytest.mark.django_db
@@ -17,11 +18,11 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def ann() -> User:
-    return User.objects.create_user(username="Ann", password=PASSWORD, role="annotator")
+    return UserFactory.create(username="Ann")
 
 
 def _admin() -> Client:
-    boss = User.objects.create_superuser(username="boss", password=PASSWORD)
+    boss = UserFactory.create(username="boss", role="admin")
     client = Client()
     client.force_login(boss)
     return client

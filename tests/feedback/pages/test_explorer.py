@@ -17,6 +17,7 @@ from feedback.models import Turn
 from feedback.selectors import counted_feedback
 from feedback.services import feedback_record
 from learnportal_protocol import Feedback, FeedbackPolarity, RatedTurn
+from tests.factories import UserFactory
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import AbstractBaseUser
@@ -59,7 +60,7 @@ def rate(user: AbstractBaseUser, correlation_id: str, comment: str, **fields: ob
 @pytest.fixture
 def ann2(seeded: None) -> Client:
     """Another annotator, who rated demo-turn-2 (which the demo annotator has not rated)."""
-    user = User.objects.create_user(username="ann2", password="x-correct-horse", role="annotator")
+    user = UserFactory.create(username="ann2")
     rate(user, "demo-turn-2", SECRET)
     client = Client()
     client.force_login(user)

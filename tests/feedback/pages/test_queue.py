@@ -21,6 +21,7 @@ from feedback.models import Feedback, Lease, Retraction, Skip, Turn
 from feedback.services import TurnInput, turns_submit
 from learnportal import demo
 from learnportal_protocol import RatedTurn
+from tests.factories import UserFactory
 
 if TYPE_CHECKING:
     from tests.harness import ClientResponse
@@ -67,7 +68,7 @@ def _leased_until(client: Client, correlation_id: str) -> Turn:
 
 
 def _logged_in(username: str, role: str = "annotator") -> Client:
-    user = User.objects.create_user(username=username, password="x-correct-horse", role=role)
+    user = UserFactory.create(username=username, role=role)
     client = Client()
     client.force_login(user)
     return client

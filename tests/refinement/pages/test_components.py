@@ -10,7 +10,6 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from core.accounts import roles
-from core.accounts.models import User
 from core.accounts.principals import Principal
 from core.accounts.roles import Action, Role
 from feedback.services import experience_store, feedback_record
@@ -20,6 +19,7 @@ from learnportal_protocol import Feedback as FeedbackItem
 from learnportal_protocol.models import Action as ExperienceAction
 from refinement.models import Plan, Proposal
 from refinement.store import behaviour_policy, routing_weights
+from tests.factories import UserFactory
 from tests.refinement.helpers import corrections, plan_of
 
 if TYPE_CHECKING:
@@ -192,7 +192,7 @@ def test_an_unknown_component_is_not_found(reviewer: Client) -> None:
 
 
 def test_an_empty_portal_says_how_an_agent_sends_its_first_call(client: Client) -> None:
-    client.force_login(User.objects.create_user(username="r", password="x", role="reviewer"))
+    client.force_login(UserFactory.create(role="reviewer"))
     html = client.get("/components/").content.decode()
     assert "No component has reported yet" in html
     assert "learn/experience/req" in html and "createtoken" in html
