@@ -14,14 +14,13 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from core.accounts.models import ApiToken
-from core.accounts.principals import Principal
 from core.accounts.roles import Role
 from learnportal.demo import DEMO_AGENT
 from refinement.learning_store import step_update
 from refinement.models import Refinement
 from refinement.services import proposal_apply
 from tests.browser.helpers import answer_in_page, log_in, screenshot, shown_once
-from tests.factories import ApiTokenFactory
+from tests.factories import ApiTokenFactory, PrincipalFactory
 
 if TYPE_CHECKING:
     from pytest_django.live_server_helper import LiveServer
@@ -258,7 +257,7 @@ def test_every_console_page_fits_a_desktop_and_a_phone(
 @pytest.fixture
 def objective_changed(seeded: None) -> str:
     """A change of the checkout step's settings, to roll back; made before `browser_page`."""
-    admin = Principal(role=Role.ADMIN, name="admin", is_human=True)
+    admin = PrincipalFactory.build(role=Role.ADMIN, name="admin")
     step_update(
         principal=admin, step_id="checkout", changes={"learning_objective": "fewer retries"}
     )

@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from core.accounts.principals import Principal
 from core.accounts.roles import Role
 from learnportal_protocol.errors import ErrorCode, LearnError
 from refinement import services
@@ -19,18 +18,21 @@ from refinement.permissions import Verb, may
 from refinement.proposals import ProposalInput, parse_proposal
 from refinement.review import assess
 from refinement.services import plan_file, proposal_permissions, proposal_wire, rollback_permission
+from tests.factories import PrincipalFactory
 
 if TYPE_CHECKING:
     from pytest_django import Settings
 
+    from core.accounts.principals import Principal
+
 pytestmark = pytest.mark.django_db
 
-REVIEWER = Principal(role=Role.REVIEWER, name="rita", is_human=True)
-OTHER = Principal(role=Role.REVIEWER, name="otto", is_human=True)
-ADMIN = Principal(role=Role.ADMIN, name="ada", is_human=True)
-ANNOTATOR = Principal(role=Role.ANNOTATOR, name="ann", is_human=True)
-AGENT = Principal(role=Role.AGENT, name="bot", is_human=False)
-OTHER_AGENT = Principal(role=Role.AGENT, name="bot2", is_human=False)
+REVIEWER = PrincipalFactory.build(role=Role.REVIEWER, name="rita")
+OTHER = PrincipalFactory.build(role=Role.REVIEWER, name="otto")
+ADMIN = PrincipalFactory.build(role=Role.ADMIN, name="ada")
+ANNOTATOR = PrincipalFactory.build(role=Role.ANNOTATOR, name="ann")
+AGENT = PrincipalFactory.build(role=Role.AGENT, name="bot")
+OTHER_AGENT = PrincipalFactory.build(role=Role.AGENT, name="bot2")
 
 
 def _weight(new: float, component: str = "alpha") -> ProposalInput:

@@ -7,7 +7,6 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from core.accounts.principals import Principal
 from core.accounts.roles import Role
 from learnportal_protocol.errors import ErrorCode, LearnError
 from refinement import services
@@ -18,15 +17,18 @@ from refinement.proposals import ProposalInput, parse_proposal
 from refinement.review import assess
 from refinement.services import plan_file, proposal_wire
 from refinement.store import routing_weights
+from tests.factories import PrincipalFactory
 
 if TYPE_CHECKING:
     from pytest_django import Settings
 
+    from core.accounts.principals import Principal
+
 pytestmark = pytest.mark.django_db
 
-RITA = Principal(role=Role.REVIEWER, name="rita", is_human=True)
-OTTO = Principal(role=Role.REVIEWER, name="otto", is_human=True)
-AGENT = Principal(role=Role.AGENT, name="bot", is_human=False)
+RITA = PrincipalFactory.build(role=Role.REVIEWER, name="rita")
+OTTO = PrincipalFactory.build(role=Role.REVIEWER, name="otto")
+AGENT = PrincipalFactory.build(role=Role.AGENT, name="bot")
 
 
 @pytest.fixture

@@ -10,7 +10,6 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from core.accounts import roles
-from core.accounts.principals import Principal
 from core.accounts.roles import Action, Role
 from feedback.services import experience_store, feedback_record
 from learnportal.demo import COMPONENTS
@@ -19,7 +18,7 @@ from learnportal_protocol import Feedback as FeedbackItem
 from learnportal_protocol.models import Action as ExperienceAction
 from refinement.models import Plan, Proposal
 from refinement.store import behaviour_policy, routing_weights
-from tests.factories import UserFactory
+from tests.factories import PrincipalFactory, UserFactory
 from tests.refinement.helpers import corrections, plan_of
 
 if TYPE_CHECKING:
@@ -30,7 +29,7 @@ if TYPE_CHECKING:
 
 pytestmark = pytest.mark.django_db
 
-AGENT = Principal(role=Role.AGENT, name="agent-1", is_human=False)
+AGENT = PrincipalFactory.build(role=Role.AGENT, name="agent-1")
 HOSTILE = '<script>alert("x")</script>&<b>'
 
 
@@ -153,7 +152,7 @@ def test_annotators_read_stats_but_not_the_refinements_nor_other_peoples_ratings
     annotator: Client,
 ) -> None:
     feedback_record(
-        principal=Principal(role=Role.REVIEWER, name="reviewer", is_human=True),
+        principal=PrincipalFactory.build(role=Role.REVIEWER, name="reviewer"),
         feedbacks=[
             FeedbackItem(
                 feedback_id="someone-elses",
