@@ -55,8 +55,13 @@ class TurnFactory(DjangoModelFactory[Turn]):
         return Turn.objects.get(correlation_id=kwargs["correlation_id"])
 
 
+def _carried(turn: Turn) -> RatedTurn:
+    return RatedTurn(prompt=turn.prompt, response=turn.response, model=turn.model)
+
+
 class FeedbackItemFactory(factory.Factory[FeedbackItem]):
-    """One feedback item, positive or negative as its score; `turn=` rates a stored turn.
+    """One feedback item, positive or negative as its score; `turn=` rates a stored turn, and
+    `carries_turn=True` sends that turn along, as the rating pages do.
 
     Only what is declared here is sent: `source` left out means the sender's own.
     """
@@ -66,6 +71,7 @@ class FeedbackItemFactory(factory.Factory[FeedbackItem]):
 
     class Params:
         turn: Turn | None = None
+        carries_turn = factory.Trait(rated_turn=factory.LazyAttribute(lambda o: _carried(o.turn)))
 
     feedback_id = factory.Sequence(lambda n: f"feedback-{n}")
     correlation_id = factory.LazyAttribute(lambda o: o.turn.correlation_id if o.turn else "")

@@ -14,7 +14,7 @@ from feedback.services import feedback_record
 from learnportal import demo
 from learnportal_protocol import Feedback as FeedbackItem
 from learnportal_protocol import FeedbackPolarity
-from tests.factories import UserFactory
+from tests.factories import TurnFactory, UserFactory
 
 if TYPE_CHECKING:
     from tests.harness import ClientResponse
@@ -231,9 +231,7 @@ def test_turns_queued_meanwhile_neither_repeat_nor_hide_a_turn_on_the_next_page(
     monkeypatch.setattr(pages, "QUEUE_PAGE_SIZE", 3)
     before = [t.correlation_id for t in Turn.objects.order_by("-id")]
     first = annotator.get("/turns/")
-    Turn.objects.create(
-        correlation_id="late", prompt="Q", response="A", model="m", submitted_by="x", created=0.0
-    )
+    TurnFactory.create(correlation_id="late")
     second = annotator.get("/turns/" + first.context["next_url"])
     shown = [t.correlation_id for t in first.context["turns"]]
     shown += [t.correlation_id for t in second.context["turns"]]

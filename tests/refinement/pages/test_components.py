@@ -13,12 +13,11 @@ from core.accounts import roles
 from core.accounts.roles import Action, Role
 from feedback.services import experience_store, feedback_record
 from learnportal.demo import COMPONENTS
-from learnportal_protocol import Experience, FeedbackPolarity
 from learnportal_protocol import Feedback as FeedbackItem
-from learnportal_protocol.models import Action as ExperienceAction
+from learnportal_protocol import FeedbackPolarity
 from refinement.models import Plan, Proposal
 from refinement.store import behaviour_policy, routing_weights
-from tests.factories import PrincipalFactory, UserFactory
+from tests.factories import ExperienceItemFactory, PrincipalFactory, UserFactory
 from tests.refinement.helpers import corrections, plan_of
 
 if TYPE_CHECKING:
@@ -37,11 +36,12 @@ def _calls(component: str, n: int, *, ts: float = 1_700_000_000.0, hours: int = 
     experience_store(
         principal=AGENT,
         experiences=[
-            Experience(
+            ExperienceItemFactory.build(
                 experience_id=f"{component}-{ts}-{i}",
                 reward=1.0 if i % 3 else -1.0,
                 ts=ts + 3600 * (i % hours),
-                action=ExperienceAction(component_name=component, duration_ms=10.0 + i),
+                action__component_name=component,
+                action__duration_ms=10.0 + i,
             )
             for i in range(n)
         ],
