@@ -17,10 +17,11 @@ from tests.factories.accounts import PrincipalFactory
 
 class StoreValueFactory(DjangoModelFactory[StoreValue]):
     """A value stored before the test: a `component`'s routing weight of 0.5 unless told, or
-    any other `path`'s."""
+    any other `path`'s. A path holds one value: made again, it is the one already there."""
 
     class Meta:
         model = StoreValue
+        django_get_or_create = ("path",)
 
     class Params:
         component = factory.Sequence(lambda n: f"component-{n}")

@@ -13,12 +13,12 @@ from core.accounts.roles import Role
 from learnportal_protocol.errors import ErrorCode, LearnError
 from refinement import services
 from refinement.models import Proposal, Refinement, StoreValue
-from refinement.paths import Target, weight_path
+from refinement.paths import weight_path
 from refinement.permissions import Verb, may
-from refinement.proposals import ProposalInput, parse_proposal
+from refinement.proposals import parse_proposal
 from refinement.review import assess
-from refinement.services import plan_file, proposal_permissions, proposal_wire, rollback_permission
-from tests.factories import PrincipalFactory
+from refinement.services import proposal_permissions, proposal_wire, rollback_permission
+from tests.factories import PrincipalFactory, ProposalFactory, StoreValueFactory
 
 if TYPE_CHECKING:
     from pytest_django import Settings
@@ -35,19 +35,10 @@ AGENT = PrincipalFactory.build(role=Role.AGENT, name="bot")
 OTHER_AGENT = PrincipalFactory.build(role=Role.AGENT, name="bot2")
 
 
-def _weight(new: float, component: str = "alpha") -> ProposalInput:
-    StoreValue.objects.get_or_create(path=weight_path(component), defaults={"value": 0.5})
-    return ProposalInput(
-        target=Target.ROUTER_WEIGHT,
-        op="update",
-        path=weight_path(component),
-        old_value=0.5,
-        new_value=new,
-    )
-
-
 def _filed(by: Principal, new: float = 0.55) -> Proposal:
-    return plan_file(by, [_weight(new)], origin="plan", summary="a test plan")[1][0]
+    """`by`'s plan to move alpha's weight from 0.5 to `new`."""
+    StoreValueFactory.create(component="alpha", value=0.5)
+    return ProposalFactory.create(by=by, component="alpha", new_value=new)
 
 
 def _may(principal: Principal, verb: Verb, record: Proposal) -> tuple[bool, str]:
@@ -169,7 +160,7 @@ def test_a_rollback_over_a_later_change_is_stale() -> None:
 
 
 def test_an_agent_rolls_back_only_what_it_applied() -> None:
-    record = plan_file(AGENT, [_weight(0.55)], origin="plan", summary="mine")[1][0]
+    record = _filed(AGENT)
     services.proposal_apply(principal=AGENT, raw=proposal_wire(record))
     refinement = Refinement.objects.get(proposal=record)
     assert rollback_permission(principal=AGENT, refinement=refinement).allowed

@@ -9,6 +9,7 @@ import pytest
 
 from refinement.models import Step
 from tests.builders import apply_req, file_proposal, review_req, rollback_req, weight_proposal
+from tests.factories import StoreValueFactory
 from tests.harness import Actor, Send, http_send, ok, refused
 from tests.refinement.helpers import calls
 
@@ -40,10 +41,8 @@ def test_weight_change_risk(transport: Send, agent: Actor, new: float, risk: str
 def test_a_change_of_exactly_the_limit_is_not_over_it(
     agent: Actor, old: float, new: float, risk: str
 ) -> None:
-    from refinement.models import StoreValue
-    from refinement.paths import weight_path
 
-    StoreValue.objects.create(path=weight_path("alpha"), value=old, version=1)
+    StoreValueFactory.create(component="alpha", value=old)
     body = review(http_send, agent, weight_proposal("alpha", old, new))
     assert body["risk_level"] == risk
 

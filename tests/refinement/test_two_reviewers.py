@@ -10,19 +10,18 @@ import pytest
 from core.accounts.roles import Role
 from learnportal_protocol.errors import ErrorCode, LearnError
 from refinement import services
-from refinement.models import Proposal, StoreValue
-from refinement.paths import Target, weight_path
 from refinement.permissions import Verb, may
-from refinement.proposals import ProposalInput, parse_proposal
+from refinement.proposals import parse_proposal
 from refinement.review import assess
-from refinement.services import plan_file, proposal_wire
+from refinement.services import proposal_wire
 from refinement.store import routing_weights
-from tests.factories import PrincipalFactory
+from tests.factories import PrincipalFactory, ProposalFactory, StoreValueFactory
 
 if TYPE_CHECKING:
     from pytest_django import Settings
 
     from core.accounts.principals import Principal
+    from refinement.models import Proposal
 
 pytestmark = pytest.mark.django_db
 
@@ -38,15 +37,8 @@ def two_reviewers(settings: Settings) -> None:
 
 def _filed(new: float) -> Proposal:
     """An agent's plan to move alpha's weight from 0.5 (by more than 0.3: high risk)."""
-    StoreValue.objects.get_or_create(path=weight_path("alpha"), defaults={"value": 0.5})
-    proposal = ProposalInput(
-        target=Target.ROUTER_WEIGHT,
-        op="update",
-        path=weight_path("alpha"),
-        old_value=0.5,
-        new_value=new,
-    )
-    return plan_file(AGENT, [proposal], origin="plan", summary="a big step")[1][0]
+    StoreValueFactory.create(component="alpha", value=0.5)
+    return ProposalFactory.create(by=AGENT, component="alpha", new_value=new, summary="a big step")
 
 
 def _may(principal: Principal, verb: Verb, record: Proposal) -> tuple[bool, str]:

@@ -9,6 +9,7 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from refinement.models import Plan, Proposal, Step, StoreValue
+from tests.factories import StoreValueFactory
 from tests.refinement.learning_store.helpers import GLOBAL_SKILL, learn, skill_edit
 
 if TYPE_CHECKING:
@@ -96,7 +97,7 @@ def test_an_imported_plan_applies_once_a_reviewer_approves(
 
 
 def test_export_refuses_a_path_that_would_escape_the_directory(tmp_path: Path, db: None) -> None:
-    StoreValue.objects.create(path="learnings/../../escaped.md", value="x", version=1)
+    StoreValueFactory.create(path="learnings/../../escaped.md", value="x")
 
     with pytest.raises(CommandError, match="cannot be written"):
         _command("export_skills", tmp_path / "out")
