@@ -29,6 +29,7 @@ from tests.factories.refinement import (
     PlanFactory,
     ProposalFactory,
     ProposalInputFactory,
+    StepFactory,
     StoreValueFactory,
 )
 from tests.factories.webhooks import DeliveryFactory, EndpointFactory
@@ -49,6 +50,7 @@ __all__ = [
     "ProposalFactory",
     "ProposalInputFactory",
     "RatedTurnFactory",
+    "StepFactory",
     "StoreValueFactory",
     "TurnFactory",
     "UserFactory",

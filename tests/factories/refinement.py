@@ -8,10 +8,11 @@ import factory
 from factory.django import DjangoModelFactory
 
 from core.accounts.roles import Role
-from refinement.models import Plan, Proposal, StoreValue
+from refinement.models import Plan, Proposal, Step, StoreValue
 from refinement.paths import Target, weight_path
 from refinement.proposals import ProposalInput
 from refinement.services import plan_file
+from refinement.vocabulary import LearningsAccess
 from tests.factories.accounts import PrincipalFactory
 
 
@@ -29,6 +30,17 @@ class StoreValueFactory(DjangoModelFactory[StoreValue]):
     path = factory.LazyAttribute(lambda o: weight_path(o.component))
     value = 0.5
     version = 1
+
+
+class StepFactory(DjangoModelFactory[Step]):
+    """A workflow step that may learn (read-write, with the objective that needs)."""
+
+    class Meta:
+        model = Step
+
+    step_id = factory.Sequence(lambda n: f"step-{n}")
+    learnings_access = LearningsAccess.READ_WRITE.value
+    learning_objective = "x"
 
 
 class ProposalInputFactory(factory.Factory[ProposalInput]):

@@ -57,7 +57,7 @@ def test_the_admins_add_form_refuses_it(ann: User) -> None:
 
 
 def test_the_admins_change_form_refuses_a_rename_into_it(ann: User) -> None:
-    bob = User.objects.create_user(username="bob", password=PASSWORD, role="annotator")
+    bob = UserFactory.create(username="bob")
     client = _admin()
     form = client.get(f"/admin/accounts/user/{bob.pk}/change/").context["adminform"].form
     data = {name: value for name, value in form.initial.items() if value is not None}

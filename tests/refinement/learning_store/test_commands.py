@@ -8,8 +8,8 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from refinement.models import Plan, Proposal, Step, StoreValue
-from tests.factories import StoreValueFactory
+from refinement.models import Plan, Proposal, StoreValue
+from tests.factories import StepFactory, StoreValueFactory
 from tests.refinement.learning_store.helpers import GLOBAL_SKILL, learn, skill_edit
 
 if TYPE_CHECKING:
@@ -41,9 +41,8 @@ def test_export_writes_every_learnings_file(stored_skill: None, tmp_path: Path) 
 
 
 def test_export_writes_each_steps_learning_metadata(db: None, tmp_path: Path) -> None:
-    Step.objects.create(
+    StepFactory.create(
         step_id="login",
-        learnings_access="read-write",
         learning_objective="auth flows",
         last_description_hash="ab" * 32,
         description_hash_runs=3,
