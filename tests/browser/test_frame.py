@@ -9,9 +9,9 @@ from typing import TYPE_CHECKING
 import pytest
 from playwright.sync_api import Page, expect
 
+from core.accounts.models import User
 from learnportal import demo
 from tests.browser.helpers import log_in, screenshot
-from tests.factories import UserFactory
 
 if TYPE_CHECKING:
     from pytest_django.live_server_helper import LiveServer
@@ -28,7 +28,7 @@ LINK_TOPS = "[...document.querySelectorAll('nav[aria-label=Main] a')].map(a => a
 
 @pytest.fixture
 def people(seeded: None) -> None:
-    UserFactory.create(username=MANAGER, password=demo.DEMO_PASSWORD, role="admin")
+    User.objects.create_user(username=MANAGER, password=demo.DEMO_PASSWORD, role="admin")
 
 
 def logged_in_at(page: Page, base_url: str, username: str, width: int) -> Page:
