@@ -1,9 +1,17 @@
-"""Builders of learn/* requests (one unique id sequence for all), and a snapshot of what is stored."""
+"""Bodies of learn/* requests, as a client sends them over HTTP or WebSocket (one unique id
+sequence for all), and a snapshot of what is stored.
+
+The items (`turn`, `feedback`, `experience`) are factory_boy DictFactories: each sends its few
+defaults and what the test adds, nothing else, so that the host's defaults are the ones tested.
+The rows and protocol items the services take are tests/factories'.
+"""
 
 from __future__ import annotations
 
 import itertools
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+import factory
 
 from feedback.models import ComponentStats, Experience, Feedback, Turn
 from refinement.paths import weight_path
@@ -15,21 +23,42 @@ def next_id(prefix: str) -> str:
     return f"{prefix}-{next(_ids)}"
 
 
-def turn(
-    model: str = "agent-v1", response: str = "The answer is 42.", **extra: Any
-) -> dict[str, Any]:
-    return {"prompt": "What is the answer?", "response": response, "model": model, **extra}
+# A DictFactory is generic in factory_boy's stubs alone, not when the module runs.
+if TYPE_CHECKING:
+    Body = factory.DictFactory[dict[str, Any]]
+else:
+    Body = factory.DictFactory
 
 
-def feedback(**fields: Any) -> dict[str, Any]:
-    return {"feedback_id": next_id("fb"), "polarity": "positive", "score": 0.5, **fields}
+class TurnBody(Body):
+    prompt = "What is the answer?"
+    response = "The answer is 42."
+    model = "agent-v1"
+
+
+class FeedbackBody(Body):
+    feedback_id = factory.LazyFunction(lambda: next_id("fb"))
+    polarity = "positive"
+    score = 0.5
+
+
+class ExperienceBody(Body):
+    experience_id = factory.LazyFunction(lambda: next_id("exp"))
+    action: factory.LazyFunction[dict[str, Any]] = factory.LazyFunction(dict)
+    reward = 0.5
+
+
+turn = TurnBody.build
+feedback = FeedbackBody.build
 
 
 def experience(component: str = "", **fields: Any) -> dict[str, Any]:
+    """An experience of a call of `component` (its action's component_name, beside what else
+    the action says)."""
     action = fields.pop("action", {})
     if component:
         action = {"component_name": component, **action}
-    return {"experience_id": next_id("exp"), "action": action, "reward": 0.5, **fields}
+    return ExperienceBody.build(action=action, **fields)
 
 
 def feedback_req(*items: dict[str, Any], **envelope: Any) -> dict[str, Any]:

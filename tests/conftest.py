@@ -44,6 +44,7 @@ from core.accounts import invalidation
 from core.accounts.credentials import principals, usage
 from core.accounts.models import User
 from learnportal import demo
+from tests.factories import UserFactory
 from tests.harness import (
     Actor,
     Broadcast,
@@ -240,7 +241,7 @@ def reviewer(seeded: None) -> Client:
 
 @pytest.fixture
 def second_reviewer(seeded: None) -> Client:
-    User.objects.create_user(username="rev2", password="x-correct-horse", role="reviewer")
+    UserFactory.create(username="rev2", role="reviewer")
     return _logged_in("rev2")
 
 

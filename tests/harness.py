@@ -18,8 +18,9 @@ from asgiref.sync import async_to_sync
 from channels.testing import WebsocketCommunicator
 from rest_framework.test import APIClient
 
-from core.accounts.models import ApiToken, User
 from learnportal_protocol.errors import HTTP_STATUS, ErrorCode
+from tests.factories.accounts import PASSWORD as PASSWORD  # every person of the cast's
+from tests.factories.accounts import ApiTokenFactory, UserFactory
 
 if TYPE_CHECKING:
     # What Django's and DRF's test clients answer: classes of the stubs only (`json()`,
@@ -36,7 +37,6 @@ if TYPE_CHECKING:
 
 Body = dict[str, Any] | bytes | str
 WS_TIMEOUT = 30
-PASSWORD = "correct-horse-9"  # every person of the cast's
 
 
 @dataclass
@@ -68,7 +68,7 @@ class Actor:
 
 def token_actor(name: str, role: str) -> Actor:
     """A machine principal (an agent, an environment): a token with a role and no person."""
-    _, raw = ApiToken.issue(name=name, role=role)
+    raw = ApiTokenFactory.create(name=name, role=role).raw
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=f"Bearer {raw}")
     return Actor(name, client, raw)
@@ -76,15 +76,8 @@ def token_actor(name: str, role: str) -> Actor:
 
 def human_actor(name: str, role: str) -> Actor:
     """A person with `role` (password PASSWORD) who sends with a personal token."""
-    User.objects.create_user(
-        username=name,
-        password=PASSWORD,
-        role=role,
-        is_superuser=role == "admin",
-        is_staff=role == "admin",
-    )
-    user = User.objects.get(username=name)
-    _, raw = ApiToken.issue(name=f"{name}-personal", user=user)
+    user = UserFactory.create(username=name, role=role)
+    raw = ApiTokenFactory.create(name=f"{name}-personal", user=user).raw
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=f"Bearer {raw}")
     return Actor(name, client, raw)

@@ -14,13 +14,13 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from core.accounts.models import ApiToken
-from core.accounts.principals import Principal
 from core.accounts.roles import Role
 from learnportal.demo import DEMO_AGENT
 from refinement.learning_store import step_update
 from refinement.models import Refinement
 from refinement.services.apply import proposal_apply
 from tests.browser.helpers import answer_in_page, log_in, screenshot, shown_once
+from tests.factories import ApiTokenFactory, PrincipalFactory
 
 if TYPE_CHECKING:
     from pytest_django.live_server_helper import LiveServer
@@ -116,7 +116,7 @@ def test_revoking_asks_in_the_page_and_escape_or_cancel_revokes_nothing(
     seeded: None, live_server: LiveServer, browser_page: Page
 ) -> None:
     page = browser_page
-    _, raw = ApiToken.issue(name="gym-1", role="environment")
+    raw = ApiTokenFactory.create(name="gym-1", role="environment").raw
     log_in(page, live_server.url, "admin", "/accounts/tokens/")
     revoke = page.get_by_role("button", name="Revoke gym-1")
     dialog = page.get_by_role("alertdialog")
@@ -224,7 +224,7 @@ def test_every_console_page_fits_a_desktop_and_a_phone(
     page.add_init_script(RECORD_VIOLATIONS)
     page.set_viewport_size({"width": width, "height": 900})
     log_in(page, live_server.url, "admin")
-    ApiToken.issue(name="a-token-with-a-long-name-for-the-checkout-agent", role="agent")
+    ApiTokenFactory.create(name="a-token-with-a-long-name-for-the-checkout-agent")
     pages = [
         ("people", "/accounts/"),
         ("tokens", "/accounts/tokens/"),
@@ -257,7 +257,7 @@ def test_every_console_page_fits_a_desktop_and_a_phone(
 @pytest.fixture
 def objective_changed(seeded: None) -> str:
     """A change of the checkout step's settings, to roll back; made before `browser_page`."""
-    admin = Principal(role=Role.ADMIN, name="admin", is_human=True)
+    admin = PrincipalFactory.build(role=Role.ADMIN, name="admin")
     step_update(
         principal=admin, step_id="checkout", changes={"learning_objective": "fewer retries"}
     )
@@ -270,7 +270,7 @@ def test_each_dangerous_action_asks_in_a_dialog_that_fits_the_screen(
 ) -> None:
     page = browser_page
     page.set_viewport_size({"width": width, "height": 844})
-    ApiToken.issue(name="gym-1", role="environment")
+    ApiTokenFactory.create(name="gym-1", role="environment")
     log_in(page, live_server.url, "admin")
     asks = [
         ("step", "/steps/checkout/", f"Roll back {objective_changed}", "Roll back"),

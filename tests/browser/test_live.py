@@ -17,11 +17,11 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from playwright.sync_api import Page, expect
 
-from core.accounts.models import ApiToken
 from feedback.selectors.overview import feedback_count
 from learnportal.ws.events import PAUSED_MESSAGE
 from refinement.models import Plan
 from tests.browser.helpers import log_in, screenshot
+from tests.factories import ApiTokenFactory, UserFactory
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -97,7 +97,7 @@ def approve_elsewhere(
 def test_a_second_browser_sees_new_feedback_and_a_plans_state_change_without_reloading(
     seeded: None, asgi_server: str, browser_page: Page
 ) -> None:
-    _, raw = ApiToken.issue(name="live-agent", role="agent")
+    raw = ApiTokenFactory.create(name="live-agent").raw
     dashboard = browser_page
     log_in(dashboard, asgi_server, "admin")
     expect(dashboard.locator("#live-status")).to_be_empty()
@@ -143,7 +143,7 @@ def test_the_history_shows_a_decision_made_elsewhere_without_reloading(
 def test_a_dashboard_hears_a_few_messages_a_second_while_an_agent_ingests_100_batches(
     seeded: None, asgi_server: str, browser_page: Page
 ) -> None:
-    _, raw = ApiToken.issue(name="busy-agent", role="agent")
+    raw = ApiTokenFactory.create(name="busy-agent").raw
     dashboard = browser_page
     dashboard.add_init_script(COUNT_FRAMES)
     log_in(dashboard, asgi_server, "reviewer")
@@ -334,11 +334,10 @@ def test_the_live_pages_fit_the_screen_label_every_control_and_are_live(
 def test_an_empty_portal_tells_how_an_agent_sends_its_first_turn(
     asgi_server: str, browser_page: Page
 ) -> None:
-    from core.accounts.models import User
     from learnportal import demo
 
     for username, role in demo.DEMO_USERS:
-        User.objects.create_user(username=username, password=demo.DEMO_PASSWORD, role=role)
+        UserFactory.create(username=username, password=demo.DEMO_PASSWORD, role=role)
     page = browser_page
     log_in(page, asgi_server, "reviewer")
     steps = page.locator("[data-live-region=first-steps]")
@@ -346,7 +345,7 @@ def test_an_empty_portal_tells_how_an_agent_sends_its_first_turn(
     screenshot(page, "overview-empty")
     page.evaluate(NOT_RELOADED)
 
-    _, raw = ApiToken.issue(name="first-agent", role="agent")
+    raw = ApiTokenFactory.create(name="first-agent").raw
     send_feedback(asgi_server, raw, [{"polarity": "positive", "component_name": "web_search"}])
     expect(steps).to_have_count(0)
     expect(page.locator("[data-live-value=feedback_count]")).to_have_text("1")

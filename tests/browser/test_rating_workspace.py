@@ -12,10 +12,10 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from playwright.sync_api import expect
 
-from core.accounts.models import User
 from feedback.models import Feedback, Lease, Retraction, Skip, Turn
 from learnportal import demo
 from tests.browser.helpers import CHROMIUM_ARGS, log_in, screenshot
+from tests.factories import TurnFactory, UserFactory
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -60,7 +60,7 @@ def _person(browser: Browser, base_url: str, username: str, width: int = 1280) -
 
 
 def _second_annotator() -> None:
-    User.objects.create_user(username="annotator2", password=demo.DEMO_PASSWORD, role="annotator")
+    UserFactory.create(username="annotator2", password=demo.DEMO_PASSWORD)
 
 
 def _ready(page: Page) -> None:
@@ -324,21 +324,16 @@ def test_two_annotators_never_hold_the_same_turn(
 
 
 def _more_turns(count: int) -> None:
-    from feedback.services.turns import TurnInput, turns_submit
-    from learnportal_protocol import RatedTurn
-
-    turns_submit(
-        principal=demo.DEMO_AGENT,
-        turns=[
-            TurnInput(
-                f"more-{i}",
-                "s-more",
-                "summarize",
-                RatedTurn(prompt=f"Prompt {i}", response=f"Response {i}.", model="m-v1"),
-            )
-            for i in range(count)
-        ],
-    )
+    for i in range(count):
+        TurnFactory.create(
+            by=demo.DEMO_AGENT,
+            correlation_id=f"more-{i}",
+            session_id="s-more",
+            component_name="summarize",
+            rated_turn__prompt=f"Prompt {i}",
+            rated_turn__response=f"Response {i}.",
+            rated_turn__model="m-v1",
+        )
 
 
 @pytest.fixture

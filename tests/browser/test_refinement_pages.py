@@ -12,12 +12,12 @@ from playwright.sync_api import Page, expect
 from core.accounts.models import User
 from core.accounts.principals import principal_for_user
 from learnportal.demo import DEMO_AGENT
-from refinement.models import Plan, Proposal, Refinement, StoreValue
+from refinement.models import Plan, Proposal, Refinement
 from refinement.paths import Target
 from refinement.planner import plan_create
 from refinement.proposals import ProposalInput
-from refinement.services.plans import plan_file
 from tests.browser.helpers import log_in, screenshot
+from tests.factories import PlanFactory, StoreValueFactory
 
 if TYPE_CHECKING:
     from pytest_django.live_server_helper import LiveServer
@@ -111,11 +111,11 @@ def test_an_edited_skill_file_is_side_by_side_and_fits_a_phone(
     path = "learnings/_global/SKILL.md"
     old = "# Skill\n\nRead the references before answering.\nKeep answers short.\n"
     new = old.replace("Keep answers short.", "Keep answers short, and cite the reference used.")
-    StoreValue.objects.create(path=path, value=old, version=1)
+    StoreValueFactory.create(path=path, value=old)
     edit = ProposalInput(
         target=Target.SKILL_FILE, op="update", path=path, old_value=old, new_value=new
     )
-    plan = plan_file(DEMO_AGENT, [edit], origin="plan", summary="cite references")[0]
+    plan = PlanFactory.create(by=DEMO_AGENT, proposals=[edit], summary="cite references")
     log_in(page, live_server.url, "reviewer", f"/plans/{plan.plan_id}/")
     expect(page.locator("table.sbs td.added")).to_contain_text("cite the reference used")
     _shoot(page, "plan-skill-edit")

@@ -13,10 +13,9 @@ from playwright.sync_api import Page, expect
 from core.accounts.models import User
 from core.accounts.principals import principal_for_user
 from feedback.models import Turn
-from feedback.services.feedbacks import feedback_record
-from learnportal_protocol import Feedback
 from refinement.models import Plan, Proposal
 from tests.browser.helpers import log_in, screenshot
+from tests.factories import FeedbackFactory
 
 if TYPE_CHECKING:
     from pytest_django.live_server_helper import LiveServer
@@ -101,25 +100,10 @@ def test_the_header_is_one_height_on_every_page(
 
 def _rate_as(username: str, correlation_id: str) -> None:
     """A person's rating of a demo turn, stored by the service the rating page uses."""
-    turn = Turn.objects.get(correlation_id=correlation_id)
-    feedback_record(
-        principal=principal_for_user(User.objects.get(username=username)),
-        feedbacks=[
-            Feedback.model_validate(
-                {
-                    "correlation_id": correlation_id,
-                    "component_name": turn.component_name,
-                    "rated_turn": {
-                        "prompt": turn.prompt,
-                        "response": turn.response,
-                        "model": turn.model,
-                    },
-                    "polarity": "positive",
-                    "score": 0.5,
-                },
-                strict=False,
-            )
-        ],
+    FeedbackFactory.create(
+        by=principal_for_user(User.objects.get(username=username)),
+        turn=Turn.objects.get(correlation_id=correlation_id),
+        carries_turn=True,
     )
 
 

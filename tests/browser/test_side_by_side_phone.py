@@ -10,11 +10,10 @@ import pytest
 from playwright.sync_api import expect
 
 from learnportal.demo import DEMO_AGENT
-from refinement.models import StoreValue
 from refinement.paths import Target
 from refinement.proposals import ProposalInput
-from refinement.services.plans import plan_file
 from tests.browser.helpers import log_in, screenshot
+from tests.factories import PlanFactory, StoreValueFactory
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page
@@ -34,11 +33,11 @@ BOX = """(cell) => {
 
 
 def _edited_plan_page(page: Page, base_url: str) -> None:
-    StoreValue.objects.create(path=PATH, value=OLD, version=1)
+    StoreValueFactory.create(path=PATH, value=OLD)
     edit = ProposalInput(
         target=Target.SKILL_FILE, op="update", path=PATH, old_value=OLD, new_value=NEW
     )
-    plan = plan_file(DEMO_AGENT, [edit], origin="plan", summary="cite references")[0]
+    plan = PlanFactory.create(by=DEMO_AGENT, proposals=[edit], summary="cite references")
     log_in(page, base_url, "reviewer", f"/plans/{plan.plan_id}/")
 
 

@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from core.accounts.models import ApiToken
 from learnportal_client import LearnClient, Retry
+from tests.factories import ApiTokenFactory
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -27,14 +27,12 @@ class Portal:
     token: str  # an agent's
 
     def token_for(self, name: str, role: str) -> str:
-        _, raw = ApiToken.issue(name=name, role=role)
-        return raw
+        return ApiTokenFactory.create(name=name, role=role).raw
 
 
 @pytest.fixture
 def portal(asgi_server: str) -> Portal:
-    _, raw = ApiToken.issue(name="client-agent", role="agent")
-    return Portal(asgi_server, raw)
+    return Portal(asgi_server, ApiTokenFactory.create(name="client-agent").raw)
 
 
 @pytest.fixture

@@ -11,9 +11,9 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from tests.builders import feedback, feedback_req
+from tests.factories import EndpointFactory
 from tests.harness import http_send, ok
 from webhooks.models import Delivery
-from webhooks.services import endpoint_register
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -45,9 +45,7 @@ def test_a_cache_that_never_answers_costs_one_timeout_not_one_a_write(
     env: Actor, silent_cache: None, settings: Any
 ) -> None:
     settings.LEARNPORTAL_WEBHOOK_ALLOW_PRIVATE = True  # the endpoint is never called
-    endpoint, _ = endpoint_register(
-        url="http://127.0.0.1:9/hook", events=["feedback.recorded"], actor="t"
-    )
+    endpoint = EndpointFactory.create(events=["feedback.recorded"])
     started = time.monotonic()
     for _ in range(WRITES):
         ok(http_send(env, feedback_req(feedback(component_name="c"))))

@@ -9,9 +9,9 @@ import subprocess
 import sys
 from typing import TYPE_CHECKING
 
-from core.accounts.models import ApiToken
 from learnportal_client import LearnClient
 from tests.builders import adapt_req
+from tests.factories import ApiTokenFactory
 from tests.harness import token_actor
 from tests.processes import REPO
 from tests.refinement.helpers import calls
@@ -62,7 +62,7 @@ def run_example(
 def test_the_example_agent_learns_to_call_its_best_component(
     asgi_server: str, installed_client: InstalledClient, tmp_path: Path
 ) -> None:
-    _, token = ApiToken.issue(name="sim-agent", role="agent")
+    token = ApiTokenFactory.create(name="sim-agent").raw
     out = run_example(asgi_server, installed_client, tmp_path, token, steps=160)
     rewards = [float(r) for r in re.findall(r"reward ([+-]\d\.\d\d)  chances", out)]
     assert len(rewards) == 8, out
@@ -79,7 +79,7 @@ def test_a_new_agent_learns_on_a_portal_where_another_agents_component_is_strong
     calls(elsewhere, "elsewhere-strong", 1000, reward=1.0, success=True)
     for _ in range(5):
         assert elsewhere.learn(adapt_req("epsilon_greedy")).status_code == 200
-    _, token = ApiToken.issue(name="sim-agent", role="agent")
+    token = ApiTokenFactory.create(name="sim-agent").raw
 
     # Six adapts. Weighed against the strong component, all three would sink toward the floor.
     out = run_example(

@@ -7,8 +7,8 @@ import importlib
 
 from django.apps import apps
 
-from core.accounts.models import ApiToken
 from feedback.models import ComponentOwner, Experience
+from tests.factories import ApiTokenFactory
 
 MIGRATION = importlib.import_module("feedback.migrations.0012_experience_attribution")
 
@@ -32,7 +32,7 @@ def stored(owner: str, component: str, n: int) -> None:
 
 def test_each_component_is_owned_by_the_first_agent_that_reported_it(db: None) -> None:
     for name, role in (("gym", "environment"), ("first", "agent"), ("later", "agent")):
-        ApiToken.issue(name=name, role=role)
+        ApiTokenFactory.create(name=name, role=role)
     stored("token:gym", "search", 2)  # an environment reported it first: it owns nothing
     stored("token:first", "search", 1)
     stored("token:later", "search", 3)

@@ -9,7 +9,6 @@ import pytest
 from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
-from core.accounts.principals import Principal
 from core.accounts.roles import Role
 from feedback.buckets import BUCKET_SECONDS, buckets_left_out, hour_of
 from feedback.models import ComponentBucket, Experience
@@ -17,31 +16,35 @@ from feedback.queue import queue_undo
 from feedback.selectors.visibility import counted_feedback
 from feedback.services.experiences import experience_store
 from feedback.services.feedbacks import feedback_record
-from feedback.services.turns import TurnInput, turns_submit
 from learnportal_protocol import Experience as ExperienceItem
 from learnportal_protocol import Feedback as FeedbackItem
-from learnportal_protocol import FeedbackPolarity, RatedTurn
+from learnportal_protocol import FeedbackPolarity
 from learnportal_protocol.models import TIMESTAMP_MAX
-from learnportal_protocol.models import Action as ExperienceAction
 from refinement.store import behaviour_policy
+from tests.factories import (
+    ExperienceItemFactory,
+    FeedbackItemFactory,
+    PrincipalFactory,
+    TurnFactory,
+)
 
 pytestmark = pytest.mark.django_db
 
-AGENT = Principal(role=Role.AGENT, name="agent-1", is_human=False)
-ENV = Principal(role=Role.ENVIRONMENT, name="gym-1", is_human=False)
-ANN = Principal(role=Role.ANNOTATOR, name="ann", is_human=True)
+AGENT = PrincipalFactory.build(role=Role.AGENT, name="agent-1")
+ENV = PrincipalFactory.build(role=Role.ENVIRONMENT, name="gym-1")
+ANN = PrincipalFactory.build(role=Role.ANNOTATOR, name="ann")
 H = float(BUCKET_SECONDS)
-_ids = iter(range(1, 10**6))
 
 
 def calls(*specs: tuple[str, float, float, bool | None, float | None]) -> list[ExperienceItem]:
     """(component, ts, reward, success, duration_ms) each."""
     return [
-        ExperienceItem(
-            experience_id=f"x-{next(_ids)}",
+        ExperienceItemFactory.build(
             reward=reward,
             ts=ts,
-            action=ExperienceAction(component_name=name, success=success, duration_ms=duration),
+            action__component_name=name,
+            action__success=success,
+            action__duration_ms=duration,
         )
         for name, ts, reward, success, duration in specs
     ]
@@ -50,14 +53,7 @@ def calls(*specs: tuple[str, float, float, bool | None, float | None]) -> list[E
 def scores(*specs: tuple[str, float, float, float]) -> list[FeedbackItem]:
     """(component, ts, score, confidence) each."""
     return [
-        FeedbackItem(
-            feedback_id=f"f-{next(_ids)}",
-            component_name=name,
-            score=score,
-            confidence=confidence,
-            ts=ts,
-            polarity=FeedbackPolarity.POSITIVE if score > 0 else FeedbackPolarity.NEGATIVE,
-        )
+        FeedbackItemFactory.build(component_name=name, score=score, confidence=confidence, ts=ts)
         for name, ts, score, confidence in specs
     ]
 
@@ -163,8 +159,7 @@ def test_a_batch_over_hundreds_of_hours_is_counted_in_each(clock: Any) -> None:
 
 
 def test_a_retracted_rating_leaves_its_hour_as_a_recomputation_has_it(clock: Any) -> None:
-    rated = RatedTurn(prompt="Q?", response="A.", model="m")
-    turns_submit(principal=AGENT, turns=[TurnInput("t-1", "s-1", "search", rated)])
+    TurnFactory.create(correlation_id="t-1")
     ts = 5 * H + 30
     feedback_record(
         principal=ANN,

@@ -9,6 +9,7 @@ import pytest
 
 from feedback.models import ComponentStats, Experience, Feedback
 from tests.builders import experience, experience_req, stats_req, stored
+from tests.factories import StoreValueFactory
 
 if TYPE_CHECKING:
     from pytest_django import Settings
@@ -165,11 +166,9 @@ def test_an_experience_records_the_probability_the_routing_in_force_gave_its_com
     transport: Send, agent: Actor
 ) -> None:
     """PPO's behaviour policy: each known component competes at its weight (0.5 never weighted)."""
-    from refinement.models import StoreValue
-    from refinement.paths import weight_path
 
-    StoreValue.objects.create(path=weight_path("alpha"), value=0.6, version=1)
-    StoreValue.objects.create(path=weight_path("off"), value=0.0, version=1)
+    StoreValueFactory.create(component="alpha", value=0.6)
+    StoreValueFactory.create(component="off", value=0.0)
     ComponentStats.objects.create(component_name="beta")
     items = {
         "e-alpha": experience("alpha"),

@@ -15,7 +15,6 @@ import pytest
 from django.core.management import call_command
 from django.db import connection, connections
 
-from core.accounts.principals import Principal
 from core.accounts.roles import Role
 from feedback import counters
 from feedback.agreement import alpha_interval_from_sums
@@ -28,26 +27,25 @@ from feedback.selectors.overview import feedback_count
 from feedback.selectors.visibility import counted_feedback
 from feedback.services.experiences import experience_store
 from feedback.services.feedbacks import feedback_record
-from feedback.services.turns import TurnInput, turns_submit
 from learnportal_protocol import (
     Experience,
     FeedbackDimension,
-    FeedbackPolarity,
     FeedbackSource,
-    RatedTurn,
 )
 from learnportal_protocol import Feedback as FeedbackItem
 from learnportal_protocol.models import Action as ExperienceAction
+from tests.factories import FeedbackItemFactory, PrincipalFactory, TurnFactory
 
 if TYPE_CHECKING:
     from pytest_django import Settings
 
+    from core.accounts.principals import Principal
+
 pytestmark = pytest.mark.django_db
 
-AGENT = Principal(role=Role.AGENT, name="agent-1", is_human=False)
-ENV = Principal(role=Role.ENVIRONMENT, name="gym-1", is_human=False)
-PEOPLE = [Principal(role=Role.ANNOTATOR, name=f"p{i}", is_human=True) for i in range(4)]
-_ids = iter(range(1, 10**6))
+AGENT = PrincipalFactory.build(role=Role.AGENT, name="agent-1")
+ENV = PrincipalFactory.build(role=Role.ENVIRONMENT, name="gym-1")
+PEOPLE = [PrincipalFactory.build(role=Role.ANNOTATOR, name=f"p{i}") for i in range(4)]
 
 
 @pytest.fixture(autouse=True)
@@ -58,21 +56,14 @@ def _several_raters_a_turn(settings: Any) -> None:
 
 
 def queue(*names: str) -> None:
-    turns_submit(
-        principal=AGENT,
-        turns=[
-            TurnInput(n, "s", "search", RatedTurn(prompt="Q", response="A", model="m"))
-            for n in names
-        ],
-    )
+    for name in names:
+        TurnFactory.create(correlation_id=name)
 
 
 def item(key: str, score: float, dimension: str = "helpfulness", **fields: Any) -> FeedbackItem:
-    return FeedbackItem(
-        feedback_id=fields.pop("feedback_id", f"fb-{next(_ids)}"),
+    return FeedbackItemFactory.build(
         correlation_id=key,
         component_name="search",
-        polarity=FeedbackPolarity.POSITIVE if score >= 0 else FeedbackPolarity.NEGATIVE,
         score=score,
         dimension=FeedbackDimension(dimension),
         **fields,

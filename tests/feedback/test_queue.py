@@ -19,7 +19,6 @@ import pytest
 from django.core.management import call_command
 from django.db import connections
 
-from core.accounts.principals import Principal
 from core.accounts.roles import Role
 from feedback.models import ComponentStats, Feedback, Lease, Retraction, Skip, Turn
 from feedback.queue import (
@@ -37,59 +36,47 @@ from feedback.selectors.turns import turn_queue
 from feedback.selectors.visibility import counted_feedback
 from feedback.services.experiences import experience_store
 from feedback.services.feedbacks import feedback_record
-from feedback.services.turns import TurnInput, turns_submit
 from learnportal.dispatch import dispatch
-from learnportal_protocol import Experience, FeedbackDimension, FeedbackPolarity, RatedTurn
+from learnportal_protocol import Experience, FeedbackDimension, FeedbackPolarity
 from learnportal_protocol import Feedback as FeedbackItem
 from learnportal_protocol.errors import ErrorCode, LearnError
 from learnportal_protocol.models import Action as ExperienceAction
+from tests.factories import (
+    FeedbackFactory,
+    FeedbackItemFactory,
+    PrincipalFactory,
+    RatedTurnFactory,
+    TurnFactory,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
     from pytest_django import Settings
 
+    from core.accounts.principals import Principal
     from tests.harness import Broadcasts
 
 pytestmark = pytest.mark.django_db
 
-AGENT = Principal(role=Role.AGENT, name="agent-1", is_human=False)
-ENV = Principal(role=Role.ENVIRONMENT, name="gym-1", is_human=False)
-ANN = Principal(role=Role.ANNOTATOR, name="ann", is_human=True)
-BOB = Principal(role=Role.ANNOTATOR, name="bob", is_human=True)
-CAROL = Principal(role=Role.REVIEWER, name="carol", is_human=True)
-BOSS = Principal(role=Role.ADMIN, name="boss", is_human=True)
+AGENT = PrincipalFactory.build(role=Role.AGENT, name="agent-1")
+ENV = PrincipalFactory.build(role=Role.ENVIRONMENT, name="gym-1")
+ANN = PrincipalFactory.build(role=Role.ANNOTATOR, name="ann")
+BOB = PrincipalFactory.build(role=Role.ANNOTATOR, name="bob")
+CAROL = PrincipalFactory.build(role=Role.REVIEWER, name="carol")
+BOSS = PrincipalFactory.build(role=Role.ADMIN, name="boss")
 LEASE = 600
 
 
 def queued(*names: str, component: str = "search") -> list[Turn]:
     """Queue turns named `names` (in that order, so oldest first) as the agent."""
-    turns_submit(
-        principal=AGENT,
-        turns=[
-            TurnInput(name, "s-1", component, RatedTurn(prompt="Q?", response="A.", model="m"))
-            for name in names
-        ],
-    )
-    return [Turn.objects.get(correlation_id=name) for name in names]
-
-
-_ids = iter(range(1, 10**6))
+    return [TurnFactory.create(correlation_id=name, component_name=component) for name in names]
 
 
 def rate(who: Principal, turn: Turn, **fields: Any) -> str:
     """`who` rates `turn` (their source: human for people, self or env for machines)."""
-    feedback_id = f"fb-{next(_ids)}"
-    item = FeedbackItem(
-        feedback_id=feedback_id,
-        correlation_id=turn.correlation_id,
-        component_name=turn.component_name,
-        polarity=fields.pop("polarity", FeedbackPolarity.POSITIVE),
-        score=fields.pop("score", 0.5),
-        **fields,
-    )
-    feedback_record(principal=who, feedbacks=[item])
-    return feedback_id
+    fields.setdefault("polarity", FeedbackPolarity.POSITIVE)
+    return FeedbackFactory.create(by=who, turn=turn, **fields).feedback_id
 
 
 def leased(who: Principal) -> str | None:
@@ -237,7 +224,7 @@ def test_a_turn_created_by_an_agents_feedback_still_needs_its_human_rating() -> 
             FeedbackItem(
                 correlation_id="t-self",
                 polarity=FeedbackPolarity.POSITIVE,
-                rated_turn=RatedTurn(prompt="Q?", response="A.", model="m"),
+                rated_turn=RatedTurnFactory.build(),
             )
         ],
     )
@@ -309,12 +296,9 @@ def test_feedback_sent_before_its_turn_counts_when_the_turn_arrives() -> None:
 
 def carrying(key: str, **fields: Any) -> FeedbackItem:
     """A rating of turn `key` that carries the turn itself."""
-    return FeedbackItem(
-        feedback_id=fields.pop("feedback_id", f"fb-{next(_ids)}"),
-        correlation_id=key,
-        polarity=fields.pop("polarity", FeedbackPolarity.POSITIVE),
-        rated_turn=RatedTurn(prompt="Q?", response="A.", model="m"),
-        **fields,
+    fields.setdefault("polarity", FeedbackPolarity.POSITIVE)
+    return FeedbackItemFactory.build(
+        correlation_id=key, rated_turn=RatedTurnFactory.build(), **fields
     )
 
 
@@ -450,7 +434,7 @@ def test_progress_counts_todays_ratings_and_the_turns_left_for_me(
 
 # --- at once ---------------------------------------------------------------------------------
 
-PEOPLE = [Principal(role=Role.ANNOTATOR, name=f"p-{i}", is_human=True) for i in range(6)]
+PEOPLE = [PrincipalFactory.build(role=Role.ANNOTATOR, name=f"p-{i}") for i in range(6)]
 
 
 def _ask_at_once(people: list[Principal]) -> list[QueueLease | None]:

@@ -10,7 +10,6 @@ import pytest
 from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
-from core.accounts.principals import Principal
 from core.accounts.roles import Role
 from feedback.models import ComponentStats
 from feedback.queue import queue_undo
@@ -18,19 +17,19 @@ from feedback.selectors.components import component_records
 from feedback.selectors.visibility import counted_feedback
 from feedback.services.experiences import experience_store
 from feedback.services.feedbacks import feedback_record
-from feedback.services.turns import TurnInput, turns_submit
 from feedback.source_scores import ALL, source_scores
 from feedback.stats import SCORE_SOURCES, source_columns
 from learnportal_protocol import Feedback as FeedbackItem
-from learnportal_protocol import FeedbackPolarity, FeedbackSource, RatedTurn
+from learnportal_protocol import FeedbackSource
 from refinement.store import behaviour_policy
+from tests.factories import FeedbackItemFactory, PrincipalFactory, TurnFactory
 from tests.feedback.test_buckets import ENV, calls, scores
 
 pytestmark = pytest.mark.django_db
 
-AGENT = Principal(role=Role.AGENT, name="agent-1", is_human=False)
-ANN = Principal(role=Role.ANNOTATOR, name="ann", is_human=True)
-ANN2 = Principal(role=Role.ANNOTATOR, name="ann2", is_human=True)
+AGENT = PrincipalFactory.build(role=Role.AGENT, name="agent-1")
+ANN = PrincipalFactory.build(role=Role.ANNOTATOR, name="ann")
+ANN2 = PrincipalFactory.build(role=Role.ANNOTATOR, name="ann2")
 TALLY_COLUMNS = tuple(c for s in SCORE_SOURCES for c in source_columns(s))
 
 
@@ -61,23 +60,19 @@ def assert_tallies_match() -> None:
 
 
 def rating(feedback_id: str, turn: str, score: float, confidence: float = 1.0) -> FeedbackItem:
-    return FeedbackItem(
+    return FeedbackItemFactory.build(
         feedback_id=feedback_id,
         correlation_id=turn,
         component_name="search",
         score=score,
         confidence=confidence,
-        polarity=FeedbackPolarity.POSITIVE if score > 0 else FeedbackPolarity.NEGATIVE,
     )
 
 
 def mixed_sources() -> None:
     """Human, env and self scores of two components; an undo and a supersede among them."""
-    rated = RatedTurn(prompt="Q?", response="A.", model="m")
-    turns_submit(
-        principal=AGENT,
-        turns=[TurnInput(f"t-{i}", "s-1", "search", rated) for i in range(3)],
-    )
+    for i in range(3):
+        TurnFactory.create(correlation_id=f"t-{i}")
     feedback_record(
         principal=AGENT, feedbacks=scores(("search", 10.0, 1.0, 1.0), ("browse", 20.0, 0.5, 0.5))
     )

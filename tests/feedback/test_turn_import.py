@@ -17,6 +17,7 @@ from feedback.models import Turn
 from feedback.turn_files import FileFormat, read_rows
 from feedback.turn_import import ColumnMapping, RefusedRow, turns_import
 from learnportal_protocol.errors import LearnError
+from tests.factories import UserFactory
 
 if TYPE_CHECKING:
     from tests.harness import Actor
@@ -110,8 +111,7 @@ def test_a_refusal_reads_as_the_apis_for_the_same_value(agent: Actor, tmp_path: 
 
 
 def principal_of_name(name: str) -> Any:
-    User.objects.create_user(username=name, password="x-long-enough", role="admin")
-    return principal_for_user(User.objects.get(username=name))
+    return principal_for_user(UserFactory.create(username=name, role="admin"))
 
 
 def test_refused_rows_name_their_row_and_field_and_the_others_are_stored(

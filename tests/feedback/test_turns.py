@@ -10,16 +10,17 @@ import pytest
 from django.db import connections
 from rest_framework.test import APIClient
 
-from core.accounts.principals import Principal
 from core.accounts.roles import Role
 from feedback.models import Turn
 from feedback.services.turns import TurnInput, turns_submit
 from learnportal_protocol import RatedTurn
 from tests.builders import feedback, feedback_req, turn
+from tests.factories import PrincipalFactory
 
 if TYPE_CHECKING:
     from pytest_django import Settings
 
+    from core.accounts.principals import Principal
     from tests.harness import Actor, APIClientResponse, Broadcasts
 
 
@@ -268,7 +269,7 @@ def test_agents_queueing_the_same_new_turns_at_once_store_each_once(
 ) -> None:
     """Each finds the turns new and writes them with one COPY; all but the first are refused
     by the database and look again, meeting them stored."""
-    agents = [Principal(role=Role.AGENT, name=f"agent-{i}", is_human=False) for i in range(4)]
+    agents = [PrincipalFactory.build(role=Role.AGENT, name=f"agent-{i}") for i in range(4)]
     for round_ in range(3):
         keys = [f"r{round_}-t{i}" for i in range(50)]
         broadcasts.sent.clear()

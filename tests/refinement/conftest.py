@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from refinement.paths import weight_path
+from tests.factories import StoreValueFactory
 
 
 @pytest.fixture
@@ -14,7 +14,6 @@ def weighted(db: None) -> None:
     Works around the behaviour-probability bug for fresh components (see test_adapt.py), so that
     PPO, the planner's default strategy, has data to learn from.
     """
-    from refinement.models import StoreValue
 
     for name in ("alpha", "beta"):
-        StoreValue.objects.create(path=weight_path(name), value=0.5, version=1)
+        StoreValueFactory.create(component=name, value=0.5)

@@ -1,4 +1,5 @@
-"""What the refinement tests build their data from: calls and corrections sent as an agent."""
+"""What the refinement tests build their data from: calls and corrections sent as an agent
+(their bodies are tests/builders.py's)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from feedback.models import ComponentOwner
 from refinement import store
 from refinement.paths import locate
-from tests.builders import next_id
+from tests.builders import experience, experience_req, feedback, feedback_req
 
 if TYPE_CHECKING:
     from refinement.models import Plan, Proposal
@@ -19,15 +20,12 @@ def calls(
     actor: Actor, component: str, n: int, *, reward: float, success: bool | None = None
 ) -> None:
     """Store `n` calls of a component through learn/experience/req (over HTTP)."""
-    experiences = []
-    for i in range(n):
-        action: dict[str, Any] = {"component_name": component, "duration_ms": 100.0 + i}
-        if success is not None:
-            action["success"] = success
-        experiences.append({"experience_id": next_id("exp"), "action": action, "reward": reward})
-    response = actor.learn(
-        {"type": "learn/experience/req", "id": next_id("le"), "experiences": experiences}
-    )
+    outcome = {} if success is None else {"success": success}
+    experiences = [
+        experience(component, action={"duration_ms": 100.0 + i, **outcome}, reward=reward)
+        for i in range(n)
+    ]
+    response = actor.learn(experience_req(*experiences))
     assert response.status_code == 200, response.json()
     assert response.json()["stored"] == n
 
@@ -35,19 +33,16 @@ def calls(
 def corrections(actor: Actor, component: str, texts: list[str]) -> None:
     """Corrective feedback for a component through learn/feedback/req (source self)."""
     feedbacks = [
-        {
-            "feedback_id": next_id("fb"),
-            "polarity": "corrective",
-            "score": -0.5,
-            "correction": text,
-            "source": "self",
-            "component_name": component,
-        }
+        feedback(
+            polarity="corrective",
+            score=-0.5,
+            correction=text,
+            source="self",
+            component_name=component,
+        )
         for text in texts
     ]
-    response = actor.learn(
-        {"type": "learn/feedback/req", "id": next_id("lf"), "feedbacks": feedbacks}
-    )
+    response = actor.learn(feedback_req(*feedbacks))
     assert response.status_code == 200, response.json()
     assert response.json()["recorded"] == len(texts)
 

@@ -8,10 +8,11 @@ import pytest
 from django.core.management import call_command
 
 from core.timing import recording
-from refinement.models import HistoryEntry, Plan, ProposalStatus, StoreValue
+from refinement.models import HistoryEntry, Plan, ProposalStatus
 from refinement.paths import weight_path
 from refinement.services.register import proposal_wire
 from tests.builders import adapt_req, apply_req, rollback_req
+from tests.factories import StoreValueFactory
 from tests.harness import Actor, Send, http_send, ok, refused
 from tests.refinement.helpers import calls, two_arms, weight, weighted
 
@@ -47,7 +48,7 @@ def test_every_builtin_strategy_updates_records_and_names_itself(
 
 def test_ppo_moves_weights_recorded_under_weights_in_force(transport: Send, agent: Actor) -> None:
     for name in ("alpha", "beta"):
-        StoreValue.objects.create(path=weight_path(name), value=0.5, version=1)
+        StoreValueFactory.create(component=name, value=0.5)
     two_arms(agent)
     body = ok(transport(agent, adapt_req("ppo")))
     assert "ppo" in body["message"].lower()

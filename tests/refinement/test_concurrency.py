@@ -15,9 +15,10 @@ import pytest
 from django.db import connection
 from rest_framework.test import APIClient
 
-from refinement.models import Refinement, Revision, StoreValue
+from refinement.models import Refinement, Revision
 from refinement.paths import weight_path
 from tests.builders import apply_req, review_req, rollback_req, weight_proposal
+from tests.factories import StoreValueFactory
 from tests.refinement.helpers import weight
 
 if TYPE_CHECKING:
@@ -83,7 +84,7 @@ def race(*calls: Callable[[], tuple[int, dict[str, Any]]]) -> list[tuple[int, di
 @pytest.mark.parametrize("round_", range(3))
 def test_one_of_two_concurrent_applies_wins(agent: Actor, existing: bool, round_: int) -> None:
     if existing:
-        StoreValue.objects.create(path=weight_path("alpha"), value=0.5, version=1)
+        StoreValueFactory.create(component="alpha", value=0.5)
     body = apply_req(weight_proposal("alpha", 0.5, 0.55))
     results = race(learn(agent, body), learn(agent, body))
     statuses = sorted(status for status, _ in results)
@@ -99,7 +100,7 @@ def test_one_of_two_concurrent_applies_wins(agent: Actor, existing: bool, round_
 
 def _stored(agent: Actor, component: str) -> dict[str, Any]:
     """A low-risk proposal of alpha-like `component`, filed by the agent's review."""
-    StoreValue.objects.create(path=weight_path(component), value=0.5, version=1)
+    StoreValueFactory.create(component=component, value=0.5)
     proposal = weight_proposal(component, 0.5, 0.55, proposal_id=f"prop-{component}")
     status, body = learn(agent, review_req(proposal))()
     assert status == 200, body

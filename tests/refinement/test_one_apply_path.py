@@ -16,12 +16,13 @@ from core.accounts.principals import Principal, principal_for_token
 from feedback.models import ComponentStats, Experience
 from learnportal_protocol.errors import ErrorCode, LearnError
 from refinement.adapt import adapt_run
-from refinement.models import HistoryEntry, Plan, Refinement, Revision, StoreValue
+from refinement.models import HistoryEntry, Plan, Refinement, Revision
 from refinement.paths import Target, locate, weight_path
 from refinement.services.apply import proposal_apply
 from refinement.services.edits import Edit, edits_apply
 from refinement.services.rollback import refinement_rollback
 from tests.builders import weight_proposal
+from tests.factories import StoreValueFactory
 from tests.refinement.helpers import own, value_at, weight
 from webhooks.outbox import subscriptions
 
@@ -61,7 +62,7 @@ def machine(agent: Actor) -> Principal:
 
 
 def test_one_stale_edit_refuses_them_all_and_writes_nothing(machine: Principal) -> None:
-    StoreValue.objects.create(path=weight_path("beta"), value=0.7, version=1)
+    StoreValueFactory.create(component="beta", value=0.7)
     plan = Plan.objects.create(plan_id="plan-x", requested_by=machine.key, created=0.0)
 
     with pytest.raises(LearnError) as refused, transaction.atomic():

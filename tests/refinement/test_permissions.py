@@ -9,46 +9,38 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from core.accounts.principals import Principal
 from core.accounts.roles import Role
 from learnportal_protocol.errors import ErrorCode, LearnError
 from refinement.models import Proposal, Refinement, StoreValue
-from refinement.paths import Target, weight_path
+from refinement.paths import weight_path
 from refinement.permissions import Verb, may
-from refinement.proposals import ProposalInput, parse_proposal
+from refinement.proposals import parse_proposal
 from refinement.review import assess
 from refinement.services.apply import proposal_apply, proposal_apply_stored
 from refinement.services.approval import proposal_approve, proposal_permissions, proposal_reject
-from refinement.services.plans import plan_file
 from refinement.services.register import proposal_wire
 from refinement.services.rollback import refinement_rollback, rollback_permission
+from tests.factories import PrincipalFactory, ProposalFactory, StoreValueFactory
 
 if TYPE_CHECKING:
     from pytest_django import Settings
 
+    from core.accounts.principals import Principal
+
 pytestmark = pytest.mark.django_db
 
-REVIEWER = Principal(role=Role.REVIEWER, name="rita", is_human=True)
-OTHER = Principal(role=Role.REVIEWER, name="otto", is_human=True)
-ADMIN = Principal(role=Role.ADMIN, name="ada", is_human=True)
-ANNOTATOR = Principal(role=Role.ANNOTATOR, name="ann", is_human=True)
-AGENT = Principal(role=Role.AGENT, name="bot", is_human=False)
-OTHER_AGENT = Principal(role=Role.AGENT, name="bot2", is_human=False)
-
-
-def _weight(new: float, component: str = "alpha") -> ProposalInput:
-    StoreValue.objects.get_or_create(path=weight_path(component), defaults={"value": 0.5})
-    return ProposalInput(
-        target=Target.ROUTER_WEIGHT,
-        op="update",
-        path=weight_path(component),
-        old_value=0.5,
-        new_value=new,
-    )
+REVIEWER = PrincipalFactory.build(role=Role.REVIEWER, name="rita")
+OTHER = PrincipalFactory.build(role=Role.REVIEWER, name="otto")
+ADMIN = PrincipalFactory.build(role=Role.ADMIN, name="ada")
+ANNOTATOR = PrincipalFactory.build(role=Role.ANNOTATOR, name="ann")
+AGENT = PrincipalFactory.build(role=Role.AGENT, name="bot")
+OTHER_AGENT = PrincipalFactory.build(role=Role.AGENT, name="bot2")
 
 
 def _filed(by: Principal, new: float = 0.55) -> Proposal:
-    return plan_file(by, [_weight(new)], origin="plan", summary="a test plan")[1][0]
+    """`by`'s plan to move alpha's weight from 0.5 to `new`."""
+    StoreValueFactory.create(component="alpha", value=0.5)
+    return ProposalFactory.create(by=by, component="alpha", new_value=new)
 
 
 def _may(principal: Principal, verb: Verb, record: Proposal) -> tuple[bool, str]:
@@ -170,7 +162,7 @@ def test_a_rollback_over_a_later_change_is_stale() -> None:
 
 
 def test_an_agent_rolls_back_only_what_it_applied() -> None:
-    record = plan_file(AGENT, [_weight(0.55)], origin="plan", summary="mine")[1][0]
+    record = _filed(AGENT)
     proposal_apply(principal=AGENT, raw=proposal_wire(record))
     refinement = Refinement.objects.get(proposal=record)
     assert rollback_permission(principal=AGENT, refinement=refinement).allowed

@@ -6,9 +6,10 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from refinement.models import Plan, StoreValue
+from refinement.models import Plan
 from refinement.paths import weight_path
 from tests.builders import apply_req, plan_req
+from tests.factories import StoreValueFactory
 from tests.harness import Actor, Send, http_send, ok, refused
 from tests.refinement.helpers import calls, corrections, two_arms
 
@@ -57,8 +58,8 @@ def test_the_next_plan_updates_the_reference_from_its_real_text(
 
 
 def test_weight_proposals_carry_the_real_current_weight(transport: Send, agent: Actor) -> None:
-    StoreValue.objects.create(path=weight_path("alpha"), value=0.42, version=1)
-    StoreValue.objects.create(path=weight_path("beta"), value=0.58, version=1)
+    StoreValueFactory.create(component="alpha", value=0.42)
+    StoreValueFactory.create(component="beta", value=0.58)
     two_arms(agent)
     body = ok(transport(agent, plan_req()))
     proposals = by_path(body)

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from refinement.models import Step
 from tests.builders import apply_req, file_proposal, review_req, rollback_req, weight_proposal
+from tests.factories import StepFactory, StoreValueFactory
 from tests.harness import Actor, Send, http_send, ok, refused
 from tests.refinement.helpers import calls
 
@@ -40,10 +40,8 @@ def test_weight_change_risk(transport: Send, agent: Actor, new: float, risk: str
 def test_a_change_of_exactly_the_limit_is_not_over_it(
     agent: Actor, old: float, new: float, risk: str
 ) -> None:
-    from refinement.models import StoreValue
-    from refinement.paths import weight_path
 
-    StoreValue.objects.create(path=weight_path("alpha"), value=old, version=1)
+    StoreValueFactory.create(component="alpha", value=old)
     body = review(http_send, agent, weight_proposal("alpha", old, new))
     assert body["risk_level"] == risk
 
@@ -122,9 +120,8 @@ def test_writing_into_a_read_step_is_not_approved(transport: Send, agent: Actor)
 
 
 def test_writing_into_a_locked_step_is_not_approved(transport: Send, agent: Actor) -> None:
-    Step.objects.create(
+    StepFactory.create(
         step_id="s1",
-        learnings_access="read-write",
         learning_objective="learn the format",
         lock_learnings=True,
         review_notes="frozen for the audit",
@@ -135,7 +132,7 @@ def test_writing_into_a_locked_step_is_not_approved(transport: Send, agent: Acto
 
 
 def test_writing_into_an_open_step_is_approved(transport: Send, agent: Actor) -> None:
-    Step.objects.create(step_id="s1", learnings_access="read-write", learning_objective="x")
+    StepFactory.create(step_id="s1")
     body = review(transport, agent, file_proposal("learnings/s1/SKILL.md", None, "# s1\n"))
     assert body["approved"] is True
     assert body["risk_level"] == "low"

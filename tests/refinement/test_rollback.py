@@ -15,6 +15,7 @@ from refinement.models import HistoryEntry, Plan, Refinement, RefinementStatus, 
 from refinement.paths import Target, weight_path
 from refinement.services.rollback import refinement_rollback
 from tests.builders import apply_req, file_proposal, rollback_req, weight_proposal
+from tests.factories import StepFactory
 from tests.harness import Actor, Send, http_send, ok, refused
 from tests.refinement.helpers import value_at, weight
 
@@ -213,7 +214,7 @@ def test_a_rollback_into_a_step_that_may_not_learn_is_refused_saying_why(
     transport: Send, agent: Actor, rev: Actor, change: dict[str, Any], why: str
 ) -> None:
     path = "learnings/s1/SKILL.md"
-    Step.objects.create(step_id="s1", learnings_access="read-write", learning_objective="x")
+    StepFactory.create(step_id="s1")
     ref = ok(transport(agent, apply_req(file_proposal(path, None, "# s1\n"))))["refinement_id"]
     Step.objects.filter(step_id="s1").update(**change)
 

@@ -7,28 +7,29 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from core.accounts.principals import Principal
 from core.accounts.roles import Role
 from learnportal_protocol.errors import ErrorCode, LearnError
-from refinement.models import Proposal, StoreValue
-from refinement.paths import Target, weight_path
+from refinement.models import Proposal
 from refinement.permissions import Verb, may
-from refinement.proposals import ProposalInput, parse_proposal
+from refinement.proposals import parse_proposal
 from refinement.review import assess
 from refinement.services.apply import proposal_apply, proposal_apply_stored
 from refinement.services.approval import proposal_approve
-from refinement.services.plans import plan_file
 from refinement.services.register import proposal_wire
 from refinement.store import routing_weights
+from tests.factories import PrincipalFactory, ProposalFactory, StoreValueFactory
 
 if TYPE_CHECKING:
     from pytest_django import Settings
 
+    from core.accounts.principals import Principal
+    from refinement.models import Proposal
+
 pytestmark = pytest.mark.django_db
 
-RITA = Principal(role=Role.REVIEWER, name="rita", is_human=True)
-OTTO = Principal(role=Role.REVIEWER, name="otto", is_human=True)
-AGENT = Principal(role=Role.AGENT, name="bot", is_human=False)
+RITA = PrincipalFactory.build(role=Role.REVIEWER, name="rita")
+OTTO = PrincipalFactory.build(role=Role.REVIEWER, name="otto")
+AGENT = PrincipalFactory.build(role=Role.AGENT, name="bot")
 
 
 @pytest.fixture
@@ -38,15 +39,8 @@ def two_reviewers(settings: Settings) -> None:
 
 def _filed(new: float) -> Proposal:
     """An agent's plan to move alpha's weight from 0.5 (by more than 0.3: high risk)."""
-    StoreValue.objects.get_or_create(path=weight_path("alpha"), defaults={"value": 0.5})
-    proposal = ProposalInput(
-        target=Target.ROUTER_WEIGHT,
-        op="update",
-        path=weight_path("alpha"),
-        old_value=0.5,
-        new_value=new,
-    )
-    return plan_file(AGENT, [proposal], origin="plan", summary="a big step")[1][0]
+    StoreValueFactory.create(component="alpha", value=0.5)
+    return ProposalFactory.create(by=AGENT, component="alpha", new_value=new, summary="a big step")
 
 
 def _may(principal: Principal, verb: Verb, record: Proposal) -> tuple[bool, str]:

@@ -21,6 +21,7 @@ from refinement.vocabulary import (
     lacks_objective,
 )
 from tests.builders import review_req
+from tests.factories import StepFactory
 from tests.harness import Send, ok
 from tests.refinement.learning_store.helpers import make_step, report_run, skill_edit
 
@@ -131,7 +132,7 @@ def test_a_proposal_may_not_make_a_step_read_write_without_an_objective(
 def test_a_proposal_may_not_clear_the_objective_of_a_read_write_step(
     transport: Send, agent: Actor
 ) -> None:
-    Step.objects.create(step_id="login", learnings_access="read-write", learning_objective="x")
+    StepFactory.create(step_id="login")
     proposal = _step_config("login", "learning_objective", "x", "")
 
     body = ok(transport(agent, review_req(proposal)))
@@ -143,7 +144,7 @@ def test_a_proposal_may_not_clear_the_objective_of_a_read_write_step(
 def test_a_proposal_may_set_the_objective_of_a_read_write_step(
     transport: Send, agent: Actor
 ) -> None:
-    Step.objects.create(step_id="login", learnings_access="read-write", learning_objective="x")
+    StepFactory.create(step_id="login")
     proposal = _step_config("login", "learning_objective", "x", "auth flows")
 
     body = ok(transport(agent, review_req(proposal)))

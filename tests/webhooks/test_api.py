@@ -3,16 +3,16 @@ redeliver and remove; everyone else is refused."""
 
 from __future__ import annotations
 
-import time
 from typing import TYPE_CHECKING
 
 import pytest
 from standardwebhooks import Webhook
 
 from tests.builders import feedback, feedback_req
+from tests.factories import DeliveryFactory
 from tests.harness import Actor, http_send, ok
 from webhooks.delivery import client
-from webhooks.models import Delivery
+from webhooks.models import Delivery, Endpoint
 from webhooks.worker import deliver_due
 
 if TYPE_CHECKING:
@@ -133,19 +133,9 @@ def test_the_openapi_document_describes_the_webhook_paths(boss: Actor) -> None:
 
 def fill_log(endpoint_id: int, states: list[str]) -> list[int]:
     """Deliveries of these states, oldest first: their ids."""
-    now = time.time()
+    endpoint = Endpoint.objects.get(pk=endpoint_id)
     return [
-        Delivery.objects.create(
-            endpoint_id=endpoint_id,
-            event="plan.filed",
-            message_id=f"msg_{n}",
-            body="{}",
-            created_at=now,
-            next_attempt_at=now,
-            state=state,
-            attempts=1,
-        ).pk
-        for n, state in enumerate(states)
+        DeliveryFactory.create(endpoint=endpoint, state=state, attempts=1).pk for state in states
     ]
 
 

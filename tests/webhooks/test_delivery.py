@@ -10,10 +10,11 @@ from django.core.management import call_command
 from standardwebhooks import Webhook, WebhookVerificationError
 
 from tests.builders import feedback, feedback_req
+from tests.factories import EndpointFactory
 from tests.harness import Actor, http_send, ok
 from webhooks.delivery import backoff_seconds, client
 from webhooks.models import Delivery, DeliveryState
-from webhooks.services import endpoint_register, redeliver
+from webhooks.services import redeliver
 from webhooks.worker import deliver_due
 
 if TYPE_CHECKING:
@@ -23,10 +24,7 @@ pytestmark = pytest.mark.django_db
 
 
 def register(receiver: Receiver, url: str = "") -> str:
-    _, secret = endpoint_register(
-        url=url or receiver.url, events=["feedback.recorded"], actor="boss"
-    )
-    return secret
+    return EndpointFactory.create(url=url or receiver.url, events=["feedback.recorded"]).secret
 
 
 def deliver(now: float | None = None) -> int:
@@ -58,7 +56,7 @@ def test_a_wrong_secret_or_a_changed_body_fails_verification(
     ok(http_send(env, feedback_req(feedback(component_name="c"))))
     deliver()
     (got,) = receiver.received
-    other = endpoint_register(url=receiver.url, events=["plan.filed"], actor="boss")[1]
+    other = EndpointFactory.create(url=receiver.url).secret
     with pytest.raises(WebhookVerificationError):
         Webhook(other).verify(got.body, got.headers)
     with pytest.raises(WebhookVerificationError):

@@ -19,19 +19,18 @@ from tests.builders import (
     rollback_req,
     weight_proposal,
 )
+from tests.factories import EndpointFactory
 from tests.harness import Actor, http_send, ok
 from tests.refinement.helpers import two_arms
 from webhooks.catalogue import EVENTS
 from webhooks.models import Delivery, Endpoint
-from webhooks.services import endpoint_delete, endpoint_register
+from webhooks.services import endpoint_delete
 
 pytestmark = pytest.mark.django_db
 
 
 def register(*events: str) -> int:
-    url = f"http://127.0.0.1:9/hook/{Endpoint.objects.count()}"  # one receiver an endpoint
-    endpoint, _ = endpoint_register(url=url, events=list(events), actor="t")
-    return endpoint.pk
+    return EndpointFactory.create(events=list(events)).pk
 
 
 def bodies(event: str) -> list[dict[str, object]]:

@@ -9,10 +9,9 @@ from typing import Any
 import pytest
 from django.core.management import call_command
 
+from tests.factories import DeliveryFactory, EndpointFactory
 from webhooks.models import Delivery, DeliveryState, Endpoint
-from webhooks.outbox import new_message_id
 from webhooks.retention import DAY_SECONDS, prune_finished
-from webhooks.services import endpoint_register
 
 pytestmark = pytest.mark.django_db
 
@@ -21,20 +20,16 @@ NOW = time.time()
 
 @pytest.fixture
 def endpoint() -> Endpoint:
-    return endpoint_register(url="http://127.0.0.1:9/hook", events=["plan.filed"], actor="boss")[0]
+    return EndpointFactory.create()
 
 
 def row(endpoint: Endpoint, state: str, *, days_ago: float, attempts: int = 1) -> Delivery:
     at = NOW - days_ago * DAY_SECONDS
-    return Delivery.objects.create(
+    return DeliveryFactory.create(
         endpoint=endpoint,
-        event="plan.filed",
-        message_id=new_message_id(),
-        body="{}",
         created_at=at,
         state=state,
         attempts=attempts,
-        next_attempt_at=at,
         last_attempt_at=at if attempts else None,
         delivered_at=at if state == DeliveryState.DELIVERED else None,
     )

@@ -8,7 +8,6 @@ from __future__ import annotations
 import contextlib
 import threading
 import time
-import uuid
 from collections import Counter
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import TYPE_CHECKING, Any
@@ -16,10 +15,10 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from django.db import connection
 
+from tests.factories import DeliveryFactory, EndpointFactory
 from tests.webhooks.receiver import Receiver, serve
 from webhooks.delivery import LEASE_MARGIN_SECONDS, client, send
 from webhooks.models import Delivery, DeliveryState
-from webhooks.services import endpoint_register
 from webhooks.worker import deliver_due
 
 if TYPE_CHECKING:
@@ -31,18 +30,10 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def queue_events(receiver: Receiver, count: int, *, due: float | None = None) -> None:
-    endpoint, _ = endpoint_register(url=receiver.url, events=["plan.filed"], actor="boss")
+    endpoint = EndpointFactory.create(url=receiver.url)
     now = time.time()
-    Delivery.objects.bulk_create(
-        Delivery(
-            endpoint=endpoint,
-            event="plan.filed",
-            message_id=f"msg_{uuid.uuid4().hex}",
-            body="{}",
-            created_at=now,
-            next_attempt_at=now if due is None else due,
-        )
-        for _ in range(count)
+    DeliveryFactory.create_batch(
+        count, endpoint=endpoint, created_at=now, next_attempt_at=now if due is None else due
     )
 
 
@@ -148,7 +139,7 @@ def test_an_attempt_ends_at_its_timeout_however_the_receiver_trickles_its_answer
     trickling: str, settings: Any
 ) -> None:
     settings.LEARNPORTAL_WEBHOOK_TIMEOUT_SECONDS = 1.0
-    endpoint, _ = endpoint_register(url=trickling, events=["plan.filed"], actor="boss")
+    endpoint = EndpointFactory.create(url=trickling)
     delivery = Delivery(endpoint=endpoint, message_id="msg_1", body="{}")
     started = time.monotonic()
     with client() as http:

@@ -10,8 +10,8 @@ from rest_framework.exceptions import NotAuthenticated
 from rest_framework.request import Request
 
 from core.accounts.authentication import BearerTokenAuthentication, principal_of
-from core.accounts.models import ApiToken
 from core.accounts.roles import Role
+from tests.factories import ApiTokenFactory
 
 
 def _request(**headers: Any) -> Request:
@@ -20,7 +20,7 @@ def _request(**headers: Any) -> Request:
 
 
 def test_a_view_reads_the_principal_of_the_token(db: None) -> None:
-    _, raw = ApiToken.issue(name="bot", role="agent")
+    raw = ApiTokenFactory.create(name="bot").raw
     principal = principal_of(_request(HTTP_AUTHORIZATION=f"Bearer {raw}"))
     assert (principal.name, principal.role, principal.is_human) == ("bot", Role.AGENT, False)
 

@@ -10,6 +10,7 @@ from django.db import IntegrityError, transaction
 from django.test import Client
 
 from core.accounts.models import USERNAME_TAKEN, User
+from tests.factories import UserFactory
 from tests.harness import PASSWORD
 
 pytestmark = pytest.mark.django_db
@@ -17,11 +18,11 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def ann() -> User:
-    return User.objects.create_user(username="Ann", password=PASSWORD, role="annotator")
+    return UserFactory.create(username="Ann")
 
 
 def _admin() -> Client:
-    boss = User.objects.create_superuser(username="boss", password=PASSWORD)
+    boss = UserFactory.create(username="boss", role="admin")
     client = Client()
     client.force_login(boss)
     return client
@@ -56,7 +57,7 @@ def test_the_admins_add_form_refuses_it(ann: User) -> None:
 
 
 def test_the_admins_change_form_refuses_a_rename_into_it(ann: User) -> None:
-    bob = User.objects.create_user(username="bob", password=PASSWORD, role="annotator")
+    bob = UserFactory.create(username="bob")
     client = _admin()
     form = client.get(f"/admin/accounts/user/{bob.pk}/change/").context["adminform"].form
     data = {name: value for name, value in form.initial.items() if value is not None}

@@ -11,12 +11,11 @@ import pytest
 from django.core.management import call_command
 from django.test import Client
 
-from core.accounts.models import User
+from tests.factories import PASSWORD, UserFactory
 
 if TYPE_CHECKING:
     from tests.harness import ClientResponse
 
-PASSWORD = "correct-horse-9"
 LOCKED_OUT = "Too many failed logins"
 
 pytestmark = pytest.mark.django_db
@@ -24,9 +23,9 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture(autouse=True)
 def _people() -> None:
-    User.objects.create_user(username="ann", password=PASSWORD, role="annotator")
-    User.objects.create_user(username="bob", password=PASSWORD, role="annotator")
-    User.objects.create_superuser(username="boss", password=PASSWORD)
+    UserFactory.create(username="ann")
+    UserFactory.create(username="bob")
+    UserFactory.create(username="boss", role="admin")
 
 
 def log_in(

@@ -7,9 +7,9 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from django.core.cache import cache
 
-from core.accounts.models import User
 from feedback.models import Turn
 from tests.builders import feedback, feedback_req, turn
+from tests.factories import UserFactory
 from tests.harness import human_actor
 
 if TYPE_CHECKING:
@@ -47,9 +47,7 @@ def reviewer(db: None) -> Client:
     from django.test import Client
 
     client = Client()
-    client.force_login(
-        User.objects.create_user(username="rev-a", password="x-correct-horse", role="reviewer")
-    )
+    client.force_login(UserFactory.create(username="rev-a", role="reviewer"))
     return client
 
 

@@ -15,8 +15,8 @@ from core.accounts.principals import principal_for_user
 from feedback.models import Feedback as FeedbackRow
 from feedback.models import Turn
 from feedback.selectors.visibility import counted_feedback
-from feedback.services.feedbacks import feedback_record
-from learnportal_protocol import Feedback, FeedbackPolarity, RatedTurn
+from learnportal_protocol import FeedbackPolarity
+from tests.factories import FeedbackFactory, UserFactory
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import AbstractBaseUser
@@ -34,32 +34,20 @@ def _several_raters_a_turn(settings: Any) -> None:
 
 
 def rate(user: AbstractBaseUser, correlation_id: str, comment: str, **fields: object) -> None:
-    turn = Turn.objects.get(correlation_id=correlation_id)
-    feedback_record(
-        principal=principal_for_user(user),  # type: ignore[arg-type]
-        feedbacks=[
-            Feedback.model_validate(
-                {
-                    "correlation_id": correlation_id,
-                    "component_name": turn.component_name,
-                    "rated_turn": RatedTurn(
-                        prompt=turn.prompt, response=turn.response, model=turn.model
-                    ),
-                    "polarity": FeedbackPolarity.NEGATIVE,
-                    "score": -0.5,
-                    "comment": comment,
-                    **fields,
-                },
-                strict=False,
-            )
-        ],
+    FeedbackFactory.create(
+        by=principal_for_user(user),  # type: ignore[arg-type]
+        turn=Turn.objects.get(correlation_id=correlation_id),
+        carries_turn=True,
+        score=-0.5,
+        comment=comment,
+        **fields,
     )
 
 
 @pytest.fixture
 def ann2(seeded: None) -> Client:
     """Another annotator, who rated demo-turn-2 (which the demo annotator has not rated)."""
-    user = User.objects.create_user(username="ann2", password="x-correct-horse", role="annotator")
+    user = UserFactory.create(username="ann2")
     rate(user, "demo-turn-2", SECRET)
     client = Client()
     client.force_login(user)

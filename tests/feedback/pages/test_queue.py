@@ -18,9 +18,8 @@ from core.accounts.models import User
 from core.accounts.roles import ALLOWED, Action, Role
 from feedback.lease_notes import LATE_KEPT, LEASE_WARNING_SECONDS
 from feedback.models import Feedback, Lease, Retraction, Skip, Turn
-from feedback.services.turns import TurnInput, turns_submit
 from learnportal import demo
-from learnportal_protocol import RatedTurn
+from tests.factories import TurnFactory, UserFactory
 
 if TYPE_CHECKING:
     from tests.harness import ClientResponse
@@ -67,7 +66,7 @@ def _leased_until(client: Client, correlation_id: str) -> Turn:
 
 
 def _logged_in(username: str, role: str = "annotator") -> Client:
-    user = User.objects.create_user(username=username, password="x-correct-horse", role=role)
+    user = UserFactory.create(username=username, role=role)
     client = Client()
     client.force_login(user)
     return client
@@ -95,21 +94,15 @@ def test_it_leases_the_first_open_turn_and_keeps_it_for_its_holder(annotator: Cl
 
 
 def test_it_shows_the_whole_turn_as_escaped_text(annotator: Client) -> None:
-    turns_submit(
-        principal=demo.DEMO_AGENT,
-        turns=[
-            TurnInput(
-                "a-turn-with-context",
-                "session-7",
-                "web_search",
-                RatedTurn(
-                    prompt="<script>alert(1)</script> Where?",
-                    response="In <b>Lyon</b>.",
-                    model="web_search-v2",
-                    environment={"os": "linux", "note": "<i>x</i>"},
-                ),
-            )
-        ],
+    TurnFactory.create(
+        by=demo.DEMO_AGENT,
+        correlation_id="a-turn-with-context",
+        session_id="session-7",
+        component_name="web_search",
+        rated_turn__prompt="<script>alert(1)</script> Where?",
+        rated_turn__response="In <b>Lyon</b>.",
+        rated_turn__model="web_search-v2",
+        rated_turn__environment={"os": "linux", "note": "<i>x</i>"},
     )
     Turn.objects.exclude(correlation_id="a-turn-with-context").update(ratings_needed=0)
     page = annotator.get("/queue/").content.decode()

@@ -9,9 +9,9 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from core.accounts.principals import Principal
 from core.accounts.roles import Role
 from feedback.services.feedbacks import feedback_record
+from tests.factories import PrincipalFactory
 from tests.feedback.test_buckets import scores
 
 if TYPE_CHECKING:
@@ -19,8 +19,8 @@ if TYPE_CHECKING:
 
 pytestmark = pytest.mark.django_db
 
-AGENT = Principal(role=Role.AGENT, name="agent-1", is_human=False)
-ANN = Principal(role=Role.ANNOTATOR, name="ann", is_human=True)
+AGENT = PrincipalFactory.build(role=Role.AGENT, name="agent-1")
+ANN = PrincipalFactory.build(role=Role.ANNOTATOR, name="ann")
 PROBE = "qa_probe"
 PAGES = ["/", "/components/", f"/components/{PROBE}/"]
 

@@ -8,13 +8,13 @@ from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
-from core.accounts.models import User
 from feedback.lease_notes import NOT_NEEDED
 from feedback.models import Feedback, Lease, Turn
 from feedback.services.feedbacks import feedback_record
 from learnportal import demo
 from learnportal_protocol import Feedback as FeedbackItem
 from learnportal_protocol import FeedbackPolarity
+from tests.factories import TurnFactory, UserFactory
 
 if TYPE_CHECKING:
     from tests.harness import ClientResponse
@@ -124,7 +124,7 @@ def test_after_rating_it_shows_the_reveal_of_that_turn_with_no_form_and_a_next_t
 
 def test_after_rating_it_never_lands_on_a_turn_leased_to_someone_else(annotator: Client) -> None:
     other = Client()
-    other.force_login(User.objects.create_user(username="annotator2", role="annotator"))
+    other.force_login(UserFactory.create(username="annotator2"))
     held = Turn.objects.get(pk=other.get("/queue/").context["turn"].pk)
     rated = Turn.objects.filter(ratings_needed__gt=0).exclude(pk=held.pk).order_by("id").first()
     assert rated is not None
@@ -231,9 +231,7 @@ def test_turns_queued_meanwhile_neither_repeat_nor_hide_a_turn_on_the_next_page(
     monkeypatch.setattr(turns, "TURN_PAGE_SIZE", 3)
     before = [t.correlation_id for t in Turn.objects.order_by("-id")]
     first = annotator.get("/turns/")
-    Turn.objects.create(
-        correlation_id="late", prompt="Q", response="A", model="m", submitted_by="x", created=0.0
-    )
+    TurnFactory.create(correlation_id="late")
     second = annotator.get("/turns/" + first.context["next_url"])
     shown = [t.correlation_id for t in first.context["turns"]]
     shown += [t.correlation_id for t in second.context["turns"]]
@@ -268,7 +266,7 @@ def test_a_cursor_not_of_this_list_is_refused_naming_it(annotator: Client, curso
 
 def test_a_turn_that_has_its_ratings_is_refused_in_a_sentence_naming_it(seeded: None) -> None:
     other = Client()
-    other.force_login(User.objects.create_user(username="annotator2", role="annotator"))
+    other.force_login(UserFactory.create(username="annotator2"))
     response = _rate(other, _turn("demo-turn-0"))  # the annotator's rating is the one it needs
     assert response.status_code == 400
     page = response.content.decode()
@@ -281,7 +279,7 @@ def test_a_turn_whose_rating_is_leased_to_another_is_refused_in_a_sentence_namin
     annotator: Client,
 ) -> None:
     other = Client()
-    other.force_login(User.objects.create_user(username="annotator2", role="annotator"))
+    other.force_login(UserFactory.create(username="annotator2"))
     held = Turn.objects.get(pk=other.get("/queue/").context["turn"].pk)
     response = _rate(annotator, held)
     assert response.status_code == 400

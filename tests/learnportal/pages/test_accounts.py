@@ -10,6 +10,7 @@ from django.test import Client
 from rest_framework.test import APIClient
 
 from core.accounts.models import ApiToken, User
+from tests.factories import ApiTokenFactory
 
 if TYPE_CHECKING:
     from tests.harness import ClientResponse
@@ -157,7 +158,7 @@ def test_people_who_are_not_admins_get_the_403_page_and_change_nothing(
         assert "Not for your role" in response.content.decode()
     for path, body in ADMIN_POSTS:
         assert client.post(path, body).status_code == 403, path
-    token, _ = ApiToken.issue(name="agent-x", role="agent")
+    token = ApiTokenFactory.create(name="agent-x").token
     assert client.post(f"/accounts/tokens/{token.pk}/revoke/").status_code == 403
     token.refresh_from_db()
     assert token.is_active

@@ -9,6 +9,7 @@ from django.test import Client
 
 from learnportal import demo
 from learnportal.pages import FIRST_TURN
+from tests.factories import UserFactory
 
 if TYPE_CHECKING:
     from tests.harness import Actor
@@ -43,11 +44,8 @@ def test_wrong_password_says_so_and_does_not_log_in() -> None:
 def test_an_empty_portal_shows_how_to_send_a_first_turn_and_the_example_works(
     agent: Actor,
 ) -> None:
-    from core.accounts.models import User
-
-    User.objects.create_user(username="rev", password="a long password", role="reviewer")
     client = Client()
-    client.force_login(User.objects.get(username="rev"))
+    client.force_login(UserFactory.create(role="reviewer"))
     page = client.get("/").content.decode()
     assert "Nothing has arrived yet" in page and "/api/turns/" in page
     assert html.escape(orjson.dumps(FIRST_TURN).decode()) in page

@@ -8,7 +8,8 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from refinement.models import Plan, Proposal, Step, StoreValue
+from refinement.models import Plan, Proposal, StoreValue
+from tests.factories import StepFactory, StoreValueFactory
 from tests.refinement.learning_store.helpers import GLOBAL_SKILL, learn, skill_edit
 
 if TYPE_CHECKING:
@@ -40,9 +41,8 @@ def test_export_writes_every_learnings_file(stored_skill: None, tmp_path: Path) 
 
 
 def test_export_writes_each_steps_learning_metadata(db: None, tmp_path: Path) -> None:
-    Step.objects.create(
+    StepFactory.create(
         step_id="login",
-        learnings_access="read-write",
         learning_objective="auth flows",
         last_description_hash="ab" * 32,
         description_hash_runs=3,
@@ -96,7 +96,7 @@ def test_an_imported_plan_applies_once_a_reviewer_approves(
 
 
 def test_export_refuses_a_path_that_would_escape_the_directory(tmp_path: Path, db: None) -> None:
-    StoreValue.objects.create(path="learnings/../../escaped.md", value="x", version=1)
+    StoreValueFactory.create(path="learnings/../../escaped.md", value="x")
 
     with pytest.raises(CommandError, match="cannot be written"):
         _command("export_skills", tmp_path / "out")

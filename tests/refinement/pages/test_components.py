@@ -10,17 +10,15 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from core.accounts import roles
-from core.accounts.models import User
-from core.accounts.principals import Principal
 from core.accounts.roles import Action, Role
 from feedback.services.experiences import experience_store
 from feedback.services.feedbacks import feedback_record
 from learnportal.demo import COMPONENTS
-from learnportal_protocol import Experience, FeedbackPolarity
 from learnportal_protocol import Feedback as FeedbackItem
-from learnportal_protocol.models import Action as ExperienceAction
+from learnportal_protocol import FeedbackPolarity
 from refinement.models import Plan, Proposal
 from refinement.store import behaviour_policy, routing_weights
+from tests.factories import ExperienceItemFactory, PrincipalFactory, UserFactory
 from tests.refinement.helpers import corrections, plan_of
 
 if TYPE_CHECKING:
@@ -31,7 +29,7 @@ if TYPE_CHECKING:
 
 pytestmark = pytest.mark.django_db
 
-AGENT = Principal(role=Role.AGENT, name="agent-1", is_human=False)
+AGENT = PrincipalFactory.build(role=Role.AGENT, name="agent-1")
 HOSTILE = '<script>alert("x")</script>&<b>'
 
 
@@ -39,11 +37,12 @@ def _calls(component: str, n: int, *, ts: float = 1_700_000_000.0, hours: int = 
     experience_store(
         principal=AGENT,
         experiences=[
-            Experience(
+            ExperienceItemFactory.build(
                 experience_id=f"{component}-{ts}-{i}",
                 reward=1.0 if i % 3 else -1.0,
                 ts=ts + 3600 * (i % hours),
-                action=ExperienceAction(component_name=component, duration_ms=10.0 + i),
+                action__component_name=component,
+                action__duration_ms=10.0 + i,
             )
             for i in range(n)
         ],
@@ -154,7 +153,7 @@ def test_annotators_read_stats_but_not_the_refinements_nor_other_peoples_ratings
     annotator: Client,
 ) -> None:
     feedback_record(
-        principal=Principal(role=Role.REVIEWER, name="reviewer", is_human=True),
+        principal=PrincipalFactory.build(role=Role.REVIEWER, name="reviewer"),
         feedbacks=[
             FeedbackItem(
                 feedback_id="someone-elses",
@@ -193,7 +192,7 @@ def test_an_unknown_component_is_not_found(reviewer: Client) -> None:
 
 
 def test_an_empty_portal_says_how_an_agent_sends_its_first_call(client: Client) -> None:
-    client.force_login(User.objects.create_user(username="r", password="x", role="reviewer"))
+    client.force_login(UserFactory.create(role="reviewer"))
     html = client.get("/components/").content.decode()
     assert "No component has reported yet" in html
     assert "learn/experience/req" in html and "createtoken" in html

@@ -14,10 +14,10 @@ from refinement.paths import Target, weight_path
 from refinement.planner import plan_create
 from refinement.proposals import ProposalInput
 from refinement.services.apply import proposal_apply
-from refinement.services.plans import plan_file
 from refinement.services.register import proposal_wire
 from refinement.services.rollback import refinement_rollback
 from refinement.store import routing_weights
+from tests.factories import PlanFactory, ProposalFactory, StoreValueFactory
 from tests.refinement.helpers import plan_of
 
 if TYPE_CHECKING:
@@ -107,7 +107,7 @@ def test_plans_show_requester_and_risk_badges_in_words(reviewer: Client) -> None
 
 def test_plans_filter_by_status(reviewer: Client) -> None:
     demo = _demo_plan().plan_id
-    done = plan_file(DEMO_AGENT, [], origin="plan", summary="nothing to do")[0]
+    done = PlanFactory.create(by=DEMO_AGENT, summary="nothing to do")
     assert done.status == "empty"
     empty = reviewer.get("/plans/", {"status": "empty"}).content.decode()
     ready = reviewer.get("/plans/", {"status": "ready"}).content.decode()
@@ -296,18 +296,13 @@ def test_decisions_are_gets_that_confirm_and_posts_that_act(reviewer: Client) ->
 def _agent_applied_weight(settings: Settings, component: str, new: float) -> tuple[Plan, str]:
     """The demo agent files and applies a weight change of its own plan at a medium limit."""
     settings.LEARNPORTAL_AUTO_APPLY_MAX_RISK = "medium"
-    proposal = ProposalInput(
-        target=Target.ROUTER_WEIGHT,
-        op="update",
-        path=weight_path(component),
-        old_value=0.5,
-        new_value=new,
+    record = ProposalFactory.create(
+        by=DEMO_AGENT, component=component, new_value=new, summary="a probe"
     )
-    plan, (record,) = plan_file(DEMO_AGENT, [proposal], origin="plan", summary="a probe")
     outcome = proposal_apply(principal=DEMO_AGENT, raw=proposal_wire(record))
     assert outcome.applied_edits == 1, outcome
     settings.LEARNPORTAL_AUTO_APPLY_MAX_RISK = "low"
-    return plan, outcome.refinement_id
+    return plan_of(record), outcome.refinement_id
 
 
 def test_a_queued_rollback_shows_its_reason_and_a_reviewer_applies_it(
@@ -386,7 +381,7 @@ def test_a_queued_rollback_of_no_plan_waits_on_the_plans_page_for_a_reviewer(
 
 def test_an_edited_learnings_file_is_shown_side_by_side(reviewer: Client) -> None:
     path = "learnings/_global/SKILL.md"
-    StoreValue.objects.create(path=path, value="# Skill\nold advice\n", version=1)
+    StoreValueFactory.create(path=path, value="# Skill\nold advice\n")
     edit = ProposalInput(
         target=Target.SKILL_FILE,
         op="update",
@@ -394,7 +389,7 @@ def test_an_edited_learnings_file_is_shown_side_by_side(reviewer: Client) -> Non
         old_value="# Skill\nold advice\n",
         new_value="# Skill\nnew advice\n",
     )
-    plan = plan_file(DEMO_AGENT, [edit], origin="plan", summary="a better skill")[0]
+    plan = PlanFactory.create(by=DEMO_AGENT, proposals=[edit], summary="a better skill")
     page = reviewer.get(f"/plans/{plan.plan_id}/").content.decode()
     assert '<table class="sbs">' in page
     assert (
