@@ -1,7 +1,7 @@
 # The two commands of the README: `make run` and `make test`. Everything else is a helper.
 # `make test` is ruff, mypy (strict; pyproject.toml), the migrations check, the docs site built
 # strictly (a broken link fails) and pytest, its test files spread over one process a core (at
-# most four; a file's tests stay in one process).
+# most four; a file's tests stay in one process), in an order drawn anew each run.
 SHELL := /bin/bash
 PYTHON ?= python3
 VENV ?= .venv
@@ -87,7 +87,9 @@ test: dev $(ENV_FILE)
 	$(VENV)/bin/mypy
 	$(PY) manage.py makemigrations --check --dry-run -v 0
 	$(VENV)/bin/mkdocs build --strict --quiet --site-dir $(SITE_DIR)
-	$(PY) -m pytest -q -n auto --maxprocesses 4 --dist loadfile
+	@# A new order every run (pytest-randomly), its seed said first: `make test SEED=N` replays it.
+	@seed=$(or $(SEED),$$(date +%s)); echo "pytest in random order, seed $$seed (make test SEED=$$seed)"; \
+	$(PY) -m pytest -q -n auto --maxprocesses 4 --dist loadfile -p randomly --randomly-seed=$$seed
 
 bench: migrate $(VENV)/.bench-installed
 	$(PY) -m bench

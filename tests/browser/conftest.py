@@ -20,21 +20,37 @@ from tests.browser.helpers import CHROMIUM_ARGS
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
-    from playwright.sync_api import Page
+    from playwright.sync_api import Browser, Page
 
 
-@pytest.fixture
-def browser_page(monkeypatch: pytest.MonkeyPatch) -> Iterator[Page]:
+@pytest.fixture(scope="module")
+def _module_chromium() -> Iterator[Browser]:
+    """One Chromium a module (starting one costs about a second)."""
     from playwright.sync_api import sync_playwright
 
     # Playwright's sync API keeps an event loop in this thread; the test's own ORM reads are
     # still plain synchronous calls, so Django's async guard would refuse them.
-    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-    with sync_playwright() as playwright:
+    with pytest.MonkeyPatch.context() as patch, sync_playwright() as playwright:
+        patch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
         browser = playwright.chromium.launch(
             executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS
         )
-        page = browser.new_page(viewport={"width": 1280, "height": 800})
-        page.set_default_timeout(10_000)
-        yield page
+        yield browser
         browser.close()
+
+
+@pytest.fixture
+def chromium(_module_chromium: Browser) -> Iterator[Browser]:
+    """The browser itself, for tests that need more than one context (two people at once).
+    Every context a test opens is closed after it: no cookie, storage, permission or open
+    socket outlives the test."""
+    yield _module_chromium
+    for context in _module_chromium.contexts:
+        context.close()
+
+
+@pytest.fixture
+def browser_page(chromium: Browser) -> Page:
+    page = chromium.new_context(viewport={"width": 1280, "height": 800}).new_page()
+    page.set_default_timeout(10_000)
+    return page

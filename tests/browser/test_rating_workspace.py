@@ -14,12 +14,10 @@ from playwright.sync_api import expect
 
 from feedback.models import Feedback, Lease, Retraction, Skip, Turn
 from learnportal import demo
-from tests.browser.helpers import CHROMIUM_ARGS, log_in, screenshot
+from tests.browser.helpers import log_in, screenshot
 from tests.factories import TurnFactory, UserFactory
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
-
     from playwright.sync_api import Browser, Page
     from pytest_django.live_server_helper import LiveServer
 
@@ -36,20 +34,6 @@ CHARACTER_BOX = """(offset) => {
   const box = range.getBoundingClientRect();
   return {x: box.left, y: box.top + box.height / 2, width: box.width};
 }"""
-
-
-@pytest.fixture
-def chromium(monkeypatch: pytest.MonkeyPatch) -> Iterator[Browser]:
-    """The browser itself, for tests that need more than one context (two people at once)."""
-    from playwright.sync_api import sync_playwright
-
-    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")  # as browser_page does
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS
-        )
-        yield browser
-        browser.close()
 
 
 def _person(browser: Browser, base_url: str, username: str, width: int = 1280) -> Page:

@@ -4,6 +4,7 @@ completion, label)."""
 
 from __future__ import annotations
 
+import gc
 import time
 import tracemalloc
 import warnings
@@ -29,13 +30,19 @@ POLARITIES = ("corrective", "positive", "negative", "neutral")
 
 
 def store(count: int, *, start: int = 0) -> None:
-    """`count` rated feedbacks, a quarter of each polarity, half the corrections on a span."""
+    """`count` rated feedbacks, a quarter of each polarity, half the corrections on a span.
+
+    Prompts and responses are longer than 64 characters, as real ones are: pydantic's JSON parser
+    keeps shorter strings in a process-wide cache (16,384 of them), which would fill as unique
+    short turns stream by; memory that is bounded, but not the export's, and which rows of a
+    tenfold export would show as growth."""
     now = time.time()
     rows = []
     for i in range(start, start + count):
         polarity = POLARITIES[i % 4]
-        response = f"Response number {i}: the answer is {i % 97}, as computed by the model."
-        turn = {"prompt": f"Prompt {i}?", "response": response, "model": "m", "version": None}
+        response = f"Response number {i}: the answer is {i % 97}, as computed by the model today."
+        prompt = f"Prompt {i}: what is the answer, and how did the model compute it, in short?"
+        turn = {"prompt": prompt, "response": response, "model": "m", "version": None}
         corrective = polarity == "corrective"
         span = (18, 19) if corrective and i % 8 == 0 else (None, None)
         rows.append(
@@ -65,15 +72,26 @@ def store(count: int, *, start: int = 0) -> None:
 
 
 def streamed_peak(actor: Actor, kind: str) -> tuple[int, int]:
-    """(lines, peak bytes allocated) of reading a whole export, one chunk at a time."""
+    """(lines, peak bytes the export held) of reading a whole export, one chunk at a time.
+
+    What the export holds, not garbage the collector has not reached yet: a full collection
+    after each chunk (cheap, the objects alive before the stream frozen out of it) keeps the
+    peak from depending on when CPython happens to collect, which grows with the number of
+    batches read, whatever the export keeps."""
+    gc.collect()
+    gc.freeze()
     tracemalloc.start()
     try:
         response = actor.client.get(f"/api/exports/{kind}.jsonl")
         assert isinstance(response, StreamingHttpResponse)
-        lines = sum(chunk.count(b"\n") for chunk in response.streaming_content)
+        lines = 0
+        for chunk in response.streaming_content:
+            lines += chunk.count(b"\n")
+            gc.collect()
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
+        gc.unfreeze()
     return lines, peak
 
 
@@ -84,11 +102,16 @@ def test_memory_stays_flat_as_the_export_grows_tenfold(
     # Batches smaller than the small export, so that both read several.
     monkeypatch.setattr(exports, "BATCH", 200)
     store(2000)
+    # Once untimed: the process's first export pays for imports and compiled queries, which
+    # would swell the small peak of whichever test runs first and hide any growth.
+    streamed_peak(rev, kind)
     small_lines, small_peak = streamed_peak(rev, kind)
     store(18000, start=2000)
     large_lines, large_peak = streamed_peak(rev, kind)
     assert large_lines == 10 * small_lines
-    # The peak is one batch of rows, whatever the total: not ten times the small one.
+    # The peak is one batch of rows, whatever the total. Measured so, the two peaks are within
+    # 3% of each other; an export that read every row at once, or kept each batch, peaks at
+    # nine times the small one, and one that kept a tenth of each batch's rows at three times.
     assert large_peak < 1.5 * small_peak, (small_peak, large_peak)
 
 
@@ -158,7 +181,7 @@ def test_every_format_loads_in_datasets(
         assert all(isinstance(row[name], str) for name in ("prompt", "chosen", "rejected"))
         assert (
             row["chosen"]
-            == "Response number 0:Correction 0the answer is 0, as computed by the model."
+            == "Response number 0:Correction 0the answer is 0, as computed by the model today."
         )
     if kind == "kto":
         assert dataset.features["label"].dtype == "bool"

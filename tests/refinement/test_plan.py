@@ -105,6 +105,8 @@ def test_a_plan_is_done_once_every_proposal_is_decided(agent: Actor, rev: Actor)
     corrections(agent, "alpha", ["Quote the source line."])
     body = ok(http_send(agent, plan_req()))
     proposals = body["proposals"]
+    # Two weights and a reference: the plan stays ready while any one of them is open.
+    assert len(proposals) == 3, proposals
     assert Plan.objects.get(plan_id=body["plan_id"]).status == "ready"
     *first, last = proposals
     for proposal in first:
@@ -122,6 +124,8 @@ def test_every_planned_proposal_comes_with_its_automatic_review(agent: Actor) ->
 
     two_arms(agent)
     body = ok(http_send(agent, plan_req()))
+    proposed = {p["path"] for p in body["proposals"]}
+    assert proposed == {weight_path("alpha"), weight_path("beta")}
     for proposal in body["proposals"]:
         review = Review.objects.get(proposal__proposal_id=proposal["proposal_id"])
         assert review.kind == "auto"

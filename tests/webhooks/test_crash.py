@@ -21,7 +21,7 @@ import httpx
 import pytest
 from standardwebhooks import Webhook
 
-from tests.processes import PYTHON, REPO, clean_env, database_url, manage, python_json
+from tests.processes import PYTHON, REPO, clean_env, database_url, manage, python_json, serve
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
@@ -74,6 +74,13 @@ class Slow:
             return []
         return [json.loads(line) for line in self.log.read_text().splitlines()]
 
+    def answered_ids(self) -> set[str]:
+        return {
+            headers["webhook-id"]
+            for request in self.answered()
+            if isinstance(headers := request["headers"], dict)
+        }
+
 
 @pytest.fixture
 def slow(tmp_path: Path) -> Iterator[Slow]:
@@ -124,8 +131,14 @@ def outbox(env: dict[str, str]) -> tuple[list[list[str]], int]:
 def delivered_exactly_the_outbox(env: dict[str, str], slow: Slow, secret: str) -> set[str]:
     rows, _ = outbox(env)
     wanted = {row[0] for row in rows}
-    # Recorded as delivered, not only answered: the receiver also answers, into the void, what
-    # a killed worker had in flight, and that row is sent again once its lease runs out.
+    # Each webhook answered first (the receiver's log, cheap to read), then each recorded as
+    # delivered, not only answered: the receiver also answers, into the void, what a killed
+    # worker had in flight, and that row is sent again once its lease runs out. The outbox is
+    # read by a process of its own, so it is polled only once the answers are all in.
+    wait_for(
+        lambda: wanted <= slow.answered_ids(),
+        "every outbox row answered",
+    )
     wait_for(
         lambda: {row[1] for row in outbox(env)[0]} == {"delivered"},
         "every outbox row delivered",
@@ -165,21 +178,6 @@ def test_a_worker_killed_mid_flight_loses_no_webhook(environ: dict[str, str], sl
     assert {row[1] for row in outbox(environ)[0]} == {"delivered"}
 
 
-SERVER_PORT = 8109
-
-
-def server(env: dict[str, str], tmp_path: Path) -> subprocess.Popen[bytes]:
-    command = [str(REPO / ".venv/bin/uvicorn"), "learnportal.asgi:application"]
-    options = ["--host", "127.0.0.1", "--port", str(SERVER_PORT), "--no-access-log"]
-    return subprocess.Popen(
-        [*command, *options],
-        cwd=REPO,
-        env=env,
-        stdout=(tmp_path / "server.log").open("wb"),
-        stderr=subprocess.STDOUT,
-    )
-
-
 def feedback_batch(n: int) -> dict[str, object]:
     items = [
         {"feedback_id": f"fb-{n}-{i}", "polarity": "positive", "score": 0.5, "component_name": "c"}
@@ -207,8 +205,9 @@ def _server_killed(environ: dict[str, str], tmp_path: Path, slow: Slow) -> None:
         "print(json.dumps({'token': raw}))\n"
     )
     token = python_json(code, env=environ)["token"]
-    portal = server(environ, tmp_path)
-    url = f"http://127.0.0.1:{SERVER_PORT}/api/learn/"
+    # The venv that runs the tests, on a port of its own (listening already: no wait for it).
+    base, portal = serve(environ, tmp_path / "server.log")
+    url = f"{base}/api/learn/"
     answered: list[int] = []
     numbers = iter(range(100_000))
 

@@ -14,6 +14,7 @@ from refinement.paths import Target, weight_path
 from refinement.planner import plan_create
 from refinement.proposals import ProposalInput
 from refinement.services.apply import proposal_apply
+from refinement.services.plans import plan_file
 from refinement.services.register import proposal_wire
 from refinement.services.rollback import refinement_rollback
 from refinement.store import routing_weights
@@ -139,11 +140,30 @@ def test_a_plan_shows_risk_badges_and_diffs(reviewer: Client) -> None:
     assert f"Trust-region step {abs(delta):.3f}; a machine may move a weight by 0.100" in page
 
 
+def _card(page: str, proposal: Proposal) -> str:
+    """The part of a plan's page that is one proposal's card."""
+    start = page.index(f'<article class="card proposal" id="{proposal.proposal_id}"')
+    return page[start : page.index("</article>", start)]
+
+
 def test_a_plan_shows_each_proposals_review_with_its_confidence(reviewer: Client) -> None:
-    page = reviewer.get(f"/plans/{_demo_plan().plan_id}/").content.decode()
-    assert "Risk <b>medium</b>" in page
-    assert "confidence adjusted" in page or "confidence not adjusted" in page
-    assert '<ul class="reasons"><li>moves the weight by' in page
+    demo = reviewer.get(f"/plans/{_demo_plan().plan_id}/").content.decode()
+    card = _card(demo, _proposal("router_weight"))
+    assert "Risk <b>high</b> · confidence not adjusted" in card
+    assert '<ul class="reasons"><li>moves the weight by 0.500 (over 0.3)</li></ul>' in card
+
+    # The demo's components have their calls; one that nobody has called has thin evidence.
+    newcomer = ProposalInput(
+        target=Target.ROUTER_WEIGHT,
+        op="update",
+        path=weight_path("newcomer"),
+        old_value=0.5,
+        new_value=0.55,
+    )
+    plan, (thin,) = plan_file(DEMO_AGENT, [newcomer], origin="plan", summary="a newcomer")
+    card = _card(reviewer.get(f"/plans/{plan.plan_id}/").content.decode(), thin)
+    assert 'Risk <b>low</b> · <span class="flag flag-thin">confidence adjusted</span>' in card
+    assert "<li>thin evidence for newcomer: 0 calls and 0 feedbacks; confidence lowered" in card
 
 
 def test_a_stale_proposal_says_what_it_expected_and_what_it_found(reviewer: Client) -> None:

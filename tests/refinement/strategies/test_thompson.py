@@ -52,8 +52,16 @@ def test_thompson_answer_depends_on_the_seed_only_through_sampling_noise() -> No
 def test_thompson_regret_is_far_below_uniform(seed: int) -> None:
     rounds = 10_000
 
+    # Refitted every five pulls, as the host's adapt refits now and then, not before each call:
+    # a third of the time (each fit draws 200 samples an arm), and about the same regret
+    # (20.9 and 17.1 for the two seeds; 19.9 and 16.3 refitted before every pull).
     result = run_bandit(
-        thompson, MEANS, rounds, seed=seed, params={"thompson_samples": 200, "seed": seed}
+        thompson,
+        MEANS,
+        rounds,
+        seed=seed,
+        params={"thompson_samples": 200, "seed": seed},
+        refit_every=5,
     )
 
     assert result.regret < uniform_regret(MEANS, rounds) / 5

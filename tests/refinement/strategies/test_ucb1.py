@@ -96,7 +96,10 @@ def test_ucb1_splits_ties_evenly() -> None:
 def test_ucb1_regret_is_far_below_uniform_and_within_auers_bound(seed: int) -> None:
     rounds = 10_000
 
-    result = run_bandit(ucb1, MEANS, rounds, seed=seed)
+    # Refitted every five pulls, as the host's adapt refits now and then, not before each call:
+    # a fifth of the time (each fit plays the index rule ahead), and about the same regret
+    # (7.7 and 301.6 for the two seeds; 7.9 and 302.9 refitted before every pull).
+    result = run_bandit(ucb1, MEANS, rounds, seed=seed, refit_every=5)
 
     assert result.regret < uniform_regret(MEANS, rounds) / 5
     assert result.regret < ucb1_regret_bound(MEANS, rounds)
