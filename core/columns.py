@@ -24,31 +24,38 @@ if TYPE_CHECKING:
 
 
 class Columns:
-    """The column of each field of `model`, by the field's name (`.name` or `("a", "b")`)."""
+    """The column of each field of `model`, by the field's name (`.name` or `("a", "b")`).
+
+    Its own names start with `_`, which no field's does, so that every other attribute is a
+    field's: a field called `model` or `stored` is a column like any other.
+    """
 
     def __init__(self, model: type[models.Model]) -> None:
-        self.model = model
+        self._model = model
 
     def __getattr__(self, field: str) -> str:
         if field.startswith("_"):
             raise AttributeError(field)
         try:
-            found = self.model._meta.get_field(field)
+            found = self._model._meta.get_field(field)
         except FieldDoesNotExist:
             found = None
         if not isinstance(found, models.Field) or not found.column:
-            raise AttributeError(f"{self.model.__name__} has no column for a field {field!r}")
+            raise AttributeError(f"{self._model.__name__} has no column for a field {field!r}")
         return str(found.column)
 
     def __call__(self, *fields: str) -> tuple[str, ...]:
-        return tuple(getattr(self, field) for field in fields)
+        return tuple(self.__getattr__(field) for field in fields)
 
-    def stored(self, *, leaving_out: Iterable[str] = ()) -> tuple[str, ...]:
-        """Every column the model stores but its primary key (and the fields `leaving_out`),
-        in the order of its fields."""
-        left_out = {getattr(self, field) for field in leaving_out}
-        return tuple(
-            str(field.column)
-            for field in self.model._meta.concrete_fields
-            if not field.primary_key and field.column not in left_out
-        )
+
+def stored_columns(
+    model: type[models.Model], *, leaving_out: Iterable[str] = ()
+) -> tuple[str, ...]:
+    """Every column `model` stores but its primary key (and the fields `leaving_out`), in the
+    order of its fields."""
+    left_out = set(Columns(model)(*leaving_out))
+    return tuple(
+        str(field.column)
+        for field in model._meta.concrete_fields
+        if not field.primary_key and field.column not in left_out
+    )

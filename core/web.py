@@ -16,10 +16,13 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from pydantic import BaseModel, ValidationError
 
-from core.accounts.principals import Principal, principal_for_user
+from core.accounts.principals import Principal
 from core.accounts.roles import Action
 from core.form_words import in_form_words
 from core.instants import utc
+from core.projects.chosen import principal_chosen
+from core.projects.models import Project
+from core.projects.selection import visible_projects
 from learnportal_protocol.wire import invalid_from
 
 if TYPE_CHECKING:
@@ -56,15 +59,45 @@ def nav_links(principal: Principal | None) -> dict[str, bool]:
         "skills": principal.may(Action.DECIDE),
         "accounts": principal.may(Action.MANAGE_ACCOUNTS),
         "webhooks": principal.may(Action.MANAGE_WEBHOOKS),
+        "projects": bool(principal.seats) or principal.may(Action.MANAGE_PROJECTS),
+    }
+
+
+def portal_principal(request: HttpRequest) -> Principal | None:
+    """Who is asking for a page, in the project they act in (core.projects.chosen)."""
+    if not request.user.is_authenticated:
+        return None
+    return principal_chosen(request.user, request.session)
+
+
+def header_seat(principal: Principal | None) -> dict[str, Any]:
+    """The header's project: the role in it, its name (none in a portal of one project) and
+    the projects the picker offers (none unless there is more than one to enter)."""
+    if principal is None:
+        return {}
+    enterable = visible_projects(principal)
+    names = {project.slug: project.name for project in enterable}
+    projects = Project.objects
+    shown = len(enterable) > 1 or projects.exclude(slug=principal.project).exists()
+    name = names.get(principal.project)
+    if shown and name is None:  # a person in `default` who is no member of it
+        name = projects.filter(slug=principal.project).values_list("name", flat=True).first()
+    return {
+        "role": principal.role.value,
+        "slug": principal.project,
+        "project": (name or principal.project) if shown else "",
+        "choices": enterable if len(enterable) > 1 else [],
+        "listed": principal.project in names,
     }
 
 
 def page(
     request: HttpRequest, template: str, context: dict[str, Any] | None = None, *, status: int = 200
 ) -> HttpResponse:
-    """Render a portal page, with the navigation the person's role allows."""
-    principal = principal_for_user(request.user) if request.user.is_authenticated else None
-    context = {**(context or {}), "may": nav_links(principal)}
+    """Render a portal page, with the navigation the person's role allows in the project they
+    act in."""
+    principal = portal_principal(request)
+    context = {**(context or {}), "may": nav_links(principal), "seat": header_seat(principal)}
     return render(request, template, context, status=status)
 
 
@@ -81,7 +114,7 @@ def requires(action: Action) -> Callable[[PortalView], Callable[..., HttpRespons
         @login_required
         @wraps(view)
         def wrapper(request: AuthenticatedHttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
-            principal = principal_for_user(request.user)
+            principal = principal_chosen(request.user, request.session)
             if not principal.may(action):
                 return forbidden_page(request, principal, action)
             return view(request, principal, *args, **kwargs)

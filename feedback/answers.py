@@ -3,16 +3,18 @@ the views' pagination, returned as `model_dump(mode="json")`, and the OpenAPI do
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import ConfigDict, Field
 
+from feedback.rubrics.questions import Question
 from learnportal_protocol import Feedback as FeedbackItem
 from learnportal_protocol import RatedTurn
 from learnportal_protocol.models import Answer, FeedbackDimension
 
 if TYPE_CHECKING:
     from feedback.models import Turn as TurnRow
+    from feedback.services.rubrics import StoredRubric
 
 
 class TurnsCreated(Answer):
@@ -132,7 +134,41 @@ class DimensionAgreement(Answer):
     ratings: int = Field(description="the human scores on those turns, one per person")
 
 
+class QuestionAgreement(Answer):
+    key: str
+    kind: str
+    level: Literal["nominal", "ordinal", "interval"] = Field(
+        description="the level of measurement alpha is computed at"
+    )
+    alpha: float | None = Field(
+        description="Krippendorff's alpha over the answers of the turns below; null with fewer "
+        "than two such turns (or no variation at all among their answers)"
+    )
+    units: int = Field(description="turns this question was answered on by at least two people")
+    ratings: int = Field(description="the answers on those turns, one per person")
+
+
 class Agreement(Answer):
-    """How much annotators agree, per dimension (every dimension, in the protocol's order)."""
+    """How much annotators agree, per dimension (every dimension, in the protocol's order),
+    and per question of the project's rubric but text questions (in the rubric's order)."""
 
     dimensions: list[DimensionAgreement]
+    questions: list[QuestionAgreement] = Field(
+        default_factory=list, description="over the ratings given through /api/ratings/"
+    )
+
+
+class RubricAnswer(Answer):
+    """A project's rubric as it rates now (docs/contract.md, "Rubric")."""
+
+    version: int = Field(description="1 for the default rubric; each PUT makes the next")
+    questions: list[Question]
+
+    @classmethod
+    def of(cls, stored: StoredRubric) -> RubricAnswer:
+        return cls(version=stored.version, questions=stored.rubric.questions)
+
+
+class RatingCreated(Answer):
+    rating_id: str
+    rubric_version: int = Field(description="the version of the rubric the answers were given on")

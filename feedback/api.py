@@ -1,10 +1,11 @@
 """`/api/turns/`: agents queue turns for annotators; everyone with a login reads the queue.
 `/api/queue/*`: people take turns to rate from it, one lease at a time (feedback.queue).
+`/api/ratings/`: a person's answers to their project's rubric on one turn.
 `/api/agreement/`: how much the annotators agree, for reviewers and admins."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
 from asgiref.sync import sync_to_async
@@ -29,17 +30,19 @@ from core.inputs import (
     parse_query,
     query_parameters,
 )
+from core.projects.selection import principal_in, project_pk
 from feedback.answers import (
     Agreement,
     FeedbackPage,
     QueueLeased,
     QueueTurn,
     QueueUndone,
+    RatingCreated,
     Turn,
     TurnPage,
     TurnsCreated,
 )
-from feedback.exports import FORMATS, as_items, export_chunks
+from feedback.exports import ANSWERS, FORMATS, as_items, export_chunks, rating_chunks
 from feedback.filters import (
     FeedbackFilters,
     FeedbackQuery,
@@ -51,11 +54,13 @@ from feedback.filters import (
 from feedback.queue import queue_held, queue_next, queue_release, queue_skip, queue_undo
 from feedback.selectors.agreement import agreement_read
 from feedback.selectors.explorer import feedback_matching, feedback_page
+from feedback.selectors.ratings import question_agreements
 from feedback.selectors.turns import turn_queue
+from feedback.services.ratings import Remarks, rating_record
 from feedback.services.turns import turns_submit
 from feedback.turn_items import TurnsRequest, turn_inputs, turns_batch_checked
 from learnportal_protocol.errors import ErrorCode, LearnError, detail
-from learnportal_protocol.models import INT64, RequiredName, StrictModel
+from learnportal_protocol.models import INT64, Name, RequiredName, Span, StrictModel, Text
 from learnportal_protocol.wire import parse_body
 
 if TYPE_CHECKING:
@@ -250,6 +255,48 @@ class QueueUndoView(APIView):
         return Response(answer.model_dump(mode="json"))
 
 
+class RatingRequest(StrictModel):
+    turn: RequiredName = Field(description="the turn rated: its id, or its correlation_id")
+    answers: dict[str, Any] = Field(description="question key to answer (docs/contract.md)")
+    project: Name = Field(default="", description="the project rated in, as `?project=`")
+    comment: Text = ""
+    correction: Text = Field(default="", description="a better response, for preference pairs")
+    correction_span: Span | None = Field(
+        default=None, description="[start, end) of the response that the correction replaces"
+    )
+
+
+class RatingsView(APIView):
+    parser_classes = []
+
+    @extend_schema(
+        summary="Rate a turn on its project's rubric",
+        description="All the answers are stored, or none: a bad one is refused naming "
+        '`["answers", key]`. The rating counts toward the queue as a rating from the page does '
+        "and ends your lease on the turn.",
+        request={JSON: RatingRequest},
+        responses={
+            201: RatingCreated,
+            403: PEOPLE_ONLY,
+            404: OpenApiResponse(description="no such turn in this project"),
+        },
+    )
+    def post(self, request: Request) -> Response:
+        body = parse_body(RatingRequest, request.body or b"{}")
+        principal = principal_in(principal_of(request), body.project)
+        remarks = Remarks(
+            comment=body.comment, correction=body.correction, correction_span=body.correction_span
+        )
+        outcome = rating_record(
+            principal=principal,
+            turn=body.turn,
+            answers=body.answers,
+            remarks=remarks,
+        )
+        answer = RatingCreated(rating_id=outcome.rating_id, rubric_version=outcome.rubric_version)
+        return Response(answer.model_dump(mode="json"), status=201)
+
+
 class FeedbackView(APIView):
     """The explorer's list (docs/contract.md, "Explorer"), blind for annotators; a machine's
     own feedback for an agent or an environment."""
@@ -279,6 +326,7 @@ class FeedbackView(APIView):
 
 
 JSONL = "application/jsonl"
+EXPORT_FORMATS = (*FORMATS, ANSWERS)
 
 
 def streamed(request: Request, chunks: Iterator[bytes], filename: str) -> StreamingHttpResponse:
@@ -311,11 +359,11 @@ class ExportView(APIView):
     parser_classes = []
 
     @extend_schema(
-        summary="Export feedback as JSON lines (" + ", ".join(FORMATS) + ")",
+        summary="Export feedback as JSON lines (" + ", ".join(EXPORT_FORMATS) + ")",
         parameters=[
             OpenApiParameter(
                 "kind",
-                {"type": "string", "enum": list(FORMATS)},
+                {"type": "string", "enum": list(EXPORT_FORMATS)},
                 OpenApiParameter.PATH,
                 description="the format: see docs/contract.md, Exports",
             ),
@@ -333,13 +381,16 @@ class ExportView(APIView):
     def get(self, request: Request, kind: str) -> StreamingHttpResponse:
         principal = principal_of(request)
         principal.require(Action.EXPORT)
-        if kind not in FORMATS:
+        if kind not in EXPORT_FORMATS:
             raise LearnError(
                 ErrorCode.NOT_FOUND,
-                f"No export format {kind!r}; the formats are {', '.join(FORMATS)}.",
+                f"No export format {kind!r}; the formats are {', '.join(EXPORT_FORMATS)}.",
                 [detail(["format"], "unknown format")],
             )
         filters = parse_filters(request.query_params)
+        if kind == ANSWERS:
+            chunks = rating_chunks(project_pk(principal.project))
+            return streamed(request, chunks, f"{kind}.jsonl")
         rows = feedback_matching(filters, viewer=principal)
         return streamed(request, export_chunks(kind, rows), f"{kind}.jsonl")
 
@@ -353,5 +404,9 @@ class AgreementView(APIView):
         },
     )
     def get(self, request: Request) -> Response:
-        principal_of(request).require(Action.READ_AGREEMENT)
-        return Response(agreement_read().agreement.model_dump(mode="json"))
+        principal = principal_of(request)
+        principal.require(Action.READ_AGREEMENT)
+        answer = agreement_read().agreement.model_copy(
+            update={"questions": question_agreements(principal.project)}
+        )
+        return Response(answer.model_dump(mode="json"))

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from django.db import connection
 
-from core.columns import Columns
+from core.columns import Columns, stored_columns
 from core.timing import staged
 from feedback.bulk import insert_rows
 from feedback.models import ComponentBucket, Experience, Feedback
@@ -33,7 +33,7 @@ BUCKET_SECONDS = 3600
 _LEFT_OUT: ContextVar[bool] = ContextVar("buckets_left_out", default=False)
 BUCKET = Columns(ComponentBucket)
 KEY = BUCKET("component_name", "hour")
-COUNTERS = BUCKET.stored(leaving_out=("component_name", "hour"))
+COUNTERS = stored_columns(ComponentBucket, leaving_out=("component_name", "hour"))
 COLUMNS = (*KEY, *COUNTERS)
 # What the tallies read of a feedback or experience row, in the columns the services insert.
 FEEDBACK_READ = Columns(Feedback)("component_name", "ts", "score", "confidence")

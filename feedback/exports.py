@@ -17,6 +17,7 @@ from django.db import connection
 
 from feedback.answers import StoredFeedback, StoredRatedTurn
 from feedback.models import Feedback, Turn
+from feedback.selectors.ratings import counted_ratings
 from feedback.selectors.visibility import counted_feedback
 from learnportal_protocol import FeedbackDimension, FeedbackPolarity, FeedbackSource
 
@@ -237,9 +238,68 @@ def export_chunks(
     name: str, rows: QuerySet[Feedback] | None = None, *, batch: int | None = None
 ) -> Iterator[bytes]:
     """JSON lines of format `name`, one bytes chunk a batch: what a streamed response sends."""
-    for records in export_records(name, rows, batch=batch):
+    yield from _chunks(export_records(name, rows, batch=batch))
+
+
+def _chunks(batches: Iterator[list[Record]]) -> Iterator[bytes]:
+    for records in batches:
         if records:
             yield b"".join(orjson.dumps(record) + b"\n" for record in records)
+
+
+# --- ratings on a rubric ------------------------------------------------------------------------
+# Not feedback: one line a rating as it was given (feedback.services.ratings), every answer under
+# the rubric version it was given on; the explorer's filters other than `project` do not apply.
+
+ANSWERS = "answers"
+RATING_FIELDS = (
+    *("id", "rating_id", "turn_id", "turn__correlation_id", "annotator", "rubric_version"),
+    *("answers", "comment", "correction", "span_start", "span_end", "ts"),
+)
+
+
+def rating_records(project_id: int, *, batch: int | None = None) -> Iterator[list[Record]]:
+    """The counted ratings of the project, oldest first, one list of lines a keyset batch."""
+    rows = counted_ratings(project_id).order_by("id").values_list(*RATING_FIELDS)
+    size = batch or BATCH
+    last_id = 0
+    with _small_page_cache():
+        while page := list(rows.filter(id__gt=last_id)[:size]):
+            last_id = page[-1][0]
+            yield [_rating_line(*row[1:]) for row in page]
+
+
+def _rating_line(
+    rating_id: str,
+    turn: int,
+    correlation_id: str,
+    annotator: str,
+    rubric_version: int,
+    answers: dict[str, Any],
+    comment: str,
+    correction: str,
+    span_start: int | None,
+    span_end: int | None,
+    ts: float,
+) -> Record:
+    span = None if span_start is None else [span_start, span_end]
+    return {
+        "rating_id": rating_id,
+        "turn": turn,
+        "correlation_id": correlation_id,
+        "annotator": annotator,
+        "rubric_version": rubric_version,
+        "answers": answers,
+        "comment": comment,
+        "correction": correction,
+        "correction_span": span,
+        "ts": ts,
+    }
+
+
+def rating_chunks(project_id: int, *, batch: int | None = None) -> Iterator[bytes]:
+    """The format `answers` as JSON lines, one bytes chunk a batch."""
+    yield from _chunks(rating_records(project_id, batch=batch))
 
 
 def write_jsonl(chunks: Iterator[bytes], stream: Any) -> int:

@@ -12,15 +12,26 @@ import orjson
 from django.conf import settings
 from django.db import models
 
+from core.projects.models import DEFAULT_PROJECT
+from core.projects.selection import project_pk
+
 
 def ratings_per_turn() -> int:
     """A new turn's ratings still needed: all of them."""
     return int(settings.LEARNPORTAL_RATINGS_PER_TURN)
 
 
-class Turn(models.Model):
-    """An agent turn in the annotators' queue."""
+def default_project_pk() -> int:
+    return project_pk(DEFAULT_PROJECT)
 
+
+class Turn(models.Model):
+    """An agent turn in the annotators' queue of its project."""
+
+    # The project of the credential that sent it (core.projects.selection), never the body's.
+    project = models.ForeignKey(
+        "projects.Project", on_delete=models.PROTECT, related_name="+", default=default_project_pk
+    )
     # Unique by a constraint, not `unique=True`: on PostgreSQL that also builds a second
     # (varchar_pattern_ops) index for LIKE, which no query uses and every ingest writes.
     correlation_id = models.CharField(max_length=200)
@@ -43,8 +54,9 @@ class Turn(models.Model):
     class Meta:
         constraints = [models.UniqueConstraint(fields=["correlation_id"], name="turn_once")]
         indexes = [
-            # The queue's scan: open turns, most urgent first, oldest first.
+            # The queue's scan: a project's open turns, most urgent first, oldest first.
             models.Index(
+                "project",
                 models.F("priority").desc(),
                 "id",
                 name="turn_queue_open",
@@ -396,3 +408,58 @@ class RewardBucket(models.Model):
 
     def __str__(self) -> str:
         return f"{self.component_name} [{self.span} x {self.bucket}]: {self.count}"
+
+
+class RubricVersion(models.Model):
+    """One version of a project's rubric (feedback.rubrics), as its managers wrote it.
+
+    A project with none rates on the default rubric, version 1 (feedback.rubrics.defaults);
+    each PUT adds the next version. Versions are never changed or removed: every rating names
+    the one it was given under.
+    """
+
+    project = models.ForeignKey("projects.Project", on_delete=models.CASCADE, related_name="+")
+    version = models.PositiveIntegerField()
+    questions = models.TextField(help_text="JSON: the rubric's questions")
+    by = models.CharField(max_length=150)
+    created = models.FloatField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["project", "version"], name="rubric_version_once")
+        ]
+
+    def __str__(self) -> str:
+        return f"rubric {self.version} of project {self.project_id}"
+
+
+# A rating's feedback rows are named `<rating_id>.<question key>` (feedback.services.ratings).
+FEEDBACK_ID_SEPARATOR = "."
+
+
+class Rating(models.Model):
+    """A person's answers to the rubric of a turn's project (POST /api/ratings/).
+
+    Its scored answers are stored as human feedback too (feedback.services.ratings), so that it
+    counts toward the queue, the stats and the exports as a rating from the page does.
+    """
+
+    rating_id = models.CharField(max_length=40)
+    project = models.ForeignKey("projects.Project", on_delete=models.CASCADE, related_name="+")
+    turn = models.ForeignKey(Turn, on_delete=models.CASCADE, related_name="ratings")
+    annotator = models.CharField(max_length=150)
+    rubric_version = models.PositiveIntegerField()
+    # JSON, not text: a rubric change asks which questions have answers (`has_key`).
+    answers = models.JSONField(help_text="question key to answer")
+    comment = models.TextField(blank=True)
+    correction = models.TextField(blank=True)
+    span_start = models.IntegerField(null=True, blank=True)
+    span_end = models.IntegerField(null=True, blank=True)
+    ts = models.FloatField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["rating_id"], name="rating_once")]
+        indexes = [models.Index(fields=["project", "id"], name="rating_project_order")]
+
+    def __str__(self) -> str:
+        return self.rating_id

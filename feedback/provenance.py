@@ -4,28 +4,23 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from core.accounts.roles import Role
+from core.accounts.roles import HUMAN_ROLES, Role
 from learnportal_protocol import Feedback, FeedbackSource
 from learnportal_protocol.errors import detail
 
 if TYPE_CHECKING:
     from core.accounts.principals import Principal
 
+# Every person speaks as `human`, whatever their role; each machine role as itself.
 DEFAULT_SOURCE: dict[Role, FeedbackSource] = {
     Role.AGENT: FeedbackSource.SELF,
     Role.ENVIRONMENT: FeedbackSource.ENV,
-    Role.ANNOTATOR: FeedbackSource.HUMAN,
-    Role.REVIEWER: FeedbackSource.HUMAN,
-    Role.ADMIN: FeedbackSource.HUMAN,
-}
+} | dict.fromkeys(HUMAN_ROLES, FeedbackSource.HUMAN)
 
 ALLOWED_SOURCES: dict[Role, frozenset[FeedbackSource]] = {
     Role.AGENT: frozenset({FeedbackSource.SELF}),
     Role.ENVIRONMENT: frozenset({FeedbackSource.SELF, FeedbackSource.ENV}),
-    Role.ANNOTATOR: frozenset({FeedbackSource.HUMAN}),
-    Role.REVIEWER: frozenset({FeedbackSource.HUMAN}),
-    Role.ADMIN: frozenset({FeedbackSource.HUMAN}),
-}
+} | dict.fromkeys(HUMAN_ROLES, frozenset({FeedbackSource.HUMAN}))
 
 
 def provenance_of(

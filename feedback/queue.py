@@ -5,9 +5,9 @@ The rules (docs/contract.md, "The people's side"):
   environment's feedback never counts toward them;
 - nobody is offered a turn they rated (a rating that counts) or skipped;
 - a turn is never leased to more people at once than it still needs ratings;
-- a lease lasts LEARNPORTAL_LEASE_SECONDS; a person holds one lease at a time, and asking again
-  while it lasts gives the same turn back; a human rating of the turn ends it
-  (feedback.services.feedbacks);
+- a lease lasts its project's `lease_seconds`, else LEARNPORTAL_LEASE_SECONDS; a person holds
+  one lease at a time, and asking again while it lasts gives the same turn back; a human rating
+  of the turn ends it (feedback.services.feedbacks);
 - turns with negative `self`/`env` feedback or low-confidence ratings come first
   (feedback.queue_state);
 - a person may undo their own rating for LEARNPORTAL_UNDO_SECONDS: a Retraction record beside it,
@@ -37,8 +37,10 @@ from django.db.models.functions import Coalesce
 from core.accounts.roles import Action
 from core.columns import Columns
 from core.events import broadcast_on_commit
+from core.projects.rules import lease_seconds
+from core.projects.selection import project_pk
 from feedback.bulk import insert_rows
-from feedback.models import Feedback, Lease, Retraction, Skip, Turn
+from feedback.models import FEEDBACK_ID_SEPARATOR, Feedback, Lease, Rating, Retraction, Skip, Turn
 from feedback.moments import moments_recount
 from feedback.queue_state import turns_tally
 from feedback.retractions import ratings_take_back
@@ -92,19 +94,25 @@ def queue_next(principal: Principal, *, now: float | None = None) -> QueueLease 
     principal.require(Action.QUEUE)
     now = time.time() if now is None else now
     who = principal.name
+    project = project_pk(principal.project)
     with transaction.atomic():
         held = (
             Lease.objects.select_related("turn")
-            .filter(username=who, expires__gt=now, turn__ratings_needed__gt=0)
+            .filter(
+                username=who,
+                expires__gt=now,
+                turn__ratings_needed__gt=0,
+                turn__project_id=project,
+            )
             .first()
         )
         if held is not None:
             return QueueLease(turn=held.turn, expires=held.expires)
-        turn = _claim(who, now)
+        turn = _claim(who, project, now)
         if turn is None:
             Lease.objects.filter(username=who).delete()
             return None
-        expires = now + settings.LEARNPORTAL_LEASE_SECONDS
+        expires = now + lease_seconds(project)
         _lease(turn, who, expires)
     return QueueLease(turn=turn, expires=expires)
 
@@ -114,7 +122,7 @@ def queue_assign(turn: Turn, username: str, *, now: float | None = None) -> Queu
     they hold: an operator's hand-out (the demo's colleagues each rate turns past the ratings
     they need, which only a lease allows: feedback.raters)."""
     now = time.time() if now is None else now
-    expires = now + settings.LEARNPORTAL_LEASE_SECONDS
+    expires = now + lease_seconds(turn.project_id)
     _lease(turn, username, expires)
     return QueueLease(turn=turn, expires=expires)
 
@@ -185,19 +193,42 @@ def queue_undo(principal: Principal, feedback_id: str) -> Turn:
                 f"The rating {feedback_id!r} rates no queued turn.",
                 [detail(["feedback_id"], "rates no queued turn")],
             )
-        ratings_take_back([rating.pk], by=principal.name, now=now)
+        undone = _given_with(rating)
+        ratings_take_back([row.pk for row in undone], by=principal.name, now=now)
         turns_tally([turn.correlation_id])
-        moments_recount([(rating.correlation_id, rating.dimension)])
+        moments_recount([(row.correlation_id, row.dimension) for row in undone])
         if not _my_ratings(principal.name).filter(correlation_id=turn.correlation_id).exists():
-            _lease(turn, principal.name, now + settings.LEARNPORTAL_LEASE_SECONDS)
+            _lease(turn, principal.name, now + lease_seconds(turn.project_id))
         turn.refresh_from_db()
         broadcast_on_commit(
             "feedback.retracted",
-            {"count": 1, "components": [rating.component_name], "by": principal.name},
+            {"count": len(undone), "components": [rating.component_name], "by": principal.name},
             audience=Action.STATS,
             totals=live_counts,
         )
     return turn
+
+
+def _given_with(rating: Feedback) -> list[Feedback]:
+    """The feedback given with `rating`: itself, or every row of the rubric rating it is one of
+    (feedback.services.ratings names them `<rating_id>.<key>`), so that undo takes back the
+    rating whole."""
+    rating_id, separator, _ = rating.feedback_id.partition(FEEDBACK_ID_SEPARATOR)
+    if (
+        not separator
+        or not Rating.objects.filter(rating_id=rating_id, annotator=rating.annotator_id).exists()
+    ):
+        return [rating]
+    siblings = (
+        counted_feedback()
+        .select_for_update()
+        .filter(
+            feedback_id__startswith=rating_id + separator,
+            source=FeedbackSource.HUMAN.value,
+            annotator_id=rating.annotator_id,
+        )
+    )
+    return list(siblings.order_by("id"))
 
 
 def queue_progress(principal: Principal, *, now: float | None = None) -> QueueProgress:
@@ -214,7 +245,9 @@ def queue_progress(principal: Principal, *, now: float | None = None) -> QueuePr
     today = datetime.fromtimestamp(now, tz=UTC).replace(hour=0, minute=0, second=0, microsecond=0)
     mine = _my_ratings(who)
     rated_today = mine.filter(received__gte=today.timestamp(), received__lte=now).count()
-    open_turns = Turn.objects.filter(ratings_needed__gt=0).order_by()
+    open_turns = Turn.objects.filter(
+        project_id=project_pk(principal.project), ratings_needed__gt=0
+    ).order_by()
     skipped = open_turns.filter(pk__in=Skip.objects.filter(username=who).values("turn_id"))
     done = set(skipped.values_list("pk", flat=True))
     if settings.LEARNPORTAL_RATINGS_PER_TURN > 1:
@@ -260,13 +293,13 @@ def _live_leases(now: float) -> Subquery:
     )
 
 
-def _candidates(who: str, now: float) -> QuerySet[Turn]:
-    """Turns this person may be leased, most urgent first: open, neither rated nor skipped by
-    them, and held by fewer people than they still need."""
+def _candidates(who: str, project: int, now: float) -> QuerySet[Turn]:
+    """Turns of `project` this person may be leased, most urgent first: open, neither rated nor
+    skipped by them, and held by fewer people than they still need."""
     mine = _my_ratings(who).filter(correlation_id=OuterRef("correlation_id"))
     skipped = Skip.objects.filter(turn=OuterRef("pk"), username=who)
     return (
-        Turn.objects.filter(ratings_needed__gt=0)
+        Turn.objects.filter(project_id=project, ratings_needed__gt=0)
         .exclude(Exists(mine))
         .exclude(Exists(skipped))
         .alias(held=Coalesce(_live_leases(now), Value(0)))
@@ -275,11 +308,11 @@ def _candidates(who: str, now: float) -> QuerySet[Turn]:
     )
 
 
-def _claim(who: str, now: float) -> Turn | None:
+def _claim(who: str, project: int, now: float) -> Turn | None:
     """The turn to lease to `who`, with its row locked on PostgreSQL; None if none is left."""
     passed: list[int] = []
     for _ in range(CLAIM_ATTEMPTS):
-        candidates = _candidates(who, now).exclude(pk__in=passed)
+        candidates = _candidates(who, project, now).exclude(pk__in=passed)
         if connection.vendor == "postgresql":
             candidates = candidates.select_for_update(skip_locked=True, of=("self",))
         turn = candidates.first()

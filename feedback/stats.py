@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from django.db import connection
 
-from core.columns import Columns
+from core.columns import Columns, stored_columns
 from core.timing import staged
 from feedback.bulk import Row, insert_rows
 from feedback.models import ComponentStats
@@ -33,7 +33,7 @@ SOURCE_COLUMNS = tuple(column for source in SCORE_SOURCES for column in source_c
 # The totals over every source, as avg_score reads them: count, weight and weighted sum.
 ALL_COLUMNS = STATS("feedback_count", "score_weight", "score_weighted_sum")
 SCORE_COLUMNS = (*ALL_COLUMNS, *SOURCE_COLUMNS)
-ZERO_ROW_COLUMNS = STATS.stored()
+ZERO_ROW_COLUMNS = stored_columns(ComponentStats)
 
 
 @dataclass

@@ -10,6 +10,7 @@ from feedback.api import (
     QueueReleaseView,
     QueueSkipView,
     QueueUndoView,
+    RatingsView,
     TurnsView,
 )
 from feedback.pages import agreement, explorer, file_import, queue, turns
@@ -21,6 +22,7 @@ urlpatterns = [
     path("queue/release/", QueueReleaseView.as_view(), name="queue-release"),
     path("queue/skip/", QueueSkipView.as_view(), name="queue-skip"),
     path("queue/undo/", QueueUndoView.as_view(), name="queue-undo"),
+    path("ratings/", RatingsView.as_view(), name="ratings"),
     path("feedback/", FeedbackView.as_view(), name="feedback"),
     path("exports/<str:kind>.jsonl", ExportView.as_view(), name="export"),
     path("agreement/", AgreementView.as_view(), name="agreement"),

@@ -8,6 +8,7 @@ import time
 from core.accounts.models import User
 from core.accounts.principals import Principal
 from core.accounts.roles import Role
+from core.projects.services import default_project, member_set
 from learnportal_protocol import (
     Action,
     Experience,
@@ -53,13 +54,14 @@ TURNS = [
 def demo_users() -> None:
     for username, role in DEMO_USERS:
         if not User.objects.filter(username=username).exists():
-            User.objects.create_user(
+            person = User.objects.create_user(
                 username=username,
                 password=DEMO_PASSWORD,
-                role=role.value,
                 is_superuser=role is Role.ADMIN,
                 is_staff=role is Role.ADMIN,
             )
+            if role is not Role.ADMIN:
+                member_set(project=default_project(), person=person, role=role.value)
 
 
 def demo_turns() -> None:

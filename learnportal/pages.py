@@ -7,9 +7,8 @@ from typing import TYPE_CHECKING
 import orjson
 from django.contrib.auth.decorators import login_required
 
-from core.accounts.principals import principal_for_user
 from core.accounts.roles import Action
-from core.web import page
+from core.web import page, portal_principal
 from feedback.selectors.components import component_figures, component_records
 from feedback.selectors.overview import live_counts
 from feedback.source_scores import SOURCE_LABELS, source_asked, source_links, source_scores
@@ -54,7 +53,8 @@ def home(request: AuthenticatedHttpRequest) -> HttpResponse:
         }
         for record in component_records()
     ]
-    principal = principal_for_user(request.user)
+    principal = portal_principal(request)
+    assert principal is not None  # behind login_required
     counts = live_counts()  # what the counters show, as the live updates will say it
     context = {
         **counts,

@@ -63,6 +63,7 @@ INSTALLED_APPS = [
     "csp",
     "axes",
     "core.accounts",
+    "core.projects",
     "webhooks",
     "feedback",
     "refinement",
@@ -348,6 +349,13 @@ LEARNPORTAL_REPLAY_WINDOW = env_int("LEARNPORTAL_REPLAY_WINDOW", 10_000, minimum
 LEARNPORTAL_RATINGS_PER_TURN = env_int("LEARNPORTAL_RATINGS_PER_TURN", 1, minimum=1)
 LEARNPORTAL_LEASE_SECONDS = env_int("LEARNPORTAL_LEASE_SECONDS", 600, minimum=1)
 LEARNPORTAL_UNDO_SECONDS = env_int("LEARNPORTAL_UNDO_SECONDS", 60, minimum=0)
+# A project's rubric (feedback.rubrics): the most questions it holds, options a categorical
+# question (or span labels a spans question) offers, characters a text answer holds, and spans
+# one answer marks.
+LEARNPORTAL_RUBRIC_MAX_QUESTIONS = env_int("LEARNPORTAL_RUBRIC_MAX_QUESTIONS", 50, minimum=1)
+LEARNPORTAL_RUBRIC_MAX_OPTIONS = env_int("LEARNPORTAL_RUBRIC_MAX_OPTIONS", 50, minimum=2)
+LEARNPORTAL_RUBRIC_MAX_TEXT = env_int("LEARNPORTAL_RUBRIC_MAX_TEXT", 10_000, minimum=1)
+LEARNPORTAL_RUBRIC_MAX_SPANS = env_int("LEARNPORTAL_RUBRIC_MAX_SPANS", 100, minimum=1)
 # Requests per second per principal (per client address without one), on every API endpoint,
 # learn/* message and page, counted in fixed windows in the cache: shared by all processes when REDIS_URL
 # is set. 0 turns rate limiting off.

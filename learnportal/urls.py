@@ -29,6 +29,7 @@ urlpatterns = [
     path("api/", include(feedback_urls.urlpatterns)),
     path("api/", include(refinement_urls.urlpatterns)),
     path("api/", include(webhooks_urls.urlpatterns)),
+    path("api/", include(accounts_urls.api_urlpatterns)),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     # The split view serves Swagger UI's start-up script as a file of its own (?script=), and
     # our template its style: the Content-Security-Policy allows neither inline.

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 
-from core.accounts.roles import Action, Role
+from core.accounts.roles import DECIDERS, Action, Role
 from learnportal_protocol.errors import ErrorCode, LearnError, detail
 from refinement.models import (
     APPLIED_PROPOSAL,
@@ -30,8 +30,6 @@ if TYPE_CHECKING:
 
     from core.accounts.principals import Principal
     from refinement.review import Assessment
-
-HUMAN_APPLIERS = frozenset({Role.REVIEWER, Role.ADMIN})
 
 
 class Verb(StrEnum):
@@ -74,7 +72,7 @@ def _refuse(
 
 def by_person(principal: Principal) -> bool:
     """A reviewer's or admin's act is itself the human approval the risk gate asks for."""
-    return principal.is_human and principal.role in HUMAN_APPLIERS
+    return principal.is_human and principal.role in DECIDERS
 
 
 def approvable_risk(principal: Principal) -> RiskLevel:
@@ -261,7 +259,7 @@ def _rollback(
             ErrorCode.CONFLICT,
             f"{original.refinement_id} is {original.status}; it was never applied.",
         )
-    changed = {a.conflict.split(": expected ", 1)[0]: a.conflict for a in assessments if a.conflict}
+    changed = {a.conflict_path: a.conflict for a in assessments if a.conflict}
     if changed:
         paths = ", ".join(list(changed)[:5]) + (
             f" and {len(changed) - 5} more" if len(changed) > 5 else ""

@@ -34,6 +34,7 @@ class Assessment:
     risks: list[str] = field(default_factory=list)  # the reasons that raised the risk
     blocking: list[str] = field(default_factory=list)
     conflict: str = ""
+    conflict_path: str = ""  # the path whose value moved, when `conflict` says how
     confidence_adjusted: bool = False
     needs_human: bool = False
     current: Any = None
@@ -96,6 +97,7 @@ def assess_all(proposals: list[ProposalInput], *, lock: bool = False) -> list[As
     for proposal, location in zip(proposals, locations, strict=True):
         result = Assessment(current=current[location.path])
         if not same_value(proposal.old_value, result.current):
+            result.conflict_path = proposal.path
             result.conflict = (
                 f"{proposal.path}: expected {describe(proposal.old_value)}, "
                 f"found {describe(result.current)}"

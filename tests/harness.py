@@ -18,6 +18,7 @@ from asgiref.sync import async_to_sync
 from channels.testing import WebsocketCommunicator
 from rest_framework.test import APIClient
 
+from core.projects.models import DEFAULT_PROJECT
 from learnportal_protocol.errors import HTTP_STATUS, ErrorCode
 from tests.factories.accounts import PASSWORD as PASSWORD  # every person of the cast's
 from tests.factories.accounts import ApiTokenFactory, UserFactory
@@ -66,17 +67,18 @@ class Actor:
         return call(url, data=orjson.dumps(body), content_type="application/json")
 
 
-def token_actor(name: str, role: str) -> Actor:
-    """A machine principal (an agent, an environment): a token with a role and no person."""
-    raw = ApiTokenFactory.create(name=name, role=role).raw
+def token_actor(name: str, role: str, *, project: str = DEFAULT_PROJECT) -> Actor:
+    """A machine principal (an agent, an environment): a token with a role and no person, in
+    `project`."""
+    raw = ApiTokenFactory.create(name=name, role=role, project=project).raw
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=f"Bearer {raw}")
     return Actor(name, client, raw)
 
 
-def human_actor(name: str, role: str) -> Actor:
-    """A person with `role` (password PASSWORD) who sends with a personal token."""
-    user = UserFactory.create(username=name, role=role)
+def human_actor(name: str, role: str, *, project: str = DEFAULT_PROJECT) -> Actor:
+    """A person with `role` in `project` (password PASSWORD) who sends with a personal token."""
+    user = UserFactory.create(username=name, role=role, project=project)
     raw = ApiTokenFactory.create(name=f"{name}-personal", user=user).raw
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=f"Bearer {raw}")

@@ -299,8 +299,6 @@ def test_one_watch_ends_every_long_lived_connection_whose_credential_dies() -> N
     assert set(pollers) <= {"core.accounts.credentials"}
 
 
-# Issue 23 splits these into packages by topic: their SQL's columns are derived when they are.
-COLUMNS_NOT_YET_DERIVED = ("feedback.services", "feedback.selectors")
 SQL = re.compile(
     r"\b(SELECT|INSERT INTO|UPDATE|DELETE FROM|ON CONFLICT|WHERE|SET|GROUP BY|ORDER BY|VALUES|"
     r"RETURNING|JOIN|AND|THEN)\b|[=+] %s"
@@ -328,8 +326,7 @@ def raw_sql_modules() -> Iterator[tuple[str, ast.Module]]:
         parts = module.split(".")
         if kinds[parts[0]] not in ("base", "app") or "migrations" in parts or parts[-1] == "models":
             continue
-        if not module.startswith(COLUMNS_NOT_YET_DERIVED):
-            yield module, tree
+        yield module, tree
 
 
 def literal_texts(tree: ast.Module) -> Iterator[tuple[int, str]]:

@@ -43,11 +43,13 @@ class Clients:
         from django.test import Client
 
         from core.accounts.models import ApiToken, User
+        from core.projects.services import default_project, member_set
 
         self.session: dict[str, Any] = {}
         self.token: dict[str, Any] = {}
         for role in ("reviewer", "annotator"):
-            user, _ = User.objects.get_or_create(username=f"bench-{role}", defaults={"role": role})
+            user, _ = User.objects.get_or_create(username=f"bench-{role}")
+            member_set(project=default_project(), person=user, role=role)
             _, raw = ApiToken.issue(name=f"bench-{role}-{time.time_ns()}", user=user)
             session = Client()
             session.force_login(user)

@@ -85,11 +85,13 @@ def _measure(requests: int) -> dict[str, Any]:
     from django.test import Client, override_settings
 
     from core.accounts.models import User
+    from core.projects.services import default_project, member_set
     from feedback.models import ComponentBucket, ComponentStats, Experience, Feedback
 
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE")
-    user, _ = User.objects.get_or_create(username="bench-reviewer", defaults={"role": "reviewer"})
+    user, _ = User.objects.get_or_create(username="bench-reviewer")
+    member_set(project=default_project(), person=user, role="reviewer")
     client = Client()
     client.force_login(user)
     out: dict[str, Any] = {

@@ -9,6 +9,7 @@ from rest_framework import authentication, exceptions
 from core.accounts.credentials import Credential, principals, usage
 from core.accounts.models import hash_token
 from core.accounts.principals import Principal, bearer_token, principal_for_user
+from core.projects.selection import PROJECT_FIELD, principal_in
 
 if TYPE_CHECKING:
     from django.http import HttpRequest
@@ -30,7 +31,7 @@ class BearerTokenAuthentication(authentication.BaseAuthentication):
         principal = token_principal(raw)
         if principal is None:
             raise exceptions.AuthenticationFailed("The token is unknown or has been revoked.")
-        return principal, None
+        return principal_in(principal, request.query_params.get(PROJECT_FIELD)), None
 
     def authenticate_header(self, request: Request) -> str:
         return self.keyword
@@ -60,7 +61,8 @@ class PrincipalSessionAuthentication(authentication.SessionAuthentication):
         result = super().authenticate(request)
         if result is None:
             return None
-        return principal_for_user(result[0]), None
+        principal = principal_for_user(result[0])
+        return principal_in(principal, request.query_params.get(PROJECT_FIELD)), None
 
     def enforce_csrf(self, request: Request) -> None:
         # Check the Django request: the CSRF check reads `request.POST`, which on DRF's request
@@ -71,7 +73,8 @@ class PrincipalSessionAuthentication(authentication.SessionAuthentication):
 
 
 def principal_of(request: Request) -> Principal:
-    """The caller of a REST view: the Principal one of the authenticators above set.
+    """The caller of a REST view, in the project its `?project=` names (core.projects.selection):
+    the Principal one of the authenticators above set.
 
     DRF's stubs type `request.user` as a Django user; here it is a Principal whenever a view
     runs, since IsAuthenticated (the default permission) lets no request without one through.
@@ -79,4 +82,4 @@ def principal_of(request: Request) -> Principal:
     user: object = request.user
     if not isinstance(user, Principal):
         raise exceptions.NotAuthenticated()
-    return user
+    return principal_in(user, request.query_params.get(PROJECT_FIELD))

@@ -144,6 +144,11 @@ class PrincipalCache:
         """Whether `principal` would answer without the database."""
         return self.cached(credential)[0]
 
+    def watched(self, credential: Credential) -> bool:
+        """Whether a long-lived connection watches this credential now."""
+        with self._lock:
+            return any(watch.credential == credential for watch in self._watches)
+
     def watch(
         self, credential: Credential, principal: Principal, callback: Callable[[], None]
     ) -> Callable[[], None]:

@@ -74,7 +74,7 @@ class _Listener:
         down_logged = False
         while True:
             try:
-                pubsub = self.client().pubsub(ignore_subscribe_messages=False)  # type: ignore[no-untyped-call]
+                pubsub = self.client().pubsub(ignore_subscribe_messages=False)
                 pubsub.subscribe(channel_name())
                 while True:
                     message = pubsub.get_message(timeout=HEALTH_CHECK_SECONDS)

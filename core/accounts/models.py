@@ -9,7 +9,7 @@ from django.db import models
 from django.db.models.functions import Lower
 from django.utils import timezone
 
-from core.accounts.roles import HUMAN_ROLES, MACHINE_ROLES, Role
+from core.accounts.roles import MACHINE_ROLES, Role
 
 TOKEN_PREFIX = "lp_"
 USERNAME_UNIQUE_IN_ANY_CASE = "accounts_user_username_unique_in_any_case"
@@ -22,13 +22,8 @@ def hash_token(raw: str) -> str:
 
 
 class User(AbstractUser):
-    """A person: annotator, reviewer or admin. Superusers are always admins."""
-
-    role = models.CharField(
-        max_length=16,
-        choices=[(role.value, role.value) for role in Role if role in HUMAN_ROLES],
-        default=Role.ANNOTATOR.value,
-    )
+    """A person. A superuser is a site admin, in every project; anyone else has a role in each
+    project they are a member of (core.projects.models.Membership)."""
 
     class Meta(AbstractUser.Meta):
         constraints: ClassVar = [
@@ -43,7 +38,11 @@ class User(AbstractUser):
 
     @property
     def effective_role(self) -> Role:
-        return Role.ADMIN if self.is_superuser else Role(self.role)
+        """The person's role in their home project: a site admin's is `admin`, a person's is
+        that of their one project or of `default` (core.accounts.principals)."""
+        from core.accounts.principals import principal_for_user
+
+        return principal_for_user(self).role
 
 
 class ApiToken(models.Model):
@@ -59,6 +58,14 @@ class ApiToken(models.Model):
     user = models.ForeignKey(
         User, null=True, blank=True, on_delete=models.CASCADE, related_name="tokens"
     )
+    project = models.ForeignKey(
+        "projects.Project",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="tokens",
+        help_text="A machine token's one project; a personal token acts in its person's.",
+    )
     key_hash = models.CharField(max_length=64, unique=True, editable=False)
     hint = models.CharField(max_length=12, editable=False, help_text="The first characters.")
     created_at = models.DateTimeField(default=timezone.now)
@@ -71,7 +78,12 @@ class ApiToken(models.Model):
                 condition=(models.Q(user__isnull=True) & ~models.Q(role=""))
                 | (models.Q(user__isnull=False) & models.Q(role="")),
                 name="token_is_machine_xor_personal",
-            )
+            ),
+            models.CheckConstraint(
+                condition=models.Q(user__isnull=True, project__isnull=False)
+                | models.Q(user__isnull=False, project__isnull=True),
+                name="machine_token_has_one_project",
+            ),
         ]
 
     def __str__(self) -> str:
@@ -82,10 +94,17 @@ class ApiToken(models.Model):
         return self.revoked_at is None
 
     @classmethod
-    def issue(cls, *, name: str, role: str = "", user: User | None = None) -> tuple[ApiToken, str]:
+    def issue(
+        cls, *, name: str, role: str = "", user: User | None = None, project_id: int | None = None
+    ) -> tuple[ApiToken, str]:
         """Create a token; the raw value is returned once and never stored."""
         raw = TOKEN_PREFIX + secrets.token_urlsafe(32)
         token = cls.objects.create(
-            name=name, role=role, user=user, key_hash=hash_token(raw), hint=raw[:10]
+            name=name,
+            role=role,
+            user=user,
+            project_id=project_id,
+            key_hash=hash_token(raw),
+            hint=raw[:10],
         )
         return token, raw

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import timedelta
 
 from core.accounts.models import ApiToken, User, hash_token
 from core.accounts.roles import ALLOWED, Action, Role
+from core.projects.models import DEFAULT_PROJECT, Membership
 from learnportal_protocol.errors import ErrorCode, LearnError
 
 LAST_USED_RESOLUTION = timedelta(seconds=60)
@@ -19,6 +20,11 @@ class Principal:
     is_human: bool
     user_id: int | None = None
     token_id: int | None = None
+    # The project this principal acts in, by slug: a machine token's own, a person's chosen one
+    # (core.projects.selection), and `role` is their role there.
+    project: str = DEFAULT_PROJECT
+    # A person's role in each project they are a member of; a site admin (`admin`) needs none.
+    seats: tuple[tuple[str, Role], ...] = ()
 
     # Lets DRF's IsAuthenticated and templates treat a principal like an authenticated user.
     is_authenticated = True
@@ -36,14 +42,36 @@ class Principal:
 
     def refusal(self, action: Action) -> LearnError:
         """What a role that may not `action` is answered (`forbidden`)."""
+        if self.role is Role.NONE:
+            return LearnError(
+                ErrorCode.FORBIDDEN,
+                f"You are not a member of the project {self.project!r}; "
+                "ask one of its managers to add you.",
+            )
         return LearnError(
             ErrorCode.FORBIDDEN, f"The {self.role.value} role may not {action.value}."
         )
 
 
 def principal_for_user(user: User) -> Principal:
+    """A person in their home project: their one project, else `default`."""
+    name = user.get_username()
+    if user.is_superuser:
+        return Principal(role=Role.ADMIN, name=name, is_human=True, user_id=user.pk)
+    seats = tuple(
+        (slug, Role(role))
+        for slug, role in Membership.objects.filter(user_id=user.pk)
+        .order_by("project__slug")
+        .values_list("project__slug", "role")
+    )
+    home = seats[0][0] if len(seats) == 1 else DEFAULT_PROJECT
     return Principal(
-        role=user.effective_role, name=user.get_username(), is_human=True, user_id=user.pk
+        role=dict(seats).get(home, Role.NONE),
+        name=name,
+        is_human=True,
+        user_id=user.pk,
+        project=home,
+        seats=seats,
     )
 
 
@@ -59,22 +87,18 @@ def principal_for_token_hash(key_hash: str) -> Principal | None:
     `last_used_at` at most once a `LAST_USED_RESOLUTION`.
     """
     token = (
-        ApiToken.objects.select_related("user")
+        ApiToken.objects.select_related("user", "project")
         .filter(key_hash=key_hash, revoked_at__isnull=True)
         .first()
     )
     if token is None or (token.user is not None and not token.user.is_active):
         return None
     if token.user is not None:
-        principal = principal_for_user(token.user)
-        return Principal(
-            role=principal.role,
-            name=principal.name,
-            is_human=True,
-            user_id=principal.user_id,
-            token_id=token.pk,
-        )
-    return Principal(role=Role(token.role), name=token.name, is_human=False, token_id=token.pk)
+        return replace(principal_for_user(token.user), token_id=token.pk)
+    project = token.project.slug if token.project else DEFAULT_PROJECT
+    return Principal(
+        role=Role(token.role), name=token.name, is_human=False, token_id=token.pk, project=project
+    )
 
 
 def bearer_token(header_value: str | bytes | None) -> str | None:

@@ -10,14 +10,20 @@ class Role(StrEnum):
     ENVIRONMENT = "environment"
     ANNOTATOR = "annotator"
     REVIEWER = "reviewer"
+    MANAGER = "manager"
     ADMIN = "admin"
+    # A person in a project they are not a member of: they may do nothing there.
+    NONE = "none"
 
 
 MACHINE_ROLES = frozenset({Role.AGENT, Role.ENVIRONMENT})
-HUMAN_ROLES = frozenset({Role.ANNOTATOR, Role.REVIEWER, Role.ADMIN})
-EVERYONE = frozenset(Role)
+# A person's role in a project (core.projects.models.Membership); `admin` is a site admin's.
+PROJECT_ROLES = frozenset({Role.ANNOTATOR, Role.REVIEWER, Role.MANAGER})
+HUMAN_ROLES = PROJECT_ROLES | {Role.ADMIN}
+EVERYONE = MACHINE_ROLES | HUMAN_ROLES
 MACHINES_AND_ADMIN = MACHINE_ROLES | {Role.ADMIN}
-REFINERS = MACHINE_ROLES | {Role.REVIEWER, Role.ADMIN}
+DECIDERS = frozenset({Role.REVIEWER, Role.MANAGER, Role.ADMIN})
+REFINERS = MACHINE_ROLES | DECIDERS
 
 
 class Action(StrEnum):
@@ -45,6 +51,8 @@ class Action(StrEnum):
     READ_AGREEMENT = "read annotator agreement"
     MANAGE_ACCOUNTS = "manage people and tokens"
     MANAGE_WEBHOOKS = "manage webhook endpoints"
+    MANAGE_PROJECT = "manage a project's settings and members"
+    MANAGE_PROJECTS = "make projects"
 
 
 ALLOWED: dict[Action, frozenset[Role]] = {
@@ -59,9 +67,9 @@ ALLOWED: dict[Action, frozenset[Role]] = {
     Action.HISTORY: REFINERS,
     Action.SUBMIT_TURNS: MACHINES_AND_ADMIN,
     # A team bringing its own turns (a JSONL, CSV or dataset file: feedback.turn_import).
-    Action.IMPORT_TURNS: frozenset({Role.REVIEWER, Role.ADMIN}),
+    Action.IMPORT_TURNS: DECIDERS,
     Action.READ_TURNS: EVERYONE,
-    Action.DECIDE: frozenset({Role.REVIEWER, Role.ADMIN}),
+    Action.DECIDE: DECIDERS,
     Action.MANAGE_STEPS: frozenset({Role.ADMIN}),
     Action.REPORT_RUNS: MACHINES_AND_ADMIN,
     Action.READ_SKILLS: EVERYONE,
@@ -72,9 +80,11 @@ ALLOWED: dict[Action, frozenset[Role]] = {
     # GET /api/feedback/: people read the explorer's list; an agent or an environment reads
     # only the feedback it sent itself (feedback.selectors.visibility.seen_by).
     Action.LIST_FEEDBACK: EVERYONE,
-    Action.EXPORT: frozenset({Role.REVIEWER, Role.ADMIN}),
-    Action.SEE_ALL_RATINGS: frozenset({Role.REVIEWER, Role.ADMIN}),
-    Action.READ_AGREEMENT: frozenset({Role.REVIEWER, Role.ADMIN}),
+    Action.EXPORT: DECIDERS,
+    Action.SEE_ALL_RATINGS: DECIDERS,
+    Action.READ_AGREEMENT: DECIDERS,
     Action.MANAGE_ACCOUNTS: frozenset({Role.ADMIN}),
     Action.MANAGE_WEBHOOKS: frozenset({Role.ADMIN}),
+    Action.MANAGE_PROJECT: frozenset({Role.MANAGER, Role.ADMIN}),
+    Action.MANAGE_PROJECTS: frozenset({Role.ADMIN}),
 }

@@ -20,6 +20,8 @@ from django.utils import timezone
 
 from core.accounts.models import USERNAME_TAKEN, ApiToken, User
 from core.accounts.roles import HUMAN_ROLES, MACHINE_ROLES, Role
+from core.projects.models import DEFAULT_PROJECT
+from core.projects.services import default_project, member_set, project_named
 from learnportal_protocol.errors import LearnError, conflict, detail, forbidden, invalid, not_found
 from learnportal_protocol.models import NO_CONTROL, USERNAME_LENGTH
 
@@ -47,22 +49,27 @@ def _check_token_name(name: str) -> None:
         raise conflict(message, [detail(["name"], "a token has this name already")])
 
 
-def token_issue(*, name: str, role: str = "", user: User | None = None) -> tuple[ApiToken, str]:
-    """A machine token with `role` (agent, environment), or a personal token acting as `user`.
+def token_issue(
+    *, name: str, role: str = "", user: User | None = None, project: str = DEFAULT_PROJECT
+) -> tuple[ApiToken, str]:
+    """A machine token with `role` (agent, environment) in `project`, or a personal token
+    acting as `user` (in their projects, with their roles there).
 
     Answers the token and its raw value, which is shown once and never stored.
     """
     _check_token_name(name)
     if user is None:
         _role(role, MACHINE_ROLES, "role")
-    elif role:
+        home = default_project() if project == DEFAULT_PROJECT else project_named(project)
+        return ApiToken.issue(name=name, role=role, project_id=home.pk)
+    if role:
         raise invalid(
             "A personal token takes its person's role; send no role.",
             [detail(["role"], "a personal token has no role of its own")],
         )
-    elif not user.is_active:
+    if not user.is_active:
         raise forbidden(f"{user.get_username()} is deactivated; a token of theirs would not work.")
-    return ApiToken.issue(name=name, role=role if user is None else "", user=user)
+    return ApiToken.issue(name=name, user=user)
 
 
 def personal_token_name(user: User, label: str) -> str:
@@ -126,14 +133,25 @@ def personal_tokens(user: User) -> list[ApiToken]:
 
 
 def _apply_role(person: User, role: Role) -> None:
-    # An admin is a superuser (and staff, for Django's admin); nobody else is either.
-    person.role = role.value
+    # An admin is a superuser (and staff, for Django's admin), in every project; nobody else is
+    # either, and their role is their membership's (`_seat`).
     person.is_superuser = person.is_staff = role is Role.ADMIN
 
 
-def person_add(*, username: str, role: str, password: str) -> User:
-    """A person who logs in with `password`, with a human role; refusals name the field."""
+def _seat(person: User, role: Role, project: str) -> None:
+    if role is Role.ADMIN:
+        person.memberships.all().delete()
+    else:
+        home = default_project() if project == DEFAULT_PROJECT else project_named(project)
+        member_set(project=home, person=person, role=role.value)
+
+
+def person_add(*, username: str, role: str, password: str, project: str = DEFAULT_PROJECT) -> User:
+    """A person who logs in with `password`: a site admin, or a member of `project` with
+    `role` there; refusals name the field."""
     chosen = _role(role, HUMAN_ROLES, "role")
+    if chosen is not Role.ADMIN and project != DEFAULT_PROJECT:
+        project_named(project)
     taken = User.objects.filter(username__iexact=username).values_list("username", flat=True)
     if existing := taken.first():
         raise conflict(
@@ -151,7 +169,9 @@ def person_add(*, username: str, role: str, password: str) -> User:
     except ValidationError as exc:
         raise _refused("password", exc) from None
     person.set_password(password)
-    person.save()
+    with transaction.atomic():
+        person.save()
+        _seat(person, chosen, project)
     return person
 
 
@@ -167,13 +187,27 @@ def _not_self(actor: User, person: User, what: str) -> None:
         )
 
 
-def person_set_role(*, actor: User, person: User, role: str) -> User:
+def person_set_role(
+    *, actor: User, person: User, role: str, project: str = DEFAULT_PROJECT
+) -> User:
+    """A site admin makes `person` a site admin, or gives them `role` in `project`."""
     chosen = _role(role, HUMAN_ROLES, "role")
-    if chosen is not person.effective_role:
+    if chosen is not person_role(person, project):
         _not_self(actor, person, "change the role of")
-        _apply_role(person, chosen)
-        person.save(update_fields=["role", "is_superuser", "is_staff"])
+        with transaction.atomic():
+            if person.is_superuser is not (chosen is Role.ADMIN):
+                _apply_role(person, chosen)
+                person.save(update_fields=["is_superuser", "is_staff"])
+            _seat(person, chosen, project)
     return person
+
+
+def person_role(person: User, project: str = DEFAULT_PROJECT) -> Role:
+    """`person`'s role in `project`: `admin` for a site admin, `none` for a non-member."""
+    if person.is_superuser:
+        return Role.ADMIN
+    seat = person.memberships.filter(project__slug=project).values_list("role", flat=True)
+    return Role(seat.first() or Role.NONE)
 
 
 def person_set_active(*, actor: User, person: User, active: bool) -> User:

@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
-from django.shortcuts import get_object_or_404
+from django.http import Http404
 from django.urls import reverse
 
 from core.accounts.roles import Action
@@ -15,7 +15,6 @@ from core.instants import utc
 from core.web import page, requires, when
 from feedback.exports import FORMATS, as_items
 from feedback.filters import decode_cursor, encode_cursor, parse_feedback_query
-from feedback.models import Turn
 from feedback.pages.rating import excerpt
 from feedback.selectors.components import component_names
 from feedback.selectors.explorer import (
@@ -24,7 +23,7 @@ from feedback.selectors.explorer import (
     feedback_page_newer,
     people_names,
 )
-from feedback.selectors.turns import turn_ids, turn_ratings
+from feedback.selectors.turns import turn_ids, turn_in_project, turn_ratings
 from feedback.selectors.visibility import sees_all_ratings, still_blind
 from learnportal_protocol import FeedbackDimension, FeedbackPolarity, FeedbackSource
 from learnportal_protocol.errors import LearnError
@@ -141,7 +140,9 @@ def _explorer_choices(principal: Principal) -> dict[str, Any]:
 
 @requires(Action.EXPLORE)
 def turn_detail(request: HttpRequest, principal: Principal, pk: int) -> HttpResponse:
-    turn = get_object_or_404(Turn, pk=pk)
+    turn = turn_in_project(pk, principal.project)
+    if turn is None:
+        raise Http404("No such turn.")
     ratings = turn_ratings(turn, viewer=principal)
     context = {
         "turn": turn,

@@ -16,7 +16,6 @@ from core.accounts.roles import Action
 from core.web import page, requires
 from feedback.forms import QueueRatingForm
 from feedback.lease_notes import LATE_KEPT, late_refusal
-from feedback.models import Turn
 from feedback.pages.rating import feedback_of_form, lease_clock, show_refusal, turn_context
 from feedback.queue import (
     queue_held,
@@ -26,7 +25,7 @@ from feedback.queue import (
     queue_skip,
     queue_undo,
 )
-from feedback.selectors.turns import undoable_rating
+from feedback.selectors.turns import turn_in_project, undoable_rating
 from feedback.selectors.visibility import sees_all_ratings
 from feedback.services.feedbacks import feedback_record
 from learnportal_protocol.errors import ErrorCode, LearnError
@@ -36,6 +35,7 @@ if TYPE_CHECKING:
     from django.http import HttpRequest, HttpResponse
 
     from core.accounts.principals import Principal
+    from feedback.models import Turn
 
 
 @requires(Action.QUEUE)
@@ -89,7 +89,7 @@ def _turn_id(sent: str) -> int:
 def _queue_rate(request: HttpRequest, principal: Principal) -> HttpResponse:
     form = QueueRatingForm(request.POST)
     sent = request.POST.get("turn", "")
-    turn = Turn.objects.filter(pk=int(sent)).first() if sent.isdigit() else None
+    turn = turn_in_project(int(sent), principal.project) if sent.isdigit() else None
     if turn is None:
         messages.error(request, "That turn is no longer in the queue.")
         return redirect("portal:queue")

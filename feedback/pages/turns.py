@@ -10,7 +10,8 @@ from urllib.parse import urlencode
 
 from django.conf import settings
 from django.contrib import messages
-from django.shortcuts import get_object_or_404, redirect
+from django.http import Http404
+from django.shortcuts import redirect
 from django.urls import reverse
 
 from core.accounts.roles import Action
@@ -18,7 +19,6 @@ from core.inputs import QueryBool, QueryModel, QueryText, page_query
 from core.web import page, requires
 from feedback.filters import decode_turn_cursor, encode_turn_cursor
 from feedback.forms import RatingForm
-from feedback.models import Turn
 from feedback.pages.explorer import CHOICES_SHOWN
 from feedback.pages.rating import (
     environment_text,
@@ -30,7 +30,7 @@ from feedback.pages.rating import (
 )
 from feedback.queue import queue_held, queue_progress
 from feedback.selectors.components import component_names
-from feedback.selectors.turns import rated_for, turn_page, turn_ratings
+from feedback.selectors.turns import rated_for, turn_in_project, turn_page, turn_ratings
 from feedback.selectors.visibility import still_blind
 from feedback.services.feedbacks import feedback_record
 from learnportal_protocol.errors import LearnError
@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from django.http import HttpRequest, HttpResponse
 
     from core.accounts.principals import Principal
+    from feedback.models import Turn
 
 
 TURN_PAGE_SIZE = 20
@@ -61,6 +62,7 @@ def turn_list(request: HttpRequest, principal: Principal) -> HttpResponse:
     except LearnError as error:
         after, cursor_error = None, str(error.details[0]["msg"])
     turns, last = turn_page(
+        project=principal.project,
         component_name=component,
         session_id=session,
         open_only=open_only,
@@ -91,7 +93,9 @@ def turn_list(request: HttpRequest, principal: Principal) -> HttpResponse:
 
 @requires(Action.FEEDBACK)
 def turn_rate(request: HttpRequest, principal: Principal, pk: int) -> HttpResponse:
-    turn = get_object_or_404(Turn, pk=pk)
+    turn = turn_in_project(pk, principal.project)
+    if turn is None:
+        raise Http404("No such turn.")
     if request.method != "POST":
         form = RatingForm(initial={"feedback_id": new_feedback_id()})
         return _rate_page(request, principal, turn, form)
@@ -113,7 +117,9 @@ def turn_rate(request: HttpRequest, principal: Principal, pk: int) -> HttpRespon
 def turn_rated(request: HttpRequest, principal: Principal, pk: int) -> HttpResponse:
     """A turn with the ratings this person may now see, no form: the page after a rating, with
     "Next turn" taking one from the queue (a lease), or back to the list for a role with none."""
-    turn = get_object_or_404(Turn, pk=pk)
+    turn = turn_in_project(pk, principal.project)
+    if turn is None:
+        raise Http404("No such turn.")
     ratings = turn_ratings(turn, viewer=principal)
     context = {
         "turn": turn,

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from django.db import connection
 
+from core.columns import Columns
 from feedback.buckets import BUCKET_SECONDS
 from feedback.filters import FeedbackFilters
 from feedback.models import ComponentBucket, ComponentStats
@@ -28,7 +29,8 @@ def component_names() -> list[str]:
     )
 
 
-_RECORD_COLUMNS = (
+STATS = Columns(ComponentStats)
+_RECORD_COLUMNS = STATS(
     "component_name",
     "calls_total",
     "calls_success",
@@ -49,10 +51,13 @@ def component_records(component_name: str = "") -> list[dict[str, Any]]:
     several times what running it does, and learn/stats/req is the agents' hot path.
     """
     table = connection.ops.quote_name(ComponentStats._meta.db_table)
-    where, params = ("WHERE component_name = %s ", [component_name]) if component_name else ("", [])
+    where, params = (
+        (f"WHERE {STATS.component_name} = %s ", [component_name]) if component_name else ("", [])
+    )
     with connection.cursor() as cursor:
         cursor.execute(
-            f"SELECT {', '.join(_RECORD_COLUMNS)} FROM {table} {where}ORDER BY component_name",
+            f"SELECT {', '.join(_RECORD_COLUMNS)} FROM {table} {where}"
+            f"ORDER BY {STATS.component_name}",
             params,
         )
         rows = cursor.fetchall()

@@ -6,9 +6,12 @@ from __future__ import annotations
 
 from django.db import connection
 
+from core.columns import Columns
 from feedback.models import Experience, RewardBucket
 from feedback.reward_window import first_bucket, span_for
 from feedback.rewards import latest_experience_id
+
+B, E = Columns(RewardBucket), Columns(Experience)
 
 # (component_name, reward, behaviour_prob) of one stored experience.
 ExperienceRow = tuple[str, float, float | None]
@@ -23,8 +26,8 @@ def reward_sums(window: int) -> list[tuple[str, int, float]]:
     first = first_bucket(latest_experience_id(), window)
     with connection.cursor() as cursor:
         cursor.execute(
-            f"SELECT component_name, SUM(count), SUM(reward_sum) FROM {table} "
-            "WHERE span = %s AND bucket >= %s GROUP BY component_name",
+            f"SELECT {B.component_name}, SUM({B.count}), SUM({B.reward_sum}) FROM {table} "
+            f"WHERE {B.span} = %s AND {B.bucket} >= %s GROUP BY {B.component_name}",
             [span_for(window), first],
         )
         rows = cursor.fetchall()
@@ -37,8 +40,8 @@ def experience_window(limit: int) -> list[ExperienceRow]:
     table = connection.ops.quote_name(Experience._meta.db_table)
     with connection.cursor() as cursor:
         cursor.execute(
-            f"SELECT component_name, reward, behaviour_prob FROM {table} "
-            "WHERE component_name <> '' AND attributed ORDER BY id DESC LIMIT %s",
+            f"SELECT {', '.join(E('component_name', 'reward', 'behaviour_prob'))} FROM {table} "
+            f"WHERE {E.component_name} <> '' AND {E.attributed} ORDER BY id DESC LIMIT %s",
             [limit],
         )
         rows: list[ExperienceRow] = cursor.fetchall()

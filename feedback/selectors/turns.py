@@ -4,18 +4,25 @@ as rated, a turn's ratings, and the rating a person may still undo.
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, TypedDict
 
 from django.db.models import BooleanField, Exists, ExpressionWrapper, OuterRef, Q, QuerySet
 
+from core.projects.selection import project_pk
 from feedback.models import Feedback, Turn
 from feedback.selectors.visibility import counted_feedback, own_human, seen_by, sees_all_ratings
 from learnportal_protocol import FeedbackSource
+from learnportal_protocol.errors import detail, not_found
 
 if TYPE_CHECKING:
     from django_stubs_ext import WithAnnotations
 
     from core.accounts.principals import Principal
+
+
+# A turn's id as text: a whole number that fits in 64 bits.
+ID_TEXT = re.compile(r"[1-9][0-9]{0,17}")
 
 
 class Queued(TypedDict):
@@ -49,6 +56,8 @@ def turn_queue(
             own_human(viewer), correlation_id=OuterRef("correlation_id")
         )
         turns = Turn.objects.annotate(rated=Exists(own))
+    if viewer is not None:
+        turns = turns.filter(project_id=project_pk(viewer.project))
     if component_name:
         turns = turns.filter(component_name=component_name)
     if session_id:
@@ -64,12 +73,12 @@ def unrated_turn_count(cap: int = UNRATED_CAP) -> tuple[int, bool]:
 
 
 def turn_list(
-    *, component_name: str = "", session_id: str = "", open_only: bool = False
+    *, project: str, component_name: str = "", session_id: str = "", open_only: bool = False
 ) -> QuerySet[Turn]:
-    """Every turn, newest queued first (by id, which the turn's arrival assigns): the list a
-    person browses. What to rate next is the queue's to say (feedback.queue); `open_only` keeps
-    the turns that still need human ratings."""
-    turns = Turn.objects.all()
+    """Every turn of `project`, newest queued first (by id, which the turn's arrival assigns):
+    the list a person browses. What to rate next is the queue's to say (feedback.queue);
+    `open_only` keeps the turns that still need human ratings."""
+    turns = Turn.objects.filter(project_id=project_pk(project))
     if component_name:
         turns = turns.filter(component_name=component_name)
     if session_id:
@@ -81,6 +90,7 @@ def turn_list(
 
 def turn_page(
     *,
+    project: str,
     component_name: str = "",
     session_id: str = "",
     open_only: bool = False,
@@ -91,7 +101,9 @@ def turn_page(
     below: keyset pagination on the id, each filter served by an index (Turn.Meta), so that a
     deep page costs what the first does (no OFFSET, no count), and a turn queued meanwhile
     neither repeats nor hides a turn on the next page."""
-    turns = turn_list(component_name=component_name, session_id=session_id, open_only=open_only)
+    turns = turn_list(
+        project=project, component_name=component_name, session_id=session_id, open_only=open_only
+    )
     if after is not None:
         turns = turns.filter(id__lt=after)
     page = list(turns[: limit + 1])
@@ -123,6 +135,23 @@ def turn_ratings(turn: Turn, *, viewer: Principal | None) -> list[Feedback]:
         if not ratings.filter(own_human(viewer)).exists():
             ratings = ratings.filter(seen_by(viewer))
     return list(ratings.order_by("-ts", "-id"))
+
+
+def turn_in_project(pk: int, project: str) -> Turn | None:
+    """The turn `pk` if it is one of `project`'s: another project's is none, as a missing one."""
+    return Turn.objects.filter(pk=pk, project_id=project_pk(project)).first()
+
+
+def turn_named(ref: str, project: str) -> Turn:
+    """The project's turn `ref`: its correlation_id, or else, for a whole number, its id;
+    `not_found` naming `turn` otherwise, whether the turn is missing or another project's."""
+    turns = Turn.objects.filter(project_id=project_pk(project))
+    turn = turns.filter(correlation_id=ref).first()
+    if turn is None and ID_TEXT.fullmatch(ref):
+        turn = turns.filter(pk=int(ref)).first()
+    if turn is None:
+        raise not_found("No such turn in this project.", [detail(["turn"], "no such turn")])
+    return turn
 
 
 def turn_by_correlation(correlation_id: str) -> Turn | None:

@@ -13,6 +13,7 @@ from django.conf import settings
 from django.db import connection, transaction
 
 from core.accounts.roles import Action, Role
+from core.columns import Columns
 from core.events import broadcast_on_commit
 from core.timing import staged
 from feedback.attribution import attributed_components
@@ -124,6 +125,9 @@ def experience_store(
     return len(experiences)
 
 
+FEEDBACK, Q = Columns(Feedback), Columns(ExperienceQuota)
+
+
 @staged("`_reserve_quota`")
 def _reserve_quota(owner: str, count: int) -> int:
     """Count `count` more experiences against the owner's quota: how many it holds now.
@@ -134,9 +138,9 @@ def _reserve_quota(owner: str, count: int) -> int:
     table = connection.ops.quote_name(ExperienceQuota._meta.db_table)
     with connection.cursor() as cursor:
         cursor.execute(
-            f"INSERT INTO {table} (owner, stored) VALUES (%s, %s) "
-            f"ON CONFLICT (owner) DO UPDATE SET stored = {table}.stored + excluded.stored "
-            "RETURNING stored",
+            f"INSERT INTO {table} ({Q.owner}, {Q.stored}) VALUES (%s, %s) "
+            f"ON CONFLICT ({Q.owner}) DO UPDATE SET {Q.stored} = {table}.{Q.stored} "
+            f"+ excluded.{Q.stored} RETURNING {Q.stored}",
             [owner, count],
         )
         stored: int = cursor.fetchone()[0]
@@ -207,7 +211,10 @@ def _forward_env_rewards(owner: str, experiences: list[ExperienceItem], now: flo
         if component:
             deltas.setdefault(component, ScoreDelta()).add(score, 1.0, FeedbackSource.ENV.value)
     written = insert_rows(
-        Feedback, FEEDBACK_COLUMNS, rows, on_conflict="ON CONFLICT (feedback_id) DO NOTHING"
+        Feedback,
+        FEEDBACK_COLUMNS,
+        rows,
+        on_conflict=f"ON CONFLICT ({FEEDBACK.feedback_id}) DO NOTHING",
     )
     counter_add(FEEDBACK_COUNTED, written)
     turns_tally({item.experience_id for item in experiences})

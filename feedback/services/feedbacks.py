@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from django.db import connection, transaction
 
 from core.accounts.roles import Action
+from core.columns import Columns
 from core.events import broadcast_on_commit
 from core.timing import staged
 from feedback.buckets import buckets_add_feedback
@@ -110,7 +111,7 @@ def feedback_record(
             if turn is not None:
                 key = item.correlation_id or item.feedback_id
                 if key not in turns:
-                    turns[key] = turn_row(key, item.session_id, component, turn, owner, now)
+                    turns[key] = turn_row(key, item.session_id, component, turn, principal, now)
             if component:
                 deltas.setdefault(component, ScoreDelta()).add(
                     item.score, item.confidence, source.value
@@ -158,6 +159,9 @@ def _without(facts: Facts, pks: set[int]) -> Facts:
     return {key: [f for f in values if f.order not in pks] for key, values in facts.items()}
 
 
+TURN, LEASE = Columns(Turn), Columns(Lease)
+
+
 def _leases_end(username: str, rated: set[str]) -> None:
     """A person's rating of the turn they hold ends that lease, whatever path it came by.
 
@@ -168,8 +172,9 @@ def _leases_end(username: str, rated: set[str]) -> None:
     qn = connection.ops.quote_name
     with connection.cursor() as cursor:
         cursor.execute(
-            f"SELECT l.id, t.correlation_id FROM {qn(Lease._meta.db_table)} l"
-            f" JOIN {qn(Turn._meta.db_table)} t ON t.id = l.turn_id WHERE l.username = %s",
+            f"SELECT l.id, t.{TURN.correlation_id} FROM {qn(Lease._meta.db_table)} l"
+            f" JOIN {qn(Turn._meta.db_table)} t ON t.id = l.{LEASE.turn}"
+            f" WHERE l.{LEASE.username} = %s",
             [username],
         )
         ended = [pk for pk, key in cursor.fetchall() if key in rated]

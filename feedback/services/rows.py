@@ -8,17 +8,21 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
+from core.columns import Columns
+from core.projects.selection import project_pk
+from feedback.models import Experience, Feedback, Turn
 from feedback.queue_state import queue_fields_of
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
 
+    from core.accounts.principals import Principal
     from feedback.bulk import Row
     from feedback.facts import Facts
     from learnportal_protocol import RatedTurn
 
 
-FEEDBACK_COLUMNS = (
+FEEDBACK_COLUMNS = Columns(Feedback)(
     "feedback_id",
     "correlation_id",
     "session_id",
@@ -41,7 +45,7 @@ FEEDBACK_COLUMNS = (
 )
 
 
-EXPERIENCE_COLUMNS = (
+EXPERIENCE_COLUMNS = Columns(Experience)(
     "experience_id",
     "owner",
     "episode_id",
@@ -61,7 +65,7 @@ EXPERIENCE_COLUMNS = (
 )
 
 
-TURN_COLUMNS = (
+TURN_COLUMNS = Columns(Turn)(
     "correlation_id",
     "session_id",
     "component_name",
@@ -72,6 +76,7 @@ TURN_COLUMNS = (
     "version",
     "submitted_by",
     "created",
+    "project",
     "ratings_needed",
     "priority",
 )
@@ -93,9 +98,15 @@ def fields_json(item: BaseModel, *, skip_none: bool = False) -> str:
 
 
 def turn_row(
-    key: str, session_id: str, component: str, turn: RatedTurn, owner: str, now: float
+    key: str,
+    session_id: str,
+    component: str,
+    turn: RatedTurn,
+    principal: Principal,
+    now: float,
 ) -> Row:
-    """A turn's row but for its queue fields (`queued_rows` adds them)."""
+    """A turn's row in the principal's project, but for its queue fields (`queued_rows` adds
+    them)."""
     environment = None if turn.environment is None else json_text(turn.environment)
     return (
         key,
@@ -106,8 +117,9 @@ def turn_row(
         turn.model,
         environment,
         turn.version,
-        owner,
+        principal.key,
         now,
+        project_pk(principal.project),
     )
 
 

@@ -46,7 +46,7 @@ def turns_store(*, principal: Principal, turns: list[TurnInput]) -> TurnsCreated
     for t in turns:
         if t.correlation_id not in rows:
             rows[t.correlation_id] = turn_row(
-                t.correlation_id, t.session_id, t.component_name, t.rated_turn, principal.key, now
+                t.correlation_id, t.session_id, t.component_name, t.rated_turn, principal, now
             )
     try:
         created = _turns_queue(principal, rows)

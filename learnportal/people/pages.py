@@ -76,7 +76,7 @@ def person_add(request: HttpRequest, principal: Principal) -> HttpResponse:
         except LearnError as error:
             show_learn_error(form, error)
         else:
-            messages.success(request, f"Added {person.username} as {person.role}.")
+            messages.success(request, f"Added {person.username} as {form.cleaned_data['role']}.")
             return redirect("portal:people")
     return _people_page(request, form=form, status=400)
 

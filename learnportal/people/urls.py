@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from learnportal.people import pages
+from learnportal.people import pages, project_pages, projects_api
 
 # People and tokens, under / in the `portal` namespace (learnportal.urls).
 page_urlpatterns = [
@@ -16,4 +16,33 @@ page_urlpatterns = [
     path("tokens/", pages.own_token_index, name="own-tokens"),
     path("tokens/new/", pages.own_token_create, name="own-token-create"),
     path("tokens/<int:token_id>/revoke/", pages.own_token_revoke, name="own-token-revoke"),
+    path("choose-project/", project_pages.project_choice, name="project-choose"),
+    path("projects/", project_pages.project_index, name="projects"),
+    path("projects/<str:slug>/", project_pages.project_settings, name="project"),
+    path("projects/<str:slug>/members/", project_pages.project_members, name="project-members"),
+    path(
+        "projects/<str:slug>/members/<str:username>/role/",
+        project_pages.member_role,
+        name="project-member-role",
+    ),
+    path(
+        "projects/<str:slug>/members/<str:username>/remove/",
+        project_pages.member_remove,
+        name="project-member-remove",
+    ),
+]
+
+# Projects and their members, under /api/ (learnportal.urls).
+api_urlpatterns = [
+    path("projects/", projects_api.ProjectsView.as_view(), name="projects"),
+    path("projects/<str:slug>/", projects_api.ProjectView.as_view(), name="project"),
+    path("projects/<str:slug>/rubric/", projects_api.RubricView.as_view(), name="project-rubric"),
+    path(
+        "projects/<str:slug>/members/", projects_api.MembersView.as_view(), name="project-members"
+    ),
+    path(
+        "projects/<str:slug>/members/<str:username>/",
+        projects_api.MemberView.as_view(),
+        name="project-member",
+    ),
 ]

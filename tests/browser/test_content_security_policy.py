@@ -81,6 +81,7 @@ def portal_pages(role: str) -> list[tuple[str, str, str]]:
             ("rate", f"/turns/{turn.pk}/", "#rating-form"),
             ("queue", "/queue/", "#queue-page .shortcuts-open:not([hidden])"),
             ("forbidden", "/plans/", ".big-code"),
+            ("project", "/projects/default/", "form.project-settings"),
         ],
         "reviewer": [
             ("queue", "/queue/", "#queue-page .shortcuts-open:not([hidden])"),
@@ -101,6 +102,8 @@ def portal_pages(role: str) -> list[tuple[str, str, str]]:
                 "#user_form",
             ),
             ("admin-token-add", "/admin/accounts/apitoken/add/", "#apitoken_form"),
+            ("projects", "/projects/", "table.projects"),
+            ("project-members", "/projects/default/members/", "table.members"),
         ],
     }
     return common + by_role[role]

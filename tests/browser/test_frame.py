@@ -10,6 +10,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from core.accounts.models import User
+from core.projects.services import default_project, member_set
 from learnportal import demo
 from tests.browser.helpers import log_in, screenshot
 
@@ -28,7 +29,8 @@ LINK_TOPS = "[...document.querySelectorAll('nav[aria-label=Main] a')].map(a => a
 
 @pytest.fixture
 def people(seeded: None) -> None:
-    User.objects.create_user(username=MANAGER, password=demo.DEMO_PASSWORD, role="admin")
+    person = User.objects.create_user(username=MANAGER, password=demo.DEMO_PASSWORD)
+    member_set(project=default_project(), person=person, role="manager")
 
 
 def logged_in_at(page: Page, base_url: str, username: str, width: int) -> Page:

@@ -88,6 +88,9 @@ def test_the_header_is_one_height_on_every_page(
         "/accounts/",
         "/webhooks/",
         "/tokens/",
+        "/projects/",
+        "/projects/default/",
+        "/projects/default/members/",
     ]
     for width, height in WIDTHS.values():
         page.set_viewport_size({"width": width, "height": height})

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from core.columns import Columns
-from feedback.models import ComponentBucket, Lease
+from core.columns import Columns, stored_columns
+from feedback.models import ComponentBucket, ExperienceQuota, Lease, Turn
 
 
 def test_a_fields_column_is_read_from_its_model() -> None:
@@ -23,8 +23,13 @@ def test_a_field_the_model_does_not_have_is_refused_by_name() -> None:
 
 
 def test_the_stored_columns_are_every_field_but_the_key_in_their_order() -> None:
-    bucket = Columns(ComponentBucket)
-    stored = bucket.stored()
+    stored = stored_columns(ComponentBucket)
     assert "id" not in stored
     assert stored[:3] == ("component_name", "hour", "calls_total")
-    assert bucket.stored(leaving_out=("component_name", "hour")) == stored[2:]
+    assert stored_columns(ComponentBucket, leaving_out=("component_name", "hour")) == stored[2:]
+
+
+def test_a_field_named_like_an_attribute_of_its_own_is_a_column_like_any_other() -> None:
+    assert Columns(Turn).model == "model"
+    assert Columns(Turn)("prompt", "model") == ("prompt", "model")
+    assert Columns(ExperienceQuota).stored == "stored"

@@ -227,12 +227,13 @@ def test_queued_turns_refuse_a_repeated_key(agent: Actor) -> None:
 def test_a_turns_context_reads_as_json_and_text_that_is_not_json_as_none() -> None:
     from feedback.models import Turn
 
-    assert Turn(environment='{"tool": "search", "k": 3}').environment_value() == {
-        "tool": "search",
-        "k": 3,
-    }
-    assert Turn(environment=None).environment_value() is None
-    assert Turn(environment="not json, from an older host").environment_value() is None
+    def unsaved(environment: str | None) -> Turn:
+        # A project named, so that no default is looked up: this test needs no database.
+        return Turn(environment=environment, project_id=1)
+
+    assert unsaved('{"tool": "search", "k": 3}').environment_value() == {"tool": "search", "k": 3}
+    assert unsaved(None).environment_value() is None
+    assert unsaved("not json, from an older host").environment_value() is None
 
 
 def _queue_at_once(agents: list[Principal], keys: list[str]) -> list[int]:

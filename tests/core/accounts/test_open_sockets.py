@@ -21,6 +21,7 @@ from django.utils import timezone
 from core.accounts import credentials, watch
 from core.accounts.credentials import principals
 from core.accounts.models import ApiToken, User
+from core.projects.services import default_project, member_set
 from feedback.models import Experience, Feedback
 from tests.builders import experience, experience_req, feedback, feedback_req, stats_req
 from tests.harness import WS_TIMEOUT, Actor, ws_communicator
@@ -109,7 +110,12 @@ async def test_a_deactivated_person_keeps_no_power_on_an_open_socket(boss: Actor
 async def test_a_demoted_person_is_judged_by_the_new_role_on_the_next_frame(boss: Actor) -> None:
     communicator = await opened(ws_communicator(token=boss.raw_token))
     assert (await ask(communicator, experience_req(experience("c"))))["stored"] == 1
-    await save_user("boss", is_superuser=False, is_staff=False, role="annotator")
+    await save_user("boss", is_superuser=False, is_staff=False)
+    await database_sync_to_async(member_set)(
+        project=await database_sync_to_async(default_project)(),
+        person=await database_sync_to_async(User.objects.get)(username="boss"),
+        role="annotator",
+    )
     reply = await ask(communicator, experience_req(experience("c")))
     assert (reply["type"], reply["code"]) == ("learn/error", "forbidden"), reply
     assert (await ask(communicator, stats_req()))["type"] == "learn/stats/resp"  # still open

@@ -107,13 +107,15 @@ async def test_a_promoted_annotator_hears_history_from_then_on(ann: Actor, agent
     from asgiref.sync import sync_to_async
 
     from core.accounts.models import User
+    from core.projects.services import default_project, member_set
 
     listener = await _session_events("ann")
     await _review(agent)
     assert await listener.receive_nothing(timeout=0.3)
     user = await sync_to_async(User.objects.get)(username="ann")
-    user.role = "reviewer"
-    await sync_to_async(user.save)()
+    await sync_to_async(member_set)(
+        project=await sync_to_async(default_project)(), person=user, role="reviewer"
+    )
     await _review(agent)
     event = orjson.loads(await listener.receive_from(timeout=2))
     assert event["event"] == "refinement.review"

@@ -12,8 +12,8 @@ import pytest
 from django.utils import timezone
 
 from core.accounts import services
-from core.accounts.credentials import PRINCIPAL_TTL
-from core.accounts.models import ApiToken
+from core.accounts.credentials import PRINCIPAL_TTL, Credential, principals
+from core.accounts.models import ApiToken, hash_token
 from feedback.models import Experience
 from learnportal.a2e import host
 from learnportal_protocol import ALL_MESSAGE_TYPES, RESPONSE_MODELS
@@ -417,6 +417,13 @@ def test_a_session_ended_while_its_stream_was_away_still_delivers_the_refusal(
     session = connect(agent.token)
     assert session.stream is not None
     session.stream.close()
+    # Away means the server has let the stream go: until then its watch would end the session
+    # at the revocation, and the send would find it ended (as it should).
+    credential = Credential("token", hash_token(agent.token))
+    deadline = time.monotonic() + 5
+    while principals.watched(credential) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert not principals.watched(credential)
     services.token_revoke(token=ApiToken.objects.get(name="agent-1"))
     request = stats_req()
     session.send(request)  # refused, and the session ends

@@ -20,6 +20,7 @@ from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver
 
 from core.accounts.models import ApiToken, User
+from core.projects.models import Project
 from feedback.exports import FORMATS
 from feedback.import_staging import TOKEN_BYTES
 from feedback.models import ComponentStats, Experience, Feedback, Turn
@@ -185,6 +186,8 @@ def _values() -> dict[str, list[str]]:
         or ["1"],
         "kind": list(FORMATS),
         "token": ["0" * 2 * TOKEN_BYTES, "not-an-upload"],  # an import's upload: none is kept
+        "slug": list(Project.objects.values_list("slug", flat=True)[:2]),
+        "username": list(User.objects.values_list("username", flat=True)[:2]),
     }
 
 

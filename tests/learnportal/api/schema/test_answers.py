@@ -9,11 +9,14 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from rest_framework.test import APIClient
 
+from core.projects.answers import MemberAnswer, MemberList, ProjectAnswer, ProjectList
 from feedback.answers import (
     Agreement,
     FeedbackPage,
     QueueLeased,
     QueueUndone,
+    RatingCreated,
+    RubricAnswer,
     TurnPage,
     TurnsCreated,
 )
@@ -79,6 +82,15 @@ ANSWERS: dict[tuple[str, str, str], type[BaseModel]] = {
     ("get", "/api/history/", "200"): History,
     ("post", "/api/queue/next/", "200"): QueueLeased,
     ("post", "/api/queue/undo/", "200"): QueueUndone,
+    ("post", "/api/ratings/", "201"): RatingCreated,
+    ("get", "/api/projects/", "200"): ProjectList,
+    ("post", "/api/projects/", "201"): ProjectAnswer,
+    ("get", "/api/projects/{slug}/", "200"): ProjectAnswer,
+    ("patch", "/api/projects/{slug}/", "200"): ProjectAnswer,
+    ("get", "/api/projects/{slug}/members/", "200"): MemberList,
+    ("post", "/api/projects/{slug}/members/", "200"): MemberAnswer,
+    ("get", "/api/projects/{slug}/rubric/", "200"): RubricAnswer,
+    ("put", "/api/projects/{slug}/rubric/", "200"): RubricAnswer,
     ("get", "/api/webhooks/", "200"): EndpointList,
     ("post", "/api/webhooks/", "201"): EndpointCreated,
     ("get", "/api/webhooks/{endpoint_id}/", "200"): EndpointAnswer,
@@ -95,6 +107,7 @@ NO_CONTENT = {
     ("post", "/api/queue/release/", "204"),
     ("post", "/api/queue/skip/", "204"),
     ("delete", "/api/webhooks/{endpoint_id}/", "204"),
+    ("delete", "/api/projects/{slug}/members/{username}/", "204"),
 }
 
 

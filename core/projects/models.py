@@ -1,0 +1,71 @@
+"""Projects and who is in them: a team's space, and each person's role there.
+
+A project holds its own turns, feedback, rubric and people. A person is a member of a project
+with one role there (`PROJECT_ROLES`); a site admin (a superuser) is in every project as admin
+and needs no membership. A machine token belongs to one project (core.accounts.models.ApiToken).
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
+from django.db import models
+from django.utils import timezone
+
+from core.accounts.roles import PROJECT_ROLES
+
+DEFAULT_PROJECT = "default"
+SLUG_PATTERN = r"^[a-z0-9](?:[a-z0-9-]{0,48}[a-z0-9])?$"
+SLUG_RULE = "1 to 50 lowercase letters, digits and inner hyphens"
+NAME_LENGTH = 120
+GUIDELINES_LENGTH = 100_000
+MAX_RATINGS_PER_TURN = 50
+MAX_LEASE_SECONDS = 7 * 24 * 3600
+
+
+class Project(models.Model):
+    slug = models.CharField(
+        max_length=50, unique=True, validators=[RegexValidator(SLUG_PATTERN, SLUG_RULE)]
+    )
+    name = models.CharField(max_length=NAME_LENGTH)
+    # Empty: the portal's setting (LEARNPORTAL_RATINGS_PER_TURN, LEARNPORTAL_LEASE_SECONDS).
+    ratings_per_turn = models.PositiveSmallIntegerField(
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(1), MaxValueValidator(MAX_RATINGS_PER_TURN)],
+    )
+    lease_seconds = models.PositiveIntegerField(
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(30), MaxValueValidator(MAX_LEASE_SECONDS)],
+    )
+    blind = models.BooleanField(
+        default=True, help_text="Annotators see no other person's rating until they have rated."
+    )
+    guidelines = models.TextField(blank=True, max_length=GUIDELINES_LENGTH)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ("slug",)
+
+    def __str__(self) -> str:
+        return self.slug
+
+
+class Membership(models.Model):
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="memberships")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships"
+    )
+    role = models.CharField(
+        max_length=16, choices=[(role.value, role.value) for role in sorted(PROJECT_ROLES)]
+    )
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["project", "user"], name="one_membership_a_project")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} in {self.project} as {self.role}"

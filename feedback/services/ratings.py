@@ -1,0 +1,149 @@
+"""A person's rating of a turn on its project's rubric (POST /api/ratings/), all or nothing.
+
+The rating keeps every answer under the rubric version it was given under. Its scored answers
+(feedback.rubrics.scores) are stored as the person's feedback on the turn as well, through the
+one feedback service, so that the rating counts toward the queue, ends the person's lease and
+meets the raters' rule exactly as a rating from the page does: one feedback for each answer whose
+key is one of the protocol's dimensions, or, when none is, one for the first scored answer, the
+rating's score. The comment and the correction go with the first of them only, so that an export
+of preference pairs holds each correction once.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from django.db import transaction
+from pydantic import ValidationError
+
+from core.accounts.roles import Action
+from core.projects.selection import project_pk
+from feedback.models import FEEDBACK_ID_SEPARATOR, Rating
+from feedback.rubrics.answers import answers_clean
+from feedback.rubrics.scores import scores_of
+from feedback.selectors.turns import turn_named
+from feedback.services.feedbacks import feedback_record
+from feedback.services.rubrics import DIMENSIONS, rubric_current
+from learnportal_protocol import Feedback, FeedbackPolarity, RatedTurn
+from learnportal_protocol.errors import detail, invalid
+from learnportal_protocol.wire import invalid_from
+
+if TYPE_CHECKING:
+    from core.accounts.principals import Principal
+    from feedback.models import Turn
+
+NO_SCORE = (
+    "a rating answers at least one question with a score: numeric, boolean, "
+    "or categorical with ordered options and one choice"
+)
+
+
+@dataclass(frozen=True)
+class RatingOutcome:
+    rating_id: str
+    rubric_version: int
+
+
+@dataclass(frozen=True)
+class Remarks:
+    """What a person adds to their answers: a comment, a correction and the span it replaces."""
+
+    comment: str = ""
+    correction: str = ""
+    correction_span: tuple[int, int] | None = None
+
+
+def rating_record(
+    *, principal: Principal, turn: str, answers: dict[str, Any], remarks: Remarks
+) -> RatingOutcome:
+    """Store a person's answers to the rubric of their project on its turn `turn` (an id or a
+    correlation_id: feedback.selectors.turns.turn_named), or refuse them all: `invalid` with details
+    `["answers", key]` for each bad answer, and as the feedback service refuses the rest."""
+    principal.require(Action.QUEUE)
+    turn_row = turn_named(turn, principal.project)
+    project_id = project_pk(principal.project)
+    stored = rubric_current(project_id)
+    clean = answers_clean(stored.rubric, answers, response=turn_row.response)
+    scores = scores_of(stored.rubric, clean)
+    if not scores:
+        raise invalid(f"answers: {NO_SCORE}", [detail(["answers"], NO_SCORE)])
+    rating_id = uuid.uuid4().hex
+    scored = {key: score for key, score in scores.items() if key in DIMENSIONS}
+    if not scored:
+        first = next(iter(scores))
+        scored = {first: scores[first]}
+    rated_turn = RatedTurn(
+        prompt=turn_row.prompt,
+        response=turn_row.response,
+        model=turn_row.model,
+        environment=turn_row.environment_value(),
+        version=turn_row.version,
+    )
+    feedbacks = [
+        _feedback(
+            turn_row,
+            rated_turn,
+            f"{rating_id}{FEEDBACK_ID_SEPARATOR}{key}",
+            key,
+            score,
+            remarks if i == 0 else None,
+        )
+        for i, (key, score) in enumerate(scored.items())
+    ]
+    with transaction.atomic():
+        feedback_record(principal=principal, feedbacks=feedbacks)
+        span = remarks.correction_span or (None, None)
+        Rating.objects.create(
+            rating_id=rating_id,
+            project_id=project_id,
+            turn=turn_row,
+            annotator=principal.name,
+            rubric_version=stored.version,
+            answers=clean,
+            comment=remarks.comment,
+            correction=remarks.correction,
+            span_start=span[0],
+            span_end=span[1],
+            ts=time.time(),
+        )
+    return RatingOutcome(rating_id=rating_id, rubric_version=stored.version)
+
+
+def _feedback(
+    turn: Turn,
+    rated_turn: RatedTurn,
+    feedback_id: str,
+    key: str,
+    score: float,
+    remarks: Remarks | None,
+) -> Feedback:
+    remarks = remarks or Remarks()
+    if remarks.correction:
+        polarity = FeedbackPolarity.CORRECTIVE
+    elif score > 0:
+        polarity = FeedbackPolarity.POSITIVE
+    elif score < 0:
+        polarity = FeedbackPolarity.NEGATIVE
+    else:
+        polarity = FeedbackPolarity.NEUTRAL
+    fields: dict[str, Any] = {
+        "feedback_id": feedback_id,
+        "correlation_id": turn.correlation_id,
+        "session_id": turn.session_id,
+        "component_name": turn.component_name,
+        "rated_turn": rated_turn,
+        "polarity": polarity,
+        "score": score,
+        "comment": remarks.comment,
+        "correction": remarks.correction,
+        "correction_span": remarks.correction_span,
+    }
+    if key in DIMENSIONS:
+        fields["dimension"] = key
+    try:
+        return Feedback.model_validate(fields)
+    except ValidationError as exc:  # a correction_span outside the response
+        raise invalid_from(exc) from None

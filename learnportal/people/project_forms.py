@@ -1,0 +1,78 @@
+"""The forms of the projects' pages: each one REST body (learnportal.people.projects_api),
+judged by the same model, then by `core.projects.services`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.conf import settings
+
+from core.accounts.roles import PROJECT_ROLES, Role
+from core.projects import models
+from core.web import BodyForm
+from learnportal.people.projects_api import MemberRequest, ProjectChanges, ProjectRequest
+from learnportal_protocol.models import USERNAME_LENGTH
+
+PROJECT_ROLE_CHOICES = [(role.value, role.value) for role in sorted(PROJECT_ROLES)]
+
+
+def _text(label: str, length: int, **kwargs: Any) -> forms.CharField:
+    attrs = {"autocomplete": "off", "maxlength": str(length)}
+    return forms.CharField(label=label, widget=forms.TextInput(attrs=attrs), **kwargs)
+
+
+class ProjectCreateForm(BodyForm):
+    body_model = ProjectRequest
+
+    slug = _text("Slug", 50, help_text=f"In its addresses: {models.SLUG_RULE}.")
+    name = _text("Name", models.NAME_LENGTH)
+
+
+class ProjectSettingsForm(BodyForm):
+    body_model = ProjectChanges
+
+    name = _text("Name", models.NAME_LENGTH)
+    ratings_per_turn = forms.IntegerField(
+        label="Ratings per turn",
+        required=False,
+        widget=forms.NumberInput(attrs={"min": 1, "max": models.MAX_RATINGS_PER_TURN}),
+        help_text=(
+            "How many people rate each turn. Empty: the portal's "
+            f"{settings.LEARNPORTAL_RATINGS_PER_TURN}."
+        ),
+    )
+    lease_seconds = forms.IntegerField(
+        label="Lease seconds",
+        required=False,
+        widget=forms.NumberInput(attrs={"min": 30, "max": models.MAX_LEASE_SECONDS}),
+        help_text=(
+            "How long a turn stays with the person who took it. Empty: the portal's "
+            f"{settings.LEARNPORTAL_LEASE_SECONDS}."
+        ),
+    )
+    blind = forms.BooleanField(
+        label="Blind",
+        required=False,
+        help_text="Annotators see no other person's rating until they have rated.",
+    )
+    guidelines = forms.CharField(
+        label="Guidelines",
+        required=False,
+        strip=False,
+        widget=forms.Textarea(attrs={"rows": 12, "maxlength": str(models.GUIDELINES_LENGTH)}),
+        help_text="Markdown, shown to the raters beside the task.",
+    )
+
+
+class MemberAddForm(BodyForm):
+    body_model = MemberRequest
+
+    username = _text("Username", USERNAME_LENGTH)
+    role = forms.ChoiceField(
+        label="Role", choices=PROJECT_ROLE_CHOICES, initial=Role.ANNOTATOR.value
+    )
+
+
+class MemberRoleForm(forms.Form):
+    role = forms.ChoiceField(label="Role", choices=PROJECT_ROLE_CHOICES)

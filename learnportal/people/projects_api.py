@@ -1,0 +1,196 @@
+"""`/api/projects/`: the projects a principal may see, each one's settings, members and rubric.
+
+A project the caller may not enter answers `not_found`, exactly as one that does not exist
+(core.projects.selection); its managers and site admins change it.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Literal
+
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from pydantic import Field
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from core.accounts.authentication import principal_of
+from core.accounts.roles import Action
+from core.projects import models, services
+from core.projects.answers import MemberAnswer, MemberList, ProjectAnswer, ProjectList
+from core.projects.selection import principal_in, visible_projects
+from feedback.answers import RubricAnswer
+from feedback.services.rubrics import rubric_current, rubric_replace
+from learnportal_protocol.models import USERNAME_LENGTH, StrictModel
+from learnportal_protocol.wire import loads_strict, parse_body, refuse_wide_integers
+
+if TYPE_CHECKING:
+    from rest_framework.request import Request
+
+    from core.accounts.principals import Principal
+
+NO_PROJECT = OpenApiResponse(description="no such project, or not one of yours")
+MANAGERS_ONLY = OpenApiResponse(description="only the project's managers and site admins")
+
+
+class ProjectRequest(StrictModel):
+    slug: str = Field(pattern=models.SLUG_PATTERN, max_length=50)
+    name: str = Field(min_length=1, max_length=models.NAME_LENGTH)
+
+
+class ProjectChanges(StrictModel):
+    name: str = Field(default="", min_length=1, max_length=models.NAME_LENGTH)
+    ratings_per_turn: int | None = Field(default=None, ge=1, le=models.MAX_RATINGS_PER_TURN)
+    lease_seconds: int | None = Field(default=None, ge=30, le=models.MAX_LEASE_SECONDS)
+    blind: bool = True
+    guidelines: str = Field(default="", max_length=models.GUIDELINES_LENGTH)
+
+
+class MemberRequest(StrictModel):
+    username: str = Field(min_length=1, max_length=USERNAME_LENGTH)
+    role: Literal["annotator", "reviewer", "manager"]
+
+
+class ProjectsView(APIView):
+    parser_classes = []
+
+    @extend_schema(
+        operation_id="projects_list",
+        summary="The projects this principal may see",
+        responses={200: ProjectList},
+    )
+    def get(self, request: Request) -> Response:
+        answer = ProjectList.of(visible_projects(principal_of(request)))
+        return Response(answer.model_dump(mode="json"))
+
+    @extend_schema(
+        operation_id="projects_create",
+        summary="Make a project (site admins)",
+        request={"application/json": ProjectRequest},
+        responses={
+            201: ProjectAnswer,
+            400: OpenApiResponse(description="a bad slug or name"),
+            403: OpenApiResponse(description="only site admins make projects"),
+            409: OpenApiResponse(description="a project has this slug already"),
+        },
+    )
+    def post(self, request: Request) -> Response:
+        principal_of(request).require(Action.MANAGE_PROJECTS)
+        body = parse_body(ProjectRequest, request.body or b"{}")
+        project = services.project_add(slug=body.slug, name=body.name)
+        return Response(ProjectAnswer.of(project).model_dump(mode="json"), status=201)
+
+
+class OneProjectView(APIView):
+    """A view under /api/projects/<slug>/: `self.project` and the caller acting in it."""
+
+    parser_classes = []
+    project: models.Project
+    member: Principal
+
+    def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
+        super().initial(request, *args, **kwargs)
+        self.member = principal_in(principal_of(request), kwargs["slug"])
+        self.project = services.project_named(kwargs["slug"])
+
+
+class ProjectView(OneProjectView):
+    @extend_schema(
+        operation_id="projects_retrieve",
+        summary="One project's settings",
+        responses={200: ProjectAnswer, 404: NO_PROJECT},
+    )
+    def get(self, request: Request, slug: str) -> Response:
+        return Response(ProjectAnswer.of(self.project).model_dump(mode="json"))
+
+    @extend_schema(
+        operation_id="projects_partial_update",
+        summary="Change a project's settings (its managers, site admins)",
+        request={"application/json": ProjectChanges},
+        responses={
+            200: ProjectAnswer,
+            400: OpenApiResponse(description="a bad setting"),
+            403: MANAGERS_ONLY,
+            404: NO_PROJECT,
+        },
+    )
+    def patch(self, request: Request, slug: str) -> Response:
+        self.member.require(Action.MANAGE_PROJECT)
+        body = parse_body(ProjectChanges, request.body or b"{}")
+        changes = {field: getattr(body, field) for field in body.model_fields_set}
+        project = services.project_update(project=self.project, changes=changes)
+        return Response(ProjectAnswer.of(project).model_dump(mode="json"))
+
+
+class MembersView(OneProjectView):
+    @extend_schema(
+        operation_id="projects_members_list",
+        summary="A project's members with their roles there",
+        responses={200: MemberList, 403: MANAGERS_ONLY, 404: NO_PROJECT},
+    )
+    def get(self, request: Request, slug: str) -> Response:
+        self.member.require(Action.MANAGE_PROJECT)
+        return Response(MemberList.of(services.members(self.project)).model_dump(mode="json"))
+
+    @extend_schema(
+        operation_id="projects_members_create",
+        summary="Make a person a member, or change their role in the project",
+        request={"application/json": MemberRequest},
+        responses={
+            200: MemberAnswer,
+            400: OpenApiResponse(description="a bad role, or a site admin"),
+            403: MANAGERS_ONLY,
+            404: OpenApiResponse(description="no such project, or no such person"),
+        },
+    )
+    def post(self, request: Request, slug: str) -> Response:
+        self.member.require(Action.MANAGE_PROJECT)
+        body = parse_body(MemberRequest, request.body or b"{}")
+        person = services.person_named(body.username)
+        role = services.member_change(
+            actor=self.member, project=self.project, person=person, role=body.role
+        )
+        return Response(MemberAnswer.of(person, role).model_dump(mode="json"))
+
+
+class MemberView(OneProjectView):
+    @extend_schema(
+        operation_id="projects_members_destroy",
+        summary="End a person's membership of the project",
+        responses={204: None, 403: MANAGERS_ONLY, 404: NO_PROJECT},
+    )
+    def delete(self, request: Request, slug: str, username: str) -> Response:
+        self.member.require(Action.MANAGE_PROJECT)
+        person = services.person_named(username)
+        services.member_end(actor=self.member, project=self.project, person=person)
+        return Response(status=204)
+
+
+class RubricView(OneProjectView):
+    @extend_schema(
+        operation_id="projects_rubric_retrieve",
+        summary="The rubric the project's turns are rated on",
+        responses={200: RubricAnswer, 404: NO_PROJECT},
+    )
+    def get(self, request: Request, slug: str) -> Response:
+        answer = RubricAnswer.of(rubric_current(self.project.pk))
+        return Response(answer.model_dump(mode="json"))
+
+    @extend_schema(
+        operation_id="projects_rubric_update",
+        summary="Make the project's next rubric version",
+        description='A question that has answers may be retired (`"retired": true`) but not '
+        "removed, nor change its kind, or lose a range, step or option its answers use.",
+        request={"application/json": {"type": "object", "properties": {"questions": {}}}},
+        responses={
+            200: RubricAnswer,
+            400: OpenApiResponse(description="a bad question, naming its field"),
+            403: MANAGERS_ONLY,
+            404: NO_PROJECT,
+            409: OpenApiResponse(description="a change to a question that has answers"),
+        },
+    )
+    def put(self, request: Request, slug: str) -> Response:
+        data = loads_strict(request.body or b"{}")
+        refuse_wide_integers(data)
+        stored = rubric_replace(member=self.member, project=self.project, data=data)
+        return Response(RubricAnswer.of(stored).model_dump(mode="json"))
