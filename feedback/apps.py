@@ -1,8 +1,21 @@
 from __future__ import annotations
 
+from typing import Any
+
 from django.apps import AppConfig
 
 
 class FeedbackConfig(AppConfig):
     name = "feedback"
     verbose_name = "Turns, feedback and experiences"
+
+    def ready(self) -> None:
+        from core.projects.rules import ratings_per_turn_changed
+
+        ratings_per_turn_changed.connect(_recount, dispatch_uid="feedback.recount")
+
+
+def _recount(sender: object, *, project_id: int, **kwargs: Any) -> None:
+    from feedback.queue_state import project_recount
+
+    project_recount(project_id)

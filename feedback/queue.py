@@ -1,8 +1,8 @@
 """The annotators' queue: each person is leased one turn at a time to rate.
 
 The rules (docs/contract.md, "The people's side"):
-- a turn needs LEARNPORTAL_RATINGS_PER_TURN human ratings from distinct people; an agent's or
-  environment's feedback never counts toward them;
+- a turn needs as many human ratings from distinct people as its project says
+  (core.projects.rules); an agent's or environment's feedback never counts toward them;
 - nobody is offered a turn they rated (a rating that counts) or skipped;
 - a turn is never leased to more people at once than it still needs ratings;
 - a lease lasts its project's `lease_seconds`, else LEARNPORTAL_LEASE_SECONDS; a person holds
@@ -37,7 +37,7 @@ from django.db.models.functions import Coalesce
 from core.accounts.roles import Action
 from core.columns import Columns
 from core.events import broadcast_on_commit
-from core.projects.rules import lease_seconds
+from core.projects.rules import lease_seconds, ratings_per_turn
 from core.projects.selection import project_pk
 from feedback.bulk import insert_rows
 from feedback.models import FEEDBACK_ID_SEPARATOR, Feedback, Lease, Rating, Retraction, Skip, Turn
@@ -245,12 +245,11 @@ def queue_progress(principal: Principal, *, now: float | None = None) -> QueuePr
     today = datetime.fromtimestamp(now, tz=UTC).replace(hour=0, minute=0, second=0, microsecond=0)
     mine = _my_ratings(who)
     rated_today = mine.filter(received__gte=today.timestamp(), received__lte=now).count()
-    open_turns = Turn.objects.filter(
-        project_id=project_pk(principal.project), ratings_needed__gt=0
-    ).order_by()
+    project = project_pk(principal.project)
+    open_turns = Turn.objects.filter(project_id=project, ratings_needed__gt=0).order_by()
     skipped = open_turns.filter(pk__in=Skip.objects.filter(username=who).values("turn_id"))
     done = set(skipped.values_list("pk", flat=True))
-    if settings.LEARNPORTAL_RATINGS_PER_TURN > 1:
+    if ratings_per_turn(project) > 1:
         # With one rating a turn, a turn this person rated is closed: none of theirs is open.
         rated = open_turns.filter(correlation_id__in=mine.values("correlation_id"))
         done |= set(rated.values_list("pk", flat=True))

@@ -6,7 +6,8 @@ touches: a rating, an undo, an agent's or environment's feedback, a new turn. Th
 out from the turn's counted feedback (feedback.facts), so they are right whatever order things
 arrive in, and working them out again changes nothing. A new turn is written with them.
 
-- `ratings_needed`: LEARNPORTAL_RATINGS_PER_TURN less the distinct people whose human rating
+- `ratings_needed`: the ratings per turn of the turn's project (core.projects.rules) less the
+  distinct people whose human rating
   counts (a retracted one does not; an agent's or environment's never does); never below 0.
 - `priority`: PRIORITY_MACHINE_NEGATIVE when a `self` or `env` feedback is negative (polarity
   negative or a score below 0), plus PRIORITY_UNSURE when a counted feedback has a confidence
@@ -23,10 +24,10 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import TYPE_CHECKING, Any
 
-from django.conf import settings
-from django.db import connection
+from django.db import connection, transaction
 
 from core.columns import Columns
+from core.projects.rules import ratings_per_turn_of
 from feedback.bulk import IN_CHUNK, server_bound_cursor
 from feedback.facts import stored_facts
 from feedback.models import Turn
@@ -46,13 +47,20 @@ NEGATIVE = FeedbackPolarity.NEGATIVE.value
 
 TURN = Columns(Turn)
 QueueFields = tuple[int, int]  # ratings_needed, priority
-Held = dict[str, tuple[int, int, int]]  # correlation_id: (pk, ratings_needed, priority)
+# correlation_id: (pk, ratings_needed, priority, project_id)
+Held = dict[str, tuple[int, int, int, int]]
 
 
-def queue_fields_of(keys: Iterable[str], facts: Mapping[str, list[Fact]]) -> dict[str, QueueFields]:
-    """The `ratings_needed` and `priority` of the turns `keys` from their counted feedback."""
-    per_turn = settings.LEARNPORTAL_RATINGS_PER_TURN
-    return {key: _queue_fields(facts.get(key, ()), per_turn) for key in keys}
+def queue_fields_of(
+    projects: Mapping[str, int], facts: Mapping[str, list[Fact]]
+) -> dict[str, QueueFields]:
+    """The `ratings_needed` and `priority` of the turns `projects` (correlation_id: project id)
+    from their counted feedback."""
+    per_turn = ratings_per_turn_of(set(projects.values()))
+    return {
+        key: _queue_fields(facts.get(key, ()), per_turn[project])
+        for key, project in projects.items()
+    }
 
 
 def _queue_fields(facts: Iterable[Fact], per_turn: int) -> QueueFields:
@@ -79,7 +87,7 @@ def turns_held(correlation_ids: Iterable[str]) -> Held:
         return {}
     table = connection.ops.quote_name(Turn._meta.db_table)
     key = TURN.correlation_id
-    read = ("id", key, *TURN("ratings_needed", "priority"))
+    read = ("id", key, *TURN("ratings_needed", "priority", "project"))
     columns = ", ".join(read)
     if connection.vendor == "postgresql":
         # A probe of the unique index a key, locked as it is found: in the array's order.
@@ -99,15 +107,15 @@ def turns_held(correlation_ids: Iterable[str]) -> Held:
                 marks = ", ".join(["%s"] * len(chunk))
                 cursor.execute(f"SELECT {columns} FROM {table} WHERE {key} IN ({marks})", chunk)
                 rows.extend(cursor.fetchall())
-    return {key: (pk, needed, priority) for pk, key, needed, priority in rows}
+    return {key: (pk, needed, priority, project) for pk, key, needed, priority, project in rows}
 
 
 def turns_refresh(held: Held, facts: Mapping[str, list[Fact]]) -> None:
     """Write the queue fields of these held turns where their facts now say otherwise."""
     # One UPDATE for each distinct (needed, priority): a handful, however many turns.
     changes: dict[QueueFields, list[int]] = defaultdict(list)
-    now = queue_fields_of(held, facts)
-    for key, (pk, needed, priority) in held.items():
+    now = queue_fields_of({key: turn[3] for key, turn in held.items()}, facts)
+    for key, (pk, needed, priority, _) in held.items():
         fields = now[key]
         if fields != (needed, priority):
             changes[fields].append(pk)
@@ -136,3 +144,23 @@ def turns_tally(correlation_ids: Iterable[str]) -> None:
     held = turns_held(correlation_ids)
     if held:
         turns_refresh(held, stored_facts(held))
+
+
+RECOUNT_CHUNK = 5000
+
+
+def project_recount(project_id: int) -> int:
+    """Work out the queue fields of every turn of the project afresh (after its ratings per
+    turn changed), a chunk a transaction: how many turns."""
+    after, done = 0, 0
+    while True:
+        rows = list(
+            Turn.objects.filter(project_id=project_id, pk__gt=after)
+            .order_by("pk")
+            .values_list("pk", "correlation_id")[:RECOUNT_CHUNK]
+        )
+        if not rows:
+            return done
+        with transaction.atomic():
+            turns_tally(key for _, key in rows)
+        after, done = rows[-1][0], done + len(rows)

@@ -7,7 +7,7 @@ transaction, after the turns' locks (feedback.services.feedbacks.feedback_record
   turn, one score of theirs counts, in the queue, the component's score and agreement. A resend
   of the same feedback_id with the same content is a retry and changes nothing; two ratings of
   one turn on one dimension in one batch are a `conflict` (which is the one meant?).
-- A turn takes ratings from as many distinct people as it needs (LEARNPORTAL_RATINGS_PER_TURN,
+- A turn takes ratings from as many distinct people as its project needs (core.projects.rules,
   feedback.queue_state): a newcomer is refused `conflict` when it has them all, or when the
   ones left are leased to others; the one who holds its lease may always rate it.
 
@@ -19,8 +19,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import TYPE_CHECKING, Any
 
-from django.conf import settings
-
+from core.projects.rules import ratings_per_turn_of
 from feedback.facts import BATCH_ORDER
 from feedback.models import Lease
 from learnportal_protocol import FeedbackSource
@@ -38,6 +37,7 @@ HUMAN = FeedbackSource.HUMAN.value
 RATED_TWICE = "rates this turn on {dimension} again in the same batch"
 RATED_ENOUGH = "this turn has the {needed} ratings it needs from distinct people"
 LEASED_TO_OTHERS = "the ratings this turn still needs are leased to other people"
+_ENOUGH_START, _ENOUGH_END = RATED_ENOUGH.split("{needed}")
 
 
 def raters_check(
@@ -88,7 +88,7 @@ def _over_needed(
     """The items by which `who` would rate a turn beyond the people it needs."""
     if not newcomers:
         return []
-    per_turn = settings.LEARNPORTAL_RATINGS_PER_TURN
+    per_turn = ratings_per_turn_of(held[key][3] for key in newcomers)
     leases: dict[int, set[str]] = defaultdict(set)
     turns = [held[key][0] for key in newcomers]
     for turn_id, username in Lease.objects.filter(turn_id__in=turns, expires__gt=now).values_list(
@@ -101,9 +101,10 @@ def _over_needed(
         if who in holders:
             continue
         raters = {f.annotator_id for f in stored.get(key, ()) if f.source == HUMAN}
-        needed = per_turn - len(raters)
+        wanted = per_turn[held[key][3]]
+        needed = wanted - len(raters)
         if needed <= 0:
-            problems.append(_problem(index, RATED_ENOUGH.format(needed=per_turn)))
+            problems.append(_problem(index, RATED_ENOUGH.format(needed=wanted)))
         elif needed <= len(holders):
             problems.append(_problem(index, LEASED_TO_OTHERS))
     return problems
@@ -114,8 +115,8 @@ def newcomer_refused(error: LearnError) -> str | None:
     "leased" (the ones left are leased to others); None when it is no such refusal."""
     if error.code != ErrorCode.CONFLICT:
         return None
-    said = {item.get("msg") for item in error.details}
-    if RATED_ENOUGH.format(needed=settings.LEARNPORTAL_RATINGS_PER_TURN) in said:
+    said = [str(item.get("msg")) for item in error.details]
+    if any(message.startswith(_ENOUGH_START) and message.endswith(_ENOUGH_END) for message in said):
         return "enough"
     return "leased" if LEASED_TO_OTHERS in said else None
 

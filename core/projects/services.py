@@ -13,6 +13,7 @@ from django.db import IntegrityError, transaction
 from core.accounts.models import User
 from core.accounts.roles import PROJECT_ROLES, Role
 from core.projects.models import DEFAULT_PROJECT, Project
+from core.projects.rules import ratings_per_turn, ratings_per_turn_changed
 from learnportal_protocol.errors import conflict, detail, forbidden, invalid, not_found
 
 if TYPE_CHECKING:
@@ -66,10 +67,14 @@ def project_update(*, project: Project, changes: dict[str, Any]) -> Project:
             f"A project's settings are {', '.join(SETTINGS_FIELDS)}.",
             [detail([field], "not a project setting") for field in unknown],
         )
+    needed_before = ratings_per_turn(project.pk)
     for field, value in changes.items():
         setattr(project, field, value)
     _cleaned(project)
-    project.save(update_fields=[*changes] or None)
+    with transaction.atomic():
+        project.save(update_fields=[*changes] or None)
+        if ratings_per_turn(project.pk) != needed_before:
+            ratings_per_turn_changed.send(sender=Project, project_id=project.pk)
     return project
 
 

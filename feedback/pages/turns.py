@@ -8,7 +8,6 @@ import time
 from typing import TYPE_CHECKING
 from urllib.parse import urlencode
 
-from django.conf import settings
 from django.contrib import messages
 from django.http import Http404
 from django.shortcuts import redirect
@@ -16,6 +15,8 @@ from django.urls import reverse
 
 from core.accounts.roles import Action
 from core.inputs import QueryBool, QueryModel, QueryText, page_query
+from core.projects.rules import ratings_per_turn
+from core.projects.selection import project_pk
 from core.web import page, requires
 from feedback.filters import decode_turn_cursor, encode_turn_cursor
 from feedback.forms import RatingForm
@@ -84,7 +85,7 @@ def turn_list(request: HttpRequest, principal: Principal) -> HttpResponse:
         "progress": queue_progress(principal) if principal.may(Action.QUEUE) else None,
         "can_rate": principal.may(Action.FEEDBACK),
         "can_queue": principal.may(Action.QUEUE),
-        "ratings_per_turn": settings.LEARNPORTAL_RATINGS_PER_TURN,
+        "ratings_per_turn": ratings_per_turn(project_pk(principal.project)),
         "components": component_names()[:CHOICES_SHOWN],
     }
     status = 400 if cursor_error or problems else 200

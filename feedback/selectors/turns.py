@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, TypedDict
 
 from django.db.models import BooleanField, Exists, ExpressionWrapper, OuterRef, Q, QuerySet
 
+from core.projects.rules import is_blind
 from core.projects.selection import project_pk
 from feedback.models import Feedback, Turn
 from feedback.selectors.visibility import counted_feedback, own_human, seen_by, sees_all_ratings
@@ -128,11 +129,14 @@ def rated_for(turns: list[Turn], viewer: Principal) -> set[int]:
 def turn_ratings(turn: Turn, *, viewer: Principal | None) -> list[Feedback]:
     """A turn's ratings that this viewer may see, newest first (docs/contract.md, "Blind"): to
     an annotator who has not rated the turn, what `seen_by` shows (nothing of it, but their
-    own); once they have, everyone's."""
+    own); once they have, or when the project is not blind, everyone's."""
     ratings = counted_feedback().filter(correlation_id=turn.correlation_id)
     if not sees_all_ratings(viewer):
         assert viewer is not None
-        if not ratings.filter(own_human(viewer)).exists():
+        opened = viewer.is_human and (
+            not is_blind(viewer.project) or ratings.filter(own_human(viewer)).exists()
+        )
+        if not opened:
             ratings = ratings.filter(seen_by(viewer))
     return list(ratings.order_by("-ts", "-id"))
 

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from django.db.models import Exists, OuterRef, Q, QuerySet
 
 from core.accounts.roles import Action
+from core.projects.rules import is_blind
 from feedback.models import Feedback, Retraction, Turn
 from learnportal_protocol import FeedbackSource
 
@@ -57,6 +58,8 @@ def seen_by(viewer: Principal | None) -> Q:
     assert viewer is not None
     if not viewer.is_human:
         return Q(submitted_by=viewer.key)
+    if not is_blind(viewer.project):
+        return own_human(viewer) | Q(source__in=MACHINE_SOURCES)
     return own_human(viewer) | (Q(source__in=MACHINE_SOURCES) & ~_blind_turn(viewer))
 
 
@@ -85,7 +88,10 @@ def is_own_rating(rating: Feedback, principal: Principal) -> bool:
 
 def still_blind(ratings: list[Feedback], viewer: Principal) -> bool:
     """Whether, of a turn's ratings (`turn_ratings`), this viewer is still kept from other
-    people's: an annotator who has not rated the turn themselves."""
-    return not sees_all_ratings(viewer) and not any(
-        is_own_rating(rating, viewer) for rating in ratings
+    people's: an annotator of a blind project (core.projects.rules) who has not rated the turn
+    themselves."""
+    return (
+        not sees_all_ratings(viewer)
+        and not any(is_own_rating(rating, viewer) for rating in ratings)
+        and is_blind(viewer.project)
     )

@@ -4,7 +4,7 @@ columns in the order of its rows, and the pieces of a row the writers share.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import orjson
 
@@ -80,6 +80,7 @@ TURN_COLUMNS = Columns(Turn)(
     "ratings_needed",
     "priority",
 )
+TURN_PROJECT = TURN_COLUMNS.index(Columns(Turn).project)
 
 
 def json_text(value: object) -> str:
@@ -126,5 +127,7 @@ def turn_row(
 def queued_rows(turns: dict[str, Row], facts: Facts) -> list[Row]:
     """New turns' rows with their queue fields as their counted feedback says (TURN_COLUMNS
     ends with them)."""
-    fields = queue_fields_of(turns, facts)
+    fields = queue_fields_of(
+        {key: cast("int", row[TURN_PROJECT]) for key, row in turns.items()}, facts
+    )
     return [(*row, *fields[key]) for key, row in turns.items()]
