@@ -15,8 +15,9 @@ from django.urls import reverse
 from core.accounts.roles import Action
 from core.web import page, requires
 from feedback.forms import QueueRatingForm
-from feedback.lease_notes import LATE_KEPT, late_refusal
+from feedback.lease_notes import LATE_KEPT, late_refusal, not_needed
 from feedback.pages.rating import feedback_of_form, lease_clock, show_refusal, turn_context
+from feedback.pages.rubric_form import RubricForm, rubric_form, rubric_rate
 from feedback.queue import (
     queue_held,
     queue_next,
@@ -48,7 +49,8 @@ def queue(request: HttpRequest, principal: Principal) -> HttpResponse:
     if lease is None:
         return _queue_page(request, principal, None)
     form = QueueRatingForm(initial={"feedback_id": new_feedback_id(), "turn": lease.turn.pk})
-    return _queue_page(request, principal, lease.turn, form, expires=lease.expires)
+    rubric = rubric_form(principal.project)
+    return _queue_page(request, principal, lease.turn, form, rubric, expires=lease.expires)
 
 
 def _queue_post(request: HttpRequest, principal: Principal) -> HttpResponse:
@@ -95,6 +97,9 @@ def _queue_rate(request: HttpRequest, principal: Principal) -> HttpResponse:
         return redirect("portal:queue")
     # The lease this rating was made under; None when it ended before the person submitted.
     held = queue_held(principal, turn.pk)
+    rubric = rubric_form(principal.project, request.POST)
+    if rubric is not None:
+        return _queue_rate_rubric(request, principal, turn, rubric, held)
     if not form.is_valid():
         return _queue_page(request, principal, turn, form, expires=held, status=400)
     try:
@@ -112,11 +117,30 @@ def _queue_rate(request: HttpRequest, principal: Principal) -> HttpResponse:
     return redirect("portal:queue")
 
 
+def _queue_rate_rubric(
+    request: HttpRequest, principal: Principal, turn: Turn, rubric: RubricForm, held: float | None
+) -> HttpResponse:
+    try:
+        rubric_rate(principal, turn, rubric, request.POST)
+    except LearnError as error:
+        late = None if held is not None else late_refusal(error, turn.correlation_id)
+        if late is not None:
+            messages.error(request, late)
+            return redirect("portal:queue")
+        rubric.error = not_needed(error, turn.correlation_id) or rubric.error
+        form = QueueRatingForm(initial={"feedback_id": new_feedback_id(), "turn": turn.pk})
+        return _queue_page(request, principal, turn, form, rubric, expires=held, status=400)
+    if held is None:
+        messages.info(request, LATE_KEPT.format(turn=turn.correlation_id))
+    return redirect("portal:queue")
+
+
 def _queue_page(
     request: HttpRequest,
     principal: Principal,
     turn: Turn | None,
     form: QueueRatingForm | None = None,
+    rubric: RubricForm | None = None,
     *,
     expires: float | None = None,
     status: int = 200,
@@ -136,5 +160,8 @@ def _queue_page(
         "sees_all": sees_all_ratings(principal),
     }
     if turn is not None and form is not None:
-        context |= turn_context(turn, principal, form) | {"rate_url": reverse("portal:queue")}
+        context |= turn_context(turn, principal, form, rubric) | {
+            "rate_url": reverse("portal:queue"),
+            "queued": True,
+        }
     return page(request, "feedback/queue.html", context, status=status)

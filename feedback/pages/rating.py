@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from core.accounts.principals import Principal
     from feedback import models
     from feedback.models import Turn
+    from feedback.pages.rubric_form import RubricForm
     from learnportal_protocol.errors import LearnError
 
 
@@ -79,13 +80,17 @@ def environment_text(turn: Turn) -> str:
     return "" if value is None else json.dumps(value, indent=2, ensure_ascii=False)
 
 
-def turn_context(turn: Turn, principal: Principal, form: RatingForm) -> dict[str, Any]:
-    """What the partials of one turn and its rating form need (templates/feedback/partials/)."""
+def turn_context(
+    turn: Turn, principal: Principal, form: RatingForm, rubric: RubricForm | None = None
+) -> dict[str, Any]:
+    """What the partials of one turn and its rating form need (templates/feedback/partials/):
+    the form of the project's own rubric when it has one, else the five-dimension form."""
     ratings = turn_ratings(turn, viewer=principal)
     return {
         "turn": turn,
         "environment": environment_text(turn),
         "form": form,
+        "rubric": rubric,
         "ratings": [(rating, excerpt(turn, rating)) for rating in ratings],
         "blind": still_blind(ratings, principal),
         "polarity_help": {p.value: text for p, text in POLARITY_HELP.items()},

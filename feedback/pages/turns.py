@@ -20,6 +20,7 @@ from core.projects.selection import project_pk
 from core.web import page, requires
 from feedback.filters import decode_turn_cursor, encode_turn_cursor
 from feedback.forms import RatingForm
+from feedback.lease_notes import not_needed
 from feedback.pages.explorer import CHOICES_SHOWN
 from feedback.pages.rating import (
     environment_text,
@@ -29,6 +30,7 @@ from feedback.pages.rating import (
     show_refusal,
     turn_context,
 )
+from feedback.pages.rubric_form import RubricForm, rubric_form, rubric_rate
 from feedback.queue import queue_held, queue_progress
 from feedback.selectors.components import component_names
 from feedback.selectors.turns import rated_for, turn_in_project, turn_page, turn_ratings
@@ -99,7 +101,10 @@ def turn_rate(request: HttpRequest, principal: Principal, pk: int) -> HttpRespon
         raise Http404("No such turn.")
     if request.method != "POST":
         form = RatingForm(initial={"feedback_id": new_feedback_id()})
-        return _rate_page(request, principal, turn, form)
+        return _rate_page(request, principal, turn, form, rubric_form(principal.project))
+    rubric = rubric_form(principal.project, request.POST)
+    if rubric is not None:
+        return _rate_rubric(request, principal, turn, rubric)
     form = RatingForm(request.POST)
     if not form.is_valid():
         return _rate_page(request, principal, turn, form, status=400)
@@ -134,16 +139,30 @@ def turn_rated(request: HttpRequest, principal: Principal, pk: int) -> HttpRespo
     return page(request, "feedback/rated.html", context)
 
 
+def _rate_rubric(
+    request: HttpRequest, principal: Principal, turn: Turn, rubric: RubricForm
+) -> HttpResponse:
+    try:
+        rubric_rate(principal, turn, rubric, request.POST)
+    except LearnError as error:
+        rubric.error = not_needed(error, turn.correlation_id) or rubric.error
+        form = RatingForm(initial={"feedback_id": new_feedback_id()})
+        return _rate_page(request, principal, turn, form, rubric, status=400)
+    messages.success(request, f"Rated {turn.correlation_id}. Thank you!")
+    return redirect("portal:rated", pk=turn.pk)
+
+
 def _rate_page(
     request: HttpRequest,
     principal: Principal,
     turn: Turn,
     form: RatingForm,
+    rubric: RubricForm | None = None,
     status: int = 200,
 ) -> HttpResponse:
     now = time.time()
     context = {
-        **turn_context(turn, principal, form),
+        **turn_context(turn, principal, form, rubric),
         **lease_clock(queue_held(principal, turn.pk, now=now), now),
         "rate_url": reverse("portal:rate", args=[turn.pk]),
         "queue_url": reverse("portal:turns"),

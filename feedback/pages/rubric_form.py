@@ -1,0 +1,259 @@
+"""The rating form of a project's own rubric, on the queue and the rate page: each question as
+its kind asks (templates/feedback/partials/rubric_form.html, rubric.js), read back into the
+answers that `POST /api/ratings/` takes, so that one service judges both (feedback.services.
+ratings). A project that wrote no rubric rates on the five-dimension form (feedback.forms).
+
+What the browser sends, per question `q-<key>`: a number for `numeric`, an option (several, for
+`multiple`) for `categorical`, `yes` or `no` for `boolean`, the text for `text`, and for `spans`
+the JSON list rubric.js keeps. Anything else is passed on as sent, for the service to refuse in
+its own words next to the question.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import orjson
+
+from core.projects.selection import project_pk
+from feedback.models import RubricVersion
+from feedback.rubrics.answers import shown
+from feedback.rubrics.questions import (
+    AnyQuestion,
+    BooleanQuestion,
+    CategoricalQuestion,
+    NumericQuestion,
+    Rubric,
+    SpansQuestion,
+    TextQuestion,
+)
+from feedback.services.ratings import RatingOutcome, Remarks, rating_record
+from feedback.services.rubrics import rubric_current
+from learnportal_protocol.errors import ErrorCode, LearnError
+
+if TYPE_CHECKING:
+    from django.http import QueryDict
+
+    from core.accounts.principals import Principal
+    from feedback.models import Turn
+
+PREFIX = "q-"
+YES, NO = "yes", "no"
+REMARKS = ("comment", "correction")
+# A numeric question with at most this many values is a row of choices; one with more a slider.
+MAX_BUTTONS = 11
+
+
+@dataclass(frozen=True)
+class Choice:
+    value: str
+    label: str
+    hotkey: str
+    checked: bool
+
+
+@dataclass
+class QuestionField:
+    """One question as the form shows it, with what the person sent and why it was refused."""
+
+    question: AnyQuestion
+    name: str
+    value: str = ""
+    choices: list[Choice] = field(default_factory=list)
+    error: str = ""
+
+    @property
+    def kind(self) -> str:
+        return self.question.kind
+
+    @property
+    def control(self) -> str:
+        """How the template draws it: choices, slider, number, text or spans."""
+        question = self.question
+        if isinstance(question, SpansQuestion | TextQuestion):
+            return question.kind
+        if isinstance(question, NumericQuestion) and not self.choices:
+            return "slider" if question.step else "number"
+        return "choices"
+
+    @property
+    def multiple(self) -> bool:
+        return isinstance(self.question, CategoricalQuestion) and self.question.multiple
+
+
+@dataclass
+class RubricForm:
+    version: int
+    fields: list[QuestionField]
+    remarks: dict[str, str] = field(default_factory=dict)
+    error: str = ""
+
+    @property
+    def marks_spans(self) -> bool:
+        return any(each.control == "spans" for each in self.fields)
+
+    @property
+    def hotkeys(self) -> list[tuple[str, str]]:
+        """(keys, what they do) for the shortcuts list, a row a question that has keys."""
+        rows = []
+        for each in self.fields:
+            keys = each.question.hotkeys
+            if keys:
+                rows.append((" ".join(keys), _hotkey_help(each)))
+        return rows
+
+
+def has_own_rubric(project: str) -> bool:
+    return RubricVersion.objects.filter(project_id=project_pk(project)).exists()
+
+
+def rubric_form(project: str, sent: QueryDict | None = None) -> RubricForm | None:
+    """The form of the project's rubric (`sent`: as a browser posted it), or None for a project
+    that rates on the default form."""
+    if not has_own_rubric(project):
+        return None
+    stored = rubric_current(project_pk(project))
+    answers = {} if sent is None else answers_sent(stored.rubric, sent)
+    remarks = {} if sent is None else {name: sent.get(name, "") for name in REMARKS}
+    questions = [q for q in stored.rubric.questions if not q.retired]
+    return RubricForm(stored.version, [_field(q, answers.get(q.key)) for q in questions], remarks)
+
+
+def answers_sent(rubric: Rubric, sent: QueryDict) -> dict[str, Any]:
+    """The answers the browser sent, as `POST /api/ratings/` would carry them."""
+    answers: dict[str, Any] = {}
+    for question in rubric.questions:
+        name = PREFIX + question.key
+        if isinstance(question, CategoricalQuestion) and question.multiple:
+            chosen = sent.getlist(name)
+            if chosen:
+                answers[question.key] = chosen
+            continue
+        raw = sent.get(name, "")
+        if raw == "":
+            continue
+        answers[question.key] = _read(question, raw)
+    return answers
+
+
+def _read(question: AnyQuestion, raw: str) -> Any:
+    match question:
+        case NumericQuestion():
+            try:
+                number = float(raw)
+            except ValueError:
+                return raw
+            return number if math.isfinite(number) else raw
+        case BooleanQuestion():
+            return {YES: True, NO: False}.get(raw, raw)
+        case SpansQuestion():
+            try:
+                return orjson.loads(raw)
+            except orjson.JSONDecodeError:
+                return raw
+        case _:
+            return raw
+
+
+def rubric_rate(
+    principal: Principal, turn: Turn, form: RubricForm, sent: QueryDict
+) -> RatingOutcome:
+    """Store the posted rating, or put each refusal next to its question and raise it again."""
+    stored = rubric_current(project_pk(principal.project))
+    answers = answers_sent(stored.rubric, sent)
+    remarks = Remarks(comment=sent.get("comment", ""), correction=sent.get("correction", ""))
+    try:
+        return rating_record(
+            principal=principal, turn=turn.correlation_id, answers=answers, remarks=remarks
+        )
+    except LearnError as error:
+        show_rubric_refusal(form, error)
+        raise
+
+
+def show_rubric_refusal(form: RubricForm, error: LearnError) -> None:
+    by_key = {each.question.key: each for each in form.fields}
+    rest = []
+    for item in error.details:
+        loc = item.get("loc") or []
+        place = by_key.get(loc[1]) if len(loc) > 1 and loc[0] == "answers" else None
+        if place is not None:
+            place.error = str(item.get("msg", ""))
+        else:
+            rest.append(str(item.get("msg", "")))
+    if rest or error.code is not ErrorCode.INVALID or not error.details:
+        form.error = error.message
+
+
+def _field(question: AnyQuestion, answer: Any) -> QuestionField:
+    name = PREFIX + question.key
+    keys = question.hotkeys
+    if isinstance(question, CategoricalQuestion):
+        chosen = set(answer) if isinstance(answer, list) else {answer}
+        return QuestionField(question, name, choices=_choices(question.options, keys, chosen))
+    if isinstance(question, BooleanQuestion):
+        said = {True: YES, False: NO}.get(answer) if isinstance(answer, bool) else None
+        labels = [(YES, "Yes"), (NO, "No")]
+        return QuestionField(
+            question,
+            name,
+            choices=[
+                Choice(value, label, keys[i] if i < len(keys) else "", value == said)
+                for i, (value, label) in enumerate(labels)
+            ],
+        )
+    value = _shown_value(answer)
+    if isinstance(question, SpansQuestion):
+        marks = _choices(question.options, keys, set())
+        return QuestionField(question, name, value or "[]", choices=marks)
+    if isinstance(question, NumericQuestion) and question.step:
+        count = round((question.max - question.min) / question.step) + 1
+        if count <= MAX_BUTTONS:
+            values = [f"{question.min + i * question.step:g}" for i in range(count)]
+            return QuestionField(
+                question, name, value, choices=_choices(values, keys, {value}, numbers=True)
+            )
+    return QuestionField(question, name, value)
+
+
+def _choices(
+    values: list[str], keys: list[str], chosen: set[Any], *, numbers: bool = False
+) -> list[Choice]:
+    return [
+        Choice(
+            value,
+            value,
+            keys[i] if i < len(keys) else "",
+            value in chosen or (numbers and _same_number(value, chosen)),
+        )
+        for i, value in enumerate(values)
+    ]
+
+
+def _same_number(value: str, chosen: set[Any]) -> bool:
+    try:
+        return any(float(value) == float(c) for c in chosen if c not in (None, ""))
+    except ValueError:
+        return False
+
+
+def _shown_value(answer: Any) -> str:
+    if answer is None:
+        return ""
+    if isinstance(answer, float):
+        return f"{answer:g}"
+    if isinstance(answer, str):
+        return answer
+    return orjson.dumps(answer).decode() if isinstance(answer, list) else shown(answer)
+
+
+def _hotkey_help(each: QuestionField) -> str:
+    label = each.question.label
+    if each.choices and each.control == "choices":
+        return f"{label}: " + ", ".join(f"{c.hotkey} {c.label}" for c in each.choices if c.hotkey)
+    if each.control == "spans":
+        marks = ", ".join(f"{c.hotkey} {c.label}" for c in each.choices if c.hotkey)
+        return f"{label}: select text in the response, then {marks}"
+    return f"{label}: go to the field"
