@@ -30,7 +30,7 @@ from core.inputs import (
     parse_query,
     query_parameters,
 )
-from core.projects.selection import principal_in, project_pk
+from core.projects.selection import PROJECT_FIELD, principal_in, project_pk
 from feedback.answers import (
     Agreement,
     FeedbackPage,
@@ -320,6 +320,8 @@ class FeedbackView(APIView):
         following = None
         if last is not None:
             params = {**query.as_params(), "limit": str(query.limit), "cursor": encode_cursor(last)}
+            if request.query_params.get(PROJECT_FIELD):
+                params[PROJECT_FIELD] = principal.project
             following = request.build_absolute_uri(f"{request.path}?{urlencode(params)}")
         answer = FeedbackPage(results=as_items(rows), next=following)
         return Response(answer.model_dump(mode="json"))
@@ -406,7 +408,7 @@ class AgreementView(APIView):
     def get(self, request: Request) -> Response:
         principal = principal_of(request)
         principal.require(Action.READ_AGREEMENT)
-        answer = agreement_read().agreement.model_copy(
+        answer = agreement_read(principal.project).agreement.model_copy(
             update={"questions": question_agreements(principal.project)}
         )
         return Response(answer.model_dump(mode="json"))

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from django.db import connection, models
 from django.db.backends.utils import CursorDebugWrapper, CursorWrapper
 
+from core.columns import Columns
 from core.timing import staged
 
 if TYPE_CHECKING:
@@ -127,12 +128,21 @@ def _values_sql(table: str, names: str, width: int, size: int, on_conflict: str)
 
 
 def existing_values(
-    model: type[models.Model], key: str, value: str, keys: Iterable[str]
+    model: type[models.Model],
+    key: str,
+    value: str,
+    keys: Iterable[str],
+    *,
+    project: int | None = None,
 ) -> dict[str, Any]:
-    """{key: value} for the rows among `keys` that already exist; `key` is a unique column."""
+    """{key: value} for the rows among `keys` that already exist; `key` is a unique column, or
+    unique within a project, when `project` names the one to look in."""
     keys = list(keys)
     found: dict[str, Any] = {}
     qn = connection.ops.quote_name
+    within, scope = "", []
+    if project is not None:
+        within, scope = f" AND {qn(Columns(model).project)} = %s", [project]
     if connection.vendor == "postgresql":
         # One probe of the unique index a key (LIMIT 1 keeps the subquery a lookup per key).
         # As `key = ANY(array)` the planner scans the whole table whenever its estimate says so
@@ -140,18 +150,19 @@ def existing_values(
         sql = (
             "SELECT found.k, found.v FROM unnest(%b::text[]) AS wanted(k) "
             f"CROSS JOIN LATERAL (SELECT {qn(key)} AS k, {qn(value)} AS v "
-            f"FROM {_table(model)} WHERE {qn(key)} = wanted.k LIMIT 1) AS found"
+            f"FROM {_table(model)} WHERE {qn(key)} = wanted.k{within} LIMIT 1) AS found"
         )
         with server_bound_cursor() as cursor:
-            cursor.execute(sql, [keys])
+            cursor.execute(sql, [keys, *scope])
             return dict(cursor.fetchall())
     with connection.cursor() as cursor:
         for start in range(0, len(keys), IN_CHUNK):
             chunk = keys[start : start + IN_CHUNK]
             marks = ", ".join(["%s"] * len(chunk))
             cursor.execute(
-                f"SELECT {qn(key)}, {qn(value)} FROM {_table(model)} WHERE {qn(key)} IN ({marks})",
-                chunk,
+                f"SELECT {qn(key)}, {qn(value)} FROM {_table(model)}"
+                f" WHERE {qn(key)} IN ({marks}){within}",
+                [*chunk, *scope],
             )
             found.update(cursor.fetchall())
     return found

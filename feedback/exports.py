@@ -16,9 +16,8 @@ import orjson
 from django.db import connection
 
 from feedback.answers import StoredFeedback, StoredRatedTurn
-from feedback.models import Feedback, Turn
+from feedback.models import Feedback, Turn, project_of
 from feedback.selectors.ratings import counted_ratings
-from feedback.selectors.visibility import counted_feedback
 from learnportal_protocol import FeedbackDimension, FeedbackPolarity, FeedbackSource
 
 if TYPE_CHECKING:
@@ -34,21 +33,26 @@ STREAMING_CACHE_KIB = 2048
 Record = dict[str, Any]
 
 
-def _stored_turn(row: Feedback, turns: dict[str, StoredRatedTurn]) -> StoredRatedTurn | None:
+TurnKey = tuple[int, str]  # a turn's project and correlation_id
+
+
+def _stored_turn(row: Feedback, turns: dict[TurnKey, StoredRatedTurn]) -> StoredRatedTurn | None:
     if row.rated_turn:
         return StoredRatedTurn.model_validate_json(row.rated_turn)
-    return turns.get(row.correlation_id)
+    return turns.get((project_of(row), row.correlation_id))
 
 
 def as_items(rows: list[Feedback]) -> list[StoredFeedback]:
     """Stored feedback as the spec's Feedback, each with its rated turn (stored with it, or the
-    queued turn of its correlation_id), in two queries whatever the number of rows."""
+    queued turn of its project with its correlation_id), in two queries whatever the number of
+    rows."""
     keys = {r.correlation_id for r in rows if not r.rated_turn and r.correlation_id}
+    projects = {project_of(r) for r in rows}
     turns = {
-        t.correlation_id: StoredRatedTurn(
+        (project_of(t), t.correlation_id): StoredRatedTurn(
             prompt=t.prompt, response=t.response, model=t.model, version=t.version
         )
-        for t in Turn.objects.filter(correlation_id__in=keys)
+        for t in Turn.objects.filter(project_id__in=projects, correlation_id__in=keys)
     }
     items = []
     for row in rows:
@@ -78,11 +82,12 @@ def as_items(rows: list[Feedback]) -> list[StoredFeedback]:
 
 
 def feedback_items(
-    rows: QuerySet[Feedback] | None = None, *, batch: int | None = None
+    rows: QuerySet[Feedback], *, batch: int | None = None
 ) -> Generator[list[StoredFeedback], None, None]:
-    """The rows (all counted feedback by default) as protocol objects, oldest first, one list a
-    batch: keyset batches on `id`, never OFFSET and never every row at once."""
-    rows = (counted_feedback() if rows is None else rows).order_by("id")
+    """The rows (a project's counted feedback, feedback.selectors.explorer.feedback_matching)
+    as protocol objects, oldest first, one list a batch: keyset batches on `id`, never OFFSET
+    and never every row at once."""
+    rows = rows.order_by("id")
     size = batch or BATCH
     last_id = 0
     with _small_page_cache():
@@ -222,12 +227,11 @@ FORMATS: dict[str, Format] = {
 
 
 def export_records(
-    name: str, rows: QuerySet[Feedback] | None = None, *, batch: int | None = None
+    name: str, rows: QuerySet[Feedback], *, batch: int | None = None
 ) -> Iterator[list[Record]]:
-    """The lines of format `name` for these rows (all counted feedback by default), one list
-    a batch of rows (a batch may give no line)."""
+    """The lines of format `name` for these rows (a project's counted feedback), one list a
+    batch of rows (a batch may give no line)."""
     fmt = FORMATS[name]
-    rows = counted_feedback() if rows is None else rows
     if fmt.polarities:
         rows = rows.filter(polarity__in=[p.value for p in fmt.polarities])
     for items in feedback_items(rows, batch=batch):
@@ -235,7 +239,7 @@ def export_records(
 
 
 def export_chunks(
-    name: str, rows: QuerySet[Feedback] | None = None, *, batch: int | None = None
+    name: str, rows: QuerySet[Feedback], *, batch: int | None = None
 ) -> Iterator[bytes]:
     """JSON lines of format `name`, one bytes chunk a batch: what a streamed response sends."""
     yield from _chunks(export_records(name, rows, batch=batch))

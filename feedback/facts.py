@@ -48,8 +48,9 @@ class Fact(NamedTuple):
 Facts = dict[str, list[Fact]]  # by correlation_id, each in order
 
 
-def stored_facts(keys: Iterable[str]) -> Facts:
-    """The counted (not retracted) feedback on these correlation ids, as stored, in order."""
+def stored_facts(project: int, keys: Iterable[str]) -> Facts:
+    """The counted (not retracted) feedback of the project on these correlation ids, as
+    stored, in order."""
     wanted = sorted(set(keys) - {""})
     facts: Facts = defaultdict(list)
     if not wanted:
@@ -58,17 +59,20 @@ def stored_facts(keys: Iterable[str]) -> Facts:
     feedback, retraction = qn(Feedback._meta.db_table), qn(Retraction._meta.db_table)
     columns = ", ".join(f"f.{qn(c)}" for c in ("id", *FACT_COLUMNS))
     key, retracted = qn(FEEDBACK.correlation_id), qn(RETRACTION.feedback)
+    in_project = qn(FEEDBACK.project)
     if connection.vendor == "postgresql":
-        # One probe of the (correlation_id, ts, id) index a key, its array bound by the server:
-        # as `= ANY(array)` the planner scans the table whenever its estimate says so (at tens
-        # of thousands of rows without statistics), as feedback.bulk.existing_values says.
+        # One probe of the (project, correlation_id, ts, id) index a key, its array bound by
+        # the server: as `= ANY(array)` the planner scans the table whenever its estimate says
+        # so (at tens of thousands of rows without statistics), as feedback.bulk.existing_values
+        # says.
         sql = (
             f"SELECT {columns} FROM unnest(%b::text[]) AS wanted(key) CROSS JOIN LATERAL"
-            f" (SELECT * FROM {feedback} g WHERE g.{key} = wanted.key AND NOT EXISTS"
+            f" (SELECT * FROM {feedback} g WHERE g.{in_project} = %s AND g.{key} = wanted.key"
+            " AND NOT EXISTS"
             f" (SELECT 1 FROM {retraction} r WHERE r.{retracted} = g.id)) AS f"
         )
         with server_bound_cursor() as cursor:
-            cursor.execute(sql, [wanted])
+            cursor.execute(sql, [wanted, project])
             rows = cursor.fetchall()
     else:
         rows = []
@@ -78,8 +82,9 @@ def stored_facts(keys: Iterable[str]) -> Facts:
                 cursor.execute(
                     f"SELECT {columns} FROM {feedback} f"
                     f" LEFT JOIN {retraction} r ON r.{retracted} = f.id"
-                    f" WHERE r.id IS NULL AND f.{key} IN ({', '.join(['%s'] * len(chunk))})",
-                    chunk,
+                    f" WHERE r.id IS NULL AND f.{in_project} = %s"
+                    f" AND f.{key} IN ({', '.join(['%s'] * len(chunk))})",
+                    [project, *chunk],
                 )
                 rows.extend(cursor.fetchall())
     for row in sorted(rows):

@@ -51,8 +51,11 @@ def new_items(
     field_name: str,
     ids: Sequence[str],
     hashes: Sequence[str],
+    *,
+    project: int | None = None,
 ) -> list[int]:
-    """Indexes of the items to store; raise `conflict` naming every reused id with new content."""
+    """Indexes of the items to store; raise `conflict` naming every reused id with new content.
+    With `project`, ids are the project's own (`model` has one), as feedback ids are."""
     first_seen: dict[str, str] = {}
     problems = []
     candidates = []
@@ -64,7 +67,7 @@ def new_items(
             problems.append(
                 detail([field_name, index, id_field], "reused in this batch with other content")
             )
-    stored = existing_values(model, id_field, "content_hash", first_seen)
+    stored = existing_values(model, id_field, "content_hash", first_seen, project=project)
     fresh = []
     for index in candidates:
         previous = stored.get(ids[index])

@@ -25,6 +25,14 @@ def default_project_pk() -> int:
     return project_pk(DEFAULT_PROJECT)
 
 
+def project_of(row: Turn | Feedback) -> int:
+    """The project id of a stored turn or feedback (every one has one: the `default` project's
+    unless its credential's project is another)."""
+    if row.project_id is None:
+        raise ValueError(f"{type(row).__name__} {row.pk} is in no project")
+    return row.project_id
+
+
 class Turn(models.Model):
     """An agent turn in the annotators' queue of its project."""
 
@@ -52,7 +60,10 @@ class Turn(models.Model):
     priority = models.IntegerField(default=0)
 
     class Meta:
-        constraints = [models.UniqueConstraint(fields=["correlation_id"], name="turn_once")]
+        # A project's ids are its own: another project may use the same (feedback likewise).
+        constraints = [
+            models.UniqueConstraint(fields=["project", "correlation_id"], name="turn_once")
+        ]
         indexes = [
             # The queue's scan: a project's open turns, most urgent first, oldest first.
             models.Index(
@@ -85,6 +96,11 @@ class Turn(models.Model):
 
 
 class Feedback(models.Model):
+    # The project of the credential that sent it (core.projects.selection), never the body's;
+    # a feedback rates the turn of its project that has its correlation_id.
+    project = models.ForeignKey(
+        "projects.Project", on_delete=models.PROTECT, related_name="+", default=default_project_pk
+    )
     # The explorer's filters are each served by an index (field, ts, id): see Meta.
     # Unique by a constraint, not `unique=True`: on PostgreSQL that also builds a second
     # (varchar_pattern_ops) index for LIKE, which no query uses and every ingest writes.
@@ -116,13 +132,16 @@ class Feedback(models.Model):
         # field alone (a turn's ratings by correlation_id, a component's corrections), which
         # single-column indexes served before. `has_correction=true` has a partial index;
         # `false` (most feedback) reads the order's own.
-        constraints = [models.UniqueConstraint(fields=["feedback_id"], name="feedback_once")]
+        # Every list reads one project's: the project leads each of them.
+        constraints = [
+            models.UniqueConstraint(fields=["project", "feedback_id"], name="feedback_once")
+        ]
         indexes = [
-            models.Index(fields=["ts", "id"], name="feedback_newest"),
+            models.Index(fields=["project", "ts", "id"], name="feedback_newest"),
             # A person's own ratings: the queue's "rated today", and "rated by me" per turn.
             models.Index(fields=["annotator_id", "received"], name="feedback_annotator_received"),
             *(
-                models.Index(fields=[field, "ts", "id"], name=f"feedback_{short}_newest")
+                models.Index(fields=["project", field, "ts", "id"], name=f"feedback_{short}_newest")
                 for field, short in (
                     ("source", "source"),
                     ("polarity", "polarity"),
@@ -133,7 +152,7 @@ class Feedback(models.Model):
                 )
             ),
             models.Index(
-                fields=["ts", "id"],
+                fields=["project", "ts", "id"],
                 name="feedback_corrected_newest",
                 condition=~models.Q(correction=""),
             ),
@@ -161,6 +180,7 @@ class AgreementUnit(models.Model):
     one score a person (their latest), kept by the feedback service (feedback.moments) while
     there are two or more (a unit with one pairs with nothing)."""
 
+    project = models.ForeignKey("projects.Project", on_delete=models.CASCADE, related_name="+")
     correlation_id = models.CharField(max_length=200)
     dimension = models.CharField(max_length=16)
     raters = models.IntegerField(default=0)
@@ -172,12 +192,13 @@ class AgreementUnit(models.Model):
     class Meta:
         constraints = [
             models.UniqueConstraint(
-                fields=["correlation_id", "dimension"], name="agreement_unit_once"
+                fields=["project", "correlation_id", "dimension"], name="agreement_unit_once"
             )
         ]
         indexes = [
-            # "Where annotators disagree most": the widest units, read off the front.
+            # "Where annotators disagree most": a project's widest units, read off the front.
             models.Index(
+                "project",
                 models.F("spread").desc(),
                 models.F("variance").desc(),
                 "id",
@@ -191,10 +212,12 @@ class AgreementUnit(models.Model):
 
 
 class AgreementTotals(models.Model):
-    """Per dimension, the sums over its units with two raters or more that alpha needs
-    (feedback.agreement.alpha_interval_from_sums): kept with the units, so alpha reads one row."""
+    """Per project and dimension, the sums over its units with two raters or more that alpha
+    needs (feedback.agreement.alpha_interval_from_sums): kept with the units, so alpha reads one
+    row."""
 
-    dimension = models.CharField(max_length=16, unique=True)
+    project = models.ForeignKey("projects.Project", on_delete=models.CASCADE, related_name="+")
+    dimension = models.CharField(max_length=16)
     units = models.BigIntegerField(default=0)
     values = models.BigIntegerField(default=0)
     total = models.FloatField(default=0.0)
@@ -203,6 +226,9 @@ class AgreementTotals(models.Model):
 
     class Meta:
         verbose_name_plural = "agreement totals"
+        constraints = [
+            models.UniqueConstraint(fields=["project", "dimension"], name="agreement_totals_once")
+        ]
 
     def __str__(self) -> str:
         return self.dimension

@@ -1,7 +1,7 @@
 """The moments agreement is computed from, kept at ingest (feedback.models.AgreementUnit and
 AgreementTotals), so that alpha after a new rating reads five rows instead of every score.
 
-A unit is a turn (correlation_id) on a dimension; its values are the counted human scores, one
+A unit is a turn (a project's correlation_id) on a dimension; its values are the counted human scores, one
 a person: their latest, a retracted one not counted. Only a unit with two values or more pairs
 with anything, so only those are kept (a first rating writes no unit); the per-dimension
 totals sum over them. A write's new human ratings are folded in from the facts of their turns
@@ -37,15 +37,16 @@ if TYPE_CHECKING:
     from feedback.bulk import Row
     from feedback.facts import Fact
 
-Unit = tuple[str, str]  # (correlation_id, dimension)
+Unit = tuple[str, str]  # (correlation_id, dimension), within one project
 Moments = tuple[int, float, float]  # count, sum, sum of squares of a unit's values
 NONE: Moments = (0, 0.0, 0.0)
 UNIT = Columns(AgreementUnit)
-UNIT_KEY = UNIT("correlation_id", "dimension")
+UNIT_KEY = UNIT("project", "correlation_id", "dimension")
 UNIT_MOMENTS = UNIT("raters", "total", "squares")  # a unit's Moments, in that order
 UNIT_COLUMNS = (*UNIT_KEY, *UNIT_MOMENTS, *UNIT("spread", "variance"))
 TOTALS = Columns(AgreementTotals)
-TOTALS_COLUMNS = TOTALS("dimension", "units", "values", "total", "squares", "observed")
+TOTALS_KEY = TOTALS("project", "dimension")
+TOTALS_COLUMNS = (*TOTALS_KEY, *TOTALS("units", "values", "total", "squares", "observed"))
 FEEDBACK = Columns(Feedback)
 RETRACTION = Columns(Retraction)
 HUMAN = FeedbackSource.HUMAN.value
@@ -74,8 +75,9 @@ def human_dimensions(batch: Iterable[Fact]) -> list[str]:
     return sorted({f.dimension for f in batch if f.source == HUMAN and f.correlation_id})
 
 
-def moments_add(stored: Mapping[str, list[Fact]], batch: list[Fact]) -> None:
-    """Fold the human scores among `batch` (this write's facts, in order) into their units.
+def moments_add(project: int, stored: Mapping[str, list[Fact]], batch: list[Fact]) -> None:
+    """Fold the human scores among `batch` (this write's facts in the project, in order) into
+    their units.
 
     `stored`: the stored facts of those units' turns, read after `moments_lock` of their
     dimensions and before the write's own rows were stored."""
@@ -98,28 +100,29 @@ def moments_add(stored: Mapping[str, list[Fact]], batch: list[Fact]) -> None:
         units.append(unit)
         old[unit] = _moments(list(earlier.values()))
         values[unit] = list((earlier | scores).values())
-    _apply(sorted(units), old, values)
+    _apply(project, sorted(units), old, values)
 
 
-def moments_recount(units: Iterable[Unit]) -> None:
-    """Recount the moments of these units from their stored feedback, and move the totals."""
+def moments_recount(project: int, units: Iterable[Unit]) -> None:
+    """Recount the moments of these units of the project from their stored feedback, and move
+    the totals."""
     wanted = sorted({u for u in units if u[0]})
     if not wanted:
         return
-    moments_lock(sorted({dimension for _, dimension in wanted}))
+    moments_lock(project, sorted({dimension for _, dimension in wanted}))
     old: dict[Unit, Moments] = {}
     keys = sorted({key for key, _ in wanted})
     with connection.cursor() as cursor:
         for start in range(0, len(keys), IN_CHUNK):
             among, params = _among(UNIT.correlation_id, keys[start : start + IN_CHUNK])
             cursor.execute(
-                f"SELECT {_names(*UNIT_KEY, *UNIT_MOMENTS)}"
-                f" FROM {_table(AgreementUnit)} WHERE {among}",
-                params,
+                f"SELECT {_names(*UNIT_KEY[1:], *UNIT_MOMENTS)} FROM {_table(AgreementUnit)}"
+                f" WHERE {_qn(UNIT.project)} = %s AND {among}",
+                [project, *params],
             )
             old.update({(k, d): (m, s, q) for k, d, m, s, q in cursor.fetchall()})
-    now = _values(stored_facts(keys), wanted)
-    _apply(wanted, old, {unit: list(now[unit].values()) for unit in wanted})
+    now = _values(stored_facts(project, keys), wanted)
+    _apply(project, wanted, old, {unit: list(now[unit].values()) for unit in wanted})
 
 
 def _values(facts: Mapping[str, list[Fact]], units: list[Unit]) -> dict[Unit, dict[str, float]]:
@@ -138,7 +141,10 @@ def _moments(values: list[float]) -> Moments:
 
 
 def _apply(
-    units: list[Unit], old: Mapping[Unit, Moments], values: Mapping[Unit, list[float]]
+    project: int,
+    units: list[Unit],
+    old: Mapping[Unit, Moments],
+    values: Mapping[Unit, list[float]],
 ) -> None:
     """Keep each unit's new moments (a row while it has two values or more) and move the
     totals by the difference between its old share and its new one."""
@@ -153,17 +159,17 @@ def _apply(
             continue
         if m >= 2:
             variance = max(q / m - (s / m) ** 2, 0.0)
-            rows.append((*unit, m, s, q, max(now) - min(now), variance))
+            rows.append((project, *unit, m, s, q, max(now) - min(now), variance))
         elif before[0]:
             gone.append(unit)
         shares[unit[1]].append((*before, -1))
         shares[unit[1]].append((m, s, q, 1))
     _units_write(rows)
-    _units_delete(gone)
-    _totals_add(shares)
+    _units_delete(project, gone)
+    _totals_add({(project, dimension): share for dimension, share in shares.items()})
 
 
-def moments_lock(dimensions: list[str]) -> None:
+def moments_lock(project: int, dimensions: list[str]) -> None:
     """Serialise the transactions that touch one dimension's units (PostgreSQL; SQLite has one
     writer), by locking its totals row first, in dimension order: a transaction that moves the
     totals holds that lock until it commits anyway, so taking it before the recount costs no
@@ -174,15 +180,16 @@ def moments_lock(dimensions: list[str]) -> None:
     insert_rows(
         AgreementTotals,
         TOTALS_COLUMNS,
-        [(dimension, 0, 0, 0.0, 0.0, 0.0) for dimension in dimensions],
-        on_conflict=f"ON CONFLICT ({_qn(TOTALS.dimension)}) DO NOTHING",
+        [(project, dimension, 0, 0, 0.0, 0.0, 0.0) for dimension in dimensions],
+        on_conflict=f"ON CONFLICT ({_names(*TOTALS_KEY)}) DO NOTHING",
     )
     dimension = _qn(TOTALS.dimension)
     with connection.cursor() as cursor:
         cursor.execute(
-            f"SELECT id FROM {_table(AgreementTotals)} WHERE {dimension} = ANY(%s)"
+            f"SELECT id FROM {_table(AgreementTotals)}"
+            f" WHERE {_qn(TOTALS.project)} = %s AND {dimension} = ANY(%s)"
             f" ORDER BY {dimension} FOR UPDATE",
-            [dimensions],
+            [project, dimensions],
         )
 
 
@@ -193,28 +200,27 @@ def _units_write(rows: list[Row]) -> None:
     insert_rows(AgreementUnit, UNIT_COLUMNS, rows, on_conflict=update, distinct=True)
 
 
-def _units_delete(units: list[Unit]) -> None:
+def _units_delete(project: int, units: list[Unit]) -> None:
     """Drop the rows of units left with fewer than two values (an undo)."""
-    key_is, dimension_is = (f"{_qn(c)} = %s" for c in UNIT_KEY)
+    where = " AND ".join(f"{_qn(c)} = %s" for c in UNIT_KEY)
     with connection.cursor() as cursor:
         for key, dimension in units:
             cursor.execute(
-                f"DELETE FROM {_table(AgreementUnit)} WHERE {key_is} AND {dimension_is}",
-                [key, dimension],
+                f"DELETE FROM {_table(AgreementUnit)} WHERE {where}", [project, key, dimension]
             )
 
 
-def _totals_add(shares: dict[str, list[tuple[int, float, float, int]]]) -> None:
-    """Move each dimension's totals by units leaving (sign -1) and arriving (+1); a unit with
-    fewer than two values is in no total."""
+def _totals_add(shares: dict[tuple[int, str], list[tuple[int, float, float, int]]]) -> None:
+    """Move each (project, dimension)'s totals by units leaving (sign -1) and arriving (+1); a
+    unit with fewer than two values is in no total."""
     rows: list[Row] = []
-    for dimension in sorted(shares):
-        m, s, q, sign = (np.asarray(column) for column in zip(*shares[dimension], strict=True))
+    for key in sorted(shares):
+        m, s, q, sign = (np.asarray(column) for column in zip(*shares[key], strict=True))
         pairable = m >= 2
         signed = np.where(pairable, sign, 0)
         rows.append(
             (
-                dimension,
+                *key,
                 int(signed.sum()),
                 int((signed * m).sum()),
                 float((signed * s).sum()),
@@ -226,16 +232,21 @@ def _totals_add(shares: dict[str, list[tuple[int, float, float, int]]]) -> None:
     insert_rows(
         AgreementTotals,
         TOTALS_COLUMNS,
-        [row for row in rows if any(row[1:])],
-        on_conflict=f"ON CONFLICT ({_qn(TOTALS.dimension)}) DO UPDATE SET "
-        + ", ".join(f"{_qn(c)} = {table}.{_qn(c)} + excluded.{_qn(c)}" for c in TOTALS_COLUMNS[1:]),
-        distinct=True,  # one row a dimension
+        [row for row in rows if any(row[len(TOTALS_KEY) :])],
+        on_conflict=f"ON CONFLICT ({_names(*TOTALS_KEY)}) DO UPDATE SET "
+        + ", ".join(
+            f"{_qn(c)} = {table}.{_qn(c)} + excluded.{_qn(c)}"
+            for c in TOTALS_COLUMNS[len(TOTALS_KEY) :]
+        ),
+        distinct=True,  # one row a project and dimension
     )
 
 
 def _counted_latest(where: str) -> str:
     """SQL: the id of each person's latest counted human score, per unit, among `where`."""
-    unit = ", ".join(f"g.{_qn(c)}" for c in FEEDBACK("correlation_id", "dimension", "annotator_id"))
+    unit = ", ".join(
+        f"g.{_qn(c)}" for c in FEEDBACK("project", "correlation_id", "dimension", "annotator_id")
+    )
     return (
         f"SELECT MAX(g.id) FROM {_table(Feedback)} g"
         f" LEFT JOIN {_table(Retraction)} r ON r.{_qn(RETRACTION.feedback)} = g.id"
@@ -249,23 +260,28 @@ def moments_rebuild() -> int:
     (manage.py feedback_recount: for rows stored before the moments were kept). Returns the
     number of units."""
     unit_table = _table(AgreementUnit)
-    key, dimension, score = (_qn(c) for c in FEEDBACK("correlation_id", "dimension", "score"))
+    project, key, dimension, score = (
+        _qn(c) for c in FEEDBACK("project", "correlation_id", "dimension", "score")
+    )
     mean = f"SUM({score}) / COUNT(*)"
     spread = f"SUM({score} * {score}) / COUNT(*) - ({mean}) * ({mean})"
     with connection.cursor() as cursor:
         cursor.execute(f"DELETE FROM {unit_table}")
         cursor.execute(
             f"INSERT INTO {unit_table} ({_names(*UNIT_COLUMNS)})"
-            f" SELECT {key}, {dimension}, COUNT(*), SUM({score}), SUM({score} * {score}),"
-            f" MAX({score}) - MIN({score}), CASE WHEN {spread} > 0 THEN {spread} ELSE 0.0 END"
+            f" SELECT {project}, {key}, {dimension}, COUNT(*), SUM({score}),"
+            f" SUM({score} * {score}), MAX({score}) - MIN({score}),"
+            f" CASE WHEN {spread} > 0 THEN {spread} ELSE 0.0 END"
             f" FROM {_table(Feedback)} WHERE id IN ({_counted_latest(f'g.{key} <> %s')})"
-            f" GROUP BY {key}, {dimension} HAVING COUNT(*) >= 2",
+            f" GROUP BY {project}, {key}, {dimension} HAVING COUNT(*) >= 2",
             [HUMAN, ""],
         )
         cursor.execute(f"DELETE FROM {_table(AgreementTotals)}")
-    shares: dict[str, list[tuple[int, float, float, int]]] = defaultdict(list)
-    rows = AgreementUnit.objects.values_list("dimension", "raters", "total", "squares")
-    for dimension, m, s, q in rows.iterator(chunk_size=10_000):
-        shares[dimension].append((m, s, q, 1))
+    shares: dict[tuple[int, str], list[tuple[int, float, float, int]]] = defaultdict(list)
+    rows = AgreementUnit.objects.values_list(
+        "project_id", "dimension", "raters", "total", "squares"
+    )
+    for project_id, dimension_of, m, s, q in rows.iterator(chunk_size=10_000):
+        shares[project_id, dimension_of].append((m, s, q, 1))
     _totals_add(shares)
     return AgreementUnit.objects.count()

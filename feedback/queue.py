@@ -40,7 +40,16 @@ from core.events import broadcast_on_commit
 from core.projects.rules import lease_seconds, ratings_per_turn
 from core.projects.selection import project_pk
 from feedback.bulk import insert_rows
-from feedback.models import FEEDBACK_ID_SEPARATOR, Feedback, Lease, Rating, Retraction, Skip, Turn
+from feedback.models import (
+    FEEDBACK_ID_SEPARATOR,
+    Feedback,
+    Lease,
+    Rating,
+    Retraction,
+    Skip,
+    Turn,
+    project_of,
+)
 from feedback.moments import moments_recount
 from feedback.queue_state import turns_tally
 from feedback.retractions import ratings_take_back
@@ -162,9 +171,11 @@ def queue_undo(principal: Principal, feedback_id: str) -> Turn:
     now = time.time()
     window = settings.LEARNPORTAL_UNDO_SECONDS
     with transaction.atomic():
+        project = project_pk(principal.project)
         rating = (
             Feedback.objects.select_for_update()
             .filter(
+                project_id=project,
                 feedback_id=feedback_id,
                 source=FeedbackSource.HUMAN.value,
                 annotator_id=principal.name,
@@ -187,7 +198,7 @@ def queue_undo(principal: Principal, feedback_id: str) -> Turn:
                 f"{feedback_id!r} was sent {now - rating.received:.0f} seconds ago.",
                 [detail(["feedback_id"], f"older than {window} seconds")],
             )
-        turn = Turn.objects.filter(correlation_id=rating.correlation_id).first()
+        turn = Turn.objects.filter(project_id=project, correlation_id=rating.correlation_id).first()
         if not rating.correlation_id or turn is None:
             raise not_found(
                 f"The rating {feedback_id!r} rates no queued turn.",
@@ -195,9 +206,10 @@ def queue_undo(principal: Principal, feedback_id: str) -> Turn:
             )
         undone = _given_with(rating)
         ratings_take_back([row.pk for row in undone], by=principal.name, now=now)
-        turns_tally([turn.correlation_id])
-        moments_recount([(row.correlation_id, row.dimension) for row in undone])
-        if not _my_ratings(principal.name).filter(correlation_id=turn.correlation_id).exists():
+        turns_tally(project, [turn.correlation_id])
+        moments_recount(project, [(row.correlation_id, row.dimension) for row in undone])
+        mine = _my_ratings(principal.name, project)
+        if not mine.filter(correlation_id=turn.correlation_id).exists():
             _lease(turn, principal.name, now + lease_seconds(turn.project_id))
         turn.refresh_from_db()
         broadcast_on_commit(
@@ -216,11 +228,13 @@ def _given_with(rating: Feedback) -> list[Feedback]:
     rating_id, separator, _ = rating.feedback_id.partition(FEEDBACK_ID_SEPARATOR)
     if (
         not separator
-        or not Rating.objects.filter(rating_id=rating_id, annotator=rating.annotator_id).exists()
+        or not Rating.objects.filter(
+            project_id=project_of(rating), rating_id=rating_id, annotator=rating.annotator_id
+        ).exists()
     ):
         return [rating]
     siblings = (
-        counted_feedback()
+        counted_feedback(project_of(rating))
         .select_for_update()
         .filter(
             feedback_id__startswith=rating_id + separator,
@@ -243,9 +257,9 @@ def queue_progress(principal: Principal, *, now: float | None = None) -> QueuePr
     now = time.time() if now is None else now
     who = principal.name
     today = datetime.fromtimestamp(now, tz=UTC).replace(hour=0, minute=0, second=0, microsecond=0)
-    mine = _my_ratings(who)
-    rated_today = mine.filter(received__gte=today.timestamp(), received__lte=now).count()
     project = project_pk(principal.project)
+    mine = _my_ratings(who, project)
+    rated_today = mine.filter(received__gte=today.timestamp(), received__lte=now).count()
     open_turns = Turn.objects.filter(project_id=project, ratings_needed__gt=0).order_by()
     skipped = open_turns.filter(pk__in=Skip.objects.filter(username=who).values("turn_id"))
     done = set(skipped.values_list("pk", flat=True))
@@ -271,8 +285,8 @@ def queue_held(principal: Principal, turn_id: int, *, now: float | None = None) 
     )
 
 
-def _my_ratings(who: str) -> QuerySet[Feedback]:
-    return counted_feedback().filter(source=FeedbackSource.HUMAN.value, annotator_id=who)
+def _my_ratings(who: str, project: int) -> QuerySet[Feedback]:
+    return counted_feedback(project).filter(source=FeedbackSource.HUMAN.value, annotator_id=who)
 
 
 def _not_yours(turn_id: int) -> Exception:
@@ -295,7 +309,7 @@ def _live_leases(now: float) -> Subquery:
 def _candidates(who: str, project: int, now: float) -> QuerySet[Turn]:
     """Turns of `project` this person may be leased, most urgent first: open, neither rated nor
     skipped by them, and held by fewer people than they still need."""
-    mine = _my_ratings(who).filter(correlation_id=OuterRef("correlation_id"))
+    mine = _my_ratings(who, project).filter(correlation_id=OuterRef("correlation_id"))
     skipped = Skip.objects.filter(turn=OuterRef("pk"), username=who)
     return (
         Turn.objects.filter(project_id=project, ratings_needed__gt=0)

@@ -79,14 +79,14 @@ def _queue_fields(facts: Iterable[Fact], per_turn: int) -> QueueFields:
     )
 
 
-def turns_held(correlation_ids: Iterable[str]) -> Held:
-    """The stored turns among `correlation_ids`, locked until the transaction ends (PostgreSQL),
-    in correlation_id order: what their queue fields are now."""
+def turns_held(project: int, correlation_ids: Iterable[str]) -> Held:
+    """The project's stored turns among `correlation_ids`, locked until the transaction ends
+    (PostgreSQL), in correlation_id order: what their queue fields are now."""
     wanted = sorted(set(correlation_ids) - {""})
     if not wanted:
         return {}
     table = connection.ops.quote_name(Turn._meta.db_table)
-    key = TURN.correlation_id
+    key, in_project = TURN("correlation_id", "project")
     read = ("id", key, *TURN("ratings_needed", "priority", "project"))
     columns = ", ".join(read)
     if connection.vendor == "postgresql":
@@ -94,10 +94,10 @@ def turns_held(correlation_ids: Iterable[str]) -> Held:
         sql = (
             f"SELECT {', '.join(f't.{c}' for c in read)} FROM unnest(%b::text[]) AS wanted(key)"
             f" CROSS JOIN LATERAL (SELECT {columns} FROM {table}"
-            f" WHERE {key} = wanted.key FOR UPDATE) AS t"
+            f" WHERE {in_project} = %s AND {key} = wanted.key FOR UPDATE) AS t"
         )
         with server_bound_cursor() as cursor:
-            cursor.execute(sql, [wanted])
+            cursor.execute(sql, [wanted, project])
             rows: list[Any] = cursor.fetchall()
     else:
         rows = []
@@ -105,7 +105,10 @@ def turns_held(correlation_ids: Iterable[str]) -> Held:
             for start in range(0, len(wanted), IN_CHUNK):
                 chunk = wanted[start : start + IN_CHUNK]
                 marks = ", ".join(["%s"] * len(chunk))
-                cursor.execute(f"SELECT {columns} FROM {table} WHERE {key} IN ({marks})", chunk)
+                cursor.execute(
+                    f"SELECT {columns} FROM {table} WHERE {in_project} = %s AND {key} IN ({marks})",
+                    [project, *chunk],
+                )
                 rows.extend(cursor.fetchall())
     return {key: (pk, needed, priority, project) for pk, key, needed, priority, project in rows}
 
@@ -138,12 +141,12 @@ def turns_refresh(held: Held, facts: Mapping[str, list[Fact]]) -> None:
                 cursor.execute(update + f"id IN ({marks})", [needed, priority, *chunk])
 
 
-def turns_tally(correlation_ids: Iterable[str]) -> None:
-    """Work out `ratings_needed` and `priority` of the stored turns among `correlation_ids`
-    afresh from their stored feedback."""
-    held = turns_held(correlation_ids)
+def turns_tally(project: int, correlation_ids: Iterable[str]) -> None:
+    """Work out `ratings_needed` and `priority` of the project's stored turns among
+    `correlation_ids` afresh from their stored feedback."""
+    held = turns_held(project, correlation_ids)
     if held:
-        turns_refresh(held, stored_facts(held))
+        turns_refresh(held, stored_facts(project, held))
 
 
 RECOUNT_CHUNK = 5000
@@ -162,5 +165,5 @@ def project_recount(project_id: int) -> int:
         if not rows:
             return done
         with transaction.atomic():
-            turns_tally(key for _, key in rows)
+            turns_tally(project_id, (key for _, key in rows))
         after, done = rows[-1][0], done + len(rows)

@@ -9,6 +9,7 @@ from django.conf import settings
 from django.db import transaction
 
 from core.accounts.roles import Action
+from core.projects.selection import project_pk
 from feedback import selectors
 from learnportal_protocol.errors import not_found
 from refinement import store
@@ -38,7 +39,7 @@ def plan_create(
     if component_name:
         usable = component_name in names
         chosen, left_out = ([component_name], []) if usable else ([], [component_name])
-    references, unplaced = _reference_proposals(chosen)
+    references, unplaced = _reference_proposals(project_pk(principal.project), chosen)
     proposals = _weight_proposals(names, chosen) + references
     summary = f"{len(proposals)} proposals for {component_name or 'all components'}"
     if notes := " ".join(filter(None, [skipped_note(left_out), unplaced])):
@@ -83,13 +84,14 @@ def reference_path(name: str) -> str:
     return REFERENCE.format(re.sub(r"[^A-Za-z0-9_.\-]", "-", name).lstrip("._-") or "component")
 
 
-def _reference_proposals(chosen: list[str]) -> tuple[list[ProposalInput], str]:
-    """The reference files to write, and a sentence naming components that have none."""
+def _reference_proposals(project: int, chosen: list[str]) -> tuple[list[ProposalInput], str]:
+    """The reference files to write from the project's corrections, and a sentence naming
+    components that have none."""
     proposals, unplaced, taken = [], [], set()
     for name in chosen:
         path = reference_path(name)
         location = locate(Target.SKILL_FILE, path)
-        corrections = selectors.corrections(name, MAX_CORRECTIONS)
+        corrections = selectors.corrections(project, name, MAX_CORRECTIONS)
         if not corrections:
             continue
         if location is None or path in taken:

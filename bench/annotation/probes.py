@@ -96,7 +96,7 @@ def _new_rating(n: int) -> None:
     from django.db import transaction
 
     from feedback.counters import FEEDBACK_COUNTED, counter_add
-    from feedback.models import Feedback
+    from feedback.models import Feedback, project_of
     from feedback.moments import moments_recount
 
     row = Feedback.objects.filter(source="human").order_by("id").first()
@@ -108,7 +108,7 @@ def _new_rating(n: int) -> None:
         row.save()
         # What the feedback service does with a new row, in its transaction.
         counter_add(FEEDBACK_COUNTED, 1)
-        moments_recount([(row.correlation_id, row.dimension)])
+        moments_recount(project_of(row), [(row.correlation_id, row.dimension)])
 
 
 def now_probes(turn_pk: int) -> list[Probe]:

@@ -26,7 +26,7 @@ ALPHA_READINGS = ((0.8, "reliable"), (0.667, "tentative"), (float("-inf"), "unre
 
 @requires(Action.READ_AGREEMENT)
 def agreement(request: HttpRequest, principal: Principal) -> HttpResponse:
-    report = agreement_read(disagreements=DISAGREEMENTS_SHOWN)
+    report = agreement_read(principal.project, disagreements=DISAGREEMENTS_SHOWN)
     rows = [{"row": row, "reading": _reading(row.alpha)} for row in report.agreement.dimensions]
     disagreements = [
         {

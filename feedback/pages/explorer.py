@@ -12,6 +12,7 @@ from django.urls import reverse
 from core.accounts.roles import Action
 from core.form_words import in_form_words
 from core.instants import utc
+from core.projects.selection import project_pk
 from core.web import page, requires, when
 from feedback.exports import FORMATS, as_items
 from feedback.filters import decode_cursor, encode_cursor, parse_feedback_query
@@ -82,7 +83,9 @@ def explorer(request: HttpRequest, principal: Principal) -> HttpResponse:
         more_newer = after is not None
     filters = query.as_params()
     paged = {**filters, "limit": query.limit}
-    turns_of = turn_ids({row.correlation_id or row.feedback_id for row in rows})
+    turns_of = turn_ids(
+        project_pk(principal.project), {row.correlation_id or row.feedback_id for row in rows}
+    )
     matches, more_matches = feedback_match_count(query, viewer=principal)
     context.update(
         rows=[

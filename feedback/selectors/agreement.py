@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from django.db import connection
 
+from core.projects.selection import project_pk
 from feedback import agreement
 from feedback.answers import Agreement, DimensionAgreement
 from feedback.models import AgreementTotals, AgreementUnit, Feedback
@@ -34,12 +35,13 @@ class HumanScores:
         return len(self.score)
 
 
-def _human_rows() -> QuerySet[Feedback]:
-    return counted_feedback().filter(source="human")
+def _human_rows(project: int) -> QuerySet[Feedback]:
+    return counted_feedback(project).filter(source="human")
 
 
-def human_scores() -> HumanScores:
-    """Every counted human score, values only, in one query: what agreement is computed over,
+def human_scores(project: str) -> HumanScores:
+    """Every counted human score of the project, values only, in one query: what agreement is
+    computed over,
     read whole (a recount from scratch; `agreement_read` reads the moments kept at ingest).
 
     Executed on a plain cursor from the queryset's own SQL (so that whatever `counted_feedback`
@@ -48,7 +50,7 @@ def human_scores() -> HumanScores:
     numpy, where PostgreSQL would sort 200k rows on disk past its default `work_mem`.
     """
     rows = (
-        _human_rows()
+        _human_rows(project_pk(project))
         .exclude(correlation_id="")
         .order_by()
         .values_list("id", "dimension", "correlation_id", "annotator_id", "score")
@@ -78,16 +80,17 @@ class AgreementReport:
     disagreements: list[Disagreement]
 
 
-def agreement_read(*, disagreements: int = 0) -> AgreementReport:
-    """Krippendorff's alpha per dimension over counted human scores (feedback.agreement), and
-    the `disagreements` turns whose scores spread widest.
+def agreement_read(project: str, *, disagreements: int = 0) -> AgreementReport:
+    """Krippendorff's alpha per dimension over the project's counted human scores
+    (feedback.agreement), and the `disagreements` turns whose scores spread widest.
 
     A unit is one turn on one dimension; a coder, one person: a person's later score of the same
     turn and dimension replaces their earlier one. Read from what the feedback service keeps at
     ingest (feedback.moments): one row of sums per dimension for alpha, and the widest units
     off the front of an index, whatever the number of scores.
     """
-    totals = {row.dimension: row for row in AgreementTotals.objects.all()}
+    project_id = project_pk(project)
+    totals = {row.dimension: row for row in AgreementTotals.objects.filter(project_id=project_id)}
     answers = []
     for dimension in FeedbackDimension:
         row = totals.get(dimension.value)
@@ -103,15 +106,15 @@ def agreement_read(*, disagreements: int = 0) -> AgreementReport:
                 dimension=dimension, alpha=alpha.alpha, turns=alpha.units, ratings=alpha.values
             )
         )
-    worst = _widest(disagreements) if disagreements > 0 else []
+    worst = _widest(project_id, disagreements) if disagreements > 0 else []
     return AgreementReport(Agreement(dimensions=answers), worst)
 
 
-def _widest(limit: int) -> list[Disagreement]:
-    """The units whose scores lie furthest apart (range, then variance; people who gave the
-    same score do not disagree), each with its people's scores: three queries."""
+def _widest(project: int, limit: int) -> list[Disagreement]:
+    """The project's units whose scores lie furthest apart (range, then variance; people who
+    gave the same score do not disagree), each with its people's scores: three queries."""
     units = list(
-        AgreementUnit.objects.filter(spread__gt=0)
+        AgreementUnit.objects.filter(project_id=project, spread__gt=0)
         .order_by("-spread", "-variance", "id")
         .values_list("correlation_id", "dimension", "spread", "variance")[:limit]
     )
@@ -120,7 +123,7 @@ def _widest(limit: int) -> list[Disagreement]:
     wanted = {(key, dimension) for key, dimension, _, _ in units}
     latest: dict[tuple[str, str, str], tuple[int, float]] = {}
     # By turn alone (the source checked here): see feedback.moments on the planner.
-    rows = counted_feedback().filter(correlation_id__in={key for key, _ in wanted})
+    rows = counted_feedback(project).filter(correlation_id__in={key for key, _ in wanted})
     for pk, key, dimension, person, score, source in rows.values_list(
         "id", "correlation_id", "dimension", "annotator_id", "score", "source"
     ):
@@ -132,7 +135,7 @@ def _widest(limit: int) -> list[Disagreement]:
     scores: dict[tuple[str, str], list[tuple[str, float]]] = {unit: [] for unit in wanted}
     for (key, dimension, person), (_, score) in latest.items():
         scores[(key, dimension)].append((person, score))
-    ids = turn_ids({key for key, _ in wanted})
+    ids = turn_ids(project, {key for key, _ in wanted})
     return [
         Disagreement(
             correlation_id=key,

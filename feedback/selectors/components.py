@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from django.db import connection
 
 from core.columns import Columns
+from core.projects.selection import project_pk
 from feedback.buckets import BUCKET_SECONDS
 from feedback.filters import FeedbackFilters
 from feedback.models import ComponentBucket, ComponentStats
@@ -200,7 +201,7 @@ def component_feedback(
     rows, _ = feedback_page(
         FeedbackFilters(component=component_name), viewer=viewer, after=None, limit=limit
     )
-    ids = turn_ids({row.correlation_id for row in rows} - {""})
+    ids = turn_ids(project_pk(viewer.project), {row.correlation_id for row in rows} - {""})
     return [
         {name: getattr(row, name) for name in FEEDBACK_VALUES}
         | {"turn_id": ids.get(row.correlation_id)}
@@ -227,10 +228,11 @@ def component_evidence(names: set[str]) -> dict[str, ComponentEvidence]:
 CORRECTION_FIELDS = ("dimension", "comment", "correction", "annotator_id", "source")
 
 
-def corrections(component_name: str, limit: int) -> list[dict[str, str]]:
-    """A component's newest corrective feedbacks: what to do instead, and who said so."""
+def corrections(project: int, component_name: str, limit: int) -> list[dict[str, str]]:
+    """A component's newest corrective feedbacks in the project: what to do instead, and who
+    said so."""
     return list(
-        counted_feedback()
+        counted_feedback(project)
         .filter(component_name=component_name, polarity="corrective")
         .order_by("-ts")
         .values(*CORRECTION_FIELDS)[:limit]

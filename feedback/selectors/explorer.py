@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from django.db.models import Q, QuerySet
 
 from core.accounts.models import User
+from core.projects.selection import project_pk
 from feedback.selectors.visibility import counted_feedback, seen_by
 
 if TYPE_CHECKING:
@@ -17,9 +18,17 @@ if TYPE_CHECKING:
     from feedback.models import Feedback
 
 
-def feedback_matching(filters: FeedbackFilters, *, viewer: Principal | None) -> QuerySet[Feedback]:
-    """The counted feedback that these filters match and this viewer may see, unordered."""
-    rows = counted_feedback().filter(seen_by(viewer))
+def feedback_matching(
+    filters: FeedbackFilters, *, viewer: Principal | None, project: str | None = None
+) -> QuerySet[Feedback]:
+    """The counted feedback of a project that these filters match and this viewer may see,
+    unordered: of the project the viewer acts in, or of `project` for a viewer of none (a
+    command, which sees everything)."""
+    if viewer is not None:
+        project = viewer.project
+    if project is None:
+        raise ValueError("feedback_matching needs a viewer or a project")
+    rows = counted_feedback(project_pk(project)).filter(seen_by(viewer))
     exact = {
         "source": filters.source,
         "polarity": filters.polarity,
@@ -41,10 +50,14 @@ def feedback_matching(filters: FeedbackFilters, *, viewer: Principal | None) -> 
 
 
 def feedback_page_rows(
-    filters: FeedbackFilters, *, viewer: Principal | None, after: Position | None
+    filters: FeedbackFilters,
+    *,
+    viewer: Principal | None,
+    after: Position | None,
+    project: str | None = None,
 ) -> QuerySet[Feedback]:
     """The explorer's rows from a position on, newest first: the query a page reads."""
-    rows = feedback_matching(filters, viewer=viewer)
+    rows = feedback_matching(filters, viewer=viewer, project=project)
     if after is not None:
         ts, pk = after
         rows = rows.filter(Q(ts__lte=ts), Q(ts__lt=ts) | Q(id__lt=pk))

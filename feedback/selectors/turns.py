@@ -11,7 +11,7 @@ from django.db.models import BooleanField, Exists, ExpressionWrapper, OuterRef, 
 
 from core.projects.rules import is_blind
 from core.projects.selection import project_pk
-from feedback.models import Feedback, Turn
+from feedback.models import Feedback, Turn, project_of
 from feedback.selectors.visibility import counted_feedback, own_human, seen_by, sees_all_ratings
 from learnportal_protocol import FeedbackSource
 from learnportal_protocol.errors import detail, not_found
@@ -53,7 +53,7 @@ def turn_queue(
         turns = Turn.objects.annotate(rated=rated)
     else:
         assert viewer is not None
-        own = counted_feedback().filter(
+        own = counted_feedback(project_pk(viewer.project)).filter(
             own_human(viewer), correlation_id=OuterRef("correlation_id")
         )
         turns = Turn.objects.annotate(rated=Exists(own))
@@ -119,7 +119,7 @@ def rated_for(turns: list[Turn], viewer: Principal) -> set[int]:
     if sees_all_ratings(viewer):
         return {turn.pk for turn in turns if turn.ratings_needed <= 0}
     mine = set(
-        counted_feedback()
+        counted_feedback(project_pk(viewer.project))
         .filter(own_human(viewer), correlation_id__in=[turn.correlation_id for turn in turns])
         .values_list("correlation_id", flat=True)
     )
@@ -130,7 +130,7 @@ def turn_ratings(turn: Turn, *, viewer: Principal | None) -> list[Feedback]:
     """A turn's ratings that this viewer may see, newest first (docs/contract.md, "Blind"): to
     an annotator who has not rated the turn, what `seen_by` shows (nothing of it, but their
     own); once they have, or when the project is not blind, everyone's."""
-    ratings = counted_feedback().filter(correlation_id=turn.correlation_id)
+    ratings = counted_feedback(project_of(turn)).filter(correlation_id=turn.correlation_id)
     if not sees_all_ratings(viewer):
         assert viewer is not None
         opened = viewer.is_human and (
@@ -158,27 +158,25 @@ def turn_named(ref: str, project: str) -> Turn:
     return turn
 
 
-def turn_by_correlation(correlation_id: str) -> Turn | None:
-    return Turn.objects.filter(correlation_id=correlation_id).first() if correlation_id else None
-
-
-def turn_ids(correlation_ids: set[str]) -> dict[str, int]:
-    """The queued turn of each correlation_id that has one, in one query."""
-    return dict(
-        Turn.objects.filter(correlation_id__in=correlation_ids).values_list("correlation_id", "id")
-    )
+def turn_ids(project: int, correlation_ids: set[str]) -> dict[str, int]:
+    """The project's queued turn of each correlation_id that has one, in one query."""
+    turns = Turn.objects.filter(project_id=project, correlation_id__in=correlation_ids)
+    return dict(turns.values_list("correlation_id", "id"))
 
 
 def undoable_rating(principal: Principal, *, now: float, within: float) -> Feedback | None:
     """This person's last rating, if it still counts and arrived less than `within` seconds
     ago: what the queue page offers to undo (feedback.queue.queue_undo judges it). Once it is
     undone, nothing is: an undo never reaches back to the rating before."""
+    project = project_pk(principal.project)
     last = (
-        Feedback.objects.filter(source=FeedbackSource.HUMAN.value, annotator_id=principal.name)
+        Feedback.objects.filter(
+            project_id=project, source=FeedbackSource.HUMAN.value, annotator_id=principal.name
+        )
         .exclude(correlation_id="")
         .order_by("-received", "-id")
         .first()
     )
     if last is None or last.received <= now - within:
         return None
-    return last if counted_feedback().filter(pk=last.pk).exists() else None
+    return last if counted_feedback(project).filter(pk=last.pk).exists() else None

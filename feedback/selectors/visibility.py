@@ -10,6 +10,7 @@ from django.db.models import Exists, OuterRef, Q, QuerySet
 
 from core.accounts.roles import Action
 from core.projects.rules import is_blind
+from core.projects.selection import project_pk
 from feedback.models import Feedback, Retraction, Turn
 from learnportal_protocol import FeedbackSource
 
@@ -17,11 +18,13 @@ if TYPE_CHECKING:
     from core.accounts.principals import Principal
 
 
-def counted_feedback() -> QuerySet[Feedback]:
-    """The feedback that counts: every feedback but those their author retracted (an undo).
+def counted_feedback(project: int) -> QuerySet[Feedback]:
+    """The feedback of the project (by id) that counts: every feedback but those their author
+    retracted (an undo).
 
     Everything that reads feedback as evidence (lists, exports, agreement, the queue) reads it
-    through here; a retracted rating stays stored, beside its Retraction record.
+    through here, one project's at a time; a retracted rating stays stored, beside its
+    Retraction record.
 
     NOT EXISTS rather than `retraction__isnull=True`: Django writes that as a LEFT JOIN with
     `retraction.id IS NULL`, which PostgreSQL cannot prove to be an anti-join (the id is not
@@ -29,7 +32,9 @@ def counted_feedback() -> QuerySet[Feedback]:
     instead of walking a (field, ts, id) index for the newest few: a page of 15 read all of a
     component's feedback. An anti-join stops after the page.
     """
-    return Feedback.objects.filter(~Exists(Retraction.objects.filter(feedback=OuterRef("pk"))))
+    return Feedback.objects.filter(project_id=project).filter(
+        ~Exists(Retraction.objects.filter(feedback=OuterRef("pk")))
+    )
 
 
 MACHINE_SOURCES = (FeedbackSource.SELF.value, FeedbackSource.ENV.value)
@@ -65,15 +70,18 @@ def seen_by(viewer: Principal | None) -> Q:
 
 def _blind_turn(viewer: Principal) -> Q:
     """Feedback on a queued turn this viewer has not rated. A feedback's turn is the one of
-    its correlation_id, or, without one, of its feedback_id (a rated turn carried without a
-    correlation_id is queued under the feedback's id: feedback.services.feedbacks)."""
+    its project with its correlation_id, or, without one, its feedback_id (a rated turn carried
+    without a correlation_id is queued under the feedback's id: feedback.services.feedbacks)."""
     conditions = Q()
+    project = project_pk(viewer.project)
     for has_key, key in (
         (~Q(correlation_id=""), "correlation_id"),
         (Q(correlation_id=""), "feedback_id"),
     ):
-        queued = Exists(Turn.objects.filter(correlation_id=OuterRef(key)))
-        rated = Exists(counted_feedback().filter(own_human(viewer), correlation_id=OuterRef(key)))
+        queued = Exists(Turn.objects.filter(project_id=project, correlation_id=OuterRef(key)))
+        rated = Exists(
+            counted_feedback(project).filter(own_human(viewer), correlation_id=OuterRef(key))
+        )
         conditions |= has_key & queued & ~rated
     return conditions
 

@@ -15,6 +15,7 @@ from django.db import connection, transaction
 from core.accounts.roles import Action, Role
 from core.columns import Columns
 from core.events import broadcast_on_commit
+from core.projects.selection import project_pk
 from core.timing import staged
 from feedback.attribution import attributed_components
 from feedback.buckets import buckets_add_experiences, buckets_add_feedback
@@ -116,7 +117,9 @@ def experience_store(
         stats_add_calls(calls)
         buckets_add_experiences(EXPERIENCE_COLUMNS, rows)
         if principal.role is Role.ENVIRONMENT and settings.LEARNPORTAL_FORWARD_ENV_REWARDS:
-            _forward_env_rewards(owner, [experiences[i] for i in fresh], now)
+            _forward_env_rewards(
+                owner, project_pk(principal.project), [experiences[i] for i in fresh], now
+            )
         broadcast_on_commit(
             "experience.stored",
             {"count": len(rows), "components": sorted(calls), "by": principal.name},
@@ -171,8 +174,11 @@ def _evict_over_limit(owner: str, stored: int) -> None:
 
 
 @staged("`_forward_env_rewards`")
-def _forward_env_rewards(owner: str, experiences: list[ExperienceItem], now: float) -> None:
-    """An environment's reward is also its judgement of the component: record it as env feedback."""
+def _forward_env_rewards(
+    owner: str, project: int, experiences: list[ExperienceItem], now: float
+) -> None:
+    """An environment's reward is also its judgement of the component: record it as env
+    feedback, in the environment's project."""
     rows: list[Row] = []
     deltas: dict[str, ScoreDelta] = {}
     for item in experiences:
@@ -206,6 +212,7 @@ def _forward_env_rewards(owner: str, experiences: list[ExperienceItem], now: flo
                 owner,
                 "",
                 now,
+                project,
             )
         )
         if component:
@@ -214,9 +221,9 @@ def _forward_env_rewards(owner: str, experiences: list[ExperienceItem], now: flo
         Feedback,
         FEEDBACK_COLUMNS,
         rows,
-        on_conflict=f"ON CONFLICT ({FEEDBACK.feedback_id}) DO NOTHING",
+        on_conflict=f"ON CONFLICT ({FEEDBACK.project}, {FEEDBACK.feedback_id}) DO NOTHING",
     )
     counter_add(FEEDBACK_COUNTED, written)
-    turns_tally({item.experience_id for item in experiences})
+    turns_tally(project, {item.experience_id for item in experiences})
     stats_add_scores(deltas)
     buckets_add_feedback(FEEDBACK_COLUMNS, rows)

@@ -13,6 +13,7 @@ from django.db import connection, transaction
 from core.accounts.roles import Action
 from core.columns import Columns
 from core.events import broadcast_on_commit
+from core.projects.selection import project_pk
 from core.timing import staged
 from feedback.buckets import buckets_add_feedback
 from feedback.bulk import Row, existing_values, insert_rows
@@ -72,9 +73,15 @@ def feedback_record(
         for item, (source, annotator_id) in zip(feedbacks, provenance, strict=True)
     ]
     now = time.time()
+    project = project_pk(principal.project)
     with transaction.atomic():
         fresh = new_items(
-            Feedback, "feedback_id", "feedbacks", [f.feedback_id for f in feedbacks], hashes
+            Feedback,
+            "feedback_id",
+            "feedbacks",
+            [f.feedback_id for f in feedbacks],
+            hashes,
+            project=project,
         )
         components = _feedback_components([feedbacks[i] for i in fresh])
         rows: list[Row] = []
@@ -106,6 +113,7 @@ def feedback_record(
                     owner,
                     hashes[index],
                     now,
+                    project,
                 )
             )
             if turn is not None:
@@ -120,11 +128,11 @@ def feedback_record(
         rated = {fact.correlation_id for fact in facts}
         # Locks in one order (feedback.queue_state, feedback.moments): the stored turns, then
         # the dimensions' totals; then what is stored about them, read once.
-        held = turns_held(rated | turns.keys())
-        moments_lock(human_dimensions(facts))
+        held = turns_held(project, rated | turns.keys())
+        moments_lock(project, human_dimensions(facts))
         carried = {key: row for key, row in turns.items() if key not in held}
         people = {f.correlation_id for f in facts if f.source == FeedbackSource.HUMAN.value}
-        stored = stored_facts(held.keys() | carried.keys() | people)
+        stored = stored_facts(project, held.keys() | carried.keys() | people)
         superseded = raters_check(principal, facts, stored, held, positions=fresh, now=now)
         ratings_take_back(superseded, by=principal.name, now=now)
         after = merged(_without(stored, superseded), facts)
@@ -135,9 +143,9 @@ def feedback_record(
         turns_refresh(held, after)
         insert_rows(Feedback, FEEDBACK_COLUMNS, rows)
         counter_add(FEEDBACK_COUNTED, len(rows))
-        moments_add(stored, facts)
+        moments_add(project, stored, facts)
         if principal.is_human and rated:
-            _leases_end(principal.name, rated)
+            _leases_end(principal.name, project, rated)
         stats_add_scores(deltas)
         buckets_add_feedback(FEEDBACK_COLUMNS, rows)
         last_component = _feedback_components(feedbacks[-1:])[0] if feedbacks else ""
@@ -162,8 +170,9 @@ def _without(facts: Facts, pks: set[int]) -> Facts:
 TURN, LEASE = Columns(Turn), Columns(Lease)
 
 
-def _leases_end(username: str, rated: set[str]) -> None:
-    """A person's rating of the turn they hold ends that lease, whatever path it came by.
+def _leases_end(username: str, project: int, rated: set[str]) -> None:
+    """A person's rating of the turn they hold (in the project they rate in) ends that lease,
+    whatever path it came by.
 
     A person holds one lease at most (Lease.username is unique): read it, rather than send the
     batch's keys to the database. Raw, as it runs once a person's feedback request: the ORM
@@ -172,12 +181,15 @@ def _leases_end(username: str, rated: set[str]) -> None:
     qn = connection.ops.quote_name
     with connection.cursor() as cursor:
         cursor.execute(
-            f"SELECT l.id, t.{TURN.correlation_id} FROM {qn(Lease._meta.db_table)} l"
+            f"SELECT l.id, t.{TURN.correlation_id}, t.{TURN.project}"
+            f" FROM {qn(Lease._meta.db_table)} l"
             f" JOIN {qn(Turn._meta.db_table)} t ON t.id = l.{LEASE.turn}"
             f" WHERE l.{LEASE.username} = %s",
             [username],
         )
-        ended = [pk for pk, key in cursor.fetchall() if key in rated]
+        ended = [
+            pk for pk, key, held_in in cursor.fetchall() if key in rated and held_in == project
+        ]
     if ended:
         Lease.objects.filter(pk__in=ended).delete()
 

@@ -42,6 +42,7 @@ FEEDBACK_COLUMNS = Columns(Feedback)(
     "submitted_by",
     "content_hash",
     "received",
+    "project",
 )
 
 

@@ -86,6 +86,8 @@ def answered_keys(project_id: int, keys: set[str]) -> set[str]:
     dimensions = keys & DIMENSIONS - answered
     if dimensions:
         turns = Turn.objects.filter(project_id=project_id).values("correlation_id")
-        rated = Feedback.objects.filter(source=FeedbackSource.HUMAN.value, correlation_id__in=turns)
+        rated = Feedback.objects.filter(
+            project_id=project_id, source=FeedbackSource.HUMAN.value, correlation_id__in=turns
+        )
         answered |= {key for key in dimensions if rated.filter(dimension=key).exists()}
     return answered

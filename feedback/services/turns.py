@@ -10,6 +10,7 @@ from django.db import IntegrityError, transaction
 
 from core.accounts.roles import Action
 from core.events import broadcast_on_commit
+from core.projects.selection import project_pk
 from feedback.answers import TurnsCreated
 from feedback.bulk import Row, insert_rows
 from feedback.facts import stored_facts
@@ -59,11 +60,12 @@ def turns_store(*, principal: Principal, turns: list[TurnInput]) -> TurnsCreated
 
 def _turns_queue(principal: Principal, rows: dict[str, Row]) -> int:
     """Store the turns among `rows` not stored yet, in one transaction: how many."""
+    project = project_pk(principal.project)
     with transaction.atomic():
-        held = turns_held(rows)
+        held = turns_held(project, rows)
         new = {key: row for key, row in rows.items() if key not in held}
         # Feedback may have come before its turn (an agent's own, say): it counts from the start.
-        insert_rows(Turn, TURN_COLUMNS, queued_rows(new, stored_facts(new)))
+        insert_rows(Turn, TURN_COLUMNS, queued_rows(new, stored_facts(project, new)))
         if new:
             broadcast_on_commit(
                 "turns.queued",

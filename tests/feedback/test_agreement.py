@@ -19,6 +19,7 @@ from django.core.cache import cache
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from core.projects.models import DEFAULT_PROJECT
 from feedback.agreement import (
     alpha_interval,
     alpha_interval_from_moments,
@@ -284,7 +285,7 @@ def test_the_human_scores_are_read_in_one_query(
         rate(actor, "q-1", score)
         rate(actor, "q-2", -score)
     with django_assert_num_queries(1):
-        scores = human_scores()
+        scores = human_scores(DEFAULT_PROJECT)
     assert sorted(scores.score) == [-0.9, -0.5, -0.1, 0.1, 0.5, 0.9]
     assert set(scores.annotator_id) == {"rater0", "rater1", "rater2"}
 

@@ -10,6 +10,7 @@ from django.core.cache import cache
 
 from bench import workspace
 from bench.annotation import build, compare, data, label_studio, probes, report
+from core.projects.models import DEFAULT_PROJECT
 from feedback.models import Feedback, Turn
 from feedback.selectors.agreement import agreement_read
 from learnportal_protocol import Feedback as FeedbackItem
@@ -44,7 +45,7 @@ def test_the_bulk_build_loads_every_row_and_agreement_reads_them() -> None:
     built = build.child_build(turns=300, feedback=3000, seed=5)
     assert (Turn.objects.count(), Feedback.objects.count()) == (300, 3000)
     assert built["human"] == Feedback.objects.filter(source="human").count() == 600
-    report = agreement_read()
+    report = agreement_read(DEFAULT_PROJECT)
     rated = sum(row.ratings for row in report.agreement.dimensions)
     assert 0 < rated <= 600
     assert all(row.alpha is None or -1 < row.alpha <= 1 for row in report.agreement.dimensions)

@@ -11,7 +11,7 @@ from django.db.migrations.executor import MigrationExecutor
 
 from core.accounts.roles import Role
 from feedback.buckets import BUCKET_SECONDS, buckets_left_out, hour_of
-from feedback.models import ComponentBucket, Experience
+from feedback.models import ComponentBucket, Experience, default_project_pk
 from feedback.queue import queue_undo
 from feedback.selectors.visibility import counted_feedback
 from feedback.services.experiences import experience_store
@@ -69,7 +69,7 @@ def recomputed() -> dict[tuple[str, int], dict[str, Any]]:
         if e.duration_ms is not None:
             row["duration_count"] += 1
             row["duration_sum"] += e.duration_ms
-    for f in counted_feedback().exclude(component_name=""):
+    for f in counted_feedback(default_project_pk()).exclude(component_name=""):
         row = out[(f.component_name, hour_of(f.ts))]
         row["score_count"] += 1
         row["score_weight"] += f.confidence

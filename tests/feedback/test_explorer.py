@@ -10,6 +10,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from core.projects.models import DEFAULT_PROJECT
 from feedback.filters import FeedbackFilters
 from feedback.models import Feedback
 from feedback.selectors.explorer import feedback_page_rows
@@ -326,7 +327,9 @@ PLANNED = [
 def page_sql(params: dict[str, str]) -> tuple[str, tuple[Any, ...]]:
     """The SQL of a page after a cursor, as the explorer reads it."""
     filters = FeedbackFilters.model_validate(params)
-    rows = feedback_page_rows(filters, viewer=None, after=(1e12, 10**9))[:51]
+    rows = feedback_page_rows(filters, viewer=None, after=(1e12, 10**9), project=DEFAULT_PROJECT)[
+        :51
+    ]
     sql, sql_params = rows.query.sql_with_params()
     return sql, sql_params
 

@@ -18,7 +18,8 @@ from django.http import StreamingHttpResponse
 from feedback import exports
 from feedback.bulk import insert_rows
 from feedback.exports import FORMATS
-from feedback.models import Feedback
+from feedback.models import Feedback, default_project_pk
+from feedback.selectors.visibility import counted_feedback
 from feedback.services.rows import FEEDBACK_COLUMNS
 
 if TYPE_CHECKING:
@@ -66,6 +67,7 @@ def store(count: int, *, start: int = 0) -> None:
                 "user:someone",
                 "",
                 now,
+                default_project_pk(),
             )
         )
     insert_rows(Feedback, FEEDBACK_COLUMNS, rows)
@@ -236,7 +238,7 @@ def test_an_export_reads_sqlite_through_a_small_page_cache_then_restores_the_usu
             return int(cursor.fetchone()[0])
 
     usual = cache_size()
-    batches = exports.feedback_items(batch=4)
+    batches = exports.feedback_items(counted_feedback(default_project_pk()), batch=4)
     next(batches)
     assert cache_size() == -exports.STREAMING_CACHE_KIB != usual
     batches.close()  # a download abandoned half way

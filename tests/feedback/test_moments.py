@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import importlib
 import io
 import random
 import threading
@@ -13,13 +12,14 @@ import krippendorff
 import numpy as np
 import pytest
 from django.core.management import call_command
-from django.db import connection, connections
+from django.db import connections
 
 from core.accounts.roles import Role
+from core.projects.models import DEFAULT_PROJECT
 from feedback import counters
 from feedback.agreement import alpha_interval_from_sums
 from feedback.counters import FEEDBACK_COUNTED, counter_value, counters_rebuild
-from feedback.models import AgreementTotals, AgreementUnit, Counter, Feedback
+from feedback.models import AgreementTotals, AgreementUnit, Counter, Feedback, default_project_pk
 from feedback.moments import moments_rebuild
 from feedback.queue import queue_undo
 from feedback.selectors.agreement import agreement_read, human_scores
@@ -107,7 +107,7 @@ def assert_same_as_a_recount() -> None:
 def latest_matrix(dimension: str) -> list[list[float]]:
     """People x turns of each person's latest counted human score, NaN for none: recomputed
     from the stored rows, for the `krippendorff` package."""
-    rows = human_scores()
+    rows = human_scores(DEFAULT_PROJECT)
     latest: dict[tuple[str, str], tuple[int, float]] = {}
     for pk, dim, key, person, score in zip(
         rows.id, rows.dimension, rows.correlation_id, rows.annotator_id, rows.score, strict=True
@@ -149,7 +149,11 @@ def test_moments_follow_ratings_replacements_undos_and_batches_as_a_recount_give
     send(PEOPLE[2], item("", 0.5))
     assert kept() == before
     for dimension in ("helpfulness", "correctness"):
-        row = next(r for r in agreement_read().agreement.dimensions if r.dimension == dimension)
+        row = next(
+            r
+            for r in agreement_read(DEFAULT_PROJECT).agreement.dimensions
+            if r.dimension == dimension
+        )
         matrix = latest_matrix(dimension)
         expected = krippendorff.alpha(reliability_data=matrix, level_of_measurement="interval")
         assert row.alpha == pytest.approx(float(expected))
@@ -201,7 +205,7 @@ def test_the_overviews_count_stays_exact_through_batches_retries_undos_and_env_r
         experience_store(principal=ENV, experiences=experiences, policy=lambda n: lambda c: None)
     queue_undo(PEOPLE[0], "mine")
     assert Feedback.objects.filter(source=FeedbackSource.ENV.value).count() == 3
-    assert feedback_count() == counted_feedback().count() == 30 + 2 + 2 + 3 - 1
+    assert feedback_count() == counted_feedback(default_project_pk()).count() == 30 + 2 + 2 + 3 - 1
     assert Counter.objects.filter(name=FEEDBACK_COUNTED).count() <= 8  # a few slots, not rows
 
 
@@ -222,7 +226,7 @@ def test_the_widest_disagreements_are_read_off_the_units_index(
     for who, scores in zip(PEOPLE, [(0.5, -1.0, 0.5), (0.6, 1.0, 0.5)], strict=False):
         send(who, item("near", scores[0]), item("far", scores[1]), item("same", scores[2]))
     with django_assert_max_num_queries(4):
-        report = agreement_read(disagreements=5)
+        report = agreement_read(DEFAULT_PROJECT, disagreements=5)
     assert [(d.correlation_id, d.spread) for d in report.disagreements] == [
         ("far", 2.0),
         ("near", pytest.approx(0.1)),
@@ -237,7 +241,7 @@ def test_alpha_reads_one_row_a_dimension(django_assert_num_queries: Any) -> None
     send(PEOPLE[0], item("a", 0.1), item("b", 0.9))
     send(PEOPLE[1], item("a", 0.2), item("b", 0.8))
     with django_assert_num_queries(1):
-        report = agreement_read()
+        report = agreement_read(DEFAULT_PROJECT)
     row = next(r for r in report.agreement.dimensions if r.dimension == "helpfulness")
     expected = krippendorff.alpha(
         reliability_data=[[0.1, 0.9], [0.2, 0.8]], level_of_measurement="interval"
@@ -275,29 +279,6 @@ def test_the_recount_command_fills_rows_written_around_the_service() -> None:
     assert feedback_count() == 4
 
 
-def test_the_migration_fills_the_moments_and_counters_of_existing_rows() -> None:
-    queue("t-1", "t-2")
-    send(PEOPLE[0], item("t-1", 0.5), item("t-2", -0.5, dimension="tone"))
-    send(PEOPLE[1], item("t-1", 0.0), item("t-2", 0.5, dimension="tone"))
-    send(PEOPLE[2], item("t-1", 1.0))
-    units, totals = kept()
-    AgreementUnit.objects.all().delete()
-    AgreementTotals.objects.all().delete()
-    Counter.objects.all().delete()
-    migration = importlib.import_module(
-        "feedback.migrations.0008_agreement_moments_counters_turn_keyset"
-    )
-
-    class Editor:
-        pass
-
-    editor = Editor()
-    editor.connection = connection  # type: ignore[attr-defined]
-    migration.fill_moments_and_counters(None, editor)
-    assert_kept(units, totals)
-    assert feedback_count() == 5
-
-
 def _at_once(people: list[Principal], key: str) -> None:
     barrier = threading.Barrier(len(people))
     errors: list[BaseException] = []
@@ -329,4 +310,4 @@ def test_people_rating_one_unit_at_once_on_postgresql_are_all_in_its_moments() -
         assert unit.raters == len(PEOPLE)
         assert unit.total == pytest.approx(1.5)
     assert_same_as_a_recount()
-    assert feedback_count() == counted_feedback().count() == 2 * len(PEOPLE)
+    assert feedback_count() == counted_feedback(default_project_pk()).count() == 2 * len(PEOPLE)

@@ -20,7 +20,15 @@ from django.core.management import call_command
 from django.db import connections
 
 from core.accounts.roles import Role
-from feedback.models import ComponentStats, Feedback, Lease, Retraction, Skip, Turn
+from feedback.models import (
+    ComponentStats,
+    Feedback,
+    Lease,
+    Retraction,
+    Skip,
+    Turn,
+    default_project_pk,
+)
 from feedback.queue import (
     QueueLease,
     QueueProgress,
@@ -349,7 +357,7 @@ def test_an_undo_within_the_window_retracts_the_rating_and_leases_the_turn_back(
     assert Feedback.objects.filter(feedback_id=feedback_id).exists()  # kept, not deleted
     retraction = Retraction.objects.get(feedback__feedback_id=feedback_id)
     assert retraction.by == "ann"
-    assert not counted_feedback().filter(feedback_id=feedback_id).exists()
+    assert not counted_feedback(default_project_pk()).filter(feedback_id=feedback_id).exists()
     assert turn_queue().get(pk=turn.pk).rated is False
     assert leased(ANN) == "t-1"  # the turn is theirs again, in place of t-2
     assert leased(BOB) == "t-2"
@@ -377,7 +385,7 @@ def test_an_undone_rating_leaves_the_overviews_count_of_feedback() -> None:
     feedback_id = rate(ANN, turn)
     before = feedback_count()
     queue_undo(ANN, feedback_id)
-    assert feedback_count() == before - 1 == counted_feedback().count()
+    assert feedback_count() == before - 1 == counted_feedback(default_project_pk()).count()
 
 
 def test_a_rating_is_undone_once() -> None:

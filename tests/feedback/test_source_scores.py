@@ -11,7 +11,7 @@ from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
 from core.accounts.roles import Role
-from feedback.models import ComponentStats
+from feedback.models import ComponentStats, default_project_pk
 from feedback.queue import queue_undo
 from feedback.selectors.components import component_records
 from feedback.selectors.visibility import counted_feedback
@@ -36,7 +36,7 @@ TALLY_COLUMNS = tuple(c for s in SCORE_SOURCES for c in source_columns(s))
 def recomputed() -> dict[str, dict[str, float]]:
     """What each component's per-source tallies should hold, from the counted feedback."""
     out: dict[str, dict[str, float]] = defaultdict(lambda: dict.fromkeys(TALLY_COLUMNS, 0))
-    for f in counted_feedback().exclude(component_name=""):
+    for f in counted_feedback(default_project_pk()).exclude(component_name=""):
         count, weight, weighted_sum = source_columns(f.source)
         row = out[f.component_name]
         row[count] += 1

@@ -9,6 +9,7 @@ from typing import Any, ClassVar
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from core.projects.models import DEFAULT_PROJECT, Project
 from feedback.exports import FORMATS, export_chunks, write_jsonl
 from feedback.filters import FeedbackFilters, parse_filters
 from feedback.selectors.explorer import feedback_matching
@@ -29,6 +30,11 @@ class ExportCommand(BaseCommand):
             if self.default_format
             else "the export format",
         )
+        parser.add_argument(
+            "--project",
+            default=DEFAULT_PROJECT,
+            help=f"the project whose feedback to export (default: {DEFAULT_PROJECT})",
+        )
         for name in FeedbackFilters.model_fields:
             field = FeedbackFilters.model_fields[name]
             parser.add_argument(
@@ -38,7 +44,9 @@ class ExportCommand(BaseCommand):
                 help=field.description or f"only feedback with this {name}",
             )
 
-    def handle(self, *args: Any, out: str, format: str, **options: Any) -> None:
+    def handle(self, *args: Any, out: str, format: str, project: str, **options: Any) -> None:
+        if not Project.objects.filter(slug=project).exists() and project != DEFAULT_PROJECT:
+            raise CommandError(f"--project: no project {project[:50]!r}")
         params = {
             name: options[f"filter_{name}"]
             for name in FeedbackFilters.model_fields
@@ -50,7 +58,7 @@ class ExportCommand(BaseCommand):
             raise CommandError(
                 "; ".join(f"--{d['loc'][-1].replace('_', '-')}: {d['msg']}" for d in error.details)
             ) from None
-        chunks = export_chunks(format, feedback_matching(filters, viewer=None))
+        chunks = export_chunks(format, feedback_matching(filters, viewer=None, project=project))
         if out == "-":
             write_jsonl(chunks, sys.stdout.buffer)
             sys.stdout.flush()

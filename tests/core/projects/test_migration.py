@@ -10,6 +10,8 @@ from django.db.migrations.executor import MigrationExecutor
 from core.accounts.models import ApiToken, User
 from core.accounts.principals import principal_for_user
 from core.accounts.roles import Role
+from core.projects.services import project_add
+from feedback.models import AgreementTotals, AgreementUnit, Feedback
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -37,3 +39,49 @@ def test_people_and_machine_tokens_land_in_default_with_their_roles() -> None:
     assert roles == {"ann": Role.ANNOTATOR, "rev": Role.REVIEWER, "su": Role.ADMIN}
     bot = ApiToken.objects.select_related("project").get(name="bot")
     assert bot.project is not None and bot.project.slug == "default"
+
+
+def test_existing_feedback_and_its_agreement_land_in_default_and_ids_repeat_across_projects() -> (
+    None
+):
+    call_command("migrate", "feedback", "0015", verbosity=0)  # before feedback had a project
+    then = (
+        MigrationExecutor(connection).loader.project_state(("feedback", "0015_rubrics_and_ratings"))
+    ).apps
+    try:
+        OldFeedback = then.get_model("feedback", "Feedback")
+        OldUnit = then.get_model("feedback", "AgreementUnit")
+        OldTotals = then.get_model("feedback", "AgreementTotals")
+        for person, score in (("ann", 0.5), ("bea", -0.5)):
+            OldFeedback.objects.create(
+                feedback_id=f"f-{person}",
+                correlation_id="c-1",
+                polarity="positive",
+                score=score,
+                dimension="correctness",
+                confidence=1.0,
+                source="human",
+                annotator_id=person,
+                ts=1.0,
+                submitted_by=f"user:{person}",
+                content_hash="",
+                received=1.0,
+            )
+        OldUnit.objects.create(
+            correlation_id="c-1", dimension="correctness", raters=2, total=0.0, squares=0.5
+        )
+        OldTotals.objects.create(dimension="correctness", units=1, values=2, squares=0.5)
+    finally:
+        call_command("migrate", verbosity=0)
+    assert set(Feedback.objects.values_list("feedback_id", "project__slug")) == {
+        ("f-ann", "default"),
+        ("f-bea", "default"),
+    }
+    unit = AgreementUnit.objects.select_related("project").get()
+    assert (unit.project.slug, unit.correlation_id, unit.raters) == ("default", "c-1", 2)
+    assert AgreementTotals.objects.select_related("project").get().project.slug == "default"
+    other = project_add(slug="other", name="Other")
+    copy = Feedback.objects.get(feedback_id="f-ann")
+    copy.pk, copy.project = None, other
+    copy.save()  # the same feedback_id in another project is another feedback
+    assert Feedback.objects.filter(feedback_id="f-ann").count() == 2

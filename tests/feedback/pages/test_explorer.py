@@ -13,7 +13,7 @@ from django.test import Client
 from core.accounts.models import User
 from core.accounts.principals import principal_for_user
 from feedback.models import Feedback as FeedbackRow
-from feedback.models import Turn
+from feedback.models import Turn, default_project_pk
 from feedback.selectors.visibility import counted_feedback
 from learnportal_protocol import FeedbackPolarity
 from tests.factories import FeedbackFactory, UserFactory
@@ -181,12 +181,12 @@ def test_a_newer_link_walks_back_up_to_the_page_before(seeded: None, reviewer: C
 
 
 def test_the_explorer_counts_what_the_filter_matches(seeded: None, reviewer: Client) -> None:
-    env = counted_feedback().filter(source="env").count()
+    env = counted_feedback(default_project_pk()).filter(source="env").count()
     assert env > 3
     page = reviewer.get("/explorer/", {"source": "env", "limit": "3"}).content.decode()
     assert f'id="matches">{env} feedbacks match this filter.</p>' in page  # not only this page
     lone = (
-        counted_feedback()
+        counted_feedback(default_project_pk())
         .values("correlation_id")
         .annotate(n=Count("id"))
         .filter(n=1)
