@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 import pytest
+from django.core.management import CommandError, call_command
 from django.http import StreamingHttpResponse
 from django.test import Client
 
@@ -444,3 +445,23 @@ def test_an_undo_of_an_id_both_projects_hold_retracts_the_one_of_the_project_act
     assert queue_fields("alpha", SHARED) == (RATINGS_PER_TURN, 0)
     assert queue_fields("default", SHARED) == (RATINGS_PER_TURN - 1, 0)
     assert explored_ids(teams["default-rev"]) == ["dana-x"]
+
+
+# --- 8. the export commands ---------------------------------------------------------------------
+
+
+def test_the_export_command_writes_the_project_it_is_given_and_refuses_an_unknown_one(
+    teams: dict[str, Actor], capsys: pytest.CaptureFixture[str]
+) -> None:
+    sent(teams["default-agent"], feedback(correlation_id="d-only", feedback_id="d-said"))
+    sent(teams["alpha-agent"], feedback(correlation_id="a-only", feedback_id="a-said"))
+
+    def written(*options: str) -> list[str]:
+        call_command("export_feedback", "-", "--format", "rewards", *options)
+        lines = capsys.readouterr().out.splitlines()
+        return sorted(orjson.loads(line)["prompt"] for line in lines)
+
+    assert written() == [DEFAULT_TURN["prompt"]]
+    assert written("--project", "alpha") == [ALPHA_ONLY_TURN["prompt"]]
+    with pytest.raises(CommandError, match="--project: no project 'beta'"):
+        written("--project", "beta")
