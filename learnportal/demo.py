@@ -200,6 +200,7 @@ DEMO_COLLEAGUES = ("ana", "li", "sam")
 def demo_agreement(base: float) -> None:
     """Each colleague rates each turn from a lease of it: past the first, a turn has the
     ratings it needs (LEARNPORTAL_RATINGS_PER_TURN), and only its lease lets one more rate."""
+    from core.projects.selection import project_pk
     from feedback.models import Feedback as Stored
     from feedback.models import Turn
     from feedback.queue import queue_assign
@@ -210,9 +211,10 @@ def demo_agreement(base: float) -> None:
         colleague = Principal(role=Role.ANNOTATOR, name=name, is_human=True)
         for i, (_, _, component, dimension, scores) in enumerate(RATED_BY_COLLEAGUES):
             feedback_id = f"demo-fb-{name}-{i}"
-            if Stored.objects.filter(feedback_id=feedback_id).exists():
+            in_project = {"project_id": project_pk(colleague.project)}
+            if Stored.objects.filter(feedback_id=feedback_id, **in_project).exists():
                 continue  # seeded before: safe to run twice
-            queue_assign(Turn.objects.get(correlation_id=f"demo-rated-{i}"), name)
+            queue_assign(Turn.objects.get(correlation_id=f"demo-rated-{i}", **in_project), name)
             feedback_record(
                 principal=colleague,
                 feedbacks=[
