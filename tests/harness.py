@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 from asgiref.sync import async_to_sync
 from channels.testing import WebsocketCommunicator
+from django.test import Client
 from rest_framework.test import APIClient
 
 from core.projects.models import DEFAULT_PROJECT
@@ -58,6 +59,14 @@ class Actor:
         """POST one learn/* message to /api/learn/."""
         data = body if isinstance(body, bytes) else orjson.dumps(body)
         return self.client.post("/api/learn/", data=data, content_type="application/json", **extra)
+
+    def browser(self) -> Client:
+        """A session of this person, as a browser has it: pages authenticate by session."""
+        from core.accounts.models import User
+
+        client = Client()
+        client.force_login(User.objects.get(username=self.name))
+        return client
 
     def rest(self, method: str, url: str, body: dict[str, Any] | None = None) -> Any:
         """Call a REST endpoint, with `body` as JSON."""

@@ -25,6 +25,25 @@ def screenshot(page: Any, name: str, *, full_page: bool = True) -> None:
     page.screenshot(path=str(folder / f"{name}.png"), full_page=full_page)
 
 
+def fits(page: Any) -> None:
+    """The page is no wider than its window: nothing to scroll sideways to."""
+    sideways = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+    assert sideways <= 0, f"{page.url} scrolls sideways by {sideways}px"
+
+
+# The response's characters [start, end) selected, as a drag, or a long press and the selection's
+# handles on a phone, leave them (page.evaluate(SELECT_IN_RESPONSE, [start, end])).
+SELECT_IN_RESPONSE = """([start, end]) => {
+  const text = document.getElementById("response-text").firstChild;
+  const range = document.createRange();
+  range.setStart(text, start);
+  range.setEnd(text, end);
+  const selection = window.getSelection();
+  selection.removeAllRanges();
+  selection.addRange(range);
+}"""
+
+
 def log_in(page: Any, base_url: str, username: str, next_path: str = "/") -> None:
     page.goto(f"{base_url}/login/?next={next_path}")
     page.fill("input[name=username]", username)

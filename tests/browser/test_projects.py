@@ -4,7 +4,6 @@ previewed. Screenshots: /tmp/shots/projects-*.png."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
@@ -14,7 +13,8 @@ from core.accounts.models import User
 from core.projects.models import Project
 from core.projects.services import member_set, project_add
 from learnportal import demo
-from tests.browser.helpers import log_in
+from tests.browser.helpers import fits as fits_window
+from tests.browser.helpers import log_in, screenshot
 from tests.factories import UserFactory
 
 if TYPE_CHECKING:
@@ -22,7 +22,6 @@ if TYPE_CHECKING:
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
-SHOTS = Path("/tmp/shots")
 # Every control in the page's main part, and whether something names it for a screen reader.
 CONTROLS = "main input:not([type=hidden]), main select, main textarea, header select"
 UNLABELLED = (
@@ -40,14 +39,9 @@ def lead(seeded: None) -> None:
     member_set(project=alpha, person=person, role="manager")
 
 
-def shot(page: Page, name: str) -> None:
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
-
-
 def fits(page: Page) -> None:
-    sideways = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
-    assert sideways <= 0, f"{page.url} scrolls sideways by {sideways}px"
+    """No sideways scroll, and every control labelled."""
+    fits_window(page)
     assert page.evaluate(UNLABELLED) == []
 
 
@@ -63,7 +57,7 @@ def test_a_manager_chooses_the_project_adds_a_member_and_changes_a_setting(
     expect(page.locator(".who-full .role")).to_have_text("annotator")
     page.get_by_label("Project").select_option(label="Alpha team")
     fits(page)
-    shot(page, f"projects-picker-{width}")
+    screenshot(page, f"projects-picker-{width}")
     page.get_by_role("button", name="Switch").click()
     expect(page.locator(".who-full .role")).to_have_text("manager")
     expect(page.locator(".who-full .who-project")).to_have_text("Alpha team")
@@ -78,7 +72,7 @@ def test_a_manager_chooses_the_project_adds_a_member_and_changes_a_setting(
     row.get_by_role("button", name="Change the role of reviewer").click()
     expect(page.locator("ul.messages")).to_contain_text("reviewer is now annotator in alpha")
     fits(page)
-    shot(page, f"projects-members-{width}")
+    screenshot(page, f"projects-members-{width}")
     membership = User.objects.get(username="reviewer").memberships.get(project__slug="alpha")
     assert membership.role == "annotator"
 
@@ -93,10 +87,10 @@ def test_a_manager_chooses_the_project_adds_a_member_and_changes_a_setting(
     page.get_by_role("button", name="Save settings").click()
     expect(page.get_by_label("Ratings per turn")).to_have_value("3")
     fits(page)
-    shot(page, f"projects-settings-{width}")
+    screenshot(page, f"projects-settings-{width}")
     assert Project.objects.get(slug="alpha").ratings_per_turn == 3
 
     page.goto(f"{live_server.url}/projects/")
     expect(page.locator("tr[data-project=alpha]")).to_contain_text("manager")
     fits(page)
-    shot(page, f"projects-list-{width}")
+    screenshot(page, f"projects-list-{width}")

@@ -14,7 +14,7 @@ from playwright.sync_api import expect
 
 from feedback.models import Feedback, Lease, Retraction, Skip, Turn
 from learnportal import demo
-from tests.browser.helpers import log_in, screenshot
+from tests.browser.helpers import SELECT_IN_RESPONSE, log_in, screenshot
 from tests.factories import TurnFactory, UserFactory
 
 if TYPE_CHECKING:
@@ -421,19 +421,6 @@ def test_a_lease_counts_down_warns_before_it_ends_and_a_late_submit_is_told_it_m
     screenshot(page, "queue-late-refused-desktop")
 
 
-# What a long press and the selection's handles leave on a phone: a selection of the response's
-# characters [start, end), with no mouse event at all.
-TOUCH_SELECTION = """([start, end]) => {
-  const text = document.getElementById("response-text").firstChild;
-  const range = document.createRange();
-  range.setStart(text, start);
-  range.setEnd(text, end);
-  const selection = window.getSelection();
-  selection.removeAllRanges();
-  selection.addRange(range);
-}"""
-
-
 def test_a_span_chosen_by_touch_on_a_phone_is_stored_as_the_correction_span(
     seeded: None, live_server: LiveServer, chromium: Browser
 ) -> None:
@@ -447,7 +434,7 @@ def test_a_span_chosen_by_touch_on_a_phone_is_stored_as_the_correction_span(
     use = page.locator("#span-use")
     expect(use).to_be_hidden()
     start, end = 5, 12
-    page.evaluate(TOUCH_SELECTION, [start, end])
+    page.evaluate(SELECT_IN_RESPONSE, [start, end])
     expect(use).to_be_visible()
     screenshot(page, "queue-touch-selection-phone", full_page=False)
     use.tap()

@@ -4,16 +4,15 @@ on a phone), each annotator offered only their project's turns. Screenshots at 1
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import expect
 
 from core.projects.services import project_add
 from feedback.models import Rating
 from learnportal import demo
-from tests.browser.helpers import log_in
+from tests.browser.helpers import SELECT_IN_RESPONSE, fits, log_in, screenshot
 from tests.builders import turn
 from tests.factories import UserFactory
 from tests.harness import human_actor, token_actor
@@ -24,7 +23,6 @@ if TYPE_CHECKING:
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
-SHOTS = Path("/tmp/shots")
 ALPHA: list[dict[str, Any]] = [
     {"kind": "numeric", "key": "quality", "label": "Quality", "min": 1, "max": 5, "step": 1,
      "required": True, "hotkeys": ["1", "2", "3", "4", "5"], "min_label": "Poor",
@@ -39,15 +37,6 @@ BETA: list[dict[str, Any]] = [
      "hotkeys": ["y", "n"]},
     {"kind": "text", "key": "why", "label": "Why", "hotkeys": ["m"]},
 ]  # fmt: skip
-SELECT = """([start, end]) => {
-  const text = document.getElementById("response-text").firstChild;
-  const range = document.createRange();
-  range.setStart(text, start);
-  range.setEnd(text, end);
-  const selection = window.getSelection();
-  selection.removeAllRanges();
-  selection.addRange(range);
-}"""
 
 
 @pytest.fixture
@@ -71,16 +60,6 @@ def two_teams(db: None) -> dict[str, str]:
     return responses
 
 
-def shot(page: Page, name: str) -> None:
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
-
-
-def fits(page: Page) -> None:
-    sideways = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
-    assert sideways <= 0, f"{page.url} scrolls sideways by {sideways}px"
-
-
 @pytest.mark.parametrize("width", [1280, 390])
 def test_two_teams_each_rate_their_own_rubric_by_keyboard(
     two_teams: dict[str, str], live_server: LiveServer, chromium: Browser, width: int
@@ -95,11 +74,11 @@ def test_two_teams_each_rate_their_own_rubric_by_keyboard(
     alpha.keyboard.press("Escape")
     alpha.keyboard.press("4")
     alpha.keyboard.press("p")
-    alpha.evaluate(SELECT, [0, 5])
+    alpha.evaluate(SELECT_IN_RESPONSE, [0, 5])
     alpha.keyboard.press("f")
     expect(alpha.locator(".span-list li")).to_contain_text("factual")
     fits(alpha)
-    shot(alpha, f"rubric-alpha-{width}")
+    screenshot(alpha, f"rubric-alpha-{width}")
     with alpha.expect_navigation():
         alpha.keyboard.press("Enter")
     expect(alpha.locator("#queue-page")).to_be_visible()
@@ -118,7 +97,7 @@ def test_two_teams_each_rate_their_own_rubric_by_keyboard(
     beta.keyboard.type("It never ran the tests.")
     beta.keyboard.press("Escape")
     fits(beta)
-    shot(beta, f"rubric-beta-{width}")
+    screenshot(beta, f"rubric-beta-{width}")
     with beta.expect_navigation():
         beta.keyboard.press("Enter")
 
@@ -142,11 +121,11 @@ def test_a_span_and_a_choice_by_touch_on_a_phone(
     phone.set_default_timeout(10_000)
     log_in(phone, live_server.url, "alpha-ann", "/queue/")
     phone.locator("label.pill", has_text="2").first.tap()
-    phone.evaluate(SELECT, [2, 9])
+    phone.evaluate(SELECT_IN_RESPONSE, [2, 9])
     phone.locator(".span-mark", has_text="unsafe").tap()
     expect(phone.locator(".span-list li")).to_contain_text("unsafe")
     fits(phone)
-    shot(phone, "rubric-alpha-touch-390")
+    screenshot(phone, "rubric-alpha-touch-390")
     with phone.expect_navigation():
         phone.get_by_role("button", name="Submit rating").tap()
     rating = Rating.objects.get()

@@ -7,9 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 import pytest
-from django.test import Client
 
-from core.accounts.models import User
 from feedback.lease_notes import NOT_NEEDED
 from feedback.models import Feedback, Retraction, Turn
 from feedback.queue import queue_assign
@@ -34,15 +32,9 @@ def rating(key: str = "t-1", **fields: Any) -> dict[str, Any]:
     return feedback(correlation_id=key, component_name=COMPONENT, **fields)
 
 
-def browser(actor: Actor) -> Client:
-    client = Client()
-    client.force_login(User.objects.get(username=actor.name))
-    return client
-
-
 def everywhere(actor: Actor, turn_pk: int) -> dict[str, set[str]]:
     """The feedback ids this person is shown on each page and endpoint that shows feedback."""
-    client = browser(actor)
+    client = actor.browser()
     api = actor.client.get("/api/feedback/", {"limit": 500}).json()["results"]
     explorer = client.get("/explorer/", {"limit": 500}).context["rows"]
     detail = client.get(f"/explorer/turns/{turn_pk}/").context["ratings"]
@@ -219,7 +211,7 @@ def test_the_rating_page_refuses_a_rating_past_what_the_turn_needs(
         "dimension": "helpfulness",
         "confidence": "0.9",
     }
-    response = browser(rev).post(f"/turns/{queued.pk}/", form)
+    response = rev.browser().post(f"/turns/{queued.pk}/", form)
     assert response.status_code == 400
     page = response.content.decode()
     assert NOT_NEEDED["enough"].format(turn=queued.correlation_id) in page  # in a sentence

@@ -16,7 +16,6 @@ import orjson
 import pytest
 from django.core.management import CommandError, call_command
 from django.http import StreamingHttpResponse
-from django.test import Client
 
 from core.accounts.models import User
 from core.projects.services import member_set, project_add, project_named
@@ -123,16 +122,9 @@ def agreement(actor: Actor) -> tuple[dict[str, Any], dict[str, Any]]:
     return dimension, question
 
 
-def browser(actor: Actor) -> Client:
-    """A session of this person, as a browser has: pages authenticate by session."""
-    client = Client()
-    client.force_login(User.objects.get(username=actor.name))
-    return client
-
-
 def rating_ids_on_pages(actor: Actor, pk: int) -> dict[str, list[str]]:
     """The feedback ids each page that shows a turn with its ratings lists for the turn `pk`."""
-    client = browser(actor)
+    client = actor.browser()
     shown = {}
     for url in (f"/explorer/turns/{pk}/", f"/turns/{pk}/", f"/turns/{pk}/rated/"):
         response = client.get(url)
@@ -342,7 +334,7 @@ def test_a_turns_detail_lists_only_its_own_projects_ratings_of_its_correlation_i
     ):
         shown = rating_ids_on_pages(teams[role], pk)
         assert shown == {url.format(pk): ids for url in everywhere}, role
-    count = browser(teams["default-rev"]).get(f"/explorer/turns/{default_pk}/")
+    count = teams["default-rev"].browser().get(f"/explorer/turns/{default_pk}/")
     assert (
         '<h2 id="ratings-title">Ratings <span class="count">1</span></h2>' in count.content.decode()
     )
@@ -421,7 +413,7 @@ def test_an_undo_of_an_id_both_projects_hold_retracts_the_one_of_the_project_act
     assert undo.status_code == 404, undo.content  # alpha has no dana-x yet
     # The same id in alpha, from the rating page: dana's session chooses alpha (her token acts
     # in her home project, default).
-    session = browser(dana)
+    session = dana.browser()
     assert session.post("/choose-project/", {"project": "alpha"}).status_code == 302
     alpha_pk = turn_id(teams["alpha-agent"], SHARED)
     form = {

@@ -6,9 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import pytest
-from django.test import Client
 
-from core.accounts.models import User
 from refinement.models import HistoryEntry, Refinement
 from tests.refinement.learning_store.helpers import GLOBAL_SKILL, learn, make_step, skill_edit
 
@@ -24,12 +22,6 @@ REFERENCE = "learnings/_global/references/auth.md"
 STEP_SCRIPT = "learnings/checkout/main.py"
 
 
-def as_person(actor: Actor) -> Client:
-    client = Client()
-    client.force_login(User.objects.get(username=actor.name))
-    return client
-
-
 def store(agent: Actor, text: str, *, path: str = GLOBAL_SKILL, old: str | None = None) -> None:
     reply = learn(agent, "apply", proposal=skill_edit(text, path=path, old=old))
     assert reply["applied_edits"] == 1, reply
@@ -39,7 +31,7 @@ def test_the_tree_renders_the_global_skill_as_sanitized_markdown(agent: Actor, r
     store(agent, HOSTILE_SKILL)
     store(agent, "# Auth\nUse SSO.\n", path=REFERENCE)
 
-    response = as_person(rev).get("/skills/")
+    response = rev.browser().get("/skills/")
 
     html = response.content.decode()
     assert response.status_code == 200
@@ -53,7 +45,7 @@ def test_the_tree_renders_the_global_skill_as_sanitized_markdown(agent: Actor, r
 
 
 def test_an_empty_store_says_how_learnings_arrive(rev: Actor) -> None:
-    html = as_person(rev).get("/skills/").content.decode()
+    html = rev.browser().get("/skills/").content.decode()
 
     assert "No learnings yet" in html
     assert "/api/steps/&lt;step-id&gt;/runs/" in html
@@ -65,7 +57,7 @@ def test_a_file_page_shows_its_versions_and_a_diff_between_any_two(
     store(agent, "# Skill\none\n")
     store(agent, "# Skill\ntwo\n", old="# Skill\none\n")
     store(agent, "# Skill\nthree\n", old="# Skill\ntwo\n")
-    client = as_person(rev)
+    client = rev.browser()
 
     latest = client.get(f"/skills/{GLOBAL_SKILL}")
     assert [r["version"] for r in latest.context["revisions"]] == [3, 2, 1]
@@ -88,7 +80,7 @@ def test_a_version_that_does_not_exist_is_refused_next_to_its_field(
 ) -> None:
     store(agent, "# Skill\n")
 
-    response = as_person(rev).get(f"/skills/{GLOBAL_SKILL}", {"a": 9})
+    response = rev.browser().get(f"/skills/{GLOBAL_SKILL}", {"a": 9})
 
     assert response.status_code == 400
     assert response.context["diff_errors"] == {"a": "not a version of this file"}
@@ -102,7 +94,7 @@ def test_a_step_page_shows_its_settings_metadata_and_artifacts(
     response = agent.rest("post", "/api/steps/checkout/runs/", {"description": "Pay"})
     assert response.status_code == 200
 
-    page = as_person(rev).get("/steps/checkout/")
+    page = rev.browser().get("/steps/checkout/")
 
     html = page.content.decode()
     assert page.context["step"]["description_hash_runs"] == 1
@@ -115,7 +107,7 @@ def test_an_admins_settings_edit_is_a_refinement_and_rolling_it_back_restores_th
     boss: Actor,
 ) -> None:
     make_step(boss, "checkout", learnings_access="read-write", learning_objective="selectors")
-    client = as_person(boss)
+    client = boss.browser()
 
     response = client.post(
         "/steps/checkout/settings/",
@@ -149,7 +141,7 @@ def test_an_admins_settings_edit_is_a_refinement_and_rolling_it_back_restores_th
 
 
 def test_locking_without_a_reason_is_refused_next_to_review_notes(boss: Actor) -> None:
-    response = as_person(boss).post(
+    response = boss.browser().post(
         "/steps/checkout/settings/", {"learnings_access": "read", "lock_learnings": "on"}
     )
 
@@ -160,7 +152,7 @@ def test_locking_without_a_reason_is_refused_next_to_review_notes(boss: Actor) -
 
 
 def test_read_write_without_an_objective_is_refused_next_to_the_objective(boss: Actor) -> None:
-    response = as_person(boss).post("/steps/checkout/settings/", {"learnings_access": "read-write"})
+    response = boss.browser().post("/steps/checkout/settings/", {"learnings_access": "read-write"})
 
     assert response.status_code == 400
     assert list(response.context["form"].errors) == ["learning_objective"]
@@ -170,7 +162,7 @@ def test_read_write_without_an_objective_is_refused_next_to_the_objective(boss: 
 def test_only_an_admin_changes_step_settings(
     request: pytest.FixtureRequest, who: str, boss: Actor
 ) -> None:
-    client = as_person(request.getfixturevalue(who))
+    client = request.getfixturevalue(who).browser()
 
     response = client.post("/steps/checkout/settings/", {"learnings_access": "none"})
 
@@ -181,7 +173,7 @@ def test_only_an_admin_changes_step_settings(
 
 def test_an_annotator_gets_the_403_page_on_the_skills_pages(agent: Actor, ann: Actor) -> None:
     store(agent, "# Skill\n")
-    client = as_person(ann)
+    client = ann.browser()
     for path in ["/skills/", f"/skills/{GLOBAL_SKILL}", "/steps/checkout/"]:
         response = client.get(path)
         assert response.status_code == 403, path
@@ -189,7 +181,7 @@ def test_an_annotator_gets_the_403_page_on_the_skills_pages(agent: Actor, ann: A
 
 
 def test_an_unknown_file_or_step_id_is_a_404(rev: Actor) -> None:
-    client = as_person(rev)
+    client = rev.browser()
     assert client.get("/skills/learnings/_global/references/none.md").status_code == 404
     assert client.get("/skills/etc/passwd").status_code == 404
     assert client.get("/steps/not..a-step/").status_code == 404
