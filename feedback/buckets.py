@@ -1,4 +1,5 @@
-"""Per component per hour aggregates of calls and scores, kept up to date at ingest.
+"""Per component (of a project) per hour aggregates of calls and scores, kept up to date at
+ingest.
 
 A chart over time reads a bounded number of these rows
 (feedback.selectors.components.component_hours) instead of the calls and feedback themselves,
@@ -12,7 +13,7 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from django.db import connection
 
@@ -32,21 +33,23 @@ BUCKET_SECONDS = 3600
 # with them against the batch without (bench/pages/measure.py). Off unless `buckets_left_out()`.
 _LEFT_OUT: ContextVar[bool] = ContextVar("buckets_left_out", default=False)
 BUCKET = Columns(ComponentBucket)
-KEY = BUCKET("component_name", "hour")
-COUNTERS = stored_columns(ComponentBucket, leaving_out=("component_name", "hour"))
+KEY = BUCKET("project", "component_name", "hour")
+COUNTERS = stored_columns(ComponentBucket, leaving_out=("project", "component_name", "hour"))
 COLUMNS = (*KEY, *COUNTERS)
 # What the tallies read of a feedback or experience row, in the columns the services insert.
-FEEDBACK_READ = Columns(Feedback)("component_name", "ts", "score", "confidence")
-EXPERIENCE_READ = Columns(Experience)("component_name", "ts", "success", "reward", "duration_ms")
+FEEDBACK_READ = Columns(Feedback)("project", "component_name", "ts", "score", "confidence")
+EXPERIENCE_READ = Columns(Experience)(
+    "project", "component_name", "ts", "success", "reward", "duration_ms"
+)
 
 
 def hour_of(ts: float) -> int:
     return int(min(ts, TIMESTAMP_MAX) // BUCKET_SECONDS)  # a row stored before the bound too
 
 
-# A tally is the COUNTERS of one (component, hour), in that order: a plain list, as this
-# runs once an item on the ingest path.
-Key = tuple[str, int]
+# A tally is the COUNTERS of one (project, component, hour), in that order: a plain list, as
+# this runs once an item on the ingest path.
+Key = tuple[int, str, int]
 Tallies = dict[Key, list[float]]
 CALLS_TOTAL, CALLS_SUCCESS, CALLS_FAILED, DURATION_COUNT, DURATION_SUM = (
     COUNTERS.index(c)
@@ -64,8 +67,8 @@ ZERO = tuple(
 )
 
 
-def _tally(tallies: Tallies, component: str, ts: float) -> list[float]:
-    key = (component, hour_of(ts))
+def _tally(tallies: Tallies, project: int, component: str, ts: float) -> list[float]:
+    key = (project, component, hour_of(ts))
     tally = tallies.get(key)
     if tally is None:
         tally = tallies[key] = list(ZERO)
@@ -89,12 +92,12 @@ def buckets_add_feedback(columns: Sequence[str], rows: Iterable[Row], *, sign: i
     their components' hours; `sign=-1` takes them back (a retraction)."""
     if _LEFT_OUT.get():
         return
-    c, t, s, w = (columns.index(n) for n in FEEDBACK_READ)
+    p, c, t, s, w = (columns.index(n) for n in FEEDBACK_READ)
     tallies: Tallies = {}
     for row in rows:
         if not row[c]:
             continue
-        tally = _tally(tallies, str(row[c]), float(row[t] or 0))
+        tally = _tally(tallies, cast("int", row[p]), str(row[c]), float(row[t] or 0))
         confidence = sign * float(row[w] or 0)
         tally[SCORE_COUNT] += sign
         tally[SCORE_WEIGHT] += confidence
@@ -102,9 +105,11 @@ def buckets_add_feedback(columns: Sequence[str], rows: Iterable[Row], *, sign: i
     _upsert(tallies)
 
 
-def buckets_retract(component_name: str, ts: float, score: float, confidence: float) -> None:
+def buckets_retract(
+    project: int, component_name: str, ts: float, score: float, confidence: float
+) -> None:
     """Take one retracted feedback's score back out of its hour."""
-    buckets_add_feedback(FEEDBACK_READ, [(component_name, ts, score, confidence)], sign=-1)
+    buckets_add_feedback(FEEDBACK_READ, [(project, component_name, ts, score, confidence)], sign=-1)
 
 
 @staged("hour buckets: `buckets_add_experiences`")
@@ -113,12 +118,12 @@ def buckets_add_experiences(columns: Sequence[str], rows: Iterable[Row]) -> None
     succeeded as the stats say (`success`, else `reward >= 0`)."""
     if _LEFT_OUT.get():
         return
-    c, t, ok, r, d = (columns.index(n) for n in EXPERIENCE_READ)
+    p, c, t, ok, r, d = (columns.index(n) for n in EXPERIENCE_READ)
     tallies: Tallies = {}
     for row in rows:
         if not row[c]:
             continue
-        tally = _tally(tallies, str(row[c]), float(row[t] or 0))
+        tally = _tally(tallies, cast("int", row[p]), str(row[c]), float(row[t] or 0))
         success = row[ok]
         if success is None:
             success = float(row[r] or 0) >= 0
@@ -136,7 +141,7 @@ def _upsert(tallies: Tallies) -> None:
     qn = connection.ops.quote_name
     table = qn(ComponentBucket._meta.db_table)
     added = ", ".join(f"{qn(c)} = {table}.{qn(c)} + excluded.{qn(c)}" for c in COUNTERS)
-    rows: list[Row] = [(name, hour, *tally) for (name, hour), tally in sorted(tallies.items())]
+    rows: list[Row] = [(*key, *tally) for key, tally in sorted(tallies.items())]
     insert_rows(
         ComponentBucket,
         COLUMNS,

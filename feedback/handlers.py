@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from core.accounts.roles import Action
+from core.projects.selection import project_pk
 from core.timing import stage
 from feedback.selectors.components import component_records
 from feedback.services.experiences import RoutingPolicy, experience_store
@@ -41,7 +42,7 @@ def handle_experience(
 def handle_stats(principal: Principal, request: LearnStatsRequest) -> dict[str, Any]:
     principal.require(Action.STATS)
     with stage("stats query: `component_records`"):
-        records = component_records(request.component_name)
+        records = component_records(project_pk(principal.project), request.component_name)
     if request.component_name and not records:
         raise not_found(f"No component named {request.component_name!r} has any data yet.")
     return {"components": records}

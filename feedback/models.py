@@ -25,7 +25,7 @@ def default_project_pk() -> int:
     return project_pk(DEFAULT_PROJECT)
 
 
-def project_of(row: Turn | Feedback) -> int:
+def project_of(row: Turn | Feedback | Experience) -> int:
     """The project id of a stored turn or feedback (every one has one: the `default` project's
     unless its credential's project is another)."""
     if row.project_id is None:
@@ -282,6 +282,10 @@ class Skip(models.Model):
 class Experience(models.Model):
     """An (s, a, r, s', done) tuple. The id orders experiences by arrival, for eviction."""
 
+    # The project of the credential that reported it (core.projects.selection), never the body's.
+    project = models.ForeignKey(
+        "projects.Project", on_delete=models.PROTECT, related_name="+", default=default_project_pk
+    )
     # Unique by a constraint, not `unique=True`: on PostgreSQL that also builds a second
     # (varchar_pattern_ops) index for LIKE, which no query uses and every ingest writes.
     experience_id = models.CharField(max_length=200)
@@ -309,8 +313,15 @@ class Experience(models.Model):
     attributed = models.BooleanField(default=True)
 
     class Meta:
-        constraints = [models.UniqueConstraint(fields=["experience_id"], name="experience_once")]
-        indexes = [models.Index(fields=["owner", "id"], name="experience_owner_order")]
+        # A project's ids are its own: another project may use the same.
+        constraints = [
+            models.UniqueConstraint(fields=["project", "experience_id"], name="experience_once")
+        ]
+        indexes = [
+            models.Index(fields=["owner", "id"], name="experience_owner_order"),
+            # A project's newest: its reward window's end, and the replay window.
+            models.Index(fields=["project", "id"], name="experience_project_order"),
+        ]
 
     def __str__(self) -> str:
         return self.experience_id
@@ -318,11 +329,19 @@ class Experience(models.Model):
 
 class ComponentOwner(models.Model):
     """Who a component belongs to: the first principal that reported a call of it without
-    speaking for every component (feedback.attribution)."""
+    speaking for every component (feedback.attribution), in the project of the call."""
 
-    component_name = models.CharField(max_length=200, unique=True)
+    project = models.ForeignKey("projects.Project", on_delete=models.CASCADE, related_name="+")
+    component_name = models.CharField(max_length=200)
     owner = models.CharField(max_length=160)
     claimed = models.FloatField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["project", "component_name"], name="component_owner_once"
+            )
+        ]
 
     def __str__(self) -> str:
         return f"{self.component_name}: {self.owner}"
@@ -337,9 +356,11 @@ class ExperienceQuota(models.Model):
 
 
 class ComponentStats(models.Model):
-    """Running aggregates per component, so a stats query reads one row a component."""
+    """Running aggregates per component of a project, so a stats query reads one row a
+    component: a component is its project's own (two projects may name one alike)."""
 
-    component_name = models.CharField(max_length=200, unique=True)
+    project = models.ForeignKey("projects.Project", on_delete=models.CASCADE, related_name="+")
+    component_name = models.CharField(max_length=200)
     calls_total = models.BigIntegerField(default=0)
     calls_success = models.BigIntegerField(default=0)
     calls_failed = models.BigIntegerField(default=0)
@@ -365,6 +386,12 @@ class ComponentStats(models.Model):
 
     class Meta:
         verbose_name_plural = "component stats"
+        constraints = [
+            # Also the stats' index: a project's components in name order.
+            models.UniqueConstraint(
+                fields=["project", "component_name"], name="component_stats_once"
+            )
+        ]
 
     def __str__(self) -> str:
         return self.component_name
@@ -392,6 +419,7 @@ class ComponentBucket(models.Model):
     """One component's calls and scores in one hour of their `ts`, kept at ingest
     (feedback.buckets): what the charts over time read, a row an hour however many calls."""
 
+    project = models.ForeignKey("projects.Project", on_delete=models.CASCADE, related_name="+")
     component_name = models.CharField(max_length=200)
     hour = models.BigIntegerField(help_text="epoch seconds // 3600 of the calls' and scores' ts")
     calls_total = models.BigIntegerField(default=0)
@@ -406,7 +434,9 @@ class ComponentBucket(models.Model):
     class Meta:
         constraints = [
             # Also the charts' index: one component's newest hours are one range of it.
-            models.UniqueConstraint(fields=["component_name", "hour"], name="component_bucket_once")
+            models.UniqueConstraint(
+                fields=["project", "component_name", "hour"], name="component_bucket_once"
+            )
         ]
 
     def __str__(self) -> str:
@@ -418,6 +448,7 @@ class RewardBucket(models.Model):
     and their rewards (clipped to [-1, 1]) summed; kept up to date at ingest and eviction
     (feedback.rewards), so that adapt reads one row a bucket, never the experiences."""
 
+    project = models.ForeignKey("projects.Project", on_delete=models.CASCADE, related_name="+")
     component_name = models.CharField(max_length=200)
     span = models.BigIntegerField()
     bucket = models.BigIntegerField()
@@ -426,9 +457,9 @@ class RewardBucket(models.Model):
 
     class Meta:
         constraints = [
-            # Also the read's index: one span, the buckets from the window's first on.
+            # Also the read's index: a project's span, the buckets from the window's first on.
             models.UniqueConstraint(
-                fields=["span", "bucket", "component_name"], name="reward_bucket_once"
+                fields=["project", "span", "bucket", "component_name"], name="reward_bucket_once"
             )
         ]
 

@@ -31,13 +31,15 @@ def ratings_take_back(pks: Collection[int], *, by: str, now: float) -> None:
     rows = list(
         Feedback.objects.filter(pk__in=pks)
         .order_by("pk")
-        .values_list("pk", "component_name", "ts", "score", "confidence", "source")
+        .values_list("pk", "project", "component_name", "ts", "score", "confidence", "source")
     )
     insert_rows(Retraction, RETRACTION_COLUMNS, [(pk, by, now) for pk, *_ in rows])
-    taken: dict[str, ScoreDelta] = {}
-    for _, component, ts, score, confidence, source in rows:
+    taken: dict[int, dict[str, ScoreDelta]] = {}
+    for _, project, component, ts, score, confidence, source in rows:
         if component:
-            taken.setdefault(component, ScoreDelta()).add(score, confidence, source, sign=-1)
-            buckets_retract(component, ts, score, confidence)
-    stats_add_scores(taken)
+            of_project = taken.setdefault(project, {})
+            of_project.setdefault(component, ScoreDelta()).add(score, confidence, source, sign=-1)
+            buckets_retract(project, component, ts, score, confidence)
+    for project, deltas in sorted(taken.items()):
+        stats_add_scores(project, deltas)
     counter_add(FEEDBACK_COUNTED, -len(rows))

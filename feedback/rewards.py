@@ -1,6 +1,10 @@
 """Each component's experience count and reward sum per bucket of ids, kept up to date at
 ingest and eviction, so that adapt reads O(components) rows, never the experiences.
 
+A project's window is of its own newest experiences: the buckets of its components from the
+one its newest experience's id gives on. Ids are shared by every project, so where projects
+interleave, a project's window of N ids holds fewer than N of its experiences (the newest ones).
+
 Set-based and in the ingest's transaction: one grouped upsert of the batch's rows (read back by
 the owner's id range, hot in cache), one range delete of buckets that left the window; an
 eviction subtracts what it deletes. Buckets are of the span that `LEARNPORTAL_ADAPT_WINDOW`
@@ -37,51 +41,61 @@ def clipped_reward() -> str:
 def _upsert(sign: int, where: str, params: list[str | int], span: int) -> None:
     # Only attributed experiences are evidence (feedback.attribution): the others count nothing.
     buckets, experiences = _tables()
-    component, attributed = EXPERIENCE("component_name", "attributed")
-    name, span_, bucket, count, reward_sum = BUCKET(
-        "component_name", "span", "bucket", "count", "reward_sum"
+    project, component, attributed = EXPERIENCE("project", "component_name", "attributed")
+    to_project, name, span_, bucket, count, reward_sum = BUCKET(
+        "project", "component_name", "span", "bucket", "count", "reward_sum"
     )
     added = ", ".join(f"{c} = {buckets}.{c} + excluded.{c}" for c in (count, reward_sum))
     with connection.cursor() as cursor:
         cursor.execute(
-            f"INSERT INTO {buckets} ({name}, {span_}, {bucket}, {count}, {reward_sum}) "
-            f"SELECT {component}, %s, (id - 1) / %s, {sign} * COUNT(*), {sign} * SUM("
-            f"{clipped_reward()}) FROM {experiences} "
+            f"INSERT INTO {buckets} ({to_project}, {name}, {span_}, {bucket}, {count}, "
+            f"{reward_sum}) SELECT {project}, {component}, %s, (id - 1) / %s, "
+            f"{sign} * COUNT(*), {sign} * SUM({clipped_reward()}) FROM {experiences} "
             f"WHERE {component} <> '' AND {attributed} AND {where} "
             # In key order, so that concurrent batches lock shared buckets in one order.
-            f"GROUP BY {component}, (id - 1) / %s ORDER BY (id - 1) / %s, {component} "
-            f"ON CONFLICT ({span_}, {bucket}, {name}) DO UPDATE SET {added}",
+            f"GROUP BY {project}, {component}, (id - 1) / %s "
+            f"ORDER BY {project}, (id - 1) / %s, {component} "
+            f"ON CONFLICT ({to_project}, {span_}, {bucket}, {name}) DO UPDATE SET {added}",
             [span, span, *params, span, span],
         )
 
 
-def latest_experience_id(owner: str | None = None) -> int:
-    """The newest experience's id (of one owner's): an index probe."""
+def owner_latest_id(owner: str) -> int:
+    """The id of the owner's newest experience (0: none): an index probe."""
+    return _latest(EXPERIENCE.owner, owner)
+
+
+def project_latest_id(project: int) -> int:
+    """The id of the project's newest experience (0: none): an index probe."""
+    return _latest(EXPERIENCE.project, project)
+
+
+def _latest(column: str, value: str | int) -> int:
     _, experiences = _tables()
     with connection.cursor() as cursor:
-        if owner is None:
-            cursor.execute(f"SELECT MAX(id) FROM {experiences}")
-        else:
-            cursor.execute(
-                f"SELECT MAX(id) FROM {experiences} WHERE {EXPERIENCE.owner} = %s", [owner]
-            )
+        cursor.execute(f"SELECT MAX(id) FROM {experiences} WHERE {column} = %s", [value])
         row = cursor.fetchone()
     return int(row[0]) if row and row[0] is not None else 0
 
 
 @staged("reward sums: `rewards_add`")
-def rewards_add(owner: str, after_id: int) -> None:
-    """Count the owner's experiences stored after id `after_id` (this batch: the caller holds
-    the owner's quota row, so no other batch of theirs is in between) and drop the buckets
-    that have left the window."""
+def rewards_add(owner: str, project: int, after_id: int) -> None:
+    """Count the owner's experiences stored after id `after_id` (this batch, in `project`: the
+    caller holds the owner's quota row, so no other batch of theirs is in between) and drop the
+    project's buckets that have left its window."""
     window = settings.LEARNPORTAL_ADAPT_WINDOW
     span = span_for(window)
     _upsert(1, f"{EXPERIENCE.owner} = %s AND id > %s", [owner, after_id], span)
+    _drop_past_window(project, span, first_bucket(project_latest_id(project), window))
+
+
+def _drop_past_window(project: int, span: int, first: int) -> None:
     buckets, _ = _tables()
     with connection.cursor() as cursor:
         cursor.execute(
-            f"DELETE FROM {buckets} WHERE {BUCKET.span} = %s AND {BUCKET.bucket} < %s",
-            [span, first_bucket(latest_experience_id(), window)],
+            f"DELETE FROM {buckets} WHERE {BUCKET.project} = %s AND {BUCKET.span} = %s "
+            f"AND {BUCKET.bucket} < %s",
+            [project, span, first],
         )
 
 
@@ -97,12 +111,15 @@ def rewards_evict(owner: str, through_id: int) -> None:
 
 
 def rewards_rebuild() -> int:
-    """Recompute every bucket of the window from the stored experiences; returns how many."""
+    """Recompute every bucket of each project's window from the stored experiences; returns
+    how many."""
     window = settings.LEARNPORTAL_ADAPT_WINDOW
     span = span_for(window)
-    first = first_bucket(latest_experience_id(), window)
     buckets, _ = _tables()
     with connection.cursor() as cursor:
         cursor.execute(f"DELETE FROM {buckets}")
-    _upsert(1, "id > %s", [first * span], span)
+    projects = Experience.objects.order_by().values_list("project", flat=True).distinct()
+    for project in projects:
+        first = first_bucket(project_latest_id(project), window)
+        _upsert(1, f"{EXPERIENCE.project} = %s AND id > %s", [project, first * span], span)
     return RewardBucket.objects.count()

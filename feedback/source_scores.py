@@ -42,12 +42,16 @@ def _columns(source: str) -> tuple[str, str, str]:
     return source_columns(source)
 
 
-def source_scores(source: str, component_name: str = "") -> dict[str, SourceScore]:
-    """Each component's scores from `source` (one of SHOWN_SOURCES), or one component's."""
+def source_scores(project: int, source: str, component_name: str = "") -> dict[str, SourceScore]:
+    """Each of the project's components' scores from `source` (one of SHOWN_SOURCES), or one
+    component's."""
     count, weight, weighted_sum = _columns(source)
     table = connection.ops.quote_name(ComponentStats._meta.db_table)
     key = STATS.component_name
-    where, params = (f"WHERE {key} = %s", [component_name]) if component_name else ("", [])
+    params: list[int | str] = [project]
+    where = f"WHERE {STATS.project} = %s"
+    if component_name:
+        where, params = f"{where} AND {key} = %s", [project, component_name]
     with connection.cursor() as cursor:
         cursor.execute(
             f"SELECT {key}, {count}, {weight}, {weighted_sum} FROM {table} {where}",

@@ -8,6 +8,7 @@ import time
 from core.accounts.models import User
 from core.accounts.principals import Principal
 from core.accounts.roles import Role
+from core.projects.selection import project_pk
 from core.projects.services import default_project, member_set
 from learnportal_protocol import (
     Action,
@@ -113,7 +114,7 @@ def demo_experiences(base: float) -> None:
             )
         )
     # The components are the demo agent's; the gym, speaking for all, reports their calls.
-    owners_claim(DEMO_AGENT.key, COMPONENTS)
+    owners_claim(project_pk(DEMO_AGENT.project), DEMO_AGENT.key, COMPONENTS)
     experience_store(principal=DEMO_ENV, experiences=experiences, policy=behaviour_policy)
 
 

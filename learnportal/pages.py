@@ -8,6 +8,7 @@ import orjson
 from django.contrib.auth.decorators import login_required
 
 from core.accounts.roles import Action
+from core.projects.selection import project_pk
 from core.web import page, portal_principal
 from feedback.selectors.components import component_figures, component_records
 from feedback.selectors.overview import live_counts
@@ -41,9 +42,12 @@ FIRST_TURN = {
 
 @login_required
 def home(request: AuthenticatedHttpRequest) -> HttpResponse:
+    principal = portal_principal(request)
+    assert principal is not None  # behind login_required
+    project = project_pk(principal.project)
     weights = routing_weights()
     source, problems = source_asked(request.GET)
-    scores = source_scores(source)
+    scores = source_scores(project, source)
     components = [
         {
             **record,
@@ -51,10 +55,8 @@ def home(request: AuthenticatedHttpRequest) -> HttpResponse:
             "figures": component_figures(record),
             "score": scores[record["component_name"]],
         }
-        for record in component_records()
+        for record in component_records(project)
     ]
-    principal = portal_principal(request)
-    assert principal is not None  # behind login_required
     counts = live_counts()  # what the counters show, as the live updates will say it
     context = {
         **counts,

@@ -16,6 +16,7 @@ from django.db import connection, models, transaction
 
 from core.accounts.roles import Action
 from core.columns import Columns
+from core.projects.selection import project_pk
 from core.timing import stage, staged
 from feedback.selectors import candidate_sets, component_records, spoken_for
 from learnportal_protocol.errors import forbidden, not_found
@@ -81,7 +82,7 @@ class AdaptOutcome:
     plan_id: str = ""
 
 
-def targets_for(strategy: str, names: list[str]) -> dict[str, float]:
+def targets_for(project: int, strategy: str, names: list[str]) -> dict[str, float]:
     """Each component's target weight: the strategy's traffic share over the top share of its
     candidate set.
 
@@ -93,9 +94,9 @@ def targets_for(strategy: str, names: list[str]) -> dict[str, float]:
     components together near 0, where their order would be lost to rounding.
     """
     weights = store.routing_weights()
-    groups = candidate_sets(names)
+    groups = candidate_sets(project, names)
     with stage("read: the evidence (`load_evidence_sets`)"):
-        sets = load_evidence_sets(groups, weights, replay=strategy in REPLAY_STRATEGIES)
+        sets = load_evidence_sets(project, groups, weights, replay=strategy in REPLAY_STRATEGIES)
     targets: dict[str, float] = {}
     for group, evidence in zip(groups, sets, strict=True):
         with stage("strategy"):
@@ -108,8 +109,9 @@ def targets_for(strategy: str, names: list[str]) -> dict[str, float]:
 def adapt_run(*, principal: Principal, component_name: str, strategy: str) -> AdaptOutcome:
     principal.require(Action.ADAPT)
     strategy_for(strategy)  # refuse a disallowed strategy before any work
+    project = project_pk(principal.project)
     with stage("read: the components"):
-        names, skipped = components()
+        names, skipped = components(project)
     if component_name and component_name in skipped:
         return AdaptOutcome(message=f"Nothing to adapt. {skipped_note([component_name])}")
     if component_name and component_name not in names:
@@ -127,7 +129,7 @@ def adapt_run(*, principal: Principal, component_name: str, strategy: str) -> Ad
     if not names:
         nothing = f"None of the components with data is yours; nothing to adapt. {NOT_YOURS_ALL}"
         return AdaptOutcome(message=f"{nothing} {note}".strip())
-    targets = targets_for(strategy, names)
+    targets = targets_for(project, strategy, names)
     chosen = [component_name] if component_name else names
     limit = settings.LEARNPORTAL_AUTO_APPLY_MAX_RISK
     now = time.time()
@@ -196,7 +198,7 @@ def adapt_run(*, principal: Principal, component_name: str, strategy: str) -> Ad
     moved = {name for name, *_ in moves}
     weights = store.routing_weights()
     with stage("apply: `component_records` for the answer"):
-        records = component_records()
+        records = component_records(project)
     updated = [
         {**record, "weight": weights.get(record["component_name"], UNWEIGHTED)}
         for record in records

@@ -19,6 +19,7 @@ from django.utils.safestring import mark_safe
 
 from core.accounts.roles import Action
 from core.instants import utc_text
+from core.projects.selection import project_pk
 from core.web import page, requires, when
 from feedback.selectors import (
     DEFAULT_SOURCE,
@@ -131,11 +132,11 @@ def _shown(record: dict[str, Any]) -> dict[str, Any]:
 NO_SCORE = -2.0
 
 
-def _rows(source: str) -> list[dict[str, Any]]:
+def _rows(project: int, source: str) -> list[dict[str, Any]]:
     weights = routing_weights()
-    scores = source_scores(source)
+    scores = source_scores(project, source)
     rows = []
-    for record in component_records():
+    for record in component_records(project):
         name = record["component_name"]
         score = scores[name]
         rows.append(
@@ -170,7 +171,9 @@ def component_index(request: HttpRequest, principal: Principal) -> HttpResponse:
     column, order, problems = _sorting(request)
     source, source_problems = source_asked(request.GET)
     problems += source_problems
-    rows = sorted(_rows(source), key=lambda row: row["component_name"])
+    rows = sorted(
+        _rows(project_pk(principal.project), source), key=lambda row: row["component_name"]
+    )
     kept_source = {} if source == DEFAULT_SOURCE else {"source": source}
     rows.sort(key=lambda row: row[column.field], reverse=order == "desc")
     headers = []
@@ -200,17 +203,18 @@ def component_index(request: HttpRequest, principal: Principal) -> HttpResponse:
 
 @requires(Action.STATS)
 def component_show(request: HttpRequest, principal: Principal, name: str) -> HttpResponse:
-    records = component_records(name)
+    project = project_pk(principal.project)
+    records = component_records(project, name)
     if not records:
         raise Http404("No component of that name has any data yet.")
     source, problems = source_asked(request.GET)
     weight = component_weight(name)
-    hours = component_hours(name, HOURS_SHOWN)
+    hours = component_hours(project, name, HOURS_SHOWN)
     changes = weight_history(name, limit=WEIGHT_POINTS)
-    durations = component_durations(name, HISTOGRAM_BINS)
+    durations = component_durations(project, name, HISTOGRAM_BINS)
     context = {
         "record": _shown(records[0]),
-        "score": source_scores(source, name)[name],
+        "score": source_scores(project, source, name)[name],
         "source_label": SOURCE_LABELS[source],
         "source_links": source_links(source, request.GET),
         "problems": problems,

@@ -13,20 +13,21 @@ from refinement.strategies import Evidence
 SHOWN_NAME = 40
 
 
-def components() -> tuple[list[str], list[str]]:
-    """Every component that has been called or rated, in a stable order, and those among them
+def components(project: int) -> tuple[list[str], list[str]]:
+    """Every component of the project that has been called or rated, in a stable order, and
+    those among them
     whose names cannot be a routing weight's path (too long, a control character): stored by
     older hosts, they are left out of adapt and plans rather than break them."""
     usable: list[str] = []
     skipped: list[str] = []
-    for name in selectors.component_names():
+    for name in selectors.component_names(project):
         (usable if routable(name) else skipped).append(name)
     return usable, skipped
 
 
-def component_names() -> list[str]:
-    """The components adapt and plans weigh, in a stable order."""
-    return components()[0]
+def component_names(project: int) -> list[str]:
+    """The project's components adapt and plans weigh, in a stable order."""
+    return components(project)[0]
 
 
 def skipped_note(skipped: list[str]) -> str:
@@ -44,24 +45,30 @@ def skipped_note(skipped: list[str]) -> str:
     return f"It skipped {len(skipped)} {noun} whose name cannot be a routing path: {shown}{more}."
 
 
-def load_evidence(names: list[str], weights: dict[str, float], *, replay: bool) -> Evidence:
-    """Each component's count and reward sum over the adapt window (kept at ingest: one row a
+def load_evidence(
+    project: int, names: list[str], weights: dict[str, float], *, replay: bool
+) -> Evidence:
+    """Each of the project's components' count and reward sum over the adapt window (kept at ingest: one row a
     bucket a component), and with `replay` the newest experiences themselves, at most
     `LEARNPORTAL_REPLAY_WINDOW` of them: PPO's window, bounded whatever the table holds."""
-    return load_evidence_sets([names], weights, replay=replay)[0]
+    return load_evidence_sets(project, [names], weights, replay=replay)[0]
 
 
 def load_evidence_sets(
-    groups: list[list[str]], weights: dict[str, float], *, replay: bool
+    project: int, groups: list[list[str]], weights: dict[str, float], *, replay: bool
 ) -> list[Evidence]:
-    """`load_evidence` of each group of components (a candidate set), read in one pass."""
+    """`load_evidence` of each group of the project's components (a candidate set), read in one
+    pass."""
     window = settings.LEARNPORTAL_ADAPT_WINDOW
     with stage("read: the reward sums (SQL + fetch)"):
-        sums = {name: (count, total) for name, count, total in selectors.reward_sums(window)}
+        sums = {
+            name: (count, total) for name, count, total in selectors.reward_sums(project, window)
+        }
     rows: list[selectors.ExperienceRow] = []
     if replay:
+        limit = min(window, settings.LEARNPORTAL_REPLAY_WINDOW)
         with stage("read: the replay window (SQL + fetch)"):
-            rows = selectors.experience_window(min(window, settings.LEARNPORTAL_REPLAY_WINDOW))
+            rows = selectors.experience_window(project, limit)
     return [_evidence(names, weights, sums, rows) for names in groups]
 
 

@@ -32,15 +32,16 @@ def plan_create(
     *, principal: Principal, component_name: str, scope: str
 ) -> tuple[Plan, list[Proposal]]:
     principal.require(Action.PLAN)
-    names, skipped = components()
+    project = project_pk(principal.project)
+    names, skipped = components(project)
     if component_name and component_name not in names + skipped:
         raise not_found(f"No component named {component_name!r} has any data yet.")
     chosen, left_out = names, skipped
     if component_name:
         usable = component_name in names
         chosen, left_out = ([component_name], []) if usable else ([], [component_name])
-    references, unplaced = _reference_proposals(project_pk(principal.project), chosen)
-    proposals = _weight_proposals(names, chosen) + references
+    references, unplaced = _reference_proposals(project, chosen)
+    proposals = _weight_proposals(project, names, chosen) + references
     summary = f"{len(proposals)} proposals for {component_name or 'all components'}"
     if notes := " ".join(filter(None, [skipped_note(left_out), unplaced])):
         summary += f". {notes}"
@@ -56,11 +57,11 @@ def plan_create(
     return plan, records
 
 
-def _weight_proposals(names: list[str], chosen: list[str]) -> list[ProposalInput]:
+def _weight_proposals(project: int, names: list[str], chosen: list[str]) -> list[ProposalInput]:
     strategy = next((s for s in settings.LEARNPORTAL_ADAPT_STRATEGIES if s != "custom"), None)
     if strategy is None or not names:
         return []
-    targets = targets_for(strategy, names)
+    targets = targets_for(project, strategy, names)
     weights = store.routing_weights()
     proposals = []
     for name in chosen:

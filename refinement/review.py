@@ -62,9 +62,10 @@ def describe(value: Any) -> str:
     return "null" if value is None else repr(value)
 
 
-def assess(proposal: ProposalInput, *, lock: bool = False) -> Assessment:
-    """The automatic review of one proposal; with `lock`, its path stays locked (see store)."""
-    return assess_all([proposal], lock=lock)[0]
+def assess(proposal: ProposalInput, *, project: int, lock: bool = False) -> Assessment:
+    """The automatic review of one proposal in `project` (whose components' evidence it reads);
+    with `lock`, its path stays locked (see store)."""
+    return assess_all([proposal], project=project, lock=lock)[0]
 
 
 @dataclass
@@ -79,8 +80,11 @@ class Context:
     settings: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
-def assess_all(proposals: list[ProposalInput], *, lock: bool = False) -> list[Assessment]:
-    """The automatic review of each proposal, in a handful of queries however many there are."""
+def assess_all(
+    proposals: list[ProposalInput], *, project: int, lock: bool = False
+) -> list[Assessment]:
+    """The automatic review of each proposal in `project` (whose components' evidence it
+    reads), in a handful of queries however many there are."""
     locations = [proposal.location for proposal in proposals]
     current = store.read_many(locations, lock=lock)
     step_ids = {loc.step_id or p.step_id for p, loc in zip(proposals, locations, strict=True)}
@@ -88,7 +92,7 @@ def assess_all(proposals: list[ProposalInput], *, lock: bool = False) -> list[As
     context = Context(
         rolled_back=recently_rolled_back([proposal.path for proposal in proposals]),
         steps={s.step_id: s for s in Step.objects.filter(step_id__in=step_ids - {""})},
-        evidence=component_evidence(components - {""}),
+        evidence=component_evidence(project, components - {""}),
     )
     for proposal, location in zip(proposals, locations, strict=True):
         if location.target is Target.STEP_CONFIG:

@@ -20,6 +20,7 @@ from django.test import Client
 from rest_framework.test import APIClient
 
 from core.projects.models import DEFAULT_PROJECT
+from core.projects.selection import project_pk
 from learnportal_protocol.errors import HTTP_STATUS, ErrorCode
 from tests.factories.accounts import PASSWORD as PASSWORD  # every person of the cast's
 from tests.factories.accounts import ApiTokenFactory, UserFactory
@@ -74,6 +75,11 @@ class Actor:
         if body is None:
             return call(url)
         return call(url, data=orjson.dumps(body), content_type="application/json")
+
+
+def default_pk() -> int:
+    """The `default` project's id: where the fixtures' actors act unless told otherwise."""
+    return project_pk(DEFAULT_PROJECT)
 
 
 def token_actor(name: str, role: str, *, project: str = DEFAULT_PROJECT) -> Actor:

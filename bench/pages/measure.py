@@ -20,6 +20,7 @@ def bare_view(request: Any, name: str) -> Any:
     from django.http import JsonResponse
 
     from core.accounts.principals import principal_for_user
+    from core.projects.selection import project_pk
     from feedback.selectors import (
         component_durations,
         component_feedback,
@@ -30,10 +31,11 @@ def bare_view(request: Any, name: str) -> Any:
     from refinement.selectors import component_weight, weight_history
 
     principal = principal_for_user(request.user)
-    records = component_records(name)
-    hours = component_hours(name, component_pages.HOURS_SHOWN)
+    project = project_pk(principal.project)
+    records = component_records(project, name)
+    hours = component_hours(project, name, component_pages.HOURS_SHOWN)
     changes = weight_history(name, limit=component_pages.WEIGHT_POINTS)
-    durations = component_durations(name, component_pages.HISTOGRAM_BINS)
+    durations = component_durations(project, name, component_pages.HISTOGRAM_BINS)
     shown = component_feedback(name, viewer=principal, limit=component_pages.FEEDBACK_SHOWN)
     return JsonResponse(
         {

@@ -53,9 +53,17 @@ def component_name(i: int) -> str:
 
 
 def experience_rows(
-    data: Data, columns: Sequence[str], owner: str, start: int, stop: int, t0: float
+    data: Data,
+    columns: Sequence[str],
+    owner: str,
+    start: int,
+    stop: int,
+    t0: float,
+    *,
+    project: int,
 ) -> list[tuple[Any, ...]]:
-    """Rows for `feedback_experience` in the given column order, ~230 bytes of payload each."""
+    """Rows for `feedback_experience` of `project` in the given column order, ~230 bytes of
+    payload each."""
     names = [component_name(i) for i in range(data.n_arms)]
     idx = range(start, stop)
     arm = data.arm[start:stop].tolist()
@@ -84,6 +92,7 @@ def experience_rows(
         "ts": [t0 + i * 1e-3 for i in idx],
         "content_hash": [f"{i:032x}" for i in idx],
         "attributed": [True] * len(idx),
+        "project_id": [project] * len(idx),
     }
     missing = [c for c in columns if c not in values]
     if missing:
@@ -97,10 +106,13 @@ def _bulk_load(data: Data, var_dir: Path, owner: str, start: int, stop: int) -> 
     reads, by `rebuild_rewards` (the backfill an existing database gets), timed."""
     from django.db import transaction
 
+    from core.projects.models import DEFAULT_PROJECT
+    from core.projects.selection import project_pk
     from feedback.models import ComponentOwner, ComponentStats, Experience, ExperienceQuota
     from feedback.rewards import rewards_rebuild
     from feedback.services.rows import EXPERIENCE_COLUMNS
 
+    project = project_pk(DEFAULT_PROJECT)
     table = Experience._meta.db_table
     columns = list(EXPERIENCE_COLUMNS)
     _release()
@@ -109,7 +121,8 @@ def _bulk_load(data: Data, var_dir: Path, owner: str, start: int, stop: int) -> 
     build_s = insert_s = 0.0
     for first in range(start, stop, LOAD_BATCH):
         t = time.perf_counter()
-        rows = experience_rows(data, columns, owner, first, min(first + LOAD_BATCH, stop), t0)
+        last = min(first + LOAD_BATCH, stop)
+        rows = experience_rows(data, columns, owner, first, last, t0, project=project)
         build_s += time.perf_counter() - t
         insert_s += insert_committed(conn, "sqlite", table, columns, rows)
     conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
@@ -120,6 +133,7 @@ def _bulk_load(data: Data, var_dir: Path, owner: str, start: int, stop: int) -> 
     ComponentStats.objects.all().delete()
     ComponentStats.objects.bulk_create(
         ComponentStats(
+            project_id=project,
             component_name=component_name(i),
             calls_total=int(counts[i]),
             calls_success=int(wins[i]),
@@ -131,7 +145,9 @@ def _bulk_load(data: Data, var_dir: Path, owner: str, start: int, stop: int) -> 
     # The bench agent's components, as its first reported calls would claim them.
     ComponentOwner.objects.all().delete()
     ComponentOwner.objects.bulk_create(
-        ComponentOwner(component_name=component_name(i), owner=owner, claimed=now)
+        ComponentOwner(
+            project_id=project, component_name=component_name(i), owner=owner, claimed=now
+        )
         for i in range(data.n_arms)
     )
     ExperienceQuota.objects.update_or_create(owner=owner, defaults={"stored": stop})
@@ -193,12 +209,15 @@ def _read_probes(data: Data, stored: int, repeats: int) -> dict[str, Any]:
     from django.conf import settings
     from django.db import connection
 
+    from core.projects.models import DEFAULT_PROJECT
+    from core.projects.selection import project_pk
     from feedback.models import Experience
     from refinement import store
     from refinement.evidence import component_names, load_evidence
 
+    project = project_pk(DEFAULT_PROJECT)
     table = connection.ops.quote_name(Experience._meta.db_table)
-    names = component_names()
+    names = component_names(project)
     weights = store.routing_weights()
 
     def fetch_all() -> int:
@@ -217,11 +236,15 @@ def _read_probes(data: Data, stored: int, repeats: int) -> dict[str, Any]:
             )
             return len(cursor.fetchall())
 
-    sums_s, evidence = best_of(repeats, lambda: load_evidence(names, weights, replay=False))
+    sums_s, evidence = best_of(
+        repeats, lambda: load_evidence(project, names, weights, replay=False)
+    )
     counts = np.bincount(data.arm[:stored], minlength=data.n_arms)
     if not np.array_equal(evidence.counts, counts):
         raise RuntimeError("the kept reward sums differ from the loaded data")
-    replay_s, replayed = best_of(repeats, lambda: load_evidence(names, weights, replay=True))
+    replay_s, replayed = best_of(
+        repeats, lambda: load_evidence(project, names, weights, replay=True)
+    )
     return {
         "sums_s": sums_s,
         "replay_s": replay_s,
@@ -240,8 +263,11 @@ def _latency_during_adapt(principal: Any, component: str, adapts: int) -> dict[s
 
     from django.db import connection
 
+    from core.projects.selection import project_pk
     from feedback.selectors import component_records
     from refinement.adapt import adapt_run
+
+    project = project_pk(principal.project)
 
     idle: list[float] = []
     busy: list[float] = []
@@ -252,7 +278,7 @@ def _latency_during_adapt(principal: Any, component: str, adapts: int) -> dict[s
         try:
             while not stop.is_set():
                 start = time.perf_counter()
-                component_records(component)
+                component_records(project, component)
                 elapsed = time.perf_counter() - start
                 (busy if during.is_set() else idle).append(elapsed)
                 time.sleep(0.002)

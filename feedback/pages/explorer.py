@@ -135,7 +135,7 @@ def _explorer_choices(principal: Principal) -> dict[str, Any]:
         "sources": [s.value for s in FeedbackSource],
         "polarities": [p.value for p in FeedbackPolarity],
         "dimensions": [d.value for d in FeedbackDimension],
-        "components": component_names()[:CHOICES_SHOWN],
+        "components": component_names(project_pk(principal.project))[:CHOICES_SHOWN],
         "annotators": annotators,
         "blind": not sees_all_ratings(principal),
     }

@@ -88,7 +88,7 @@ def turn_list(request: HttpRequest, principal: Principal) -> HttpResponse:
         "can_rate": principal.may(Action.FEEDBACK),
         "can_queue": principal.may(Action.QUEUE),
         "ratings_per_turn": ratings_per_turn(project_pk(principal.project)),
-        "components": component_names()[:CHOICES_SHOWN],
+        "components": component_names(project_pk(principal.project))[:CHOICES_SHOWN],
     }
     status = 400 if cursor_error or problems else 200
     return page(request, "feedback/turns.html", context, status=status)

@@ -1,4 +1,5 @@
-"""A component's figures as pages and refinement read them: its performance record, its hours,
+"""A component's figures as pages and refinement read them, within its project (a component is
+its project's own: two projects may name one alike): its performance record, its hours,
 its durations, its newest feedback and corrections, and what evidence its record rests on.
 """
 
@@ -23,10 +24,12 @@ if TYPE_CHECKING:
     from core.accounts.principals import Principal
 
 
-def component_names() -> list[str]:
-    """Every component that has been called or rated, by name."""
+def component_names(project: int) -> list[str]:
+    """Every component of the project that has been called or rated, by name."""
     return list(
-        ComponentStats.objects.order_by("component_name").values_list("component_name", flat=True)
+        ComponentStats.objects.filter(project=project)
+        .order_by("component_name")
+        .values_list("component_name", flat=True)
     )
 
 
@@ -45,16 +48,18 @@ _RECORD_COLUMNS = STATS(
 )
 
 
-def component_records(component_name: str = "") -> list[dict[str, Any]]:
-    """ComponentPerformanceRecords: one indexed row a component, never the calls themselves.
+def component_records(project: int, component_name: str = "") -> list[dict[str, Any]]:
+    """The project's ComponentPerformanceRecords: one indexed row a component, never the calls
+    themselves.
 
     Raw SQL over plain number columns: for this one-row read, building the ORM query cost
     several times what running it does, and learn/stats/req is the agents' hot path.
     """
     table = connection.ops.quote_name(ComponentStats._meta.db_table)
-    where, params = (
-        (f"WHERE {STATS.component_name} = %s ", [component_name]) if component_name else ("", [])
-    )
+    params: list[int | str] = [project]
+    where = f"WHERE {STATS.project} = %s "
+    if component_name:
+        where, params = f"{where}AND {STATS.component_name} = %s ", [project, component_name]
     with connection.cursor() as cursor:
         cursor.execute(
             f"SELECT {', '.join(_RECORD_COLUMNS)} FROM {table} {where}"
@@ -115,11 +120,11 @@ class ComponentHour:
     avg_score: float | None  # confidence-weighted, as the stats' avg_score
 
 
-def component_hours(component_name: str, limit: int) -> list[ComponentHour]:
+def component_hours(project: int, component_name: str, limit: int) -> list[ComponentHour]:
     """A component's newest `limit` hours with calls or scores, oldest first: one range of the
     bucket index, whatever the number of calls."""
     rows = (
-        ComponentBucket.objects.filter(component_name=component_name)
+        ComponentBucket.objects.filter(project=project, component_name=component_name)
         .order_by("-hour")
         .values_list(
             "hour",
@@ -158,10 +163,12 @@ class DurationDistribution:
     count: int
 
 
-def component_durations(component_name: str, bins: int) -> DurationDistribution | None:
+def component_durations(
+    project: int, component_name: str, bins: int
+) -> DurationDistribution | None:
     """From the component's duration sketch (one row), never from the calls; None: no durations."""
     raw = (
-        ComponentStats.objects.filter(component_name=component_name)
+        ComponentStats.objects.filter(project=project, component_name=component_name)
         .values_list("duration_sketch", flat=True)
         .first()
     )
@@ -217,9 +224,9 @@ class ComponentEvidence:
     feedbacks: int = 0
 
 
-def component_evidence(names: set[str]) -> dict[str, ComponentEvidence]:
-    """The evidence of each named component that has any, in one query."""
-    rows = ComponentStats.objects.filter(component_name__in=names).values_list(
+def component_evidence(project: int, names: set[str]) -> dict[str, ComponentEvidence]:
+    """The evidence of each named component of the project that has any, in one query."""
+    rows = ComponentStats.objects.filter(project=project, component_name__in=names).values_list(
         "component_name", "calls_total", "feedback_count"
     )
     return {name: ComponentEvidence(calls, feedbacks) for name, calls, feedbacks in rows}

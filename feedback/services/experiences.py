@@ -24,7 +24,7 @@ from feedback.counters import FEEDBACK_COUNTED, counter_add
 from feedback.idempotency import content_hash, new_items
 from feedback.models import Experience, ExperienceQuota, Feedback
 from feedback.queue_state import turns_tally
-from feedback.rewards import latest_experience_id, rewards_add, rewards_evict
+from feedback.rewards import owner_latest_id, rewards_add, rewards_evict
 from feedback.selectors.components import component_names
 from feedback.services.rows import EXPERIENCE_COLUMNS, FEEDBACK_COLUMNS, fields_json, json_text
 from feedback.stats import CallDelta, ScoreDelta, stats_add_calls, stats_add_scores
@@ -54,7 +54,7 @@ def experience_store(
     component known so far competing, and this batch's new ones.
     """
     principal.require(Action.EXPERIENCE)
-    owner = principal.key
+    owner, project = principal.key, project_pk(principal.project)
     hashes = [content_hash(item, owner) for item in experiences]
     now = time.time()
     with transaction.atomic():
@@ -64,16 +64,17 @@ def experience_store(
             "experiences",
             [e.experience_id for e in experiences],
             hashes,
+            project=project,
         )
         if not fresh:
             return len(experiences)
         stored = _reserve_quota(owner, len(fresh))
-        stored_before = latest_experience_id(owner)
+        stored_before = owner_latest_id(owner)
         # The routing's probabilities only when an action does not carry its own (two reads).
         probability: Callable[[str], float | None] | None = None
         if any(experiences[i].action.action_prob is None for i in fresh):
             batch = {experiences[i].action.component_name for i in fresh}
-            probability = policy((set(component_names()) | batch) - {""})
+            probability = policy((set(component_names(project)) | batch) - {""})
         spoken = attributed_components(
             principal, {experiences[i].action.component_name for i in fresh}
         )
@@ -105,6 +106,7 @@ def experience_store(
                     item.ts,
                     hashes[index],
                     not component or component in spoken,
+                    project,
                 )
             )
             if component:
@@ -112,14 +114,12 @@ def experience_store(
                     succeeded=succeeded, duration_ms=action.duration_ms, ts=item.ts
                 )
         insert_rows(Experience, EXPERIENCE_COLUMNS, rows)
-        rewards_add(owner, stored_before)
+        rewards_add(owner, project, stored_before)
         _evict_over_limit(owner, stored)
-        stats_add_calls(calls)
+        stats_add_calls(project, calls)
         buckets_add_experiences(EXPERIENCE_COLUMNS, rows)
         if principal.role is Role.ENVIRONMENT and settings.LEARNPORTAL_FORWARD_ENV_REWARDS:
-            _forward_env_rewards(
-                owner, project_pk(principal.project), [experiences[i] for i in fresh], now
-            )
+            _forward_env_rewards(owner, project, [experiences[i] for i in fresh], now)
         broadcast_on_commit(
             "experience.stored",
             {"count": len(rows), "components": sorted(calls), "by": principal.name},
@@ -225,5 +225,5 @@ def _forward_env_rewards(
     )
     counter_add(FEEDBACK_COUNTED, written)
     turns_tally(project, {item.experience_id for item in experiences})
-    stats_add_scores(deltas)
+    stats_add_scores(project, deltas)
     buckets_add_feedback(FEEDBACK_COLUMNS, rows)

@@ -83,7 +83,7 @@ def feedback_record(
             hashes,
             project=project,
         )
-        components = _feedback_components([feedbacks[i] for i in fresh])
+        components = _feedback_components(project, [feedbacks[i] for i in fresh])
         rows: list[Row] = []
         turns: dict[str, Row] = {}  # the first rated turn carried for each key
         deltas: dict[str, ScoreDelta] = {}
@@ -146,10 +146,10 @@ def feedback_record(
         moments_add(project, stored, facts)
         if principal.is_human and rated:
             _leases_end(principal.name, project, rated)
-        stats_add_scores(deltas)
+        stats_add_scores(project, deltas)
         buckets_add_feedback(FEEDBACK_COLUMNS, rows)
-        last_component = _feedback_components(feedbacks[-1:])[0] if feedbacks else ""
-        new_score = component_avg_score(last_component) if last_component else None
+        last_component = _feedback_components(project, feedbacks[-1:])[0] if feedbacks else ""
+        new_score = component_avg_score(project, last_component) if last_component else None
         if rows:
             broadcast_on_commit(
                 "feedback.recorded",
@@ -195,12 +195,14 @@ def _leases_end(username: str, project: int, rated: set[str]) -> None:
 
 
 @staged("`_feedback_components`")
-def _feedback_components(items: list[FeedbackItem]) -> list[str]:
-    """The rule of docs/contract.md: component_name, else the experience it correlates to, else
-    the model."""
+def _feedback_components(project: int, items: list[FeedbackItem]) -> list[str]:
+    """The rule of docs/contract.md: component_name, else the experience of the project it
+    correlates to, else the model."""
     lookup = [i.correlation_id for i in items if not i.component_name and i.correlation_id]
     experience_components = (
-        existing_values(Experience, "experience_id", "component_name", lookup) if lookup else {}
+        existing_values(Experience, "experience_id", "component_name", lookup, project=project)
+        if lookup
+        else {}
     )
     return [
         item.component_name

@@ -63,6 +63,7 @@ EXPERIENCE_COLUMNS = Columns(Experience)(
     "ts",
     "content_hash",
     "attributed",
+    "project",
 )
 
 

@@ -11,6 +11,7 @@ from django.conf import settings
 from django.db import transaction
 
 from core.accounts.roles import Action
+from core.projects.selection import project_pk
 from feedback.selectors import owners_of, speaks_for_all
 from learnportal_protocol.messages import Applied
 from refinement.change_text import change_text
@@ -70,7 +71,7 @@ def _apply_record(principal: Principal, proposal: ProposalInput, record: Proposa
 
     The caller holds the proposal's row lock (`proposal_register` or `stored_locked`).
     """
-    assessment = assess(proposal, lock=True)
+    assessment = assess(proposal, project=project_pk(principal.project), lock=True)
     may(principal, Verb.APPLY, record, [assessment]).require()
     if by_person(principal):
         review_record(
@@ -116,7 +117,7 @@ def _others_component(principal: Principal, proposal: ProposalInput) -> str:
     component = proposal.location.component
     if proposal.target is not Target.ROUTER_WEIGHT or not component:
         return ""
-    owner = owners_of([component]).get(component)
+    owner = owners_of(project_pk(principal.project), [component]).get(component)
     if owner is None or owner == principal.key or speaks_for_all(principal.role):
         return ""
     return f"awaits approval by a reviewer: {component!r} is another principal's component"

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from django.db import transaction
 
 from core.accounts.roles import Action
+from core.projects.selection import project_pk
 from learnportal_protocol.errors import detail, invalid
 from refinement.history import history_record
 from refinement.models import Proposal, ProposalStatus, RefinementStatus, Review
@@ -37,7 +38,9 @@ def proposal_approve(
     principal.require(Action.DECIDE)
     with transaction.atomic():
         record = stored_locked(proposal_id, requested_by, plan_id)
-        assessment = assess(parse_proposal(proposal_wire(record)))
+        assessment = assess(
+            parse_proposal(proposal_wire(record)), project=project_pk(principal.project)
+        )
         may(principal, Verb.APPROVE, record, [assessment]).require()
         review = review_record(record, assessment, principal.key, ReviewKind.APPROVE, note=note)
         record.status = (
@@ -67,7 +70,9 @@ def proposal_reject(
         raise invalid("Say why the proposal is rejected.", [detail(["reason"], "required")])
     with transaction.atomic():
         record = stored_locked(proposal_id, requested_by, plan_id)
-        assessment = assess(parse_proposal(proposal_wire(record)))
+        assessment = assess(
+            parse_proposal(proposal_wire(record)), project=project_pk(principal.project)
+        )
         may(principal, Verb.REJECT, record, [assessment]).require()
         review = review_record(record, assessment, principal.key, ReviewKind.REJECT, note=reason)
         record.status = ProposalStatus.REJECTED
@@ -90,7 +95,9 @@ def proposal_permissions(
     *, principal: Principal, records: Sequence[Proposal]
 ) -> dict[str, tuple[Assessment, dict[Verb, Permission]]]:
     """Each proposal's review now and what this person may do with it, by id (for a page)."""
-    assessments = assess_all([parse_proposal(proposal_wire(r)) for r in records])
+    assessments = assess_all(
+        [parse_proposal(proposal_wire(r)) for r in records], project=project_pk(principal.project)
+    )
     return {
         record.proposal_id: (
             assessment,

@@ -7,6 +7,7 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING
 
+from core.projects.selection import project_pk
 from refinement.history import history_record
 from refinement.models import OPEN_PROPOSAL, Plan, Proposal
 from refinement.review import assess
@@ -46,7 +47,12 @@ def plan_file(
     records = []
     for proposal in proposals:
         record = proposal_register(principal, proposal, plan=plan)
-        review_record(record, assess(proposal), principal.key, ReviewKind.AUTO)
+        review_record(
+            record,
+            assess(proposal, project=project_pk(principal.project)),
+            principal.key,
+            ReviewKind.AUTO,
+        )
         records.append(record)
     history_record(
         "plan",

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from django.db import transaction
 
 from core.accounts.roles import Action
+from core.projects.selection import project_pk
 from refinement.history import history_record
 from refinement.models import Proposal, Review
 from refinement.proposals import parse_proposal
@@ -57,7 +58,7 @@ def proposal_review(*, principal: Principal, raw: dict[str, Any]) -> tuple[Propo
     proposal = parse_proposal(raw)
     with transaction.atomic():
         record = proposal_register(principal, proposal)
-        assessment = assess(proposal)
+        assessment = assess(proposal, project=project_pk(principal.project))
         review_record(record, assessment, principal.key, ReviewKind.AUTO)
         history_record(
             "review",

@@ -11,6 +11,7 @@ from django.db import transaction
 from pydantic import ValidationError
 
 from core.accounts.roles import Action
+from core.projects.selection import project_pk
 from learnportal_protocol.errors import LearnError, conflict, detail, not_found
 from refinement.answers import RolledBack
 from refinement.history import history_record
@@ -75,7 +76,7 @@ def _rollback_review(
         for e in reversed(original.edits)
     ]
     proposals = _reverse_proposals(original, reverse)
-    assessments = assess_all(proposals, lock=lock)
+    assessments = assess_all(proposals, project=project_pk(principal.project), lock=lock)
     may(principal, Verb.ROLLBACK, original, assessments).require()  # and what it would write
     return reverse, proposals, assessments
 

@@ -25,8 +25,9 @@ def test_a_field_the_model_does_not_have_is_refused_by_name() -> None:
 def test_the_stored_columns_are_every_field_but_the_key_in_their_order() -> None:
     stored = stored_columns(ComponentBucket)
     assert "id" not in stored
-    assert stored[:3] == ("component_name", "hour", "calls_total")
-    assert stored_columns(ComponentBucket, leaving_out=("component_name", "hour")) == stored[2:]
+    assert stored[:4] == ("project_id", "component_name", "hour", "calls_total")
+    key = ("project", "component_name", "hour")
+    assert stored_columns(ComponentBucket, leaving_out=key) == stored[3:]
 
 
 def test_a_field_named_like_an_attribute_of_its_own_is_a_column_like_any_other() -> None:

@@ -4,16 +4,26 @@ component is owned by the first agent that reported a call of it (environments o
 from __future__ import annotations
 
 import importlib
+from typing import TYPE_CHECKING
 
-from django.apps import apps
+import pytest
+from django.core.management import call_command
+from django.db import connection
+from django.db.migrations.executor import MigrationExecutor
 
-from feedback.models import ComponentOwner, Experience
+from feedback.models import ComponentOwner
 from tests.factories import ApiTokenFactory
 
-MIGRATION = importlib.import_module("feedback.migrations.0012_experience_attribution")
+if TYPE_CHECKING:
+    from django.db.migrations.state import StateApps
+
+pytestmark = pytest.mark.django_db(transaction=True)
+NAME = "0012_experience_attribution"
+MIGRATION = importlib.import_module(f"feedback.migrations.{NAME}")
 
 
-def stored(owner: str, component: str, n: int) -> None:
+def stored(apps: StateApps, owner: str, component: str, n: int) -> None:
+    Experience = apps.get_model("feedback", "Experience")
     Experience.objects.bulk_create(
         Experience(
             experience_id=f"{owner}-{component}-{Experience.objects.count() + i}",
@@ -30,16 +40,25 @@ def stored(owner: str, component: str, n: int) -> None:
     )
 
 
-def test_each_component_is_owned_by_the_first_agent_that_reported_it(db: None) -> None:
+def test_each_component_is_owned_by_the_first_agent_that_reported_it_and_then_by_default() -> None:
     for name, role in (("gym", "environment"), ("first", "agent"), ("later", "agent")):
         ApiTokenFactory.create(name=name, role=role)
-    stored("token:gym", "search", 2)  # an environment reported it first: it owns nothing
-    stored("token:first", "search", 1)
-    stored("token:later", "search", 3)
-    stored("token:later", "summarise", 1)
-    stored("token:gym", "translate", 1)  # reported by no agent: nobody's
+    call_command("migrate", "feedback", NAME[:4], verbosity=0)
+    then = MigrationExecutor(connection).loader.project_state(("feedback", NAME)).apps
+    try:
+        stored(then, "token:gym", "search", 2)  # an environment reported it first: owns nothing
+        stored(then, "token:first", "search", 1)
+        stored(then, "token:later", "search", 3)
+        stored(then, "token:later", "summarise", 1)
+        stored(then, "token:gym", "translate", 1)  # reported by no agent: nobody's
 
-    MIGRATION.owners_from_first_agent_calls(apps, None)
+        MIGRATION.owners_from_first_agent_calls(then, None)
+    finally:
+        call_command("migrate", verbosity=0)
 
-    owners = dict(ComponentOwner.objects.values_list("component_name", "owner"))
-    assert owners == {"search": "token:first", "summarise": "token:later"}
+    # Projects came later: what was there then is the `default` project's.
+    owners = ComponentOwner.objects.values_list("project__slug", "component_name", "owner")
+    assert set(owners) == {
+        ("default", "search", "token:first"),
+        ("default", "summarise", "token:later"),
+    }

@@ -13,7 +13,7 @@ from feedback.models import Feedback, Retraction, Turn
 from feedback.queue import queue_assign
 from feedback.selectors.components import component_records
 from tests.builders import feedback, feedback_req, turn
-from tests.harness import human_actor, ok, refused
+from tests.harness import default_pk, human_actor, ok, refused
 
 if TYPE_CHECKING:
     from tests.harness import Actor, Send
@@ -122,7 +122,7 @@ def test_a_second_rating_of_a_turn_supersedes_the_first_on_every_transport(
         "first",
         "second",
     }
-    assert component_records(COMPONENT)[0]["avg_score"] == pytest.approx(1.0)
+    assert component_records(default_pk(), COMPONENT)[0]["avg_score"] == pytest.approx(1.0)
     assert Turn.objects.get(correlation_id="t-1").ratings_needed == 0
 
 

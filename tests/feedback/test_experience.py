@@ -10,6 +10,7 @@ import pytest
 from feedback.models import ComponentStats, Experience, Feedback
 from tests.builders import experience, experience_req, stats_req, stored
 from tests.factories import StoreValueFactory
+from tests.harness import default_pk
 
 if TYPE_CHECKING:
     from pytest_django import Settings
@@ -169,7 +170,7 @@ def test_an_experience_records_the_probability_the_routing_in_force_gave_its_com
 
     StoreValueFactory.create(component="alpha", value=0.6)
     StoreValueFactory.create(component="off", value=0.0)
-    ComponentStats.objects.create(component_name="beta")
+    ComponentStats.objects.create(project_id=default_pk(), component_name="beta")
     items = {
         "e-alpha": experience("alpha"),
         "e-new": experience("gamma"),

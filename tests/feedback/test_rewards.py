@@ -10,9 +10,10 @@ from django.core.management import call_command
 
 from feedback.models import Experience, RewardBucket
 from feedback.reward_window import first_bucket, in_window
-from feedback.rewards import latest_experience_id
+from feedback.rewards import project_latest_id
 from feedback.selectors.experiences import reward_sums
 from tests.builders import experience, experience_req
+from tests.harness import default_pk
 
 if TYPE_CHECKING:
     from pytest_django import Settings
@@ -22,7 +23,7 @@ if TYPE_CHECKING:
 
 def stored_sums(window: int) -> dict[str, tuple[int, float]]:
     """The sums read from the stored experiences themselves, one by one."""
-    latest = latest_experience_id()
+    latest = project_latest_id(default_pk())
     sums: dict[str, tuple[int, float]] = {}
     rows = Experience.objects.values_list("id", "component_name", "reward")
     for pk, name, reward in rows:
@@ -33,7 +34,7 @@ def stored_sums(window: int) -> dict[str, tuple[int, float]]:
 
 
 def kept_sums(window: int) -> dict[str, tuple[int, float]]:
-    return {name: (count, total) for name, count, total in reward_sums(window)}
+    return {name: (count, total) for name, count, total in reward_sums(default_pk(), window)}
 
 
 def assert_same(kept: dict[str, tuple[int, float]], expected: dict[str, tuple[int, float]]) -> None:
@@ -82,7 +83,7 @@ def test_the_sums_cover_the_newest_window_and_older_buckets_are_dropped(
         batch(transport, agent, *[(f"c{(i + j) % 3}", (-1.0) ** j) for j in range(5)])
 
     assert_same(kept_sums(20), stored_sums(20))
-    first = first_bucket(latest_experience_id(), 20)
+    first = first_bucket(project_latest_id(default_pk()), 20)
     assert min(RewardBucket.objects.values_list("bucket", flat=True)) == first
     assert sum(count for count, _ in kept_sums(20).values()) < 60  # not all 60 of them
 

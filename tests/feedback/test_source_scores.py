@@ -24,6 +24,7 @@ from learnportal_protocol import FeedbackSource
 from refinement.store import behaviour_policy
 from tests.factories import FeedbackItemFactory, PrincipalFactory, TurnFactory
 from tests.feedback.test_buckets import ENV, calls, scores
+from tests.harness import default_pk
 
 pytestmark = pytest.mark.django_db
 
@@ -104,15 +105,15 @@ def test_each_source_has_its_own_average_and_all_of_them_stay_the_wire_avg_score
     mixed_sources()
 
     def mean(source: str) -> float | None:
-        return source_scores(source, "search")["search"].mean
+        return source_scores(default_pk(), source, "search")["search"].mean
 
     assert mean(FeedbackSource.HUMAN.value) == pytest.approx((0.8 * -1.0 + 0.5 * 0.9) / 1.3)
     assert mean(FeedbackSource.ENV.value) == pytest.approx(-0.5)
     assert mean(FeedbackSource.SELF.value) == pytest.approx(1.0)
-    wire = component_records("search")[0]["avg_score"]
+    wire = component_records(default_pk(), "search")[0]["avg_score"]
     assert mean(ALL) == pytest.approx(wire)
     assert wire == pytest.approx((-0.8 + 0.45 - 0.5 + 1.0) / (0.8 + 0.5 + 1.0 + 1.0))
-    assert source_scores(FeedbackSource.HUMAN.value, "browse")["browse"].mean is None
+    assert source_scores(default_pk(), FeedbackSource.HUMAN.value, "browse")["browse"].mean is None
 
 
 def _migrate(*targets: tuple[str, str]) -> None:

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from tests.builders import experience, experience_req, feedback, feedback_req, stats_req
+from tests.harness import default_pk
 
 if TYPE_CHECKING:
     from tests.harness import Actor, Send
@@ -116,7 +117,9 @@ def test_the_stats_read_gives_each_components_own_record(agent: Actor, env: Acto
 
     agent.learn(experience_req(experience("b"), experience("a")))
     env.learn(feedback_req(feedback(component_name="a")))
-    assert component_records() == [
+    assert component_records(default_pk()) == [
         row.as_record() for row in ComponentStats.objects.order_by("component_name")
     ]
-    assert component_records("a") == [ComponentStats.objects.get(component_name="a").as_record()]
+    assert component_records(default_pk(), "a") == [
+        ComponentStats.objects.get(component_name="a").as_record()
+    ]

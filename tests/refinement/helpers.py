@@ -9,6 +9,7 @@ from feedback.models import ComponentOwner
 from refinement import store
 from refinement.paths import locate
 from tests.builders import experience, experience_req, feedback, feedback_req
+from tests.harness import default_pk
 
 if TYPE_CHECKING:
     from refinement.models import Plan, Proposal
@@ -51,7 +52,8 @@ def own(owner: str, *components: str) -> None:
     """Make `owner` (a principal's key) the owner of components built without an ingest, as
     its first reported call would (feedback.attribution)."""
     ComponentOwner.objects.bulk_create(
-        ComponentOwner(component_name=name, owner=owner, claimed=0.0) for name in components
+        ComponentOwner(project_id=default_pk(), component_name=name, owner=owner, claimed=0.0)
+        for name in components
     )
 
 

@@ -13,7 +13,7 @@ from refinement.paths import weight_path
 from refinement.services.register import proposal_wire
 from tests.builders import adapt_req, apply_req, rollback_req
 from tests.factories import StoreValueFactory
-from tests.harness import Actor, Send, http_send, ok, refused
+from tests.harness import Actor, Send, default_pk, http_send, ok, refused
 from tests.refinement.helpers import calls, two_arms, weight, weighted
 
 if TYPE_CHECKING:
@@ -242,11 +242,11 @@ def test_adapt_learns_from_the_newest_experiences_only(agent: Actor, settings: S
     calls(agent, "beta", 20, reward=-0.9, success=False)  # lately it is the other way round
     calls(agent, "alpha", 20, reward=0.9, success=True)
 
-    recent = targets_for("epsilon_greedy", ["alpha", "beta"])
+    recent = targets_for(default_pk(), "epsilon_greedy", ["alpha", "beta"])
     assert recent["alpha"] > 0.9 > 0.1 > recent["beta"]
     settings.LEARNPORTAL_ADAPT_WINDOW = 1_000_000
     call_command("rebuild_rewards")  # what a change of the window asks for
-    whole = targets_for("epsilon_greedy", ["alpha", "beta"])
+    whole = targets_for(default_pk(), "epsilon_greedy", ["alpha", "beta"])
     assert whole["alpha"] == pytest.approx(whole["beta"])
 
 

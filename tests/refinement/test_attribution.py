@@ -12,7 +12,7 @@ from feedback.models import ComponentOwner, ComponentStats
 from refinement.adapt import targets_for
 from refinement.models import HistoryEntry, Plan
 from tests.builders import adapt_req, apply_req, weight_proposal
-from tests.harness import http_send, ok, refused, token_actor
+from tests.harness import default_pk, http_send, ok, refused, token_actor
 from tests.refinement.helpers import calls, two_arms, weight, weighted
 
 if TYPE_CHECKING:
@@ -62,7 +62,9 @@ def test_a_thousand_made_up_failures_do_not_move_another_agents_component(
 
     assert weighted("alpha") == settled
     # Nor are they evidence in the owner's own adapts: alpha is still its best component.
-    assert targets_for("epsilon_greedy", ["alpha", "beta"])["alpha"] == pytest.approx(1.0)
+    assert targets_for(default_pk(), "epsilon_greedy", ["alpha", "beta"])["alpha"] == pytest.approx(
+        1.0
+    )
     ok(http_send(agent, adapt_req("epsilon_greedy")))
     assert weighted("alpha") == settled
 

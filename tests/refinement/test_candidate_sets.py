@@ -8,7 +8,7 @@ import pytest
 
 from refinement.adapt import targets_for
 from tests.builders import adapt_req
-from tests.harness import Actor, http_send, ok, token_actor
+from tests.harness import Actor, default_pk, http_send, ok, token_actor
 from tests.refinement.helpers import calls, weighted
 
 NEW = ("careful", "balanced", "hasty")
@@ -46,7 +46,7 @@ def test_small_weights_keep_their_order_within_a_candidate_set(
     shared_portal: Actor, agent: Actor
 ) -> None:
     new_agents_calls(agent)
-    targets = targets_for("softmax", ["strong", *NEW])
+    targets = targets_for(default_pk(), "softmax", ["strong", *NEW])
     assert targets["strong"] == targets["careful"] == pytest.approx(1.0)
     assert targets["hasty"] < 1e-6  # softmax starves it: below what 6 decimals can hold
     for _ in range(8):

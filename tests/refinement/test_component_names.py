@@ -8,7 +8,7 @@ from django.conf import settings
 from feedback.models import ComponentStats
 from refinement.models import Plan
 from tests.builders import adapt_req, plan_req
-from tests.harness import Actor, Send, ok
+from tests.harness import Actor, Send, default_pk, ok
 from tests.refinement.helpers import corrections, two_arms, weighted
 
 ON_POSTGRES = settings.DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql"
@@ -26,7 +26,9 @@ BAD_NAMES = [
 
 def stored(name: str) -> None:
     """A component already in the stats under this name, as older hosts could store it."""
-    ComponentStats.objects.create(component_name=name, calls_total=40, calls_success=40)
+    ComponentStats.objects.create(
+        project_id=default_pk(), component_name=name, calls_total=40, calls_success=40
+    )
 
 
 @pytest.mark.parametrize("name", BAD_NAMES)

@@ -23,6 +23,7 @@ from refinement.services.edits import Edit, edits_apply
 from refinement.services.rollback import refinement_rollback
 from tests.builders import weight_proposal
 from tests.factories import StoreValueFactory
+from tests.harness import default_pk
 from tests.refinement.helpers import own, value_at, weight
 from webhooks.outbox import subscriptions
 
@@ -87,7 +88,8 @@ def test_apply_adapt_and_rollback_each_keep_a_snapshot_that_matches_their_revisi
     machine: Principal,
 ) -> None:
     ComponentStats.objects.bulk_create(
-        ComponentStats(component_name=name, calls_total=30) for name in ("alpha", "beta")
+        ComponentStats(project_id=default_pk(), component_name=name, calls_total=30)
+        for name in ("alpha", "beta")
     )
     own(machine.key, "alpha", "beta")
     applied = proposal_apply(principal=machine, raw=weight_proposal("alpha", 0.5, 0.55))
@@ -119,7 +121,9 @@ def test_an_adapt_of_three_hundred_weights_takes_a_bounded_number_of_queries(
     machine: Principal,
 ) -> None:
     names = [f"c{i:03d}" for i in range(300)]
-    ComponentStats.objects.bulk_create(ComponentStats(component_name=n) for n in names)
+    ComponentStats.objects.bulk_create(
+        ComponentStats(project_id=default_pk(), component_name=n) for n in names
+    )
     own(machine.key, *names)
     Experience.objects.bulk_create(
         Experience(

@@ -21,6 +21,7 @@ from refinement.services.approval import proposal_approve, proposal_permissions,
 from refinement.services.register import proposal_wire
 from refinement.services.rollback import refinement_rollback, rollback_permission
 from tests.factories import PrincipalFactory, ProposalFactory, StoreValueFactory
+from tests.harness import default_pk
 
 if TYPE_CHECKING:
     from pytest_django import Settings
@@ -45,7 +46,7 @@ def _filed(by: Principal, new: float = 0.55) -> Proposal:
 
 def _may(principal: Principal, verb: Verb, record: Proposal) -> tuple[bool, str]:
     record.refresh_from_db()
-    assessment = assess(parse_proposal(proposal_wire(record)))
+    assessment = assess(parse_proposal(proposal_wire(record)), project=default_pk())
     answer = may(principal, verb, record, [assessment])
     return answer.allowed, answer.reason
 

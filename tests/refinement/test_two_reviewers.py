@@ -18,6 +18,7 @@ from refinement.services.approval import proposal_approve
 from refinement.services.register import proposal_wire
 from refinement.store import routing_weights
 from tests.factories import PrincipalFactory, ProposalFactory, StoreValueFactory
+from tests.harness import default_pk
 
 if TYPE_CHECKING:
     from pytest_django import Settings
@@ -45,7 +46,12 @@ def _filed(new: float) -> Proposal:
 
 def _may(principal: Principal, verb: Verb, record: Proposal) -> tuple[bool, str]:
     record.refresh_from_db()
-    answer = may(principal, verb, record, [assess(parse_proposal(proposal_wire(record)))])
+    answer = may(
+        principal,
+        verb,
+        record,
+        [assess(parse_proposal(proposal_wire(record)), project=default_pk())],
+    )
     return answer.allowed, answer.reason
 
 

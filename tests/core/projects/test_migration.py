@@ -11,7 +11,16 @@ from core.accounts.models import ApiToken, User
 from core.accounts.principals import principal_for_user
 from core.accounts.roles import Role
 from core.projects.services import project_add
-from feedback.models import AgreementTotals, AgreementUnit, Feedback
+from feedback.models import (
+    AgreementTotals,
+    AgreementUnit,
+    ComponentBucket,
+    ComponentOwner,
+    ComponentStats,
+    Experience,
+    Feedback,
+    RewardBucket,
+)
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -85,3 +94,46 @@ def test_existing_feedback_and_its_agreement_land_in_default_and_ids_repeat_acro
     copy.pk, copy.project = None, other
     copy.save()  # the same feedback_id in another project is another feedback
     assert Feedback.objects.filter(feedback_id="f-ann").count() == 2
+
+
+def test_existing_experiences_and_components_land_in_default_and_ids_repeat_across_projects() -> (
+    None
+):
+    call_command("migrate", "feedback", "0016", verbosity=0)  # before experiences had a project
+    then = (
+        MigrationExecutor(connection).loader.project_state(("feedback", "0016_feedback_project"))
+    ).apps
+    try:
+        then.get_model("feedback", "Experience").objects.create(
+            experience_id="e-1",
+            owner="token:bot",
+            component_name="search",
+            reward=1.0,
+            state="{}",
+            action="{}",
+            next_state="{}",
+            ts=1.0,
+            content_hash="",
+        )
+        then.get_model("feedback", "ComponentStats").objects.create(
+            component_name="search", calls_total=1
+        )
+        then.get_model("feedback", "ComponentOwner").objects.create(
+            component_name="search", owner="token:bot", claimed=1.0
+        )
+        then.get_model("feedback", "ComponentBucket").objects.create(
+            component_name="search", hour=0, calls_total=1
+        )
+        then.get_model("feedback", "RewardBucket").objects.create(
+            component_name="search", span=100, bucket=0, count=1, reward_sum=1.0
+        )
+    finally:
+        call_command("migrate", verbosity=0)
+    for model in (Experience, ComponentStats, ComponentOwner, ComponentBucket, RewardBucket):
+        assert list(model.objects.values_list("project__slug", flat=True)) == ["default"], model
+    other = project_add(slug="other", name="Other")
+    for model, key in ((Experience, "experience_id"), (ComponentStats, "component_name")):
+        copy = model.objects.get()
+        copy.pk, copy.project = None, other
+        copy.save()  # the same id or name in another project is another row
+        assert model.objects.filter(**{key: getattr(copy, key)}).count() == 2, model

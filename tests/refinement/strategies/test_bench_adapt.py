@@ -88,7 +88,7 @@ def test_experience_rows_follow_the_services_columns() -> None:
 
     data = adapt_data.make_data(3, 10, seed=1)
 
-    rows = e2e.experience_rows(data, EXPERIENCE_COLUMNS, "token:bench", 4, 8, t0=0.0)
+    rows = e2e.experience_rows(data, EXPERIENCE_COLUMNS, "token:bench", 4, 8, t0=0.0, project=7)
 
     assert len(rows) == 4 and all(len(row) == len(EXPERIENCE_COLUMNS) for row in rows)
     first = dict(zip(EXPERIENCE_COLUMNS, rows[0], strict=True))
@@ -96,6 +96,7 @@ def test_experience_rows_follow_the_services_columns() -> None:
     assert first["component_name"] == e2e.component_name(int(data.arm[4]))
     assert first["reward"] == data.reward[4]
     assert first["behaviour_prob"] == pytest.approx(1 / 3)
+    assert first["project_id"] == 7
 
 
 def test_the_report_replaces_only_its_own_block(tmp_path: Path) -> None:
