@@ -12,17 +12,12 @@ import orjson
 from django.conf import settings
 from django.db import models
 
-from core.projects.models import DEFAULT_PROJECT
-from core.projects.selection import project_pk
+from core.projects.selection import default_project_pk
 
 
 def ratings_per_turn() -> int:
     """A new turn's ratings still needed: all of them."""
     return int(settings.LEARNPORTAL_RATINGS_PER_TURN)
-
-
-def default_project_pk() -> int:
-    return project_pk(DEFAULT_PROJECT)
 
 
 def project_of(row: Turn | Feedback | Experience) -> int:

@@ -45,7 +45,7 @@ def home(request: AuthenticatedHttpRequest) -> HttpResponse:
     principal = portal_principal(request)
     assert principal is not None  # behind login_required
     project = project_pk(principal.project)
-    weights = routing_weights()
+    weights = routing_weights(project)
     source, problems = source_asked(request.GET)
     scores = source_scores(project, source)
     components = [
@@ -61,8 +61,10 @@ def home(request: AuthenticatedHttpRequest) -> HttpResponse:
     context = {
         **counts,
         "components": components,
-        "pending_proposals": awaiting_review_count() if principal.may(Action.DECIDE) else None,
-        "history": history_entries(limit=12) if principal.may(Action.HISTORY) else None,
+        "pending_proposals": (
+            awaiting_review_count(project) if principal.may(Action.DECIDE) else None
+        ),
+        "history": history_entries(project, limit=12) if principal.may(Action.HISTORY) else None,
         "empty": not components and not any(counts.values()),
         "first_turn": orjson.dumps(FIRST_TURN).decode(),
         "source_label": SOURCE_LABELS[source],

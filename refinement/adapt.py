@@ -93,7 +93,7 @@ def targets_for(project: int, strategy: str, names: list[str]) -> dict[str, floa
     `relative_to_best`): another agent's strong component never squeezes a new agent's
     components together near 0, where their order would be lost to rounding.
     """
-    weights = store.routing_weights()
+    weights = store.routing_weights(project)
     groups = candidate_sets(project, names)
     with stage("read: the evidence (`load_evidence_sets`)"):
         sets = load_evidence_sets(project, groups, weights, replay=strategy in REPLAY_STRATEGIES)
@@ -135,6 +135,7 @@ def adapt_run(*, principal: Principal, component_name: str, strategy: str) -> Ad
     now = time.time()
     with transaction.atomic():
         plan = Plan.objects.create(
+            project_id=project,
             plan_id=new_id("plan"),
             origin="adapt",
             component_name=component_name,
@@ -143,15 +144,15 @@ def adapt_run(*, principal: Principal, component_name: str, strategy: str) -> Ad
             status=PlanStatus.READY,
             created=time.time(),
         )
-        weights = store.routing_weights()
+        weights = store.routing_weights(project)
         # A weight rolled back lately is medium risk at least: above a low limit, no step by itself.
         with stage("apply: `recently_rolled_back`"):
-            held = recently_rolled_back([weight_path(name) for name in chosen])
+            held = recently_rolled_back(project, [weight_path(name) for name in chosen])
         # A weight machines changed LEARNPORTAL_PATH_CHANGES_MAX times lately waits for a person.
         busy = (
             set()
             if by_person(principal)
-            else changes_exhausted([weight_path(name) for name in chosen], now=now)
+            else changes_exhausted(project, [weight_path(name) for name in chosen], now=now)
         )
         steps, rests = [], []
         for name in chosen:
@@ -182,7 +183,7 @@ def adapt_run(*, principal: Principal, component_name: str, strategy: str) -> Ad
         plan.save(update_fields=["status", "summary"])
         history_record(
             "adapt",
-            principal.key,
+            principal,
             plan_id=plan.plan_id,
             message=plan.summary,
             diff=[{"component": n, "before": c, "after": w, "target": t} for n, c, w, t in moves],
@@ -190,13 +191,13 @@ def adapt_run(*, principal: Principal, component_name: str, strategy: str) -> Ad
         if rests:  # filed for a reviewer, as every plan is: in the history, and `plan.filed`
             history_record(
                 "plan",
-                principal.key,
+                principal,
                 plan_id=plan.plan_id,
                 message=plan.summary,
                 diff=[proposal_wire(p) for p in plan.proposals.order_by("id")],
             )
     moved = {name for name, *_ in moves}
-    weights = store.routing_weights()
+    weights = store.routing_weights(project)
     with stage("apply: `component_records` for the answer"):
         records = component_records(project)
     updated = [
@@ -215,6 +216,7 @@ def _supersede_pending(paths: list[str], plan: Plan) -> list[Plan]:
     """
     stale = locked(
         Proposal.objects.filter(
+            project=plan.project_id,
             path__in=paths,
             plan__origin="adapt",
             status__in=OPEN_PROPOSAL - {ProposalStatus.QUEUED},
@@ -304,6 +306,7 @@ def proposals_file(
                 status.value,
                 principal.key,
                 now,
+                plan.project_id,
             )
         )
         reasons = _json([reason] if reason else [])
@@ -333,6 +336,7 @@ PROPOSAL_COLUMNS = Columns(Proposal)(
     "status",
     "requested_by",
     "created",
+    "project",
 )
 REVIEW_COLUMNS = Columns(Review)(
     "proposal",

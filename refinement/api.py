@@ -22,6 +22,7 @@ from core.inputs import (
     parse_query,
     query_parameters,
 )
+from core.projects.selection import project_pk
 from learnportal_protocol.messages import HISTORY_CURSOR_PATTERN, Applied, History
 from learnportal_protocol.models import StrictModel, Text
 from learnportal_protocol.wire import parse_body as parse_json_body
@@ -165,7 +166,8 @@ class RoutingView(APIView):
         responses=Routing,
     )
     def get(self, request: Request) -> Response:
-        return Response(routing_read().model_dump(mode="json"))
+        project = project_pk(principal_of(request).project)
+        return Response(routing_read(project).model_dump(mode="json"))
 
 
 class SkillsView(APIView):
@@ -208,7 +210,8 @@ class StepsView(APIView):
         responses=StepsState,
     )
     def get(self, request: Request) -> Response:
-        return Response(learning_store.steps_list().model_dump(mode="json"))
+        project = project_pk(principal_of(request).project)
+        return Response(learning_store.steps_list(project=project).model_dump(mode="json"))
 
     @extend_schema(
         summary="Set the global skill objective (admin)",
@@ -234,7 +237,9 @@ class StepView(APIView):
         responses={200: StepState, 400: NOT_A_STEP_ID},
     )
     def get(self, request: Request, step_id: str) -> Response:
-        return Response(learning_store.step_get(step_id=step_id).model_dump(mode="json"))
+        project = project_pk(principal_of(request).project)
+        step = learning_store.step_get(project=project, step_id=step_id)
+        return Response(step.model_dump(mode="json"))
 
     @extend_schema(
         summary="Change a step's learning settings (admin)",

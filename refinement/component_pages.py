@@ -133,7 +133,7 @@ NO_SCORE = -2.0
 
 
 def _rows(project: int, source: str) -> list[dict[str, Any]]:
-    weights = routing_weights()
+    weights = routing_weights(project)
     scores = source_scores(project, source)
     rows = []
     for record in component_records(project):
@@ -208,9 +208,9 @@ def component_show(request: HttpRequest, principal: Principal, name: str) -> Htt
     if not records:
         raise Http404("No component of that name has any data yet.")
     source, problems = source_asked(request.GET)
-    weight = component_weight(name)
+    weight = component_weight(project, name)
     hours = component_hours(project, name, HOURS_SHOWN)
-    changes = weight_history(name, limit=WEIGHT_POINTS)
+    changes = weight_history(project, name, limit=WEIGHT_POINTS)
     durations = component_durations(project, name, HISTOGRAM_BINS)
     context = {
         "record": _shown(records[0]),

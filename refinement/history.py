@@ -1,4 +1,5 @@
-"""The audit trail: who did what to which plan, proposal and refinement, and the diff."""
+"""The audit trail of a project: who did what to which plan, proposal and refinement, and the
+diff."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from django.db.models import Q
 
 from core.accounts.roles import Action
 from core.events import broadcast_on_commit
+from core.projects.selection import project_pk
 from core.timing import staged
 from learnportal_protocol.errors import ErrorCode, LearnError, detail
 from learnportal_protocol.messages import HISTORY_PAGE_MAX, History
@@ -27,7 +29,7 @@ HISTORY_CHUNK = 20  # entries read at once: each may hold whole files
 @staged("`history_record`")
 def history_record(
     kind: str,
-    actor: str,
+    principal: Principal,
     *,
     plan_id: str = "",
     proposal_id: str = "",
@@ -36,13 +38,16 @@ def history_record(
     message: str = "",
     diff: list[dict[str, Any]] | None = None,
 ) -> HistoryEntry:
-    """One entry of the trail; `proposal` is the stored proposal it is about, if any (its id
-    alone would not do: ids are each principal's own)."""
+    """One entry of the trail of the project `principal` acts in, by them; `proposal` is the
+    stored proposal it is about, if any (its id alone would not do: ids are each principal's
+    own)."""
     if proposal is not None:
         proposal_id = proposal.proposal_id
+    project = project_pk(principal.project)
     entry = HistoryEntry.objects.create(
+        project_id=project,
         kind=kind,
-        actor=actor,
+        actor=principal.key,
         ts=time.time(),
         plan_id=plan_id,
         proposal_id=proposal_id,
@@ -55,7 +60,10 @@ def history_record(
         paths = [proposal.path]
     HistoryPath.objects.bulk_create([HistoryPath(entry=entry, path=path) for path in paths])
     broadcast_on_commit(
-        f"refinement.{kind}", entry.as_entry(), audience=Action.HISTORY, totals=_live_counts
+        f"refinement.{kind}",
+        entry.as_entry(),
+        audience=Action.HISTORY,
+        totals=lambda: {"pending_proposals": awaiting_review_count(project)},
     )
     return entry
 
@@ -71,13 +79,12 @@ def entry_paths(diff: list[dict[str, Any]]) -> list[str]:
     return list(dict.fromkeys(paths))
 
 
-def _live_counts() -> dict[str, int]:
-    return {"pending_proposals": awaiting_review_count()}
-
-
-def history_entries(*, limit: int = HISTORY_LIMIT, offset: int = 0) -> list[dict[str, Any]]:
-    """Newest first; `offset` pages further back."""
-    entries = HistoryEntry.objects.order_by("-ts", "-id")[offset : offset + limit]
+def history_entries(
+    project: int, *, limit: int = HISTORY_LIMIT, offset: int = 0
+) -> list[dict[str, Any]]:
+    """The project's, newest first; `offset` pages further back."""
+    entries = HistoryEntry.objects.filter(project=project).order_by("-ts", "-id")
+    entries = entries[offset : offset + limit]
     return [entry.as_entry() for entry in entries]
 
 
@@ -87,7 +94,7 @@ def history_read(*, principal: Principal, limit: int = HISTORY_LIMIT, cursor: st
     (but always one, which the skill file limit bounds): a short request never costs a reply
     of every file ever written. `next_cursor` is where the next page starts, if any."""
     principal.require(Action.HISTORY)
-    rows = HistoryEntry.objects.order_by("-ts", "-id")
+    rows = HistoryEntry.objects.filter(project=project_pk(principal.project)).order_by("-ts", "-id")
     if cursor:
         before = HistoryCursor.parse(cursor)
         if before is None:

@@ -10,13 +10,14 @@ import hashlib
 import json
 import re
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from django.db import transaction
 
 from core.accounts.principals import Principal
 from core.accounts.roles import Action, Role
+from core.projects.selection import project_pk
 from learnportal_protocol.errors import detail, forbidden, invalid, not_found
 from refinement import store
 from refinement.answers import (
@@ -72,27 +73,31 @@ def _check_step_id(step_id: str) -> None:
         raise invalid(f"{step_id!r} is not a step id.", [detail(["step_id"], "not a step id")])
 
 
-def step_get(*, step_id: str) -> StepState:
+def step_get(*, project: int, step_id: str) -> StepState:
     _check_step_id(step_id)
-    return StepState.of(Step.objects.filter(step_id=step_id).first(), step_id)
+    return StepState.of(Step.objects.filter(project=project, step_id=step_id).first(), step_id)
 
 
-def _workflow() -> Workflow:
-    return Workflow.objects.order_by("pk").first() or Workflow.objects.create()
+def _workflow(project: int) -> Workflow:
+    workflow, _ = Workflow.objects.get_or_create(project_id=project)
+    return workflow
 
 
-def steps_list() -> StepsState:
-    workflow = Workflow.objects.order_by("pk").first()
+def steps_list(*, project: int) -> StepsState:
+    """The project's workflow: its global objective and its steps."""
+    workflow = Workflow.objects.filter(project=project).first()
+    steps = Step.objects.filter(project=project).order_by("step_id")
     return StepsState(
         global_skill_objective=workflow.global_skill_objective if workflow else "",
-        steps=[StepState.of(step, step.step_id) for step in Step.objects.order_by("step_id")],
+        steps=[StepState.of(step, step.step_id) for step in steps],
     )
 
 
 def workflow_update(*, principal: Principal, global_skill_objective: str) -> StepsState:
     principal.require(Action.MANAGE_STEPS)
+    project = project_pk(principal.project)
     with transaction.atomic():
-        workflow = _workflow()
+        workflow = _workflow(project)
         before = workflow.global_skill_objective
         if before != global_skill_objective:
             workflow.global_skill_objective = global_skill_objective
@@ -100,7 +105,7 @@ def workflow_update(*, principal: Principal, global_skill_objective: str) -> Ste
             workflow.save()
             history_record(
                 "workflow",
-                principal.key,
+                principal,
                 message="global_skill_objective changed",
                 diff=[
                     {
@@ -110,7 +115,7 @@ def workflow_update(*, principal: Principal, global_skill_objective: str) -> Ste
                     }
                 ],
             )
-    return steps_list()
+    return steps_list(project=project)
 
 
 STEP_SETTINGS = ("learnings_access", "learning_objective", "lock_learnings")
@@ -132,10 +137,12 @@ def step_update(*, principal: Principal, step_id: str, changes: dict[str, Any]) 
             f"{', '.join(sent_read_only)} {READ_ONLY}.",
             [detail([name], READ_ONLY) for name in sent_read_only],
         )
+    project = project_pk(principal.project)
     with transaction.atomic():
         locations = [_step_location(step_id, name) for name in STEP_SETTINGS]
-        current = store.read_many(locations, lock=True)  # creates and locks the step's row
-        step = Step.objects.get(step_id=step_id)
+        # Creates and locks the step's row.
+        current = store.read_many(locations, project=project, lock=True)
+        step = Step.objects.get(project=project, step_id=step_id)
         before = StepState.of(step, step_id).model_dump()
         after = {**before, **changes}
         _check_step_settings(step_id, before, after, changes)
@@ -164,7 +171,7 @@ def step_update(*, principal: Principal, step_id: str, changes: dict[str, Any]) 
                 current=current,
                 stale_loc=("step_id",),
             )
-    return StepState.of(Step.objects.get(step_id=step_id), step_id)
+    return StepState.of(Step.objects.get(project=project, step_id=step_id), step_id)
 
 
 def _step_location(step_id: str, name: str) -> Location:
@@ -193,11 +200,13 @@ def _check_step_settings(
         )
 
 
-def step_refinements(*, step_id: str, limit: int = 50) -> list[Refinement]:
+def step_refinements(*, project: int, step_id: str, limit: int = 50) -> list[Refinement]:
     """The refinements that changed this step's settings, newest first (for its page)."""
     _check_step_id(step_id)
     ids = (
-        Revision.objects.filter(path__startswith=f"steps.{step_id}.", refinement__isnull=False)
+        Revision.objects.filter(
+            project=project, path__startswith=f"steps.{step_id}.", refinement__isnull=False
+        )
         .values_list("refinement_id", flat=True)
         .distinct()
     )
@@ -259,7 +268,9 @@ def run_report(
     _check_edits(principal, step_id, edits)
     digest = description_hash(description)
     with transaction.atomic():
-        step, _ = Step.objects.select_for_update().get_or_create(step_id=step_id)
+        step, _ = Step.objects.select_for_update().get_or_create(
+            project_id=project_pk(principal.project), step_id=step_id
+        )
         same = bool(step.last_description_hash) and step.last_description_hash == digest
         step.description_hash_runs = step.description_hash_runs + 1 if same else 1
         step.last_description_hash = digest
@@ -280,7 +291,7 @@ def run_report(
             outcome.proposals = [ProposalState.of(r) for r in records]
         history_record(
             "run",
-            principal.key,
+            principal,
             plan_id=outcome.plan_id,
             message=f"run of step {step_id} (description run {step.description_hash_runs})"
             + (
@@ -315,7 +326,7 @@ def _file_run_plan(
 
 def plan_list(*, principal: Principal, status: str = "", limit: int = 50) -> PlanList:
     principal.require(Action.DECIDE)
-    plans = Plan.objects.order_by("-created", "-id")
+    plans = Plan.objects.filter(project=project_pk(principal.project)).order_by("-created", "-id")
     if status:
         plans = plans.filter(status=status)
     return PlanList([PlanState.of(plan) for plan in plans[:limit]])
@@ -323,7 +334,7 @@ def plan_list(*, principal: Principal, status: str = "", limit: int = 50) -> Pla
 
 def plan_get(*, principal: Principal, plan_id: str) -> PlanState:
     principal.require(Action.DECIDE)
-    plan = Plan.objects.filter(plan_id=plan_id).first()
+    plan = Plan.objects.filter(project=project_pk(principal.project), plan_id=plan_id).first()
     if plan is None:
         raise not_found(f"No plan {plan_id!r}.")
     return PlanState.of(plan)
@@ -337,26 +348,28 @@ def skill_path(path: str) -> str:
     return path if path.startswith(LEARNINGS) else LEARNINGS + path
 
 
-def _check_step_reads(step_id: str) -> None:
+def _check_step_reads(project: int, step_id: str) -> None:
     if not step_id:
         return
     _check_step_id(step_id)
-    step = Step.objects.filter(step_id=step_id).first()
+    step = Step.objects.filter(project=project, step_id=step_id).first()
     if step and step.learnings_access == LearningsAccess.NONE:
         raise forbidden(f"Step {step_id} has learnings_access 'none'; it reads no learnings.")
 
 
 def skill_list(*, principal: Principal, step_id: str = "") -> SkillList:
     principal.require(Action.READ_SKILLS)
-    _check_step_reads(step_id)
-    return SkillList([SkillEntry.of(row) for row in store.skill_files()])
+    project = project_pk(principal.project)
+    _check_step_reads(project, step_id)
+    return SkillList([SkillEntry.of(row) for row in store.skill_files(project)])
 
 
 def skill_get(*, principal: Principal, path: str, step_id: str = "") -> SkillFile:
     principal.require(Action.READ_SKILLS)
-    _check_step_reads(step_id)
+    project = project_pk(principal.project)
+    _check_step_reads(project, step_id)
     path = skill_path(path)
-    row = StoreValue.objects.filter(path=path, value__isnull=False).first()
+    row = StoreValue.objects.filter(project=project, path=path, value__isnull=False).first()
     if row is None or row.value is None:  # (never None past the filter; said for the checker)
         raise not_found(f"No learnings file {path!r}.")
     return SkillFile(path=row.path, version=row.version, text=row.value)
@@ -365,20 +378,21 @@ def skill_get(*, principal: Principal, path: str, step_id: str = "") -> SkillFil
 METADATA_FILE = ".learning_metadata.json"
 
 
-def skills_export(*, directory: Path) -> list[Path]:
-    """Write every current learnings file, and each step's metadata, under `directory`.
+def skills_export(*, project: int, directory: Path) -> list[Path]:
+    """Write every current learnings file of the project, and each of its steps' metadata,
+    under `directory`.
 
     Refuses paths that would escape it.
     """
     root = directory.resolve()
-    files = store.skill_files()
+    files = store.skill_files(project)
     targets = []
     for row in files:
         target = (root / row.path).resolve()
         if not target.is_relative_to(root) or not isinstance(row.value, str):
             raise invalid(f"{row.path!r} cannot be written under {root}.")
         targets.append((target, row.value))
-    for step in Step.objects.order_by("step_id"):
+    for step in Step.objects.filter(project=project).order_by("step_id"):
         # The runtime's per-step metadata file (docs/learning-store.md): settings and description-hash evidence.
         metadata = StepState.of(step, step.step_id).model_dump(mode="json", exclude={"updated"})
         target = root / "learnings" / step.step_id / METADATA_FILE
@@ -415,22 +429,24 @@ def skills_read_tree(*, directory: Path) -> tuple[dict[str, str], list[str]]:
     return files, skipped
 
 
-def skills_import(*, files: dict[str, str], source: str) -> ImportOutcome:
-    """File one plan with a create or update per changed file; nothing applies until reviewed."""
+def skills_import(*, project: str, files: dict[str, str], source: str) -> ImportOutcome:
+    """File one plan in the project (by slug) with a create or update per changed file; nothing
+    applies until reviewed."""
+    importer = replace(IMPORTER, project=project)
     with transaction.atomic():
         edits = []
         for path, text in sorted(files.items()):
             location = locate(Target.SKILL_FILE, path)
             if location is None:
                 raise invalid(f"{path!r} is not a learnings path.", [detail(["path"], path)])
-            current = store.read(location)
+            current = store.read(location, project=project_pk(project))
             if current == text:
                 continue
             edits.append(_import_edit(location, current, text, source))
         if not edits:
             return ImportOutcome()
         plan, records = plan_file(
-            IMPORTER,
+            importer,
             edits,
             origin="import",
             summary=f"{len(edits)} learnings files imported from {source}",
@@ -472,9 +488,12 @@ def skill_versions(*, principal: Principal, path: str) -> SkillVersions:
     path = skill_path(path)
     if locate(Target.SKILL_FILE, path) is None:
         raise not_found(f"{path!r} is not a learnings path.")
-    row = StoreValue.objects.filter(path=path).first()
+    project = project_pk(principal.project)
+    row = StoreValue.objects.filter(project=project, path=path).first()
     revisions = list(
-        Revision.objects.filter(path=path).select_related("refinement").order_by("-version", "-id")
+        Revision.objects.filter(project=project, path=path)
+        .select_related("refinement")
+        .order_by("-version", "-id")
     )
     if row is None and not revisions:
         raise not_found(f"No learnings file {path!r}.")

@@ -15,22 +15,30 @@ from refinement.vocabulary import LearningsAccess, PlanStatus, ReviewKind, RiskL
 
 
 class StoreValue(models.Model):
-    """The current value at a path (a routing weight or a learnings file); JSON, null = absent."""
+    """The current value at a path of a project (a routing weight or a learnings file); JSON,
+    null = absent."""
 
-    path = models.CharField(max_length=400, unique=True)
+    # The project it belongs to: that of the principal whose act made it (core.projects).
+    project = models.ForeignKey("projects.Project", on_delete=models.CASCADE, related_name="+")
+    path = models.CharField(max_length=400)
     value = models.JSONField(null=True)
     version = models.PositiveIntegerField(default=0)
     updated = models.FloatField(default=0.0)
     updated_by = models.CharField(max_length=160, blank=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["project", "path"], name="store_value_once")]
 
     def __str__(self) -> str:
         return f"{self.path}@{self.version}"
 
 
 class Revision(models.Model):
-    """One change of one path, kept forever."""
+    """One change of one path of a project, kept forever."""
 
-    path = models.CharField(max_length=400, db_index=True)
+    # The project it belongs to: that of the principal whose act made it (core.projects).
+    project = models.ForeignKey("projects.Project", on_delete=models.CASCADE, related_name="+")
+    path = models.CharField(max_length=400)
     version = models.PositiveIntegerField()
     before = models.JSONField(null=True)
     after = models.JSONField(null=True)
@@ -42,16 +50,21 @@ class Revision(models.Model):
 
     class Meta:
         # A path's newest revisions (a weight's chart over time): one range, not a sort of all.
-        indexes = [models.Index(fields=["path", "ts", "id"], name="revision_path_newest")]
+        indexes = [
+            models.Index(fields=["project", "path", "ts", "id"], name="revision_path_newest")
+        ]
 
     def __str__(self) -> str:
         return f"{self.path}@{self.version}"
 
 
 class Step(models.Model):
-    """A workflow step's learning gates and its description-hash evidence (docs/learning-store.md)."""
+    """A workflow step's learning gates and its description-hash evidence (docs/learning-store.md),
+    in one project's workflow."""
 
-    step_id = models.CharField(max_length=200, unique=True)
+    # The project it belongs to: that of the principal whose act made it (core.projects).
+    project = models.ForeignKey("projects.Project", on_delete=models.CASCADE, related_name="+")
+    step_id = models.CharField(max_length=200)
     learnings_access = models.CharField(
         max_length=16, choices=choices(LearningsAccess), default=LearningsAccess.READ.value
     )
@@ -63,13 +76,17 @@ class Step(models.Model):
     runs_total = models.PositiveIntegerField(default=0)
     updated = models.FloatField(default=0.0)
 
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["project", "step_id"], name="step_once")]
+
     def __str__(self) -> str:
         return self.step_id
 
 
 class Workflow(models.Model):
-    """Workflow-level settings; there is one row."""
+    """Workflow-level settings; one row a project, at most."""
 
+    project = models.OneToOneField("projects.Project", on_delete=models.CASCADE, related_name="+")
     global_skill_objective = models.TextField(blank=True)
     updated = models.FloatField(default=0.0)
 
@@ -78,6 +95,8 @@ class Workflow(models.Model):
 
 
 class Plan(models.Model):
+    # The project it belongs to: that of the principal whose act made it (core.projects).
+    project = models.ForeignKey("projects.Project", on_delete=models.CASCADE, related_name="+")
     plan_id = models.CharField(max_length=64, unique=True)
     origin = models.CharField(max_length=16, default="plan")  # plan, adapt, run, import, direct
     component_name = models.CharField(max_length=200, blank=True)
@@ -111,6 +130,8 @@ APPLIED_PROPOSAL = frozenset({ProposalStatus.APPLIED, ProposalStatus.ROLLED_BACK
 
 
 class Proposal(models.Model):
+    # The project it belongs to: that of the principal whose act made it (core.projects).
+    project = models.ForeignKey("projects.Project", on_delete=models.CASCADE, related_name="+")
     # Chosen by the client, so unique per principal (refinement.proposal_ids), not across them.
     proposal_id = models.CharField(max_length=64, db_index=True)
     plan = models.ForeignKey(Plan, null=True, on_delete=models.CASCADE, related_name="proposals")
@@ -134,7 +155,8 @@ class Proposal(models.Model):
     class Meta:
         constraints = [
             models.UniqueConstraint(
-                fields=["requested_by", "proposal_id"], name="proposal_id_per_principal"
+                fields=["project", "requested_by", "proposal_id"],
+                name="proposal_id_per_principal",
             ),
             # Rows of no plan (NULL) never collide here; the rule above names those.
             models.UniqueConstraint(fields=["plan", "proposal_id"], name="proposal_id_per_plan"),
@@ -174,6 +196,8 @@ APPLIED_REFINEMENT = frozenset({RefinementStatus.APPLIED, RefinementStatus.ROLLE
 
 
 class Refinement(models.Model):
+    # The project it belongs to: that of the principal whose act made it (core.projects).
+    project = models.ForeignKey("projects.Project", on_delete=models.CASCADE, related_name="+")
     refinement_id = models.CharField(max_length=64, unique=True)
     proposal = models.ForeignKey(
         Proposal, null=True, on_delete=models.SET_NULL, related_name="refinements"
@@ -193,6 +217,8 @@ class Refinement(models.Model):
 
 
 class HistoryEntry(models.Model):
+    # The project it belongs to: that of the principal whose act made it (core.projects).
+    project = models.ForeignKey("projects.Project", on_delete=models.CASCADE, related_name="+")
     kind = models.CharField(max_length=16, db_index=True)
     actor = models.CharField(max_length=160)
     ts = models.FloatField(db_index=True)
@@ -204,9 +230,10 @@ class HistoryEntry(models.Model):
 
     class Meta:
         verbose_name_plural = "history entries"
-        # The history page's filters by actor and by refinement, each newest first.
+        # A project's history newest first, and its filters by actor and by refinement.
         indexes = [
-            models.Index(fields=["actor", "ts"], name="history_actor_ts"),
+            models.Index(fields=["project", "ts", "id"], name="history_newest"),
+            models.Index(fields=["project", "actor", "ts"], name="history_actor_ts"),
             models.Index(fields=["refinement_id"], name="history_refinement"),
         ]
 

@@ -13,6 +13,7 @@ from django.views.decorators.http import require_http_methods
 
 from core.accounts.roles import Action
 from core.inputs import QueryModel, QueryText, page_query
+from core.projects.selection import project_pk
 from core.web import page, requires, show_learn_error, when
 from learnportal_protocol.errors import ErrorCode, LearnError
 from refinement.diffs import edits_summary, side_by_side, weight_step
@@ -61,13 +62,16 @@ def plan_index(request: HttpRequest, principal: Principal) -> HttpResponse:
     status = request.GET.get("status", "")
     if status not in {s.value for s in PlanStatus}:
         status = ""
-    plans = [_plan_row(row, principal) for row in plan_rows(status=status, limit=PLANS_SHOWN)]
+    plans = [
+        _plan_row(row, principal)
+        for row in plan_rows(project_pk(principal.project), status=status, limit=PLANS_SHOWN)
+    ]
     context = {
         "plans": plans,
         "status": status,
         "statuses": [s.value for s in PlanStatus],
         "shown": PLANS_SHOWN,
-        "queued_rollbacks": queued_rollbacks(),
+        "queued_rollbacks": queued_rollbacks(project_pk(principal.project)),
         "no_plan": NO_PLAN,
     }
     return page(request, "refinement/plans.html", context)
@@ -100,7 +104,8 @@ def plan_show(request: HttpRequest, principal: Principal, plan_id: str) -> HttpR
         if error.code == ErrorCode.NOT_FOUND:
             raise Http404(error.message) from None
         raise
-    records = plan_proposals(plan_id)
+    project = project_pk(principal.project)
+    records = plan_proposals(project, plan_id)
     judged = proposal_permissions(principal=principal, records=records)
     refinements = proposal_refinements(records)
     for proposal in plan["proposals"]:
@@ -109,7 +114,9 @@ def plan_show(request: HttpRequest, principal: Principal, plan_id: str) -> HttpR
         proposal["actions"] = _actions(plan_id, proposal, permissions)
         proposal["chain"] = _chain(principal, plan_id, refinements.get(proposal["proposal_id"]))
     plan["when"] = when(plan["created"])
-    plan["refinements"] = [_chain(principal, plan_id, r) for r in plan_refinements(plan_id)]
+    plan["refinements"] = [
+        _chain(principal, plan_id, r) for r in plan_refinements(project, plan_id)
+    ]
     plan["requester"] = requester(plan["requested_by"], principal)
     plan["risk_level"] = max(
         (RiskLevel(p["risk_level"]) for p in plan["proposals"]), default=RiskLevel.NONE
@@ -243,7 +250,10 @@ def proposal_decide(
         raise Http404(f"No decision {decision!r}.")
     try:
         record = plan_proposal(
-            plan_id, proposal_id, requested_by=request.GET.get("requested_by", "")
+            project_pk(principal.project),
+            plan_id,
+            proposal_id,
+            requested_by=request.GET.get("requested_by", ""),
         )
     except LearnError as error:  # none, or several principals' (name one: ?requested_by=)
         raise Http404(error.message) from None
@@ -357,7 +367,7 @@ def refinement_undo(
     request: HttpRequest, principal: Principal, plan_id: str, refinement_id: str
 ) -> HttpResponse:
     """GET asks to confirm the rollback; POST rolls back (or applies the queued rollback)."""
-    refinement = refinement_get(refinement_id)
+    refinement = refinement_get(project_pk(principal.project), refinement_id)
     if refinement is None:
         raise Http404(f"No refinement {refinement_id!r}.")
     back = reverse("portal:plans") if plan_id == NO_PLAN else reverse("portal:plan", args=[plan_id])
@@ -424,7 +434,7 @@ def history_index(request: HttpRequest, principal: Principal) -> HttpResponse:
     before = HistoryCursor.parse(query.before)
     after = HistoryCursor.parse(query.after)
     records, older, newer = history_page(
-        filters, before=before, after=after, size=HISTORY_PAGE_SIZE
+        project_pk(principal.project), filters, before=before, after=after, size=HISTORY_PAGE_SIZE
     )
     links = history_links([r.refinement_id for r in records if r.refinement_id])
     entries = []

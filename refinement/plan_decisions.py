@@ -17,6 +17,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_http_methods
 
 from core.accounts.roles import Action
+from core.projects.selection import project_pk
 from core.web import page, requires
 from learnportal_protocol.errors import LearnError
 from refinement.models import OPEN_PROPOSAL
@@ -59,7 +60,7 @@ def plan_decide_all(
     """GET lists what would be decided and asks to confirm; POST decides each in turn."""
     if decision not in BULK_VERBS:
         raise Http404(f"No decision {decision!r} for a whole plan.")
-    records = plan_proposals(plan_id)
+    records = plan_proposals(project_pk(principal.project), plan_id)
     if not records:
         raise Http404(f"No plan {plan_id!r} with proposals.")
     open_records = {r.proposal_id: r for r in records if r.status in OPEN_PROPOSAL}

@@ -62,7 +62,7 @@ def _weight_proposals(project: int, names: list[str], chosen: list[str]) -> list
     if strategy is None or not names:
         return []
     targets = targets_for(project, strategy, names)
-    weights = store.routing_weights()
+    weights = store.routing_weights(project)
     proposals = []
     for name in chosen:
         current, target = weights.get(name, UNWEIGHTED), weight_rounded(targets[name])
@@ -101,7 +101,7 @@ def _reference_proposals(project: int, chosen: list[str]) -> tuple[list[Proposal
             continue
         taken.add(path)
         text = _reference_text(name, corrections)
-        current = store.read(location)
+        current = store.read(location, project=project)
         if text == current:
             continue
         proposals.append(

@@ -86,12 +86,14 @@ def assess_all(
     """The automatic review of each proposal in `project` (whose components' evidence it
     reads), in a handful of queries however many there are."""
     locations = [proposal.location for proposal in proposals]
-    current = store.read_many(locations, lock=lock)
+    current = store.read_many(locations, project=project, lock=lock)
     step_ids = {loc.step_id or p.step_id for p, loc in zip(proposals, locations, strict=True)}
     components = {_component(p, loc) for p, loc in zip(proposals, locations, strict=True)}
     context = Context(
-        rolled_back=recently_rolled_back([proposal.path for proposal in proposals]),
-        steps={s.step_id: s for s in Step.objects.filter(step_id__in=step_ids - {""})},
+        rolled_back=recently_rolled_back(project, [proposal.path for proposal in proposals]),
+        steps={
+            s.step_id: s for s in Step.objects.filter(project=project, step_id__in=step_ids - {""})
+        },
         evidence=component_evidence(project, components - {""}),
     )
     for proposal, location in zip(proposals, locations, strict=True):
@@ -123,12 +125,12 @@ def weight_step_risk(before: float, after: float) -> tuple[RiskLevel, str]:
     return RiskLevel.LOW, ""
 
 
-def recently_rolled_back(paths: list[str]) -> set[str]:
-    """The paths among these that a rollback wrote in the last 7 days."""
+def recently_rolled_back(project: int, paths: list[str]) -> set[str]:
+    """The paths among these of the project that a rollback wrote in the last 7 days."""
     since = time.time() - RECENT_ROLLBACK_SECONDS
     return set(
         Revision.objects.filter(
-            path__in=paths, ts__gte=since, refinement__rollback_of__isnull=False
+            project=project, path__in=paths, ts__gte=since, refinement__rollback_of__isnull=False
         ).values_list("path", flat=True)
     )
 

@@ -36,13 +36,13 @@ if TYPE_CHECKING:
 CHAIN_LIMIT = 50
 
 
-def routing_read() -> Routing:
-    """The current routing weights, as a runtime's component selection reads them.
+def routing_read(project: int) -> Routing:
+    """The project's current routing weights, as a runtime's component selection reads them.
 
     Relative traffic shares (the most favoured component at 1.0, `refinement.adapt.targets_for`):
     a runtime picks among its candidates in proportion to them (README, "Routing weights").
     """
-    return Routing(weights=store.routing_weights(), updated=store.routing_updated())
+    return Routing(weights=store.routing_weights(project), updated=store.routing_updated(project))
 
 
 def rollback_chain(refinement: Refinement) -> list[Refinement]:
@@ -59,19 +59,22 @@ def rollback_chain(refinement: Refinement) -> list[Refinement]:
     return chain
 
 
-def plan_refinements(plan_id: str) -> list[Refinement]:
+def plan_refinements(project: int, plan_id: str) -> list[Refinement]:
     """A plan's refinements that no one proposal stands for (an adapt's bulk step), oldest first."""
     return list(
         Refinement.objects.filter(
-            plan__plan_id=plan_id, proposal__isnull=True, rollback_of__isnull=True
+            project=project, plan__plan_id=plan_id, proposal__isnull=True, rollback_of__isnull=True
         ).order_by("ts", "id")
     )
 
 
-def queued_rollbacks(*, limit: int = 50) -> list[Refinement]:
-    """Machines' rollbacks waiting for a reviewer, oldest first, whatever plan they belong to."""
+def queued_rollbacks(project: int, *, limit: int = 50) -> list[Refinement]:
+    """Machines' rollbacks in the project waiting for a reviewer, oldest first, whatever plan
+    they belong to."""
     return list(
-        Refinement.objects.filter(status=RefinementStatus.QUEUED, rollback_of__isnull=False)
+        Refinement.objects.filter(
+            project=project, status=RefinementStatus.QUEUED, rollback_of__isnull=False
+        )
         .select_related("rollback_of", "plan")
         .order_by("ts", "id")[:limit]
     )
@@ -95,15 +98,15 @@ def proposal_refinements(proposals: list[Proposal]) -> dict[str, Refinement]:
 RISK_ORDER = list(RiskLevel)
 
 
-def plan_rows(*, status: str = "", limit: int) -> list[dict[str, Any]]:
-    """The newest plans (of one status, if given) with their proposals counted and their
-    highest risk, in one query."""
+def plan_rows(project: int, *, status: str = "", limit: int) -> list[dict[str, Any]]:
+    """The project's newest plans (of one status, if given) with their proposals counted and
+    their highest risk, in one query."""
     risk_rank = Case(
         *[When(proposals__risk_level=r.value, then=Value(i)) for i, r in enumerate(RISK_ORDER)],
         default=Value(0),
         output_field=IntegerField(),
     )
-    plans = Plan.objects.order_by("-created", "-id")
+    plans = Plan.objects.filter(project=project).order_by("-created", "-id")
     if status:
         plans = plans.filter(status=status)
     rows = plans.annotate(
@@ -130,25 +133,30 @@ def plan_rows(*, status: str = "", limit: int) -> list[dict[str, Any]]:
     ]
 
 
-def plan_proposals(plan_id: str) -> list[Proposal]:
+def plan_proposals(project: int, plan_id: str) -> list[Proposal]:
     """A plan's proposals in the order they were filed, with their plan."""
     return list(
-        Proposal.objects.filter(plan__plan_id=plan_id).select_related("plan").order_by("id")
+        Proposal.objects.filter(project=project, plan__plan_id=plan_id)
+        .select_related("plan")
+        .order_by("id")
     )
 
 
-def plan_proposal(plan_id: str, proposal_id: str, *, requested_by: str = "") -> Proposal:
+def plan_proposal(
+    project: int, plan_id: str, proposal_id: str, *, requested_by: str = ""
+) -> Proposal:
     """One proposal of a plan (`NO_PLAN` for a proposal of none, which its requester names
     where several principals use the id); refused `not_found` or `invalid` as
     `proposal_ids.stored_proposal` says."""
     rows = Proposal.objects.select_related("plan")
-    return stored_proposal(rows, proposal_id, requested_by=requested_by, plan_id=plan_id)
+    return stored_proposal(rows, project, proposal_id, requested_by=requested_by, plan_id=plan_id)
 
 
-def refinement_get(refinement_id: str) -> Refinement | None:
+def refinement_get(project: int, refinement_id: str) -> Refinement | None:
+    """The project's refinement of this id, if it has one."""
     return (
         Refinement.objects.select_related("plan", "proposal", "rollback_of")
-        .filter(refinement_id=refinement_id)
+        .filter(project=project, refinement_id=refinement_id)
         .first()
     )
 
@@ -227,15 +235,16 @@ class HistoryFilters:
 
 
 def history_page(
+    project: int,
     filters: HistoryFilters,
     *,
     before: HistoryCursor | None = None,
     after: HistoryCursor | None = None,
     size: int,
 ) -> tuple[list[HistoryEntry], str, str]:
-    """One page of the filtered history, newest first, and the cursors of the pages older and
-    newer than it ("" where there is none)."""
-    rows = filters.apply(HistoryEntry.objects.all())
+    """One page of the project's filtered history, newest first, and the cursors of the pages
+    older and newer than it ("" where there is none)."""
+    rows = filters.apply(HistoryEntry.objects.filter(project=project))
     if after is not None:
         chunk = list(
             rows.filter(Q(ts__gt=after.ts) | Q(ts=after.ts, id__gt=after.id)).order_by("ts", "id")[
@@ -268,9 +277,10 @@ def history_links(refinement_ids: list[str]) -> dict[str, dict[str, str]]:
     }
 
 
-def awaiting_review_count() -> int:
-    """Proposals awaiting review (`AWAITING_REVIEW`): pending, or queued for a reviewer."""
-    return Proposal.objects.filter(status__in=AWAITING_REVIEW).count()
+def awaiting_review_count(project: int) -> int:
+    """The project's proposals awaiting review (`AWAITING_REVIEW`): pending, or queued for a
+    reviewer."""
+    return Proposal.objects.filter(project=project, status__in=AWAITING_REVIEW).count()
 
 
 @dataclass(frozen=True)
@@ -290,11 +300,11 @@ def _weight(value: object) -> float:
     return float(value) if isinstance(value, int | float) else UNWEIGHTED
 
 
-def weight_history(component_name: str, *, limit: int) -> list[WeightChange]:
-    """The newest `limit` changes of the component's weight, oldest first: one range of the
-    revisions' (path, ts) index, however many adapts there were."""
+def weight_history(project: int, component_name: str, *, limit: int) -> list[WeightChange]:
+    """The newest `limit` changes of the project's component's weight, oldest first: one range
+    of the revisions' (project, path, ts) index, however many adapts there were."""
     rows = (
-        Revision.objects.filter(path=WEIGHT_PREFIX + component_name)
+        Revision.objects.filter(project=project, path=WEIGHT_PREFIX + component_name)
         .order_by("-ts", "-id")
         .values_list(
             "ts",
@@ -321,6 +331,6 @@ def weight_history(component_name: str, *, limit: int) -> list[WeightChange]:
     return changes
 
 
-def component_weight(component_name: str) -> float:
-    """The weight in force (0.5 for a component never weighted)."""
-    return store.routing_weights_of([component_name]).get(component_name, UNWEIGHTED)
+def component_weight(project: int, component_name: str) -> float:
+    """The weight in force in the project (0.5 for a component never weighted)."""
+    return store.routing_weights_of(project, [component_name]).get(component_name, UNWEIGHTED)

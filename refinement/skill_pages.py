@@ -16,6 +16,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from core.accounts.roles import Action
+from core.projects.selection import project_pk
 from core.web import page, requires, show_learn_error, when
 from learnportal_protocol.errors import ErrorCode, LearnError
 from refinement.diffs import skill_file_diff
@@ -79,13 +80,14 @@ def skill_index(request: HttpRequest, principal: Principal) -> HttpResponse:
     if tree["skill"] is not None:
         text = skill_versions(principal=principal, path=GLOBAL_SKILL).text or ""
         skill_html = markdown_html(text, base=_folder_url(GLOBAL_SKILL))
-    workflow = steps_list()
+    project = project_pk(principal.project)
+    workflow = steps_list(project=project)
     configured = {step.step_id for step in workflow.steps}
     steps = [
         {**step.model_dump(), "files": len(tree["steps"].get(step.step_id, []))}
         for step in workflow.steps
     ] + [
-        {**step_get(step_id=step_id).model_dump(), "files": len(files)}
+        {**step_get(project=project, step_id=step_id).model_dump(), "files": len(files)}
         for step_id, files in sorted(tree["steps"].items())
         if step_id not in configured
     ]
@@ -170,14 +172,15 @@ def _step_page(
 ) -> HttpResponse:
     if not STEP_ID.match(step_id):
         raise Http404(f"{step_id!r} is not a step id.")
-    step = step_get(step_id=step_id).model_dump()
+    project = project_pk(principal.project)
+    step = step_get(project=project, step_id=step_id).model_dump()
     entries = [
         e
         for e in skill_list(principal=principal).root
         if e.path.startswith(f"{LEARNINGS}{step_id}/")
     ]
     refinements = []
-    for refinement in step_refinements(step_id=step_id):
+    for refinement in step_refinements(project=project, step_id=step_id):
         undone = refinement.status == RefinementStatus.ROLLED_BACK
         refinements.append(
             {
@@ -212,12 +215,15 @@ def step_edit(request: HttpRequest, principal: Principal, step_id: str) -> HttpR
     form = StepSettingsForm(request.POST)
     if form.is_valid():
         try:
-            before = {r.pk for r in step_refinements(step_id=step_id)}
+            project = project_pk(principal.project)
+            before = {r.pk for r in step_refinements(project=project, step_id=step_id)}
             step_update(principal=principal, step_id=step_id, changes=form.cleaned_data)
         except LearnError as error:
             show_learn_error(form, error)
         else:
-            made = [r for r in step_refinements(step_id=step_id) if r.pk not in before]
+            made = [
+                r for r in step_refinements(project=project, step_id=step_id) if r.pk not in before
+            ]
             if made:
                 messages.success(
                     request,

@@ -20,14 +20,15 @@ from refinement.trust_region import MOVED, max_step
 MACHINE_ACTORS = "token:"  # a principal's key: a person's is "user:<name>"
 
 
-def machine_changes(path: str, *, now: float) -> list[tuple[float, object, object]]:
-    """Machines' changes of `path` (ts, before, after) within the longer of the two windows."""
+def machine_changes(project: int, path: str, *, now: float) -> list[tuple[float, object, object]]:
+    """Machines' changes of the project's `path` (ts, before, after) within the longer of the
+    two windows."""
     since = now - max(
         settings.LEARNPORTAL_TRUST_WINDOW_SECONDS, settings.LEARNPORTAL_PATH_CHANGES_SECONDS
     )
     return list(
         Revision.objects.filter(
-            path=path, ts__gte=since, actor__startswith=MACHINE_ACTORS
+            project=project, path=path, ts__gte=since, actor__startswith=MACHINE_ACTORS
         ).values_list("ts", "before", "after")
     )
 
@@ -40,11 +41,11 @@ def machine_moved(changes: list[tuple[float, object, object]], *, now: float) ->
     )
 
 
-def machine_wait(path: str, moves: tuple[float, float] | None, *, now: float) -> str:
+def machine_wait(project: int, path: str, moves: tuple[float, float] | None, *, now: float) -> str:
     """Why a machine's change of `path` waits for a person ("" when it need not): the path was
     changed as often as the count window allows, or, for a weight's move `moves` (from, to),
     the distance window has no room for it. One read of the path's revisions."""
-    changes = machine_changes(path, now=now)
+    changes = machine_changes(project, path, now=now)
     recent = now - settings.LEARNPORTAL_PATH_CHANGES_SECONDS
     if sum(1 for ts, *_ in changes if ts >= recent) >= settings.LEARNPORTAL_PATH_CHANGES_MAX:
         return changes_wait(path)
@@ -64,11 +65,14 @@ def machine_wait(path: str, moves: tuple[float, float] | None, *, now: float) ->
     )
 
 
-def changes_exhausted(paths: list[str], *, now: float) -> set[str]:
-    """Those of `paths` that machines changed as often as the count window allows, up to `now`."""
+def changes_exhausted(project: int, paths: list[str], *, now: float) -> set[str]:
+    """Those of the project's `paths` that machines changed as often as the count window
+    allows, up to `now`."""
     since = now - settings.LEARNPORTAL_PATH_CHANGES_SECONDS
     counts = (
-        Revision.objects.filter(path__in=paths, ts__gte=since, actor__startswith=MACHINE_ACTORS)
+        Revision.objects.filter(
+            project=project, path__in=paths, ts__gte=since, actor__startswith=MACHINE_ACTORS
+        )
         .values("path")
         .annotate(changes=Count("id"))
         .filter(changes__gte=settings.LEARNPORTAL_PATH_CHANGES_MAX)

@@ -19,6 +19,8 @@ from channels.testing import WebsocketCommunicator
 from django.test import Client
 from rest_framework.test import APIClient
 
+from core.accounts.principals import Principal
+from core.accounts.roles import Role
 from core.projects.models import DEFAULT_PROJECT
 from core.projects.selection import project_pk
 from learnportal_protocol.errors import HTTP_STATUS, ErrorCode
@@ -75,6 +77,17 @@ class Actor:
         if body is None:
             return call(url)
         return call(url, data=orjson.dumps(body), content_type="application/json")
+
+
+def keyed(key: str, *, project: str = DEFAULT_PROJECT) -> Principal:
+    """A principal whose key is `key`: `user:NAME` a person (a reviewer), `token:NAME` a machine
+    (an agent), acting in `project`."""
+    kind, _, name = key.partition(":")
+    if kind not in ("user", "token") or not name:
+        raise ValueError(f"{key!r} is no principal's key")
+    human = kind == "user"
+    role = Role.REVIEWER if human else Role.AGENT
+    return Principal(role=role, name=name, is_human=human, project=project)
 
 
 def default_pk() -> int:

@@ -24,6 +24,7 @@ from tests.factories import (
     TurnFactory,
     UserFactory,
 )
+from tests.harness import default_pk
 
 pytestmark = pytest.mark.django_db
 
@@ -70,7 +71,7 @@ def test_feedback_and_experience_take_their_senders_source() -> None:
 
 def test_a_stored_weight_is_read_by_the_routing() -> None:
     StoreValueFactory.create(component="alpha", value=0.42)
-    assert routing_weights() == {"alpha": 0.42}
+    assert routing_weights(default_pk()) == {"alpha": 0.42}
 
 
 def test_a_filed_proposal_has_its_automatic_review_in_its_plan() -> None:

@@ -34,13 +34,13 @@ def bare_view(request: Any, name: str) -> Any:
     project = project_pk(principal.project)
     records = component_records(project, name)
     hours = component_hours(project, name, component_pages.HOURS_SHOWN)
-    changes = weight_history(name, limit=component_pages.WEIGHT_POINTS)
+    changes = weight_history(project, name, limit=component_pages.WEIGHT_POINTS)
     durations = component_durations(project, name, component_pages.HISTOGRAM_BINS)
     shown = component_feedback(name, viewer=principal, limit=component_pages.FEEDBACK_SHOWN)
     return JsonResponse(
         {
             "records": len(records),
-            "weight": component_weight(name),
+            "weight": component_weight(project, name),
             "hours": len(hours),
             "changes": len(changes),
             "bins": len(durations.counts) if durations else 0,

@@ -218,7 +218,7 @@ def _read_probes(data: Data, stored: int, repeats: int) -> dict[str, Any]:
     project = project_pk(DEFAULT_PROJECT)
     table = connection.ops.quote_name(Experience._meta.db_table)
     names = component_names(project)
-    weights = store.routing_weights()
+    weights = store.routing_weights(project)
 
     def fetch_all() -> int:
         with connection.cursor() as cursor:

@@ -38,6 +38,12 @@ def project_pk(slug: str) -> int:
     return pk
 
 
+def default_project_pk() -> int:
+    """The id of the project `default`: where a row made without a credential's project lands
+    (the models' default, and the migrations' for what was stored before projects)."""
+    return project_pk(DEFAULT_PROJECT)
+
+
 def forget_project_pks() -> None:
     _PKS.clear()
 

@@ -130,12 +130,15 @@ def _newer_position(text: str) -> tuple[float, int] | None:
 
 
 def _explorer_choices(principal: Principal) -> dict[str, Any]:
-    annotators = people_names(CHOICES_SHOWN) if sees_all_ratings(principal) else [principal.name]
+    project = project_pk(principal.project)
+    annotators = (
+        people_names(project, CHOICES_SHOWN) if sees_all_ratings(principal) else [principal.name]
+    )
     return {
         "sources": [s.value for s in FeedbackSource],
         "polarities": [p.value for p in FeedbackPolarity],
         "dimensions": [d.value for d in FeedbackDimension],
-        "components": component_names(project_pk(principal.project))[:CHOICES_SHOWN],
+        "components": component_names(project)[:CHOICES_SHOWN],
         "annotators": annotators,
         "blind": not sees_all_ratings(principal),
     }

@@ -105,10 +105,10 @@ def feedback_page(
     return page[:limit], (last.ts, last.id)
 
 
-def people_names(limit: int) -> list[str]:
-    """Usernames of active people, for an annotator filter's suggestions."""
+def people_names(project: int, limit: int) -> list[str]:
+    """Usernames of the project's active members, for an annotator filter's suggestions."""
     return list(
-        User.objects.filter(is_active=True)
+        User.objects.filter(is_active=True, memberships__project=project)
         .order_by("username")
         .values_list("username", flat=True)[:limit]
     )

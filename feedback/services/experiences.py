@@ -36,9 +36,9 @@ if TYPE_CHECKING:
     from core.accounts.principals import Principal
 
 
-RoutingPolicy = Callable[[set[str]], Callable[[str], float | None]]
-"""Given the components that compete for a call, the probability with which the routing in
-force chooses each (None when it never would): the behaviour policy an experience was chosen
+RoutingPolicy = Callable[[int, set[str]], Callable[[str], float | None]]
+"""Given a project and the components that compete for a call, the probability with which the
+project's routing in force chooses each (None when it never would): the behaviour policy an experience was chosen
 under, which PPO's ratio divides by. The routing is refinement's; the wiring passes it in."""
 
 
@@ -74,7 +74,7 @@ def experience_store(
         probability: Callable[[str], float | None] | None = None
         if any(experiences[i].action.action_prob is None for i in fresh):
             batch = {experiences[i].action.component_name for i in fresh}
-            probability = policy((set(component_names(project)) | batch) - {""})
+            probability = policy(project, (set(component_names(project)) | batch) - {""})
         spoken = attributed_components(
             principal, {experiences[i].action.component_name for i in fresh}
         )

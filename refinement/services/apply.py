@@ -82,7 +82,7 @@ def _apply_record(principal: Principal, proposal: ProposalInput, record: Proposa
         waiting = (
             awaits_person([assessment])
             or _others_component(principal, proposal)
-            or _window_wait(proposal, assessment)
+            or _window_wait(record.project_id, proposal, assessment)
         )
         if waiting and (
             _human_approval(record) is None
@@ -104,12 +104,12 @@ def _apply_record(principal: Principal, proposal: ProposalInput, record: Proposa
     return Applied(refinement_id=refinement.refinement_id, applied_edits=1, rollback_available=True)
 
 
-def _window_wait(proposal: ProposalInput, assessment: Assessment) -> str:
+def _window_wait(project: int, proposal: ProposalInput, assessment: Assessment) -> str:
     """A machine's change of a path changed too often lately, or its weight move past what the
     trust window has room for, waits for a person."""
     weight = proposal.target is Target.ROUTER_WEIGHT and assessment.current is not None
     moves = (float(assessment.current), float(proposal.new_value)) if weight else None
-    return machine_wait(proposal.path, moves, now=time.time())
+    return machine_wait(project, proposal.path, moves, now=time.time())
 
 
 def _others_component(principal: Principal, proposal: ProposalInput) -> str:
@@ -127,6 +127,7 @@ def _queue(principal: Principal, record: Proposal, error: str) -> Applied:
     refinement = record.refinements.filter(status=RefinementStatus.QUEUED).first()
     if refinement is None:
         refinement = Refinement.objects.create(
+            project_id=record.project_id,
             refinement_id=new_id("ref"),
             proposal=record,
             plan=record.plan,
@@ -140,7 +141,7 @@ def _queue(principal: Principal, record: Proposal, error: str) -> Applied:
     record.save(update_fields=["status"])
     history_record(
         "queue",
-        principal.key,
+        principal,
         plan_id=record.plan.plan_id if record.plan else "",
         proposal=record,
         refinement_id=refinement.refinement_id,
@@ -155,5 +156,5 @@ def proposal_apply_stored(
     """A person applies a stored proposal (from the dashboard or the REST API)."""
     principal.require(Action.DECIDE)
     with transaction.atomic():
-        record = stored_locked(proposal_id, requested_by, plan_id)
+        record = stored_locked(principal, proposal_id, requested_by, plan_id)
         return _apply_record(principal, parse_proposal(proposal_wire(record)), record)

@@ -37,7 +37,7 @@ def proposal_approve(
 ) -> Review:
     principal.require(Action.DECIDE)
     with transaction.atomic():
-        record = stored_locked(proposal_id, requested_by, plan_id)
+        record = stored_locked(principal, proposal_id, requested_by, plan_id)
         assessment = assess(
             parse_proposal(proposal_wire(record)), project=project_pk(principal.project)
         )
@@ -49,7 +49,7 @@ def proposal_approve(
         record.save(update_fields=["status"])
         history_record(
             "approve",
-            principal.key,
+            principal,
             plan_id=record.plan.plan_id if record.plan else "",
             proposal=record,
             message=note or f"approved at risk {assessment.risk_level}",
@@ -69,7 +69,7 @@ def proposal_reject(
     if not reason.strip():
         raise invalid("Say why the proposal is rejected.", [detail(["reason"], "required")])
     with transaction.atomic():
-        record = stored_locked(proposal_id, requested_by, plan_id)
+        record = stored_locked(principal, proposal_id, requested_by, plan_id)
         assessment = assess(
             parse_proposal(proposal_wire(record)), project=project_pk(principal.project)
         )
@@ -83,7 +83,7 @@ def proposal_reject(
         plan_settle(record.plan)
         history_record(
             "reject",
-            principal.key,
+            principal,
             plan_id=record.plan.plan_id if record.plan else "",
             proposal=record,
             message=reason,

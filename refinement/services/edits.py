@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from django.db import models
 
+from core.projects.selection import project_pk
 from learnportal_protocol.errors import conflict, detail
 from refinement import store
 from refinement.history import history_record
@@ -80,8 +81,9 @@ def edits_apply(
     The caller holds the locks that come earlier in the one order (the proposal row, the
     refinement rolled back) and settles plans after (`plan_settle`).
     """
+    project = project_pk(principal.project)
     if current is None:
-        current = store.read_many([edit.location for edit in edits], lock=True)
+        current = store.read_many([edit.location for edit in edits], project=project, lock=True)
     changed = [
         detail(
             list(stale_loc),
@@ -101,7 +103,7 @@ def edits_apply(
         }
         for edit in edits
     ]
-    refinement = refinement or Refinement(refinement_id=new_id("ref"))
+    refinement = refinement or Refinement(project_id=project, refinement_id=new_id("ref"))
     refinement.plan, refinement.proposal, refinement.rollback_of = plan, proposal, rollback_of
     refinement.status, refinement.actor = RefinementStatus.APPLIED, principal.key
     refinement.edits, refinement.error, refinement.ts = snapshot, "", time.time()
@@ -111,7 +113,7 @@ def edits_apply(
     )
     history_record(
         "rollback" if rollback_of else "apply",
-        principal.key,
+        principal,
         plan_id=plan.plan_id if plan else "",
         proposal=proposal,
         refinement_id=refinement.refinement_id,

@@ -35,6 +35,7 @@ def plan_file(
     Call inside the caller's transaction.
     """
     plan = Plan.objects.create(
+        project_id=project_pk(principal.project),
         plan_id=new_id("plan"),
         origin=origin,
         component_name=component_name,
@@ -56,7 +57,7 @@ def plan_file(
         records.append(record)
     history_record(
         "plan",
-        principal.key,
+        principal,
         plan_id=plan.plan_id,
         message=summary,
         diff=[proposal_wire(r) for r in records],

@@ -11,6 +11,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import Q
 
 from core.accounts.roles import Role
+from core.projects.selection import project_pk
 from learnportal_protocol.errors import conflict, detail, forbidden
 from refinement.answers import ProposalWire
 from refinement.history import history_record
@@ -81,7 +82,7 @@ def proposal_register(
         record.save()
         history_record(
             "change",
-            principal.key,
+            principal,
             plan_id=record.plan.plan_id if record.plan else "",
             proposal=record,
             message="The proposal changed after review; earlier approvals no longer count.",
@@ -110,6 +111,7 @@ def _proposal_create(principal: Principal, proposal: ProposalInput, plan: Plan |
     try:
         with transaction.atomic():  # a concurrent request may take the id first
             return Proposal.objects.create(
+                project_id=project_pk(principal.project),
                 proposal_id=proposal.proposal_id or new_id("prop"),
                 plan=plan,
                 target=proposal.target.value,
@@ -131,7 +133,11 @@ def _may_change(principal: Principal, owner: str) -> bool:
     return principal.key == owner or principal.role is Role.ADMIN
 
 
-def stored_locked(proposal_id: str, requested_by: str, plan_id: str) -> Proposal:
-    """A proposal a person names (`proposal_ids.stored_proposal`), its row locked."""
+def stored_locked(
+    principal: Principal, proposal_id: str, requested_by: str, plan_id: str
+) -> Proposal:
+    """A proposal a person names in the project they act in (`proposal_ids.stored_proposal`),
+    its row locked."""
     rows = locked(Proposal.objects.select_related("plan"))
-    return stored_proposal(rows, proposal_id, requested_by=requested_by, plan_id=plan_id)
+    project = project_pk(principal.project)
+    return stored_proposal(rows, project, proposal_id, requested_by=requested_by, plan_id=plan_id)

@@ -62,7 +62,7 @@ def proposal_review(*, principal: Principal, raw: dict[str, Any]) -> tuple[Propo
         review_record(record, assessment, principal.key, ReviewKind.AUTO)
         history_record(
             "review",
-            principal.key,
+            principal,
             plan_id=record.plan.plan_id if record.plan else "",
             proposal=record,
             message=f"risk {assessment.risk_level}; "

@@ -37,7 +37,7 @@ def refinement_rollback(*, principal: Principal, refinement_id: str) -> RolledBa
     """
     principal.require(Action.ROLLBACK)
     with transaction.atomic():
-        original = _rollback_target(refinement_id)
+        original = _rollback_target(project_pk(principal.project), refinement_id)
         undo = Refinement.objects.filter(rollback_of=original).first()  # a queued one, if any
         reverse, proposals, assessments = _rollback_review(principal, original, lock=True)
         waiting = "" if by_person(principal) else awaits_person(assessments)
@@ -90,9 +90,14 @@ def rollback_permission(*, principal: Principal, refinement: Refinement) -> Perm
     return Permission(True)
 
 
-def _rollback_target(refinement_id: str) -> Refinement:
-    """The refinement to roll back, locked after its proposal's row (the one lock order)."""
-    found = Refinement.objects.filter(refinement_id=refinement_id).values("proposal_id").first()
+def _rollback_target(project: int, refinement_id: str) -> Refinement:
+    """The project's refinement to roll back, locked after its proposal's row (the one lock
+    order)."""
+    found = (
+        Refinement.objects.filter(project=project, refinement_id=refinement_id)
+        .values("proposal_id")
+        .first()
+    )
     if found is None:
         raise not_found(f"No refinement {refinement_id!r}.")
     if found["proposal_id"]:
@@ -149,6 +154,7 @@ def _queue_rollback(
     """A machine's undo above the auto-apply risk: one queued refinement, until a person acts."""
     if undo is None:
         undo = Refinement.objects.create(
+            project_id=original.project_id,
             refinement_id=new_id("ref"),
             plan=original.plan,
             rollback_of=original,
@@ -160,7 +166,7 @@ def _queue_rollback(
         )
         history_record(
             "queue",
-            principal.key,
+            principal,
             plan_id=original.plan.plan_id if original.plan else "",
             refinement_id=undo.refinement_id,
             message=f"rollback of {original.refinement_id} {error}",

@@ -11,6 +11,7 @@ from playwright.sync_api import Page, expect
 from refinement.models import Plan
 from refinement.store import routing_weights
 from tests.browser.helpers import log_in, screenshot
+from tests.harness import default_pk
 
 if TYPE_CHECKING:
     from pytest_django.live_server_helper import LiveServer
@@ -72,7 +73,7 @@ def test_a_reviewer_applies_a_weight_sees_it_on_the_components_pages_and_rolls_i
     page.wait_for_selector("#confirm")
     page.click("#confirm button.apply")
     page.wait_for_selector(".message-success")
-    applied = routing_weights()[component]
+    applied = routing_weights(default_pk())[component]
     assert applied == proposal.new_value
 
     page.click("nav a[href='/components/']")
@@ -92,7 +93,7 @@ def test_a_reviewer_applies_a_weight_sees_it_on_the_components_pages_and_rolls_i
     page.wait_for_selector("#confirm")
     page.click("#confirm button.rollback")
     page.wait_for_selector(".message-success")
-    assert routing_weights()[component] == proposal.old_value
+    assert routing_weights(default_pk())[component] == proposal.old_value
 
     page.goto(f"{live_server.url}/components/")
     assert _weight_in_list(page, component) == f"{proposal.old_value:.3f}"

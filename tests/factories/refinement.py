@@ -1,4 +1,4 @@
-"""The learning store's values, and plans of proposals filed as the planner files them."""
+"""The learning store's values (in the `default` project unless told), and plans of proposals filed as the planner files them."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import factory
 from factory.django import DjangoModelFactory
 
 from core.accounts.roles import Role
+from core.projects.selection import default_project_pk
 from refinement.models import Plan, Proposal, Step, StoreValue
 from refinement.paths import Target, weight_path
 from refinement.proposals import ProposalInput
@@ -22,11 +23,12 @@ class StoreValueFactory(DjangoModelFactory[StoreValue]):
 
     class Meta:
         model = StoreValue
-        django_get_or_create = ("path",)
+        django_get_or_create = ("project_id", "path")
 
     class Params:
         component = factory.Sequence(lambda n: f"component-{n}")
 
+    project_id = factory.LazyFunction(default_project_pk)
     path = factory.LazyAttribute(lambda o: weight_path(o.component))
     value = 0.5
     version = 1
@@ -38,6 +40,7 @@ class StepFactory(DjangoModelFactory[Step]):
     class Meta:
         model = Step
 
+    project_id = factory.LazyFunction(default_project_pk)
     step_id = factory.Sequence(lambda n: f"step-{n}")
     learnings_access = LearningsAccess.READ_WRITE.value
     learning_objective = "x"

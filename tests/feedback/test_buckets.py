@@ -10,8 +10,9 @@ from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
 from core.accounts.roles import Role
+from core.projects.selection import default_project_pk
 from feedback.buckets import BUCKET_SECONDS, buckets_left_out, hour_of
-from feedback.models import ComponentBucket, Experience, default_project_pk
+from feedback.models import ComponentBucket, Experience
 from feedback.queue import queue_undo
 from feedback.selectors.visibility import counted_feedback
 from feedback.services.experiences import experience_store

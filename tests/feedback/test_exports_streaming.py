@@ -15,10 +15,11 @@ import pytest
 from django.db import connection
 from django.http import StreamingHttpResponse
 
+from core.projects.selection import default_project_pk
 from feedback import exports
 from feedback.bulk import insert_rows
 from feedback.exports import FORMATS
-from feedback.models import Feedback, default_project_pk
+from feedback.models import Feedback
 from feedback.selectors.visibility import counted_feedback
 from feedback.services.rows import FEEDBACK_COLUMNS
 

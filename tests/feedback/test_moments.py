@@ -16,10 +16,11 @@ from django.db import connections
 
 from core.accounts.roles import Role
 from core.projects.models import DEFAULT_PROJECT
+from core.projects.selection import default_project_pk
 from feedback import counters
 from feedback.agreement import alpha_interval_from_sums
 from feedback.counters import FEEDBACK_COUNTED, counter_value, counters_rebuild
-from feedback.models import AgreementTotals, AgreementUnit, Counter, Feedback, default_project_pk
+from feedback.models import AgreementTotals, AgreementUnit, Counter, Feedback
 from feedback.moments import moments_rebuild
 from feedback.queue import queue_undo
 from feedback.selectors.agreement import agreement_read, human_scores
@@ -202,7 +203,7 @@ def test_the_overviews_count_stays_exact_through_batches_retries_undos_and_env_r
         Experience(experience_id=f"e-{i}", action=ExperienceAction(), reward=0.5) for i in range(5)
     ]
     for _ in range(2):  # the second time: nothing new, no reward forwarded again
-        experience_store(principal=ENV, experiences=experiences, policy=lambda n: lambda c: None)
+        experience_store(principal=ENV, experiences=experiences, policy=lambda p, n: lambda c: None)
     queue_undo(PEOPLE[0], "mine")
     assert Feedback.objects.filter(source=FeedbackSource.ENV.value).count() == 3
     assert feedback_count() == counted_feedback(default_project_pk()).count() == 30 + 2 + 2 + 3 - 1

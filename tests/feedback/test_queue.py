@@ -20,6 +20,7 @@ from django.core.management import call_command
 from django.db import connections
 
 from core.accounts.roles import Role
+from core.projects.selection import default_project_pk
 from feedback.models import (
     ComponentStats,
     Feedback,
@@ -27,7 +28,6 @@ from feedback.models import (
     Retraction,
     Skip,
     Turn,
-    default_project_pk,
 )
 from feedback.queue import (
     QueueLease,
@@ -280,7 +280,7 @@ def test_an_environments_negative_reward_puts_its_turn_first() -> None:
     experience_store(
         principal=ENV,
         experiences=[Experience(experience_id="exp-bad", action=ExperienceAction(), reward=-1.0)],
-        policy=lambda names: lambda name: None,
+        policy=lambda project, names: lambda name: None,
     )
     assert leased(ANN) == "exp-bad"
 

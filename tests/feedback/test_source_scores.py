@@ -11,7 +11,8 @@ from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
 from core.accounts.roles import Role
-from feedback.models import ComponentStats, default_project_pk
+from core.projects.selection import default_project_pk
+from feedback.models import ComponentStats
 from feedback.queue import queue_undo
 from feedback.selectors.components import component_records
 from feedback.selectors.visibility import counted_feedback

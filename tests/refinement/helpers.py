@@ -64,7 +64,7 @@ def two_arms(actor: Actor) -> None:
 
 
 def weight(component: str) -> float | None:
-    return store.routing_weights().get(component)
+    return store.routing_weights(default_pk()).get(component)
 
 
 def weighted(component: str) -> float:
@@ -84,4 +84,4 @@ def value_at(target: Target, path: str) -> Any:
     """The store's value at a path a proposal for `target` may write."""
     location = locate(target, path)
     assert location is not None, f"{path} is no path for {target}"
-    return store.read(location)
+    return store.read(location, project=default_pk())

@@ -14,7 +14,7 @@ from refinement import adapt
 from refinement.models import HistoryEntry, Plan, Refinement, Revision, StoreValue
 from refinement.paths import weight_path
 from tests.builders import adapt_req
-from tests.harness import refused
+from tests.harness import default_pk, refused
 from tests.refinement.helpers import two_arms, weight
 
 if TYPE_CHECKING:
@@ -37,7 +37,9 @@ def test_a_weight_moved_while_adapting_is_not_overwritten_and_nothing_is_written
         principal: Principal, plan: Plan, steps: list[WeightStep]
     ) -> Refinement:
         # A reviewer's apply, say, committed after adapt read the weights and before it writes.
-        StoreValue.objects.create(path=weight_path("alpha"), value=SOMEONE_ELSES, version=1)
+        StoreValue.objects.create(
+            project_id=default_pk(), path=weight_path("alpha"), value=SOMEONE_ELSES, version=1
+        )
         return write(principal, plan, steps)
 
     monkeypatch.setattr(adapt, "weights_apply", another_writer_first)

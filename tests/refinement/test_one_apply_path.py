@@ -64,7 +64,9 @@ def machine(agent: Actor) -> Principal:
 
 def test_one_stale_edit_refuses_them_all_and_writes_nothing(machine: Principal) -> None:
     StoreValueFactory.create(component="beta", value=0.7)
-    plan = Plan.objects.create(plan_id="plan-x", requested_by=machine.key, created=0.0)
+    plan = Plan.objects.create(
+        project_id=default_pk(), plan_id="plan-x", requested_by=machine.key, created=0.0
+    )
 
     with pytest.raises(LearnError) as refused, transaction.atomic():
         edits_apply(

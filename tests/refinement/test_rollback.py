@@ -16,7 +16,7 @@ from refinement.paths import Target, weight_path
 from refinement.services.rollback import refinement_rollback
 from tests.builders import apply_req, file_proposal, rollback_req, weight_proposal
 from tests.factories import StepFactory
-from tests.harness import Actor, Send, http_send, ok, refused
+from tests.harness import Actor, Send, default_pk, http_send, ok, refused
 from tests.refinement.helpers import value_at, weight
 
 if TYPE_CHECKING:
@@ -233,7 +233,11 @@ def test_rolling_back_an_adapt_of_a_thousand_weights_takes_a_bounded_number_of_q
     principal = principal_for_token(agent.token)
     assert principal is not None
     plan = Plan.objects.create(
-        plan_id="plan-bulk", origin="adapt", requested_by=principal.key, created=0.0
+        project_id=default_pk(),
+        plan_id="plan-bulk",
+        origin="adapt",
+        requested_by=principal.key,
+        created=0.0,
     )
     steps = [WeightStep(f"c{i:04d}", 0.5, 0.55, "bulk") for i in range(1000)]
     with transaction.atomic():
@@ -244,6 +248,6 @@ def test_rolling_back_an_adapt_of_a_thousand_weights_takes_a_bounded_number_of_q
 
     assert outcome.rolled_back is True, outcome
     assert len(queries) <= 40, len(queries)
-    weights = store.routing_weights()
+    weights = store.routing_weights(default_pk())
     assert len(weights) == 1000
     assert set(weights.values()) == {0.5}

@@ -59,7 +59,7 @@ def test_without_the_rule_one_reviewer_applies_a_high_risk_proposal() -> None:
     record = _filed(0.9)
     assert record.risk_level == "high"
     proposal_apply_stored(principal=RITA, proposal_id=record.proposal_id)
-    assert routing_weights()["alpha"] == pytest.approx(0.9)
+    assert routing_weights(default_pk())["alpha"] == pytest.approx(0.9)
 
 
 @pytest.mark.usefixtures("two_reviewers")
@@ -79,11 +79,11 @@ def test_a_high_risk_proposal_waits_for_a_second_distinct_reviewer() -> None:
     with pytest.raises(LearnError) as refused:
         proposal_apply_stored(principal=RITA, proposal_id=record.proposal_id)
     assert refused.value.code == ErrorCode.FORBIDDEN
-    assert routing_weights()["alpha"] == pytest.approx(0.5)
+    assert routing_weights(default_pk())["alpha"] == pytest.approx(0.5)
 
     assert _may(OTTO, Verb.APPLY, record) == (True, "")
     proposal_apply_stored(principal=OTTO, proposal_id=record.proposal_id)
-    assert routing_weights()["alpha"] == pytest.approx(0.9)
+    assert routing_weights(default_pk())["alpha"] == pytest.approx(0.9)
 
 
 @pytest.mark.usefixtures("two_reviewers")
@@ -100,7 +100,7 @@ def test_a_machines_queued_high_risk_apply_needs_both_approvals() -> None:
     assert proposal_apply(principal=AGENT, raw=raw).error  # queued for a person
     proposal_approve(principal=RITA, proposal_id=record.proposal_id)
     assert proposal_apply(principal=AGENT, raw=raw).error  # still one short
-    assert routing_weights()["alpha"] == pytest.approx(0.5)
+    assert routing_weights(default_pk())["alpha"] == pytest.approx(0.5)
     proposal_approve(principal=OTTO, proposal_id=record.proposal_id)
     assert proposal_apply(principal=AGENT, raw=raw).applied_edits == 1
-    assert routing_weights()["alpha"] == pytest.approx(0.9)
+    assert routing_weights(default_pk())["alpha"] == pytest.approx(0.9)

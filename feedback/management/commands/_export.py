@@ -9,7 +9,7 @@ from typing import Any, ClassVar
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from core.projects.models import DEFAULT_PROJECT, Project
+from core.projects.options import add_project_option, project_option
 from feedback.exports import FORMATS, export_chunks, write_jsonl
 from feedback.filters import FeedbackFilters, parse_filters
 from feedback.selectors.explorer import feedback_matching
@@ -30,11 +30,7 @@ class ExportCommand(BaseCommand):
             if self.default_format
             else "the export format",
         )
-        parser.add_argument(
-            "--project",
-            default=DEFAULT_PROJECT,
-            help=f"the project whose feedback to export (default: {DEFAULT_PROJECT})",
-        )
+        add_project_option(parser, "feedback to export")
         for name in FeedbackFilters.model_fields:
             field = FeedbackFilters.model_fields[name]
             parser.add_argument(
@@ -45,8 +41,7 @@ class ExportCommand(BaseCommand):
             )
 
     def handle(self, *args: Any, out: str, format: str, project: str, **options: Any) -> None:
-        if not Project.objects.filter(slug=project).exists() and project != DEFAULT_PROJECT:
-            raise CommandError(f"--project: no project {project[:50]!r}")
+        project_option(project)
         params = {
             name: options[f"filter_{name}"]
             for name in FeedbackFilters.model_fields

@@ -7,6 +7,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from core.projects.options import add_project_option, project_option
 from learnportal_protocol.errors import LearnError
 from refinement.learning_store import skills_export
 
@@ -16,10 +17,12 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("directory", type=Path)
+        add_project_option(parser, "learning store to write")
 
-    def handle(self, *args: Any, directory: Path, **options: Any) -> None:
+    def handle(self, *args: Any, directory: Path, project: str, **options: Any) -> None:
+        pk = project_option(project)
         try:
-            written = skills_export(directory=directory)
+            written = skills_export(project=pk, directory=directory)
         except LearnError as error:
             raise CommandError(error.message) from None
         self.stdout.write(f"wrote {len(written)} learnings files under {directory.resolve()}")

@@ -7,6 +7,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from core.projects.options import add_project_option, project_option
 from learnportal_protocol.errors import LearnError
 from refinement.learning_store import skills_import, skills_read_tree
 
@@ -16,15 +17,17 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("directory", type=Path)
+        add_project_option(parser, "learning store the plan is for")
 
-    def handle(self, *args: Any, directory: Path, **options: Any) -> None:
+    def handle(self, *args: Any, directory: Path, project: str, **options: Any) -> None:
+        project_option(project)
         if not (directory / "learnings").is_dir():
             raise CommandError(f"{directory / 'learnings'} is not a directory.")
         files, skipped = skills_read_tree(directory=directory)
         for why in skipped:
             self.stderr.write(f"skipped {why}")
         try:
-            outcome = skills_import(files=files, source=str(directory.resolve()))
+            outcome = skills_import(project=project, files=files, source=str(directory.resolve()))
         except LearnError as error:
             raise CommandError(error.message) from None
         if not outcome.plan_id:

@@ -21,6 +21,7 @@ from feedback.models import (
     Feedback,
     RewardBucket,
 )
+from refinement.models import HistoryEntry, Plan, Proposal, Step, StoreValue, Workflow
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -137,3 +138,38 @@ def test_existing_experiences_and_components_land_in_default_and_ids_repeat_acro
         copy.pk, copy.project = None, other
         copy.save()  # the same id or name in another project is another row
         assert model.objects.filter(**{key: getattr(copy, key)}).count() == 2, model
+
+
+def test_existing_weights_steps_plans_and_history_land_in_default() -> None:
+    call_command("migrate", "refinement", "0005", verbosity=0)  # before refinement had projects
+    then = (
+        MigrationExecutor(connection).loader.project_state(
+            ("refinement", "0005_proposal_id_per_principal")
+        )
+    ).apps
+    try:
+        then.get_model("refinement", "StoreValue").objects.create(
+            path="router.weights.search", value=0.6, version=1
+        )
+        then.get_model("refinement", "Step").objects.create(step_id="plan")
+        then.get_model("refinement", "Workflow").objects.create(global_skill_objective="be good")
+        plan = then.get_model("refinement", "Plan").objects.create(
+            plan_id="plan-1", requested_by="token:bot", created=1.0
+        )
+        then.get_model("refinement", "Proposal").objects.create(
+            proposal_id="p-1",
+            plan=plan,
+            target="router_weight",
+            op="update",
+            path="router.weights.search",
+            content_hash="h",
+            requested_by="token:bot",
+            created=1.0,
+        )
+        then.get_model("refinement", "HistoryEntry").objects.create(
+            kind="plan", actor="token:bot", ts=1.0, plan_id="plan-1"
+        )
+    finally:
+        call_command("migrate", verbosity=0)
+    for model in (StoreValue, Step, Workflow, Plan, Proposal, HistoryEntry):
+        assert list(model.objects.values_list("project__slug", flat=True)) == ["default"], model

@@ -12,8 +12,9 @@ from django.test import Client
 
 from core.accounts.models import User
 from core.accounts.principals import principal_for_user
+from core.projects.selection import default_project_pk
 from feedback.models import Feedback as FeedbackRow
-from feedback.models import Turn, default_project_pk
+from feedback.models import Turn
 from feedback.selectors.visibility import counted_feedback
 from learnportal_protocol import FeedbackPolarity
 from tests.factories import FeedbackFactory, UserFactory

@@ -75,8 +75,9 @@ def test_unauthenticated_traffic_keeps_the_session_store_bounded(
                     statuses.add(answer.status_code)
             seen.append(footprint())
             time.sleep(sessions.PENDING_SECONDS + 0.5)
-    assert statuses == {200, 413, 429}, statuses  # never a 500
-    # 429: the address's sessions were capped; 413: a body over what an unbound session takes.
+    # Never a 500. 429: the address's sessions were capped; 413: a body over what an unbound
+    # session takes; 404 (on a slow machine): a session that expired within its round.
+    assert statuses - {404} == {200, 413, 429}, statuses
     assert sent_bytes > 50 * 1024 * 1024
     for held in seen:
         assert held.sessions <= 20, seen

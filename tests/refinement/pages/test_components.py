@@ -19,6 +19,7 @@ from learnportal_protocol import FeedbackPolarity
 from refinement.models import Plan, Proposal
 from refinement.store import behaviour_policy, routing_weights
 from tests.factories import ExperienceItemFactory, PrincipalFactory, UserFactory
+from tests.harness import default_pk
 from tests.refinement.helpers import corrections, plan_of
 
 if TYPE_CHECKING:
@@ -119,7 +120,7 @@ def test_a_weight_applied_by_a_reviewer_shows_on_the_list_and_in_its_chart(
     base = f"/plans/{plan_of(proposal).plan_id}/proposals/{proposal.proposal_id}"
     assert reviewer.post(f"{base}/approve/", {"note": "ok"}).status_code == 302
     assert reviewer.post(f"{base}/apply/").status_code == 302
-    weight = routing_weights()[component]
+    weight = routing_weights(default_pk())[component]
     assert weight == proposal.new_value
 
     listed = reviewer.get("/components/", {"sort": "weight", "order": "desc"}).content.decode()

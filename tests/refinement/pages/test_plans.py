@@ -19,6 +19,7 @@ from refinement.services.register import proposal_wire
 from refinement.services.rollback import refinement_rollback
 from refinement.store import routing_weights
 from tests.factories import PlanFactory, ProposalFactory, StoreValueFactory
+from tests.harness import default_pk
 from tests.refinement.helpers import plan_of
 
 if TYPE_CHECKING:
@@ -168,7 +169,9 @@ def test_a_plan_shows_each_proposals_review_with_its_confidence(reviewer: Client
 
 def test_a_stale_proposal_says_what_it_expected_and_what_it_found(reviewer: Client) -> None:
     proposal = _proposal("router_weight")
-    StoreValue.objects.update_or_create(path=proposal.path, defaults={"value": 0.123})
+    StoreValue.objects.update_or_create(
+        project_id=default_pk(), path=proposal.path, defaults={"value": 0.123}
+    )
     page = reviewer.get(f"/plans/{plan_of(proposal).plan_id}/").content.decode()
     assert f"expected <code>{proposal.old_value!r}</code>, found <code>0.123</code>" in page
     why = (
@@ -207,7 +210,7 @@ def test_approving_then_applying_changes_the_weight(reviewer: Client) -> None:
     _decide(reviewer, proposal, "apply")
     assert Proposal.objects.get(pk=proposal.pk).status == "applied"
     component = proposal.path.removeprefix("router.weights.")
-    assert routing_weights()[component] == pytest.approx(proposal.new_value)
+    assert routing_weights(default_pk())[component] == pytest.approx(proposal.new_value)
     page = reviewer.get(f"/plans/{plan_of(proposal).plan_id}/").content.decode()
     refinement = Refinement.objects.get(proposal=proposal)
     assert refinement.refinement_id in page and "Roll back" in page
@@ -343,7 +346,7 @@ def test_a_queued_rollback_shows_its_reason_and_a_reviewer_applies_it(
 
     response = reviewer.post(f"/plans/{plan.plan_id}/refinements/{refinement_id}/rollback/")
 
-    assert routing_weights()["probe"] == pytest.approx(0.5)
+    assert routing_weights(default_pk())["probe"] == pytest.approx(0.5)
     assert Refinement.objects.get(refinement_id=queued.rollback_refinement_id).status == "applied"
     page = reviewer.get(response["Location"]).content.decode()
     assert f"Rolled back {refinement_id}" in page
@@ -393,7 +396,7 @@ def test_a_queued_rollback_of_no_plan_waits_on_the_plans_page_for_a_reviewer(
     response = reviewer.post(action)
 
     assert response["Location"] == "/plans/"
-    assert routing_weights()["lone"] == pytest.approx(0.5)
+    assert routing_weights(default_pk())["lone"] == pytest.approx(0.5)
     page = reviewer.get("/plans/").content.decode()
     assert f"Rolled back {refinement_id}" in page
     assert "Rollbacks waiting for a reviewer" not in page

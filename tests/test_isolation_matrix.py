@@ -1,0 +1,378 @@
+"""No principal of one project sees or changes anything of another, on any path: every URL
+pattern and every learn/* message type, walked by a principal of each role of `default` with
+the ids of project `alpha`'s own things (docs/contract.md, "Teams: projects").
+
+Alpha holds one of everything, each of its names and texts carrying a secret word; what
+`default`'s principals get back must never carry one of them that their request did not (an
+error may say back the id it was asked for), and alpha's rows must be as they were. Every URL pattern has a rule here:
+one added without a rule fails `test_every_url_pattern_has_an_isolation_rule`, so that a new
+path is thought about before it ships. The site's own pages (the admin, people and tokens) are
+a site admin's by design: there only a site admin may look, and the others are refused.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from typing import TYPE_CHECKING, Any
+
+import orjson
+import pytest
+from django.apps import apps
+from django.urls import URLPattern, URLResolver, get_resolver
+
+from core.accounts.models import ApiToken, User
+from core.accounts.principals import principal_for_token
+from core.projects.models import Project
+from core.projects.services import member_set, project_add
+from feedback.exports import FORMATS
+from learnportal.dispatch import HANDLERS
+from refinement.models import Plan, Refinement
+from tests.builders import (
+    adapt_req,
+    apply_req,
+    experience,
+    experience_req,
+    feedback,
+    feedback_req,
+    file_proposal,
+    history_req,
+    plan_req,
+    review_req,
+    rollback_req,
+    stats_req,
+    weight_proposal,
+)
+from tests.factories import PlanFactory, ProposalInputFactory
+from tests.harness import Actor, human_actor, token_actor
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    from django.test import Client
+
+pytestmark = pytest.mark.django_db
+
+SECRET = "zqx7secret"  # in every one of alpha's texts; in no answer to anyone else
+COMPONENT = f"search-{SECRET}"
+CORRELATION = f"turn-{SECRET}"
+STEP = f"step-{SECRET}"
+SKILL = "learnings/_global/SKILL.md"
+
+# Each URL pattern's rule: `project` (what it shows and changes is the project's: the other
+# project's principals get nothing of alpha's and change nothing of it) or `site` (the site
+# admin's own pages: anyone else is refused; the admin sees the whole site by design).
+SITE_PREFIXES = ("admin/", "accounts/")
+PROJECT = "project"
+SITE = "site"
+PUBLIC = "public"  # no data: the sign-in pages and the API's description
+PUBLIC_ROUTES = {"login/", "logout/", "api/schema/", "api/docs/", "^api/"}
+METHODS = ("get", "post", "put", "patch", "delete")
+
+
+def rule_of(route: str) -> str:
+    if route in PUBLIC_ROUTES:
+        return PUBLIC
+    if route.startswith(SITE_PREFIXES):
+        return SITE
+    return PROJECT
+
+
+def routes() -> list[tuple[str, URLPattern]]:
+    """Every URL pattern of the site, as (its route, the pattern)."""
+
+    def walk(resolver: URLResolver, prefix: str) -> Iterator[tuple[str, URLPattern]]:
+        for pattern in resolver.url_patterns:
+            route = prefix + str(pattern.pattern)
+            if isinstance(pattern, URLResolver):
+                yield from walk(pattern, route)
+            else:
+                yield route, pattern
+
+    return list(walk(get_resolver(), ""))
+
+
+# --- alpha: one of everything, and its principals --------------------------------------------
+
+
+@pytest.fixture
+def alpha() -> dict[str, Any]:
+    """Alpha's things made as its principals make them, and the ids a URL or message names."""
+    project = project_add(slug="alpha", name="Alpha")
+    agent = token_actor(f"agent-{SECRET}", "agent", project="alpha")
+    ann = human_actor(f"ann-{SECRET}", "annotator", project="alpha")
+    rev = human_actor(f"rev-{SECRET}", "reviewer", project="alpha")
+    human_actor(f"boss-{SECRET}", "manager", project="alpha")
+    turn = {"prompt": f"asks {SECRET}?", "response": f"answers {SECRET}.", "model": "m"}
+    sent = agent.rest(
+        "post", "/api/turns/", {"turns": [{"correlation_id": CORRELATION, "rated_turn": turn}]}
+    )
+    assert sent.status_code == 201, sent.content
+    turn_id = agent.rest("get", f"/api/turns/?correlation_id={CORRELATION}").json()["results"][0][
+        "id"
+    ]
+    rated = ann.rest(
+        "post",
+        "/api/ratings/",
+        {"turn": str(turn_id), "answers": {"correctness": 0.5}, "comment": f"because {SECRET}"},
+    )
+    assert rated.status_code == 201, rated.content
+    stored = agent.learn(experience_req(*(experience(COMPONENT, reward=0.5) for _ in range(3))))
+    assert stored.status_code == 200, stored.content
+    scored = agent.learn(
+        feedback_req(feedback(component_name=COMPONENT, comment=f"scored {SECRET}", source="self"))
+    )
+    assert scored.status_code == 200, scored.content
+    applied = agent.learn(apply_req(weight_proposal(COMPONENT, 0.5, 0.55)))
+    assert applied.status_code == 200, applied.content
+    skill = rev.learn(apply_req(file_proposal(SKILL, None, f"# Skill {SECRET}\n")))
+    assert skill.status_code == 200, skill.content
+    ran = agent.rest(
+        "post", f"/api/steps/{STEP}/runs/", {"description": f"a run {SECRET}", "edits": []}
+    )
+    assert ran.status_code == 200, ran.content
+    principal = principal_for_token(agent.token)
+    assert principal is not None
+    plan = PlanFactory.create(
+        by=principal, proposals=[ProposalInputFactory.build(component=f"other-{SECRET}")]
+    )
+    refinement = Refinement.objects.filter(project=project).order_by("id").first()
+    assert refinement is not None
+    annotator = User.objects.get(username=f"ann-{SECRET}")
+    ids: dict[str, Any] = {
+        "slug": "alpha",
+        "pk": turn_id,
+        "kind": [*FORMATS, "answers"],
+        "path": SKILL,
+        "step_id": STEP,
+        "plan_id": plan.plan_id,
+        "proposal_id": plan.proposals.get().proposal_id,
+        "refinement_id": refinement.refinement_id,
+        "decision": ["approve", "reject", "apply"],
+        "name": COMPONENT,
+        "username": annotator.username,
+        "person_id": annotator.pk,
+        "token_id": ApiToken.objects.get(name=f"agent-{SECRET}").pk,
+        "token": "none",
+        "endpoint_id": 0,
+        "delivery_id": 0,
+        "object_id": project.pk,
+        "content_type_id": 1,
+        "id": annotator.pk,
+        "url": "",
+        "app_label": "projects",
+    }
+    return {"project": project, "ids": ids, "strings": alphas_strings(project)}
+
+
+@pytest.fixture
+def default_cast(db: None) -> dict[str, Actor]:
+    """A principal of each role of `default`, which alpha's principals are not."""
+    manager = human_actor("dmanager", "annotator")
+    member_set(
+        project=Project.objects.get(slug="default"),
+        person=User.objects.get(username="dmanager"),
+        role="manager",
+    )
+    return {
+        "agent": token_actor("dagent", "agent"),
+        "environment": token_actor("denv", "environment"),
+        "annotator": human_actor("dann", "annotator"),
+        "reviewer": human_actor("drev", "reviewer"),
+        "manager": manager,
+        "admin": human_actor("dadmin", "admin"),
+    }
+
+
+def alphas_strings(project: Project) -> set[str]:
+    """Every text of alpha's rows that carries the secret: what no answer to another may show."""
+    found: set[str] = set()
+    for rows in alphas_rows(project).values():
+        for row in rows:
+            found.update(text for text in _texts(row) if SECRET in text and len(text) < 2000)
+    found.update(name for name in User.objects.values_list("username", flat=True) if SECRET in name)
+    return found
+
+
+def _texts(value: Any) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+        if value.startswith(("{", "[")):
+            with contextlib.suppress(orjson.JSONDecodeError):
+                yield from _texts(orjson.loads(value))
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _texts(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _texts(item)
+
+
+def alphas_rows(project: Project) -> dict[str, list[dict[str, Any]]]:
+    """Every stored row of alpha's, by model: what nobody else may change."""
+    rows: dict[str, list[dict[str, Any]]] = {}
+    for model in apps.get_models():
+        names = {f.name for f in model._meta.get_fields()}
+        rows_of = model._default_manager
+        if "project" in names:
+            query = rows_of.filter(project=project)
+        elif "turn" in names:
+            query = rows_of.filter(turn__project=project)
+        elif "proposal" in names and model._meta.label != "refinement.Refinement":
+            query = rows_of.filter(proposal__project=project)
+        elif "entry" in names:
+            query = rows_of.filter(entry__project=project)
+        else:
+            continue
+        rows[model._meta.label] = sorted(
+            (orjson.loads(orjson.dumps(r, default=str)) for r in query.values()),
+            key=lambda r: orjson.dumps(r, option=orjson.OPT_SORT_KEYS),
+        )
+    return rows
+
+
+def urls_of(route: str, pattern: URLPattern, ids: dict[str, Any]) -> list[str]:
+    """The route with each of its parameters filled with alpha's ids (every value where an id
+    has several, as the export kinds and decisions do)."""
+    names = list(pattern.pattern.regex.groupindex)
+    urls = [route]
+    for name in names:
+        values = ids[name] if isinstance(ids[name], list) else [ids[name]]
+        filled = []
+        for url in urls:
+            for value in values:
+                for marker in (
+                    f"<{name}>",
+                    *(f"<{c}:{name}>" for c in ("str", "int", "path", "component")),
+                ):
+                    url_with = url.replace(marker, str(value))
+                    if url_with != url:
+                        break
+                else:
+                    url_with = url
+                filled.append(url_with)
+        urls = filled
+    return ["/" + url.lstrip("^").rstrip("$") for url in urls if "(?P" not in url]
+
+
+def clients(actor: Actor, route: str) -> list[Client | Any]:
+    """How a principal reaches a path: the API by its token; a page by a person's signed-in
+    session (a token is not signed in there: its refusal is one more probe)."""
+    if route.startswith("api/") or not User.objects.filter(username=actor.name).exists():
+        return [actor.client]
+    return [actor.browser()]
+
+
+def methods_of(rule: str) -> tuple[str, ...]:
+    """The site's own pages refuse anyone but a site admin: a read and a write show it."""
+    return ("get", "post") if rule == SITE else METHODS
+
+
+def leaked(response: Any, strings: set[str], sent: str) -> list[str]:
+    """Those of alpha's strings the answer shows that the principal's requests did not carry,
+    nor one it did carry (a component's name it sent is in its own weight's path)."""
+    raw = b"".join(response.streaming_content) if response.streaming else response.content
+    if SECRET.encode() not in raw:
+        return []
+    body = raw.decode(errors="replace")
+    unescaped = body.replace("&#x27;", "'").replace("&quot;", '"').replace("&amp;", "&")
+    carried = {text for text in strings if text in sent}
+    return sorted(
+        text
+        for text in strings
+        if (text in body or text in unescaped) and not any(c in text for c in carried)
+    )
+
+
+# --- the tests -------------------------------------------------------------------------------
+
+
+def test_every_url_pattern_has_an_isolation_rule(alpha: dict[str, Any]) -> None:
+    """Each pattern is a project's, the site admin's or public, and each of its parameters is
+    one the matrix can fill with alpha's ids."""
+    unknown = [
+        f"{route}: {name}"
+        for route, pattern in routes()
+        for name in pattern.pattern.regex.groupindex
+        if name not in alpha["ids"]
+    ]
+    assert unknown == []
+    assert {rule_of(route) for route, _ in routes()} == {PROJECT, SITE, PUBLIC}
+
+
+@pytest.mark.parametrize(
+    "role", ["agent", "environment", "annotator", "reviewer", "manager", "admin"]
+)
+def test_no_path_shows_or_changes_another_projects_things(
+    role: str, alpha: dict[str, Any], default_cast: dict[str, Actor]
+) -> None:
+    """Each method of each path, by `default`'s principal of `role`, with alpha's ids: never a
+    500, never a secret of alpha's in the answer (but the site admin on the site's own pages),
+    and alpha's rows unchanged; a person naming `?project=alpha` is refused as for a project
+    that does not exist."""
+    actor = default_cast[role]
+    before = alphas_rows(alpha["project"])
+    problems = []
+    sent = ""  # the paths asked so far: a write with alpha's id may make default a thing by it
+    for route, pattern in routes():
+        rule = rule_of(route)
+        if role == "admin" and (rule == SITE or "slug" in pattern.pattern.regex.groupindex):
+            continue  # the site's pages, and any project it names, are a site admin's by design
+        for url in urls_of(route, pattern, alpha["ids"]):
+            for client in clients(actor, route):
+                for method in methods_of(rule):
+                    # A site admin may enter any project, by design; a person of default
+                    # who names alpha is refused, and so is a token (it has one project).
+                    naming = [] if role == "admin" or method != "get" else [f"{url}?project=alpha"]
+                    for target in (url, *naming):
+                        sent += target
+                        call = getattr(client, method)
+                        response = (
+                            call(target)
+                            if method == "get"
+                            else call(target, data=b"{}", content_type="application/json")
+                        )
+                        if response.status_code >= 500:
+                            problems.append(f"{method} {target}: {response.status_code}")
+                        elif shown := leaked(response, alpha["strings"], sent):
+                            problems.append(f"{method} {target}: shows {shown[:3]}")
+    assert problems == []
+    assert alphas_rows(alpha["project"]) == before
+
+
+@pytest.mark.parametrize(
+    "role", ["agent", "environment", "annotator", "reviewer", "manager", "admin"]
+)
+def test_no_learn_message_shows_or_changes_another_projects_things(
+    role: str, alpha: dict[str, Any], default_cast: dict[str, Actor]
+) -> None:
+    """Every learn/* message type, naming alpha's component, ids, plan and refinement, by
+    `default`'s principal of `role`: no secret in the answer, alpha's rows unchanged."""
+    ids = alpha["ids"]
+    messages = [
+        feedback_req(feedback(correlation_id=CORRELATION, score=-1.0, polarity="negative")),
+        experience_req(experience(COMPONENT, reward=-1.0)),
+        stats_req(COMPONENT),
+        stats_req(),
+        adapt_req("ucb1", COMPONENT),
+        plan_req(COMPONENT),
+        review_req(weight_proposal(COMPONENT, 0.55, 0.1, plan_id=ids["plan_id"])),
+        apply_req(weight_proposal(COMPONENT, 0.55, 0.1, proposal_id=ids["proposal_id"])),
+        apply_req(file_proposal(SKILL, f"# Skill {SECRET}\n", None)),
+        rollback_req(ids["refinement_id"]),
+        history_req(),
+    ]
+    assert {m["type"] for m in messages} == set(HANDLERS)  # a new message type needs a probe
+    before = alphas_rows(alpha["project"])
+    actor = default_cast[role]
+    problems = []
+    sent = ""  # what default's own messages named: its own things, made from them, may show it
+    for message in messages:
+        sent += orjson.dumps(message).decode()
+        response = actor.learn(message)
+        if response.status_code >= 500:
+            problems.append(f"{message['type']}: {response.status_code}")
+        elif shown := leaked(response, alpha["strings"], sent):
+            problems.append(f"{message['type']}: shows {shown[:3]}")
+    assert problems == []
+    assert alphas_rows(alpha["project"]) == before
+    assert Plan.objects.filter(project=alpha["project"]).count() == 1
