@@ -43,12 +43,14 @@ from tests.builders import (
     weight_proposal,
 )
 from tests.factories import PlanFactory, ProposalInputFactory
-from tests.harness import Actor, human_actor, token_actor
+from tests.harness import Actor, http_send, human_actor, token_actor
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
     from django.test import Client
+
+    from tests.harness import Send
 
 pytestmark = pytest.mark.django_db
 
@@ -268,12 +270,18 @@ def methods_of(rule: str) -> tuple[str, ...]:
 
 
 def leaked(response: Any, strings: set[str], sent: str) -> list[str]:
-    """Those of alpha's strings the answer shows that the principal's requests did not carry,
-    nor one it did carry (a component's name it sent is in its own weight's path)."""
+    """Those of alpha's strings a response shows (`leaked_text`)."""
     raw = b"".join(response.streaming_content) if response.streaming else response.content
     if SECRET.encode() not in raw:
         return []
-    body = raw.decode(errors="replace")
+    return leaked_text(raw.decode(errors="replace"), strings, sent)
+
+
+def leaked_text(body: str, strings: set[str], sent: str) -> list[str]:
+    """Those of alpha's strings the answer shows that the principal's requests did not carry,
+    nor one it did carry (a component's name it sent is in its own weight's path)."""
+    if SECRET not in body:
+        return []
     unescaped = body.replace("&#x27;", "'").replace("&quot;", '"').replace("&amp;", "&")
     carried = {text for text in strings if text in sent}
     return sorted(
@@ -339,15 +347,8 @@ def test_no_path_shows_or_changes_another_projects_things(
     assert alphas_rows(alpha["project"]) == before
 
 
-@pytest.mark.parametrize(
-    "role", ["agent", "environment", "annotator", "reviewer", "manager", "admin"]
-)
-def test_no_learn_message_shows_or_changes_another_projects_things(
-    role: str, alpha: dict[str, Any], default_cast: dict[str, Actor]
-) -> None:
-    """Every learn/* message type, naming alpha's component, ids, plan and refinement, by
-    `default`'s principal of `role`: no secret in the answer, alpha's rows unchanged."""
-    ids = alpha["ids"]
+def learn_probes(ids: dict[str, Any]) -> list[dict[str, Any]]:
+    """A message of each learn/* type naming alpha's component, ids, plan and refinement."""
     messages = [
         feedback_req(feedback(correlation_id=CORRELATION, score=-1.0, polarity="negative")),
         experience_req(experience(COMPONENT, reward=-1.0)),
@@ -362,17 +363,39 @@ def test_no_learn_message_shows_or_changes_another_projects_things(
         history_req(),
     ]
     assert {m["type"] for m in messages} == set(HANDLERS)  # a new message type needs a probe
+    return messages
+
+
+def probe_learn(send: Send, actor: Actor, alpha: dict[str, Any]) -> None:
+    """Send each probe as `actor`: no answer shows alpha's, and alpha's rows stay."""
     before = alphas_rows(alpha["project"])
-    actor = default_cast[role]
     problems = []
     sent = ""  # what default's own messages named: its own things, made from them, may show it
-    for message in messages:
+    for message in learn_probes(alpha["ids"]):
         sent += orjson.dumps(message).decode()
-        response = actor.learn(message)
-        if response.status_code >= 500:
-            problems.append(f"{message['type']}: {response.status_code}")
-        elif shown := leaked(response, alpha["strings"], sent):
+        status, reply = send(actor, message)
+        body = orjson.dumps(reply).decode()
+        if status >= 500:
+            problems.append(f"{message['type']}: {status}")
+        elif shown := leaked_text(body, alpha["strings"], sent):
             problems.append(f"{message['type']}: shows {shown[:3]}")
     assert problems == []
     assert alphas_rows(alpha["project"]) == before
     assert Plan.objects.filter(project=alpha["project"]).count() == 1
+
+
+@pytest.mark.parametrize(
+    "role", ["agent", "environment", "annotator", "reviewer", "manager", "admin"]
+)
+def test_no_learn_message_shows_or_changes_another_projects_things(
+    role: str, alpha: dict[str, Any], default_cast: dict[str, Actor]
+) -> None:
+    """Every learn/* message type over HTTP, by `default`'s principal of `role`."""
+    probe_learn(http_send, default_cast[role], alpha)
+
+
+def test_no_learn_message_over_either_transport_shows_another_projects_things(
+    transport: Send, alpha: dict[str, Any], default_cast: dict[str, Actor]
+) -> None:
+    """The same probes by default's agent over HTTP and over a WebSocket (one dispatch)."""
+    probe_learn(transport, default_cast["agent"], alpha)
