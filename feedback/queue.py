@@ -27,6 +27,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from functools import partial
 from typing import TYPE_CHECKING
 
 from django.conf import settings
@@ -216,7 +217,7 @@ def queue_undo(principal: Principal, feedback_id: str) -> Turn:
             "feedback.retracted",
             {"count": len(undone), "components": [rating.component_name], "by": principal.name},
             audience=Action.STATS,
-            totals=live_counts,
+            totals=partial(live_counts, project),
         )
     return turn
 
