@@ -216,6 +216,7 @@ def queue_undo(principal: Principal, feedback_id: str) -> Turn:
         broadcast_on_commit(
             "feedback.retracted",
             {"count": len(undone), "components": [rating.component_name], "by": principal.name},
+            project=principal.project,
             audience=Action.STATS,
             totals=partial(live_counts, project),
         )

@@ -183,6 +183,7 @@ def adapt_run(*, principal: Principal, component_name: str, strategy: str) -> Ad
         history_record(
             "adapt",
             principal.key,
+            project=principal.project,
             plan_id=plan.plan_id,
             message=plan.summary,
             diff=[{"component": n, "before": c, "after": w, "target": t} for n, c, w, t in moves],
@@ -191,6 +192,7 @@ def adapt_run(*, principal: Principal, component_name: str, strategy: str) -> Ad
             history_record(
                 "plan",
                 principal.key,
+                project=principal.project,
                 plan_id=plan.plan_id,
                 message=plan.summary,
                 diff=[proposal_wire(p) for p in plan.proposals.order_by("id")],

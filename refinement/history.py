@@ -29,6 +29,7 @@ def history_record(
     kind: str,
     actor: str,
     *,
+    project: str,
     plan_id: str = "",
     proposal_id: str = "",
     proposal: Proposal | None = None,
@@ -37,7 +38,8 @@ def history_record(
     diff: list[dict[str, Any]] | None = None,
 ) -> HistoryEntry:
     """One entry of the trail; `proposal` is the stored proposal it is about, if any (its id
-    alone would not do: ids are each principal's own)."""
+    alone would not do: ids are each principal's own). It is broadcast in `project` (the actor's
+    project's slug)."""
     if proposal is not None:
         proposal_id = proposal.proposal_id
     entry = HistoryEntry.objects.create(
@@ -55,7 +57,11 @@ def history_record(
         paths = [proposal.path]
     HistoryPath.objects.bulk_create([HistoryPath(entry=entry, path=path) for path in paths])
     broadcast_on_commit(
-        f"refinement.{kind}", entry.as_entry(), audience=Action.HISTORY, totals=_live_counts
+        f"refinement.{kind}",
+        entry.as_entry(),
+        project=project,
+        audience=Action.HISTORY,
+        totals=_live_counts,
     )
     return entry
 

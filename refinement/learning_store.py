@@ -101,6 +101,7 @@ def workflow_update(*, principal: Principal, global_skill_objective: str) -> Ste
             history_record(
                 "workflow",
                 principal.key,
+                project=principal.project,
                 message="global_skill_objective changed",
                 diff=[
                     {
@@ -281,6 +282,7 @@ def run_report(
         history_record(
             "run",
             principal.key,
+            project=principal.project,
             plan_id=outcome.plan_id,
             message=f"run of step {step_id} (description run {step.description_hash_runs})"
             + (

@@ -123,6 +123,7 @@ def experience_store(
         broadcast_on_commit(
             "experience.stored",
             {"count": len(rows), "components": sorted(calls), "by": principal.name},
+            project=principal.project,
             audience=Action.STATS,
         )
     return len(experiences)

@@ -155,6 +155,7 @@ def feedback_record(
             broadcast_on_commit(
                 "feedback.recorded",
                 {"count": len(rows), "components": sorted(deltas), "by": principal.name},
+                project=principal.project,
                 audience=Action.STATS,
                 totals=partial(live_counts, project),
             )

@@ -71,6 +71,7 @@ def _turns_queue(principal: Principal, rows: dict[str, Row]) -> int:
             broadcast_on_commit(
                 "turns.queued",
                 {"count": len(new), "by": principal.name},
+                project=principal.project,
                 audience=Action.READ_TURNS,
                 totals=partial(live_counts, project),
             )

@@ -141,6 +141,7 @@ def _queue(principal: Principal, record: Proposal, error: str) -> Applied:
     history_record(
         "queue",
         principal.key,
+        project=principal.project,
         plan_id=record.plan.plan_id if record.plan else "",
         proposal=record,
         refinement_id=refinement.refinement_id,

@@ -50,6 +50,7 @@ def proposal_approve(
         history_record(
             "approve",
             principal.key,
+            project=principal.project,
             plan_id=record.plan.plan_id if record.plan else "",
             proposal=record,
             message=note or f"approved at risk {assessment.risk_level}",
@@ -84,6 +85,7 @@ def proposal_reject(
         history_record(
             "reject",
             principal.key,
+            project=principal.project,
             plan_id=record.plan.plan_id if record.plan else "",
             proposal=record,
             message=reason,

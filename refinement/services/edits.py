@@ -112,6 +112,7 @@ def edits_apply(
     history_record(
         "rollback" if rollback_of else "apply",
         principal.key,
+        project=principal.project,
         plan_id=plan.plan_id if plan else "",
         proposal=proposal,
         refinement_id=refinement.refinement_id,

@@ -57,6 +57,7 @@ def plan_file(
     history_record(
         "plan",
         principal.key,
+        project=principal.project,
         plan_id=plan.plan_id,
         message=summary,
         diff=[proposal_wire(r) for r in records],

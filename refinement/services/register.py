@@ -82,6 +82,7 @@ def proposal_register(
         history_record(
             "change",
             principal.key,
+            project=principal.project,
             plan_id=record.plan.plan_id if record.plan else "",
             proposal=record,
             message="The proposal changed after review; earlier approvals no longer count.",

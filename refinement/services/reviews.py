@@ -63,6 +63,7 @@ def proposal_review(*, principal: Principal, raw: dict[str, Any]) -> tuple[Propo
         history_record(
             "review",
             principal.key,
+            project=principal.project,
             plan_id=record.plan.plan_id if record.plan else "",
             proposal=record,
             message=f"risk {assessment.risk_level}; "

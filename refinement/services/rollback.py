@@ -161,6 +161,7 @@ def _queue_rollback(
         history_record(
             "queue",
             principal.key,
+            project=principal.project,
             plan_id=original.plan.plan_id if original.plan else "",
             refinement_id=undo.refinement_id,
             message=f"rollback of {original.refinement_id} {error}",

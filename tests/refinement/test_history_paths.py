@@ -21,7 +21,7 @@ def test_an_entry_keeps_each_path_its_diff_names_once() -> None:
         {"before": {"path": "learnings/a.md"}, "after": {"path": "learnings/b.md"}},
     ]
     assert entry_paths(diff) == ["router.weights.x", "learnings/a.md", "learnings/b.md"]
-    entry = history_record("apply", "user:a", diff=diff)
+    entry = history_record("apply", "user:a", project="default", diff=diff)
     assert sorted(entry.paths.values_list("path", flat=True)) == [
         "learnings/a.md",
         "learnings/b.md",
@@ -30,8 +30,18 @@ def test_an_entry_keeps_each_path_its_diff_names_once() -> None:
 
 
 def test_the_migration_backfills_the_paths_of_entries_recorded_before_it() -> None:
-    history_record("apply", "user:a", diff=[{"path": "router.weights.x", "before": 0, "after": 1}])
-    history_record("change", "user:a", diff=[{"before": {"path": "learnings/a.md"}, "after": {}}])
+    history_record(
+        "apply",
+        "user:a",
+        project="default",
+        diff=[{"path": "router.weights.x", "before": 0, "after": 1}],
+    )
+    history_record(
+        "change",
+        "user:a",
+        project="default",
+        diff=[{"before": {"path": "learnings/a.md"}, "after": {}}],
+    )
     HistoryPath.objects.all().delete()
 
     import_module("refinement.migrations.0003_history_paths").backfill(apps, None)

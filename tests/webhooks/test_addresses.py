@@ -163,7 +163,7 @@ def test_a_name_pointed_at_a_private_address_later_is_refused_at_delivery(
 ) -> None:
     endpoint_register(url=receiver.url, events=["plan.filed"], actor="boss")  # allowed here
     settings.LEARNPORTAL_WEBHOOK_ALLOW_PRIVATE = False
-    history_record("plan", "agent-1", plan_id="p-1")
+    history_record("plan", "agent-1", project="default", plan_id="p-1")
     with client() as http:
         deliver_due(http)
     assert receiver.received == []
@@ -200,7 +200,7 @@ def deliver_a_plan_to_the_name(receiver: Receiver) -> int:
     """Register hooks.example.test on the receiver's port, file a plan, run the worker once."""
     url = f"http://hooks.example.test:{port_of(receiver)}/hook"
     endpoint_register(url=url, events=["plan.filed"], actor="boss")
-    history_record("plan", "agent-1", plan_id="p-1")
+    history_record("plan", "agent-1", project="default", plan_id="p-1")
     with client() as http:
         return deliver_due(http)
 

@@ -157,7 +157,7 @@ def test_a_worker_killed_mid_flight_loses_no_webhook(environ: dict[str, str], sl
     secret = register(environ, slow.url, "plan.filed")
     code = (
         "from refinement.history import history_record\n"
-        f"for n in range({EVENTS}): history_record('plan', 'agent-1', plan_id=f'p-{{n}}')\n"
+        f"for n in range({EVENTS}): history_record('plan', 'agent-1', project='default', plan_id=f'p-{{n}}')\n"
         "print(json.dumps({}))\n"
     )
     python_json(code, env=environ)

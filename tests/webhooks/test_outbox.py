@@ -69,7 +69,7 @@ def test_no_endpoint_no_row_and_a_deleted_endpoint_gets_no_more(env: Actor) -> N
 def test_a_change_rolled_back_leaves_no_outbox_row() -> None:
     register("plan.filed")
     with pytest.raises(RuntimeError), transaction.atomic():
-        history_record("plan", "agent-1", plan_id="p-1")
+        history_record("plan", "agent-1", project="default", plan_id="p-1")
         assert Delivery.objects.count() == 1
         raise RuntimeError
     assert Delivery.objects.count() == 0
@@ -87,7 +87,7 @@ def test_a_change_rolled_back_leaves_no_outbox_row() -> None:
 )
 def test_each_history_kind_of_the_catalogue_is_its_webhook_event(kind: str, event: str) -> None:
     register(*EVENTS)
-    history_record(kind, "rev", plan_id="p-1", proposal_id="pr-1", message="why")
+    history_record(kind, "rev", project="default", plan_id="p-1", proposal_id="pr-1", message="why")
     (body,) = bodies(event)
     assert body["data"]["kind"] == kind  # type: ignore[index]
     assert body["data"]["actor"] == "rev"  # type: ignore[index]
@@ -120,8 +120,8 @@ def test_an_adapt_that_leaves_nothing_for_a_reviewer_files_no_plan_webhook(
 
 def test_a_review_or_a_change_of_settings_is_no_webhook() -> None:
     register(*EVENTS)
-    history_record("review", "rev", proposal_id="pr-1")
-    history_record("change", "boss")
+    history_record("review", "rev", project="default", proposal_id="pr-1")
+    history_record("change", "boss", project="default")
     assert Delivery.objects.count() == 0
 
 

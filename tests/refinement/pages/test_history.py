@@ -29,6 +29,7 @@ def test_the_history_is_a_newest_first_timeline_with_actor_time_and_diff(reviewe
     history_record(
         "apply",
         "user:someone",
+        project="default",
         message="newest entry",
         diff=[{"path": "learnings/_global/SKILL.md", "before": "old\n", "after": "new\n"}],
     )
@@ -43,7 +44,7 @@ def test_the_history_is_a_newest_first_timeline_with_actor_time_and_diff(reviewe
 
 def test_the_history_pages_by_keyset_both_ways(reviewer: Client) -> None:
     for i in range(30):
-        history_record("review", "user:bot", message=f"entry {i:02d}")
+        history_record("review", "user:bot", project="default", message=f"entry {i:02d}")
     first = reviewer.get("/history/").content.decode()
     assert "entry 29" in first and "entry 05" in first and "entry 04" not in first
     older = first.split('<a href="?&amp;before=')[1].split('"')[0]
@@ -58,7 +59,7 @@ def test_the_history_pages_by_keyset_both_ways(reviewer: Client) -> None:
 
 def test_a_page_of_history_never_counts_or_offsets_the_table(reviewer: Client) -> None:
     for i in range(30):
-        history_record("review", "user:bot", message=f"entry {i:02d}")
+        history_record("review", "user:bot", project="default", message=f"entry {i:02d}")
     with CaptureQueriesContext(connection) as queries:
         reviewer.get("/history/", {"kind": "review"})
     sql = " ".join(q["sql"] for q in queries.captured_queries if "history" in q["sql"])
@@ -66,15 +67,15 @@ def test_a_page_of_history_never_counts_or_offsets_the_table(reviewer: Client) -
 
 
 def test_a_malformed_cursor_shows_the_newest_page(reviewer: Client) -> None:
-    history_record("review", "user:bot", message="the newest")
+    history_record("review", "user:bot", project="default", message="the newest")
     for cursor in ("nan_1", "x", "1e999_2", "1.0_x"):
         response = reviewer.get("/history/", {"before": cursor})
         assert response.status_code == 200 and "the newest" in response.content.decode()
 
 
 def test_the_history_filters_by_kind_and_actor(reviewer: Client) -> None:
-    history_record("reject", "user:rev", message="a rejection")
-    history_record("approve", "token:bot", message="an approval")
+    history_record("reject", "user:rev", project="default", message="a rejection")
+    history_record("approve", "token:bot", project="default", message="an approval")
     rejects = reviewer.get("/history/", {"kind": "reject"}).content.decode()
     assert "a rejection" in rejects and "an approval" not in rejects
     assert '<option value="reject" selected>' in rejects
@@ -87,9 +88,15 @@ def test_the_history_filters_by_kind_and_actor(reviewer: Client) -> None:
 
 
 def test_the_history_filters_by_path_or_its_start(reviewer: Client) -> None:
-    history_record("apply", "user:a", message="entry-w", diff=[{"path": "router.weights.x"}])
     history_record(
-        "apply", "user:a", message="entry-f", diff=[{"path": "learnings/_global/SKILL.md"}]
+        "apply", "user:a", project="default", message="entry-w", diff=[{"path": "router.weights.x"}]
+    )
+    history_record(
+        "apply",
+        "user:a",
+        project="default",
+        message="entry-f",
+        diff=[{"path": "learnings/_global/SKILL.md"}],
     )
     files = reviewer.get("/history/", {"path": "learnings/_global/"}).content.decode()
     assert "entry-f" in files and "entry-w" not in files
@@ -104,7 +111,9 @@ def test_a_decision_is_found_by_its_proposals_path(reviewer: Client) -> None:
         plan__plan_id=entry.plan_id, proposal_id=entry.diff[0]["proposal_id"]
     )
     path = entry.diff[0]["path"]
-    history_record("approve", "user:rev", proposal=proposal, message="approved it")
+    history_record(
+        "approve", "user:rev", project="default", proposal=proposal, message="approved it"
+    )
     assert HistoryPath.objects.filter(entry__message="approved it", path=path).exists()
     page = reviewer.get("/history/", {"path": path}).content.decode()
     assert "approved it" in page
@@ -129,7 +138,9 @@ def test_a_live_refresh_fetches_the_page_itself_with_the_new_entry_in_its_region
 ) -> None:
     # What live.js does on a refinement.* event: the same URL again, and the region swapped.
     before = reviewer.get("/history/", {"kind": "reject"}).content.decode()
-    history_record("reject", "user:rev", message="arrived while the page was open")
+    history_record(
+        "reject", "user:rev", project="default", message="arrived while the page was open"
+    )
     fresh = reviewer.get("/history/", {"kind": "reject"}, headers={"X-Live-Refresh": "1"})
     region = fresh.content.decode().split('data-live-region="history"')[1].split("</section>")[0]
     assert "arrived while the page was open" in region
