@@ -4,14 +4,17 @@ So that no browser ever sees state that was rolled back, services call `broadcas
 inside their transaction and the event is queued when (and if) it commits. Each event names the
 action whose REST reads show the same data (its audience): a subscriber receives it only while
 its principal may do that action, as the roles' table says (`may_hear`, asked by ws.events).
+Each event also names the project it happened in (a project's slug): it is sent to that
+project's group only (`dashboard_group`), which the sockets acting in that project listen to.
 
 However fast data arrives, the dashboards hear of it a few times a second: committing an event
-only marks its topic (event name and audience) dirty in this process's `Coalescer`, merging it
+only marks its topic (project, event name and audience) dirty in this process's `Coalescer`, merging it
 into what is already waiting, and a background task sends each dirty topic once per
 FLUSH_SECONDS to the channel layer. The request that committed never waits for a send. With
 REDIS_URL the layer spans processes, which is why this happens before `group_send`, not in the
 consumer. A topic may carry `totals`: a function read once per flush (never per event) whose
-plain values join the payload, such as the feedback count a counter on the page shows.
+plain values join the payload, such as the feedback count a counter on the page shows (the
+project's: a topic is one project's, and so are its totals).
 
 Broadcasts are best-effort: with the channel layer down (Redis unreachable) a flush is dropped
 after at most SEND_SECONDS and the outage logged once; the request that committed never knows,
@@ -47,30 +50,48 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 layer_outage = Outage("the channel layer", "live updates are dropped", logger)
 
-# Sent inside the change's transaction with `event` and `payload`; a receiver's error rolls it
-# back. The webhooks app listens, so that the base need not know it is there.
+# Sent inside the change's transaction with `event`, `payload` and `project` (its slug); a
+# receiver's error rolls it back. The webhooks app listens, so that the base need not know it is there.
 announced = Signal()
 
-DASHBOARD_GROUP = "learn.events"
+DASHBOARD_GROUP = "learn.events"  # a project's group is this and its slug (dashboard_group)
 FLUSH_SECONDS = 0.5
 SEND_SECONDS = 2.0  # the longest a flush waits for the channel layer before it gives up
 
 
+def dashboard_group(project: str) -> str:
+    """The channel layer group of the project `project` (a slug: letters, digits, hyphens)."""
+    return f"{DASHBOARD_GROUP}.{project}"
+
+
 def broadcast_on_commit(
-    event: str, payload: dict[str, Any], *, audience: Action, totals: Totals | None = None
+    event: str,
+    payload: dict[str, Any],
+    *,
+    project: str,
+    audience: Action,
+    totals: Totals | None = None,
 ) -> None:
     """`announced` is sent here, inside the transaction, so that what its receivers write (the
-    webhooks' outbox rows) commits or rolls back with the change it announces."""
-    announced.send(sender=None, event=event, payload=payload)
-    transaction.on_commit(lambda: broadcast_now(event, payload, audience=audience, totals=totals))
+    webhooks' outbox rows) commits or rolls back with the change it announces. `project` is
+    the slug of the project the change happened in, and `totals` that project's."""
+    announced.send(sender=None, event=event, payload=payload, project=project)
+    transaction.on_commit(
+        lambda: broadcast_now(event, payload, project=project, audience=audience, totals=totals)
+    )
 
 
 @staged("broadcast after commit (channel layer)")
 def broadcast_now(
-    event: str, payload: dict[str, Any], *, audience: Action, totals: Totals | None = None
+    event: str,
+    payload: dict[str, Any],
+    *,
+    project: str,
+    audience: Action,
+    totals: Totals | None = None,
 ) -> None:
     """Queue the event for the next flush; returns at once, whatever the channel layer does."""
-    coalescer.mark(event, payload, audience=str(audience), totals=totals)
+    coalescer.mark(event, payload, project=project, audience=str(audience), totals=totals)
 
 
 def may_hear(principal: Principal, message: dict[str, Any]) -> bool:
@@ -99,6 +120,7 @@ def merge_payloads(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
 
 @dataclass
 class Topic:
+    project: str
     event: str
     audience: str
     payload: dict[str, Any]
@@ -121,6 +143,7 @@ class Topic:
             "event": self.event,
             "payload": payload,
             "audience": self.audience,
+            "project": self.project,
         }
 
 
@@ -135,7 +158,7 @@ class Coalescer:
 
     interval: float = FLUSH_SECONDS
     _lock: threading.Lock = field(default_factory=threading.Lock)
-    _dirty: dict[tuple[str, str], Topic] = field(default_factory=dict)
+    _dirty: dict[tuple[str, str, str], Topic] = field(default_factory=dict)
     _loop: asyncio.AbstractEventLoop | None = None
     _flush_loop: asyncio.AbstractEventLoop | None = None
     _private: asyncio.AbstractEventLoop | None = None
@@ -152,14 +175,21 @@ class Coalescer:
             self._dirty, self._flush_loop, self._layer = {}, None, None
 
     def mark(
-        self, event: str, payload: dict[str, Any], *, audience: str, totals: Totals | None
+        self,
+        event: str,
+        payload: dict[str, Any],
+        *,
+        project: str,
+        audience: str,
+        totals: Totals | None,
     ) -> None:
         layer = get_channel_layer()  # the layer of the commit, not of whenever the flush runs
+        key = (project, event, audience)
         with self._lock:
             self._layer = layer
-            topic = self._dirty.get((event, audience))
+            topic = self._dirty.get(key)
             if topic is None:
-                self._dirty[(event, audience)] = Topic(event, audience, dict(payload), totals)
+                self._dirty[key] = Topic(project, event, audience, dict(payload), totals)
             else:
                 topic.add(payload, totals)
             if self._flush_loop is not None and _serving(self._flush_loop):
@@ -219,7 +249,8 @@ async def flush(layer: Any, topics: list[Topic]) -> None:
         return
     try:  # every flush tries: it waits in no request, and a skipped one would lose its events
         for message in messages:
-            await asyncio.wait_for(layer.group_send(DASHBOARD_GROUP, message), SEND_SECONDS)
+            group = dashboard_group(message["project"])
+            await asyncio.wait_for(layer.group_send(group, message), SEND_SECONDS)
     except Exception as exc:
         layer_outage.failed(exc)
         return

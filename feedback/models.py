@@ -230,15 +230,18 @@ class AgreementTotals(models.Model):
 
 
 class Counter(models.Model):
-    """A count kept at ingest (feedback.counters), in a few slots so that writers in different
-    processes do not queue on one row; a count is the sum of its slots."""
+    """A project's count kept at ingest (feedback.counters), in a few slots so that writers in
+    different processes do not queue on one row; a count is the sum of its slots."""
 
+    project = models.ForeignKey("projects.Project", on_delete=models.CASCADE, related_name="+")
     name = models.CharField(max_length=64)
     slot = models.SmallIntegerField(default=0)
     value = models.BigIntegerField(default=0)
 
     class Meta:
-        constraints = [models.UniqueConstraint(fields=["name", "slot"], name="counter_slot_once")]
+        constraints = [
+            models.UniqueConstraint(fields=["project", "name", "slot"], name="counter_slot_once")
+        ]
 
     def __str__(self) -> str:
         return f"{self.name}[{self.slot}] = {self.value}"

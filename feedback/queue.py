@@ -27,6 +27,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from functools import partial
 from typing import TYPE_CHECKING
 
 from django.conf import settings
@@ -215,8 +216,9 @@ def queue_undo(principal: Principal, feedback_id: str) -> Turn:
         broadcast_on_commit(
             "feedback.retracted",
             {"count": len(undone), "components": [rating.component_name], "by": principal.name},
+            project=principal.project,
             audience=Action.STATS,
-            totals=live_counts,
+            totals=partial(live_counts, project),
         )
     return turn
 

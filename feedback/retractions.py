@@ -3,7 +3,8 @@ and a rating that supersedes their earlier one (feedback.raters).
 
 The rating stays stored as it was; a Retraction record beside it makes it stop counting in
 every read through feedback.selectors.visibility.counted_feedback, and its score comes out of
-what ingest keeps counted: the component's stats, its hourly buckets, the feedback count. The turns' queue
+what ingest keeps counted: the component's stats, its hourly buckets, the feedback count (each
+its project's). The turns' queue
 fields and agreement's moments are the caller's to work out (each does it its own way).
 """
 
@@ -35,11 +36,14 @@ def ratings_take_back(pks: Collection[int], *, by: str, now: float) -> None:
     )
     insert_rows(Retraction, RETRACTION_COLUMNS, [(pk, by, now) for pk, *_ in rows])
     taken: dict[int, dict[str, ScoreDelta]] = {}
+    counted: dict[int, int] = {}
     for _, project, component, ts, score, confidence, source in rows:
+        counted[project] = counted.get(project, 0) + 1
         if component:
             of_project = taken.setdefault(project, {})
             of_project.setdefault(component, ScoreDelta()).add(score, confidence, source, sign=-1)
             buckets_retract(project, component, ts, score, confidence)
     for project, deltas in sorted(taken.items()):
         stats_add_scores(project, deltas)
-    counter_add(FEEDBACK_COUNTED, -len(rows))
+    for project, count in sorted(counted.items()):
+        counter_add(FEEDBACK_COUNTED, -count, project=project)

@@ -57,7 +57,7 @@ def home(request: AuthenticatedHttpRequest) -> HttpResponse:
         }
         for record in component_records(project)
     ]
-    counts = live_counts()  # what the counters show, as the live updates will say it
+    counts = live_counts(project)  # what the counters show, as the live updates will say it
     context = {
         **counts,
         "components": components,

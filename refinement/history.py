@@ -38,9 +38,9 @@ def history_record(
     message: str = "",
     diff: list[dict[str, Any]] | None = None,
 ) -> HistoryEntry:
-    """One entry of the trail of the project `principal` acts in, by them; `proposal` is the
-    stored proposal it is about, if any (its id alone would not do: ids are each principal's
-    own)."""
+    """One entry of the trail of the project `principal` acts in, by them, broadcast in that
+    project; `proposal` is the stored proposal it is about, if any (its id alone would not do:
+    ids are each principal's own)."""
     if proposal is not None:
         proposal_id = proposal.proposal_id
     project = project_pk(principal.project)
@@ -62,6 +62,7 @@ def history_record(
     broadcast_on_commit(
         f"refinement.{kind}",
         entry.as_entry(),
+        project=principal.project,
         audience=Action.HISTORY,
         totals=lambda: {"pending_proposals": awaiting_review_count(project)},
     )

@@ -158,9 +158,14 @@ def broadcasts(monkeypatch: pytest.MonkeyPatch) -> Broadcasts:
     captured = Broadcasts([])
 
     def capture(
-        event: str, payload: dict[str, Any], *, audience: Action, totals: object = None
+        event: str,
+        payload: dict[str, Any],
+        *,
+        project: str,
+        audience: Action,
+        totals: object = None,
     ) -> None:
-        captured.sent.append(Broadcast(event, payload, audience))
+        captured.sent.append(Broadcast(event, payload, audience, project))
 
     monkeypatch.setattr(events, "broadcast_now", capture)
     return captured

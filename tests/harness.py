@@ -196,6 +196,7 @@ class Broadcast:
     event: str
     payload: dict[str, Any]
     audience: Action
+    project: str  # the slug of the project it was broadcast in
 
 
 @dataclass

@@ -107,7 +107,7 @@ def _new_rating(n: int) -> None:
     with transaction.atomic():
         row.save()
         # What the feedback service does with a new row, in its transaction.
-        counter_add(FEEDBACK_COUNTED, 1)
+        counter_add(FEEDBACK_COUNTED, 1, project=project_of(row))
         moments_recount(project_of(row), [(row.correlation_id, row.dimension)])
 
 

@@ -123,6 +123,7 @@ def experience_store(
         broadcast_on_commit(
             "experience.stored",
             {"count": len(rows), "components": sorted(calls), "by": principal.name},
+            project=principal.project,
             audience=Action.STATS,
         )
     return len(experiences)
@@ -223,7 +224,7 @@ def _forward_env_rewards(
         rows,
         on_conflict=f"ON CONFLICT ({FEEDBACK.project}, {FEEDBACK.feedback_id}) DO NOTHING",
     )
-    counter_add(FEEDBACK_COUNTED, written)
+    counter_add(FEEDBACK_COUNTED, written, project=project)
     turns_tally(project, {item.experience_id for item in experiences})
     stats_add_scores(project, deltas)
     buckets_add_feedback(FEEDBACK_COLUMNS, rows)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING
 
 from django.db import connection, transaction
@@ -142,7 +143,7 @@ def feedback_record(
         insert_rows(Turn, TURN_COLUMNS, queued_rows(carried, after))
         turns_refresh(held, after)
         insert_rows(Feedback, FEEDBACK_COLUMNS, rows)
-        counter_add(FEEDBACK_COUNTED, len(rows))
+        counter_add(FEEDBACK_COUNTED, len(rows), project=project)
         moments_add(project, stored, facts)
         if principal.is_human and rated:
             _leases_end(principal.name, project, rated)
@@ -154,8 +155,9 @@ def feedback_record(
             broadcast_on_commit(
                 "feedback.recorded",
                 {"count": len(rows), "components": sorted(deltas), "by": principal.name},
+                project=principal.project,
                 audience=Action.STATS,
-                totals=live_counts,
+                totals=partial(live_counts, project),
             )
     return FeedbackOutcome(recorded=len(feedbacks), new_score=new_score)
 

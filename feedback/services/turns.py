@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING
 
 from django.db import IntegrityError, transaction
@@ -70,7 +71,8 @@ def _turns_queue(principal: Principal, rows: dict[str, Row]) -> int:
             broadcast_on_commit(
                 "turns.queued",
                 {"count": len(new), "by": principal.name},
+                project=principal.project,
                 audience=Action.READ_TURNS,
-                totals=live_counts,
+                totals=partial(live_counts, project),
             )
     return len(new)

@@ -1,6 +1,10 @@
 """`/ws/events/`: dashboards subscribe here to what the services broadcast after commit.
 
 Read-only: the consumer authenticates, subscribes and forwards; writes never come in here.
+A socket acts in one project, as a REST request does (core.projects.selection): its principal's
+own, or the one `?project=` names on the socket's URL; it subscribes to that project's group
+(core.events.dashboard_group) and so hears only that project's events and totals. A project
+the principal may not enter closes the socket with 4404, exactly as one that does not exist.
 Each event goes only to a subscriber whose principal, now, may read the same data over REST
 (its `audience`, core.events); a subscriber whose credential dies is closed with 4401, at once
 or (for a change no signal tells of) within a second (core.accounts.watch). The channel layer (Redis, with several processes) may be down, at the handshake
@@ -19,7 +23,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Any
+from urllib.parse import parse_qs
 
 import orjson
 from asgiref.sync import sync_to_async
@@ -28,8 +33,13 @@ from channels.layers import get_channel_layer
 
 from core.accounts.credentials import Credential, credential_of_scope
 from core.accounts.watch import CredentialWatch, principal_now
-from core.events import DASHBOARD_GROUP, coalescer, may_hear
+from core.events import coalescer, dashboard_group, may_hear
+from core.projects.selection import PROJECT_FIELD, principal_in
 from learnportal.ws.learn import CLOSE_UNAUTHENTICATED, principal_of, refused_close_code
+from learnportal_protocol.errors import LearnError
+
+if TYPE_CHECKING:
+    from core.accounts.principals import Principal
 
 logger = logging.getLogger(__name__)
 
@@ -43,6 +53,7 @@ RESUBSCRIBE_AFTER_UNDELIVERED = 3
 PROBE = "live.probe"
 SEND_QUEUE = 64
 CLOSE_TOO_SLOW = 1013
+CLOSE_NO_PROJECT = 4404  # `?project=` names a project that is not there, or not the caller's
 PAUSED = "live.paused"
 RESUMED = "live.resumed"
 PAUSED_MESSAGE = "Live updates are paused; the page still works."
@@ -62,6 +73,7 @@ class EventsConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]  # channels 
     _tasks: tuple[asyncio.Task[None], ...] = ()
     _watch: CredentialWatch | None = None
     _outbox: asyncio.Queue[str]
+    project = ""  # the slug of the project this socket acts in
 
     async def connect(self) -> None:
         credential = credential_of_scope(self.scope)
@@ -70,9 +82,17 @@ class EventsConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]  # channels 
             await self.accept()
             await self.close(code=await refused_close_code(self.scope))
             return
+        principal = await sync_to_async(_acting_in, thread_sensitive=True)(
+            principal, _named_project(self.scope)
+        )
+        if principal is None:
+            await self.accept()
+            await self.close(code=CLOSE_NO_PROJECT)
+            return
+        self.project = principal.project
         # In the group before the browser sees the socket open, so that what it reloads on
         # opening and what it hears from then on leave no gap.
-        joined = await _join()
+        joined = await _join(self.project)
         await self.accept()
         coalescer.attach(asyncio.get_running_loop())
         self.credential = credential
@@ -125,18 +145,18 @@ class EventsConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]  # channels 
         while True:
             try:
                 if channel is None:
-                    channel = await _subscribe(layer)
+                    channel = await _subscribe(layer, self.project)
                 await self._relay(layer, channel)
-                await _leave(layer, channel)
+                await _leave(layer, channel, self.project)
                 return
             except asyncio.CancelledError:
                 if channel:
-                    await _leave(layer, channel)
+                    await _leave(layer, channel, self.project)
                 raise
             except Exception as exc:
                 await self._pause(exc)
                 if channel:
-                    await _leave(layer, channel)
+                    await _leave(layer, channel, self.project)
                 channel = None
                 await asyncio.sleep(RESUBSCRIBE_SECONDS)
 
@@ -197,6 +217,13 @@ class EventsConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]  # channels 
         if principal is None:
             await self._end()
             return
+        if principal.project != self.project:  # the role of a project named by `?project=`
+            principal = await sync_to_async(_acting_in, thread_sensitive=True)(
+                principal, self.project
+            )
+            if principal is None:  # no longer a member: as if the project were gone
+                await self._end(CLOSE_NO_PROJECT)
+                return
         if may_hear(principal, message):
             await self._enqueue({"event": message["event"], "payload": message["payload"]})
 
@@ -204,22 +231,37 @@ class EventsConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]  # channels 
         await self._enqueue({"event": event, "payload": {"message": message}})
 
 
-async def _join() -> str | None:
-    """A channel in the group before the socket hears of any event, or None if the layer is
-    down (then `_listen` pauses and retries)."""
+def _named_project(scope: dict[str, Any]) -> str | None:
+    """The project the socket's URL names with `?project=`, if any."""
+    named = parse_qs(scope.get("query_string", b"").decode("latin-1")).get(PROJECT_FIELD)
+    return named[0] if named else None
+
+
+def _acting_in(principal: Principal, slug: str | None) -> Principal | None:
+    """`principal` acting in `slug` (its own if None), or None for a project it may not enter."""
+    try:
+        return principal_in(principal, slug)
+    except LearnError:
+        return None
+
+
+async def _join(project: str) -> str | None:
+    """A channel in the project's group before the socket hears of any event, or None if the
+    layer is down (then `_listen` pauses and retries)."""
     layer = get_channel_layer()
     if layer is None:
         return None
     try:
-        return await _subscribe(layer)
+        return await _subscribe(layer, project)
     except Exception:
         return None
 
 
-async def _subscribe(layer: Any) -> str:
-    """A new channel of this socket's, in the dashboards' group."""
+async def _subscribe(layer: Any, project: str) -> str:
+    """A new channel of this socket's, in the project's dashboards' group."""
     channel: str = await layer.new_channel()
-    await asyncio.wait_for(layer.group_add(DASHBOARD_GROUP, channel), RESUBSCRIBE_SECONDS)
+    group = dashboard_group(project)
+    await asyncio.wait_for(layer.group_add(group, channel), RESUBSCRIBE_SECONDS)
     return channel
 
 
@@ -232,7 +274,8 @@ async def _probe(layer: Any, channel: str) -> bool:
     return True
 
 
-async def _leave(layer: Any, channel: str) -> None:
+async def _leave(layer: Any, channel: str, project: str) -> None:
     """Leave the group (an in-memory layer would queue for the channel until it expires)."""
+    group = dashboard_group(project)
     with contextlib.suppress(Exception):
-        await asyncio.wait_for(layer.group_discard(DASHBOARD_GROUP, channel), RESUBSCRIBE_SECONDS)
+        await asyncio.wait_for(layer.group_discard(group, channel), RESUBSCRIBE_SECONDS)

@@ -10,6 +10,7 @@
 // A region the person is typing or focused in is left alone until they leave it. The socket
 // reconnects with exponential backoff and jitter; while it is down #live-status says so, and
 // once it is back every region is fetched again, since events were missed meanwhile.
+// The socket hears the project the page shows (<body data-live-project>), and only it.
 (function () {
   "use strict";
   if (!("WebSocket" in window) || !document.querySelector("[data-live-region], [data-live-value]")) return;
@@ -18,6 +19,8 @@
   const MAX_DELAY = 30000;
   const REFETCH_GAP = 1000; // at most one refetch of the page a second, however busy
   const CLOSED_FOR_GOOD = 4401; // logged out, deactivated, token revoked
+  const NO_PROJECT = 4404; // the page's project is no longer one this person may enter
+  const project = document.body.dataset.liveProject || "";
   const status = document.getElementById("live-status");
 
   function say(text) { if (status) status.textContent = text; }
@@ -102,7 +105,8 @@
 
   function connect() {
     const scheme = location.protocol === "https:" ? "wss://" : "ws://";
-    const socket = new WebSocket(scheme + location.host + "/ws/events/");
+    const query = project ? "?project=" + encodeURIComponent(project) : "";
+    const socket = new WebSocket(scheme + location.host + "/ws/events/" + query);
     socket.addEventListener("open", function () {
       attempt = 0;
       say("");
@@ -130,6 +134,10 @@
       if (leaving) return;
       if (closing.code === CLOSED_FOR_GOOD) {
         say("Live updates stopped: log in again to see changes as they happen.");
+        return;
+      }
+      if (closing.code === NO_PROJECT) {
+        say("Live updates stopped: you are no longer in this project.");
         return;
       }
       missed = true;

@@ -22,6 +22,7 @@ from learnportal.ws.events import PAUSED_MESSAGE
 from refinement.models import Plan
 from tests.browser.helpers import log_in, screenshot
 from tests.factories import ApiTokenFactory, UserFactory
+from tests.harness import default_pk
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -102,7 +103,7 @@ def test_a_second_browser_sees_new_feedback_and_a_plans_state_change_without_rel
     log_in(dashboard, asgi_server, "admin")
     expect(dashboard.locator("#live-status")).to_be_empty()
     dashboard.evaluate(NOT_RELOADED)
-    before = feedback_count()
+    before = feedback_count(default_pk())
     counter = dashboard.locator("[data-live-value=feedback_count]")
     expect(counter).to_have_text(str(before))
 
@@ -148,7 +149,7 @@ def test_a_dashboard_hears_a_few_messages_a_second_while_an_agent_ingests_100_ba
     dashboard.add_init_script(COUNT_FRAMES)
     log_in(dashboard, asgi_server, "reviewer")
     dashboard.wait_for_function("document.querySelector('#live-status') !== null")
-    before = feedback_count()
+    before = feedback_count(default_pk())
     batches, size = 100, 1000
 
     started = dashboard.evaluate("performance.now()")

@@ -179,10 +179,10 @@ def test_a_retry_of_a_batch_stores_nothing_and_moves_nothing() -> None:
     batch = [item("t-1", 0.5, feedback_id="a"), item("t-1", 0.25, feedback_id="b")]
     send(PEOPLE[0], batch[0])
     send(PEOPLE[1], batch[1])
-    before = kept(), feedback_count()
+    before = kept(), feedback_count(default_project_pk())
     send(PEOPLE[0], batch[0])
     send(PEOPLE[1], batch[1])
-    assert (kept(), feedback_count()) == before
+    assert (kept(), feedback_count(default_project_pk())) == before
     assert AgreementUnit.objects.get().raters == 2
 
 
@@ -206,7 +206,11 @@ def test_the_overviews_count_stays_exact_through_batches_retries_undos_and_env_r
         experience_store(principal=ENV, experiences=experiences, policy=lambda p, n: lambda c: None)
     queue_undo(PEOPLE[0], "mine")
     assert Feedback.objects.filter(source=FeedbackSource.ENV.value).count() == 3
-    assert feedback_count() == counted_feedback(default_project_pk()).count() == 30 + 2 + 2 + 3 - 1
+    assert (
+        feedback_count(default_project_pk())
+        == counted_feedback(default_project_pk()).count()
+        == 30 + 2 + 2 + 3 - 1
+    )
     assert Counter.objects.filter(name=FEEDBACK_COUNTED).count() <= 8  # a few slots, not rows
 
 
@@ -214,10 +218,11 @@ def test_the_counter_sums_its_slots_and_a_rebuild_recounts_it() -> None:
     send(AGENT, *[item(f"x-{i}", 0.1) for i in range(3)])
     other = (counters._slot() + 1) % counters.SLOTS  # another process's slot
     Counter.objects.filter(name=FEEDBACK_COUNTED, slot=other).delete()  # the migration's row
-    Counter.objects.create(name=FEEDBACK_COUNTED, slot=other, value=4)
-    assert counter_value(FEEDBACK_COUNTED) == 7
-    assert counters_rebuild() == {FEEDBACK_COUNTED: 3}
-    assert feedback_count() == 3
+    project = default_project_pk()
+    Counter.objects.create(project_id=project, name=FEEDBACK_COUNTED, slot=other, value=4)
+    assert counter_value(FEEDBACK_COUNTED, project=project) == 7
+    assert counters_rebuild() == {project: {FEEDBACK_COUNTED: 3}}
+    assert feedback_count(default_project_pk()) == 3
 
 
 def test_the_widest_disagreements_are_read_off_the_units_index(
@@ -277,7 +282,7 @@ def test_the_recount_command_fills_rows_written_around_the_service() -> None:
     Counter.objects.all().delete()
     call_command("feedback_recount", stderr=io.StringIO())
     assert_kept(units, totals)
-    assert feedback_count() == 4
+    assert feedback_count(default_project_pk()) == 4
 
 
 def _at_once(people: list[Principal], key: str) -> None:
@@ -311,4 +316,8 @@ def test_people_rating_one_unit_at_once_on_postgresql_are_all_in_its_moments() -
         assert unit.raters == len(PEOPLE)
         assert unit.total == pytest.approx(1.5)
     assert_same_as_a_recount()
-    assert feedback_count() == counted_feedback(default_project_pk()).count() == 2 * len(PEOPLE)
+    assert (
+        feedback_count(default_project_pk())
+        == counted_feedback(default_project_pk()).count()
+        == 2 * len(PEOPLE)
+    )

@@ -383,9 +383,13 @@ def test_an_undo_after_the_window_is_refused_and_changes_nothing(
 def test_an_undone_rating_leaves_the_overviews_count_of_feedback() -> None:
     turn, *_ = queued("t-1")
     feedback_id = rate(ANN, turn)
-    before = feedback_count()
+    before = feedback_count(default_project_pk())
     queue_undo(ANN, feedback_id)
-    assert feedback_count() == before - 1 == counted_feedback(default_project_pk()).count()
+    assert (
+        feedback_count(default_project_pk())
+        == before - 1
+        == counted_feedback(default_project_pk()).count()
+    )
 
 
 def test_a_rating_is_undone_once() -> None:

@@ -14,7 +14,7 @@ from django.db import connections
 from rest_framework.test import APIClient
 
 from core.accounts.roles import Action
-from core.events import DASHBOARD_GROUP, broadcast_now
+from core.events import broadcast_now, dashboard_group
 from feedback.models import ComponentStats, Feedback
 from tests.builders import feedback, feedback_req
 
@@ -87,12 +87,14 @@ async def test_a_broadcast_reaches_a_group_member_through_redis() -> None:
     layer = get_channel_layer()
     assert type(layer).__module__.startswith("channels_redis")
     channel = await layer.new_channel()
-    await layer.group_add(DASHBOARD_GROUP, channel)
+    await layer.group_add(dashboard_group("default"), channel)
     try:
-        await sync_to_async(broadcast_now)("test.ping", {"n": 1}, audience=Action.STATS)
+        await sync_to_async(broadcast_now)(
+            "test.ping", {"n": 1}, project="default", audience=Action.STATS
+        )
         message = await asyncio.wait_for(layer.receive(channel), timeout=10)
     finally:
-        await layer.group_discard(DASHBOARD_GROUP, channel)
+        await layer.group_discard(dashboard_group("default"), channel)
     assert message == {
         "type": "learn.event",
         "event": "test.ping",

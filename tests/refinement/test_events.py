@@ -11,7 +11,7 @@ import pytest
 from asgiref.sync import sync_to_async
 from channels.layers import get_channel_layer
 
-from core.events import DASHBOARD_GROUP
+from core.events import dashboard_group
 from tests.builders import apply_req, weight_proposal
 from tests.harness import Actor, ws_exchange, ws_status
 
@@ -43,7 +43,7 @@ async def mine(layer: Any, channel: str, marker: str, timeout: float) -> dict[st
 async def listening() -> tuple[Any, str]:
     layer = get_channel_layer()
     channel = await layer.new_channel()
-    await layer.group_add(DASHBOARD_GROUP, channel)
+    await layer.group_add(dashboard_group("default"), channel)
     return layer, channel
 
 
@@ -61,7 +61,7 @@ async def test_an_applied_refinement_reaches_the_dashboard_group(via: str, agent
         assert message["payload"]["refinement_id"] == body["refinement_id"]
         assert message["payload"]["actor"] == "token:agent-1"
     finally:
-        await layer.group_discard(DASHBOARD_GROUP, channel)
+        await layer.group_discard(dashboard_group("default"), channel)
 
 
 @pytest.mark.parametrize("via", ["http", "ws"])
@@ -73,4 +73,4 @@ async def test_a_refused_apply_broadcasts_nothing(via: str, agent: Actor) -> Non
         assert status == 409, body
         assert await mine(layer, channel, component, timeout=0.5) is None
     finally:
-        await layer.group_discard(DASHBOARD_GROUP, channel)
+        await layer.group_discard(dashboard_group("default"), channel)

@@ -24,10 +24,10 @@ def test_a_broadcast_queued_in_a_transaction_that_rolls_back_is_never_sent(
     broadcasts: Broadcasts,
 ) -> None:
     with pytest.raises(RuntimeError), transaction.atomic():
-        broadcast_on_commit("test.doomed", {"n": 1}, audience=Action.STATS)
+        broadcast_on_commit("test.doomed", {"n": 1}, project="default", audience=Action.STATS)
         raise RuntimeError("the write fails after the broadcast was queued")
     with transaction.atomic():
-        broadcast_on_commit("test.kept", {"n": 2}, audience=Action.STATS)
+        broadcast_on_commit("test.kept", {"n": 2}, project="default", audience=Action.STATS)
     assert broadcasts.events() == ["test.kept"]
 
 

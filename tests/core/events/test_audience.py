@@ -20,7 +20,7 @@ def hearers(message: dict[str, object]) -> set[Role]:
 
 @pytest.mark.parametrize("action", list(Action))
 def test_a_broadcast_reaches_the_roles_the_table_allows_its_audience(action: Action) -> None:
-    message = Topic("test.ping", str(action), {"n": 1}).message()
+    message = Topic("default", "test.ping", str(action), {"n": 1}).message()
     assert hearers(message) == ALLOWED[action]
 
 

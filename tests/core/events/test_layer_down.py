@@ -74,7 +74,9 @@ async def test_an_events_socket_pauses_while_the_layer_is_down_and_resumes(
     await sync_to_async(unstarted_redis.start)()
     resumed = orjson.loads(await listener.receive_from(timeout=WS_TIMEOUT))
     assert resumed["event"] == "live.resumed", resumed
-    await sync_to_async(broadcast_now)("test.ping", {"n": 1}, audience=Action.STATS)
+    await sync_to_async(broadcast_now)(
+        "test.ping", {"n": 1}, project="default", audience=Action.STATS
+    )
     event = orjson.loads(await listener.receive_from(timeout=WS_TIMEOUT))
     assert event == {"event": "test.ping", "payload": {"n": 1}}
     await listener.disconnect()
@@ -87,7 +89,9 @@ async def test_an_open_events_socket_is_told_when_the_layer_goes_down_and_when_i
     await sync_to_async(unstarted_redis.start)()
     listener = ws_communicator(token=rev.raw_token, path="/ws/events/")
     assert (await listener.connect(timeout=WS_TIMEOUT))[0]
-    await sync_to_async(broadcast_now)("test.ping", {"n": 1}, audience=Action.STATS)
+    await sync_to_async(broadcast_now)(
+        "test.ping", {"n": 1}, project="default", audience=Action.STATS
+    )
     assert orjson.loads(await listener.receive_from(timeout=WS_TIMEOUT))["event"] == "test.ping"
     await sync_to_async(unstarted_redis.kill)()
     paused = orjson.loads(await listener.receive_from(timeout=WS_TIMEOUT))
@@ -95,7 +99,9 @@ async def test_an_open_events_socket_is_told_when_the_layer_goes_down_and_when_i
     await sync_to_async(unstarted_redis.start)()
     resumed = orjson.loads(await listener.receive_from(timeout=WS_TIMEOUT))
     assert resumed["event"] == "live.resumed", resumed
-    await sync_to_async(broadcast_now)("test.ping", {"n": 2}, audience=Action.STATS)
+    await sync_to_async(broadcast_now)(
+        "test.ping", {"n": 2}, project="default", audience=Action.STATS
+    )
     event = orjson.loads(await listener.receive_from(timeout=WS_TIMEOUT))
     assert event == {"event": "test.ping", "payload": {"n": 2}}
     await listener.disconnect()
@@ -112,7 +118,7 @@ async def test_a_flush_to_a_hanging_layer_gives_up_and_logs_the_outage_once(
     monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
     monkeypatch.setattr(events, "SEND_SECONDS", 0.05)
-    topics = [events.Topic("test.ping", Action.STATS.value, {"n": 1})]
+    topics = [events.Topic("default", "test.ping", Action.STATS.value, {"n": 1})]
     with caplog.at_level(logging.WARNING, logger="core.events"):
         for _ in range(3):
             await asyncio.wait_for(events.flush(HangingLayer(), topics), WS_TIMEOUT)
@@ -151,7 +157,9 @@ async def test_an_events_socket_whose_subscription_is_lost_subscribes_again(
     assert paused["event"] == "live.paused", paused
     resumed = orjson.loads(await listener.receive_from(timeout=WS_TIMEOUT))
     assert resumed["event"] == "live.resumed", resumed
-    await sync_to_async(broadcast_now)("test.ping", {"n": 3}, audience=Action.STATS)
+    await sync_to_async(broadcast_now)(
+        "test.ping", {"n": 3}, project="default", audience=Action.STATS
+    )
     event = orjson.loads(await listener.receive_from(timeout=WS_TIMEOUT))
     assert event == {"event": "test.ping", "payload": {"n": 3}}
     await listener.disconnect()

@@ -19,7 +19,7 @@ from channels.layers import get_channel_layer
 
 from core import events
 from core.accounts.roles import Action
-from core.events import DASHBOARD_GROUP, Coalescer, broadcast_now, merge_payloads
+from core.events import Coalescer, broadcast_now, dashboard_group, merge_payloads
 from learnportal.ws import events as ws_events
 from tests.builders import feedback, feedback_req
 from tests.harness import WS_TIMEOUT, Actor, ws_communicator
@@ -61,8 +61,16 @@ def test_a_burst_waits_as_one_topic_per_event_and_audience() -> None:
     coalescer.attach(loop)
     try:
         for _ in range(BURST):
-            coalescer.mark("feedback.recorded", {"count": 1}, audience="read stats", totals=None)
-        coalescer.mark("refinement.plan", {"plan_id": "p"}, audience="history", totals=None)
+            coalescer.mark(
+                "feedback.recorded",
+                {"count": 1},
+                project="default",
+                audience="read stats",
+                totals=None,
+            )
+        coalescer.mark(
+            "refinement.plan", {"plan_id": "p"}, project="default", audience="history", totals=None
+        )
         pending = {(t.event, t.audience): t for t in coalescer.pending()}
     finally:
         loop.call_soon_threadsafe(loop.stop)
@@ -111,9 +119,11 @@ async def test_an_annotator_hears_the_counts_but_not_the_refinements_a_reviewer_
     annotator, reviewer = await _listener(ann), await _listener(rev)
     for _ in range(20):
         await sync_to_async(broadcast_now)(
-            "refinement.plan", {"plan_id": "p1"}, audience=Action.HISTORY
+            "refinement.plan", {"plan_id": "p1"}, project="default", audience=Action.HISTORY
         )
-        await sync_to_async(broadcast_now)("feedback.recorded", {"count": 1}, audience=Action.STATS)
+        await sync_to_async(broadcast_now)(
+            "feedback.recorded", {"count": 1}, project="default", audience=Action.STATS
+        )
     heard_by_reviewer = {frame["event"] for frame in await _drain(reviewer)}
     heard_by_annotator = {frame["event"] for frame in await _drain(annotator, quiet=0.1)}
     assert heard_by_reviewer == {"refinement.plan", "feedback.recorded"}
@@ -142,7 +152,7 @@ async def test_a_slow_dashboard_is_closed_and_neither_the_sender_nor_others_wait
     frames = ws_events.SEND_QUEUE + 1
     for n in range(frames):
         message = {"event": "test.ping", "payload": {"n": n}, "audience": Action.STATS.value}
-        await layer.group_send(DASHBOARD_GROUP, {"type": "learn.event", **message})
+        await layer.group_send(dashboard_group("default"), {"type": "learn.event", **message})
 
     closed = await slow.receive_output(timeout=WS_TIMEOUT)
     assert closed == {"type": "websocket.close", "code": ws_events.CLOSE_TOO_SLOW}

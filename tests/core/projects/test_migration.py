@@ -1,4 +1,6 @@
-"""Existing people and tokens move into the project `default` with the roles they had."""
+"""Existing people and tokens move into the project `default` with the roles they had; so do
+existing feedback, experiences and components, and the feedback count is recounted per
+project."""
 
 from __future__ import annotations
 
@@ -10,17 +12,21 @@ from django.db.migrations.executor import MigrationExecutor
 from core.accounts.models import ApiToken, User
 from core.accounts.principals import principal_for_user
 from core.accounts.roles import Role
+from core.projects.selection import project_pk
 from core.projects.services import project_add
+from feedback.counters import FEEDBACK_COUNTED
 from feedback.models import (
     AgreementTotals,
     AgreementUnit,
     ComponentBucket,
     ComponentOwner,
     ComponentStats,
+    Counter,
     Experience,
     Feedback,
     RewardBucket,
 )
+from feedback.selectors.overview import feedback_count
 from refinement.models import HistoryEntry, Plan, Proposal, Step, StoreValue, Workflow
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -173,3 +179,38 @@ def test_existing_weights_steps_plans_and_history_land_in_default() -> None:
         call_command("migrate", verbosity=0)
     for model in (StoreValue, Step, Workflow, Plan, Proposal, HistoryEntry):
         assert list(model.objects.values_list("project__slug", flat=True)) == ["default"], model
+
+
+def test_the_feedback_count_before_projects_is_recounted_per_project() -> None:
+    call_command("migrate", "feedback", "0017", verbosity=0)  # before counters had a project
+    then = (
+        MigrationExecutor(connection).loader.project_state(("feedback", "0017_components_project"))
+    ).apps
+    try:
+        other = then.get_model("projects", "Project").objects.create(slug="other", name="Other")
+        OldFeedback = then.get_model("feedback", "Feedback")
+        for n, project in enumerate(["default"] * 3 + ["other"] * 2):
+            OldFeedback.objects.create(
+                project=then.get_model("projects", "Project").objects.get(slug=project),
+                feedback_id=f"f-{n}",
+                polarity="positive",
+                score=0.5,
+                dimension="correctness",
+                confidence=1.0,
+                source="human",
+                annotator_id="ann",
+                ts=1.0,
+                submitted_by="user:ann",
+                content_hash="",
+                received=1.0,
+            )
+        then.get_model("feedback", "Retraction").objects.create(
+            feedback=OldFeedback.objects.get(feedback_id="f-4"), by="ann", created=2.0
+        )
+        # The one count of every project's feedback, as ingest kept it.
+        then.get_model("feedback", "Counter").objects.create(name=FEEDBACK_COUNTED, slot=3, value=4)
+    finally:
+        call_command("migrate", verbosity=0)
+    assert feedback_count(project_pk("default")) == 3
+    assert feedback_count(other.pk) == 1
+    assert Counter.objects.filter(name=FEEDBACK_COUNTED).count() == 2  # one row a project

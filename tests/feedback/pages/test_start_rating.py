@@ -13,6 +13,7 @@ from feedback.selectors.turns import unrated_turn_count
 from feedback.services.feedbacks import feedback_record
 from learnportal.demo import DEMO_AGENT
 from learnportal_protocol import Feedback, FeedbackPolarity
+from tests.harness import default_pk
 
 if TYPE_CHECKING:
     from django.test import Client
@@ -33,7 +34,7 @@ def test_an_agents_own_feedback_leaves_a_turn_unrated_in_the_list(annotator: Cli
     )
     page = annotator.get("/turns/").content.decode()
     assert "<b>3</b> left for you to rate" in page  # as before the agent's feedback: 2, 4 and 5
-    assert unrated_turn_count() == (3, False)
+    assert unrated_turn_count(default_pk()) == (3, False)
 
 
 def test_a_turn_short_of_its_ratings_says_how_many_more_to_a_reviewer(
