@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 import pytest
 from django.apps import apps
+from django.test import override_settings
 from django.urls import URLPattern, URLResolver, get_resolver
 
 from core.accounts.models import ApiToken, User
@@ -42,7 +43,7 @@ from tests.builders import (
     stats_req,
     weight_proposal,
 )
-from tests.factories import PlanFactory, ProposalInputFactory
+from tests.factories import DeliveryFactory, EndpointFactory, PlanFactory, ProposalInputFactory
 from tests.harness import Actor, http_send, human_actor, token_actor
 
 if TYPE_CHECKING:
@@ -137,6 +138,15 @@ def alpha() -> dict[str, Any]:
     plan = PlanFactory.create(
         by=principal, proposals=[ProposalInputFactory.build(component=f"other-{SECRET}")]
     )
+    with override_settings(LEARNPORTAL_WEBHOOK_ALLOW_PRIVATE=True):  # nothing listens on :9
+        endpoint = EndpointFactory.create(
+            project=project.pk,
+            url=f"http://127.0.0.1:9/hook-{SECRET}",
+            description=f"hook {SECRET}",
+        )
+    delivery = DeliveryFactory.create(
+        endpoint=endpoint, body=orjson.dumps({"said": SECRET}).decode()
+    )
     refinement = Refinement.objects.filter(project=project).order_by("id").first()
     assert refinement is not None
     annotator = User.objects.get(username=f"ann-{SECRET}")
@@ -155,8 +165,8 @@ def alpha() -> dict[str, Any]:
         "person_id": annotator.pk,
         "token_id": ApiToken.objects.get(name=f"agent-{SECRET}").pk,
         "token": "none",
-        "endpoint_id": 0,
-        "delivery_id": 0,
+        "endpoint_id": endpoint.pk,
+        "delivery_id": delivery.pk,
         "object_id": project.pk,
         "content_type_id": 1,
         "id": annotator.pk,
@@ -223,6 +233,8 @@ def alphas_rows(project: Project) -> dict[str, list[dict[str, Any]]]:
             query = rows_of.filter(proposal__project=project)
         elif "entry" in names:
             query = rows_of.filter(entry__project=project)
+        elif "endpoint" in names:
+            query = rows_of.filter(endpoint__project=project)
         else:
             continue
         rows[model._meta.label] = sorted(

@@ -1,5 +1,7 @@
 """`/api/webhooks/`: admins register, list and remove endpoints, read each one's delivery log
-and redeliver; the secret is in the answer that creates the endpoint, and never again."""
+and redeliver; the secret is in the answer that creates the endpoint, and never again. Each view
+reads and writes the endpoints of the project the request acts in (`?project=`, as every REST
+view: core.projects.selection); another project's endpoint is not found."""
 
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ from rest_framework.views import APIView
 from core.accounts.authentication import principal_of
 from core.accounts.roles import Action
 from core.inputs import query_parameters
+from core.projects.selection import project_pk
 from learnportal_protocol.models import StrictModel
 from learnportal_protocol.wire import parse_body
 from webhooks import services
@@ -48,21 +51,26 @@ class EndpointRequest(StrictModel):
 
 
 class AdminsView(APIView):
-    """Every webhook view: admins only."""
+    """Every webhook view: admins only; `self.project`, the id of the project it acts in."""
+
+    project: int
 
     def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
         super().initial(request, *args, **kwargs)
-        principal_of(request).require(Action.MANAGE_WEBHOOKS)
+        principal = principal_of(request)
+        principal.require(Action.MANAGE_WEBHOOKS)
+        self.project = project_pk(principal.project)
 
 
 class OneEndpointView(AdminsView):
-    """A view under /api/webhooks/<endpoint_id>/: `self.endpoint`, or `not_found`."""
+    """A view under /api/webhooks/<endpoint_id>/: `self.endpoint` (of the project), or
+    `not_found`."""
 
     endpoint: Endpoint
 
     def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
         super().initial(request, *args, **kwargs)
-        self.endpoint = services.endpoint_get(kwargs["endpoint_id"])
+        self.endpoint = services.endpoint_get(kwargs["endpoint_id"], project=self.project)
 
 
 class WebhooksView(AdminsView):
@@ -74,7 +82,7 @@ class WebhooksView(AdminsView):
         responses={200: EndpointList, 403: ADMINS_ONLY},
     )
     def get(self, request: Request) -> Response:
-        answer = EndpointList.of(services.endpoints_list())
+        answer = EndpointList.of(services.endpoints_list(project=self.project))
         return Response(answer.model_dump(mode="json"))
 
     @extend_schema(
@@ -93,6 +101,7 @@ class WebhooksView(AdminsView):
     def post(self, request: Request) -> Response:
         body = parse_body(EndpointRequest, request.body or b"{}")
         endpoint, _ = services.endpoint_register(
+            project=self.project,
             url=body.url,
             events=list(body.events),
             description=body.description,

@@ -7,11 +7,13 @@ from django.db import models
 
 
 class Endpoint(models.Model):
-    """An admin's receiver: where to POST which events, signed with `secret`.
+    """An admin's receiver of one project: where to POST which of that project's events,
+    signed with `secret`.
 
     The secret is kept (the worker signs with it) but shown only once, when it is made.
     """
 
+    project = models.ForeignKey("projects.Project", on_delete=models.CASCADE, related_name="+")
     url = models.URLField(max_length=2000)
     events = models.JSONField(default=list)
     secret = models.CharField(max_length=100)

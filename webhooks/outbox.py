@@ -1,6 +1,7 @@
-"""The outbox: one Delivery row per (event, subscribed endpoint), in the change's transaction.
+"""The outbox: one Delivery row per (event, subscribed endpoint of the event's project), in the
+change's transaction.
 
-Which endpoints take which event is read once and kept in the cache (shared by the processes
+Which endpoints of each project take which event is read once and kept in the cache (shared by the processes
 when REDIS_URL is set), so that a batch of feedback with no endpoint registered costs the
 database nothing; every change to an endpoint drops it. The cache is an optimisation: with it
 unreachable each write reads the endpoints from the database, and a drop that could not reach
@@ -21,20 +22,22 @@ from core.best_effort_cache import cache_delete, cache_get, cache_set
 from webhooks.catalogue import FROM_BROADCAST
 from webhooks.models import Delivery, Endpoint
 
-SUBSCRIPTIONS_KEY = "webhooks.subscriptions"
+# Not the key of the shape before projects (a list per event), which a cache may still hold.
+SUBSCRIPTIONS_KEY = "webhooks.subscriptions.by-project"
 # Without a shared cache (no REDIS_URL, or Redis unreachable when it changed), how soon another
 # process sees a changed endpoint.
 SUBSCRIPTIONS_SECONDS = 30
 
 
-def subscriptions() -> dict[str, list[int]]:
-    """Each event's subscribed endpoints' ids."""
-    found: dict[str, list[int]] | None = cache_get(SUBSCRIPTIONS_KEY)
+def subscriptions() -> dict[str, dict[str, list[int]]]:
+    """By project (its slug), each event's subscribed endpoints' ids."""
+    found: dict[str, dict[str, list[int]]] | None = cache_get(SUBSCRIPTIONS_KEY)
     if found is None:
         found = {}
-        for pk, events in Endpoint.objects.values_list("pk", "events"):
+        rows = Endpoint.objects.values_list("project__slug", "pk", "events").order_by("pk")
+        for project, pk, events in rows:
             for event in events:
-                found.setdefault(event, []).append(pk)
+                found.setdefault(project, {}).setdefault(event, []).append(pk)
         cache_set(SUBSCRIPTIONS_KEY, found, SUBSCRIPTIONS_SECONDS)
     return found
 
@@ -55,16 +58,19 @@ def new_message_id() -> str:
     return f"msg_{uuid.uuid4().hex}"
 
 
-def write_on_announce(sender: object, *, event: str, payload: dict[str, Any], **_: object) -> None:
-    outbox_write(event, payload)
+def write_on_announce(
+    sender: object, *, event: str, payload: dict[str, Any], project: str, **_: object
+) -> None:
+    outbox_write(event, payload, project=project)
 
 
-def outbox_write(broadcast: str, payload: dict[str, Any]) -> int:
-    """Queue the webhook of a dashboard broadcast for its subscribers: how many rows."""
+def outbox_write(broadcast: str, payload: dict[str, Any], *, project: str) -> int:
+    """Queue the webhook of a dashboard broadcast in the project `project` (a slug) for that
+    project's subscribers: how many rows."""
     event = FROM_BROADCAST.get(broadcast)
     if event is None:
         return 0
-    endpoints = subscriptions().get(event, [])
+    endpoints = subscriptions().get(project, {}).get(event, [])
     if not endpoints:
         return 0
     now = time.time()

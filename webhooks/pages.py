@@ -1,5 +1,7 @@
 """The admins' webhook pages: register (the secret shown once), list, each endpoint's delivery
-log with a redeliver button, remove. Thin over `webhooks.services`, as REST is."""
+log with a redeliver button, remove. Thin over `webhooks.services`, as REST is, and over the
+endpoints of the project the person acts in (core.projects.chosen): another project's endpoint
+is missing, as one that does not exist."""
 
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ from django.views.decorators.http import require_POST
 
 from core.accounts.roles import Action
 from core.inputs import page_query
+from core.projects.selection import project_pk
 from core.web import page, requires, show_learn_error, when
 from learnportal_protocol.errors import ErrorCode, LearnError
 from webhooks import services
@@ -33,13 +36,14 @@ CREATED_KEY = "webhooks.created"
 
 def _index(
     request: HttpRequest,
+    principal: Principal,
     *,
     form: EndpointForm | None = None,
     created: dict[str, str] | None = None,
     status: int = 200,
 ) -> HttpResponse:
     context = {
-        "endpoints": services.endpoints_list(),
+        "endpoints": services.endpoints_list(project=project_pk(principal.project)),
         "form": form or EndpointForm(),
         "created": created,
     }
@@ -49,7 +53,7 @@ def _index(
 @requires(Action.MANAGE_WEBHOOKS)
 def webhook_index(request: HttpRequest, principal: Principal) -> HttpResponse:
     created = request.session.pop(CREATED_KEY, None)
-    response = _index(request, created=created)
+    response = _index(request, principal, created=created)
     if created is not None:
         add_never_cache_headers(response)  # the secret, once: never from a cache
     return response
@@ -61,20 +65,22 @@ def webhook_create(request: HttpRequest, principal: Principal) -> HttpResponse:
     form = EndpointForm(request.POST)
     if form.is_valid():
         try:
-            endpoint, secret = services.endpoint_register(actor=principal.name, **form.cleaned_data)
+            endpoint, secret = services.endpoint_register(
+                project=project_pk(principal.project), actor=principal.name, **form.cleaned_data
+            )
         except LearnError as error:
             show_learn_error(form, error)
         else:
             # Post/redirect/get: reloading the page it lands on registers nothing again.
             request.session[CREATED_KEY] = {"url": endpoint.url, "secret": secret}
             return redirect("portal:webhooks")
-    return _index(request, form=form, status=400)
+    return _index(request, principal, form=form, status=400)
 
 
 @requires(Action.MANAGE_WEBHOOKS)
 def webhook_detail(request: HttpRequest, principal: Principal, endpoint_id: int) -> HttpResponse:
     try:
-        endpoint = services.endpoint_get(endpoint_id)
+        endpoint = services.endpoint_get(endpoint_id, project=project_pk(principal.project))
     except LearnError:
         return page(request, "webhooks/missing.html", {"endpoint_id": endpoint_id}, status=404)
     query, problems = page_query(DeliveryLogQuery, request.GET)
@@ -109,7 +115,8 @@ def webhook_detail(request: HttpRequest, principal: Principal, endpoint_id: int)
 @requires(Action.MANAGE_WEBHOOKS)
 def webhook_delete(request: HttpRequest, principal: Principal, endpoint_id: int) -> HttpResponse:
     try:
-        services.endpoint_delete(services.endpoint_get(endpoint_id))
+        project = project_pk(principal.project)
+        services.endpoint_delete(services.endpoint_get(endpoint_id, project=project))
     except LearnError as error:
         messages.error(request, error.message)
     else:
@@ -123,7 +130,8 @@ def webhook_redeliver(
     request: HttpRequest, principal: Principal, endpoint_id: int, delivery_id: int
 ) -> HttpResponse:
     try:
-        delivery = services.redeliver(services.endpoint_get(endpoint_id), delivery_id)
+        endpoint = services.endpoint_get(endpoint_id, project=project_pk(principal.project))
+        delivery = services.redeliver(endpoint, delivery_id)
     except LearnError as error:
         messages.error(request, error.message)
         if error.code is ErrorCode.NOT_FOUND:

@@ -1,7 +1,9 @@
 """Endpoints and deliveries: the one place they are registered, removed and redelivered.
 
 The REST views and the admins' pages both call these. Refusals are `LearnError`s naming the
-field, as in accounts.services.
+field, as in accounts.services. An endpoint belongs to one project (by id here, the project the
+request acts in): it is listed, found, and sent events only in that project, and another
+project's endpoint is `not_found` as one that does not exist.
 """
 
 from __future__ import annotations
@@ -23,9 +25,9 @@ DESCRIPTION_LENGTH = 200
 
 
 def endpoint_register(
-    *, url: str, events: list[str], description: str = "", actor: str
+    *, project: int, url: str, events: list[str], description: str = "", actor: str
 ) -> tuple[Endpoint, str]:
-    """A new endpoint and its secret, which the caller shows once."""
+    """A new endpoint of the project `project` and its secret, which the caller shows once."""
     url = url.strip()
     if not url or len(url) > URL_LENGTH:
         raise invalid(
@@ -50,8 +52,9 @@ def endpoint_register(
     chosen = [e for e in EVENTS if e in events]
     secret = new_secret()
     with transaction.atomic():
-        _refuse_duplicate(url, chosen)
+        _refuse_duplicate(project, url, chosen)
         endpoint = Endpoint.objects.create(
+            project_id=project,
             url=url,
             events=chosen,
             secret=secret,
@@ -68,16 +71,17 @@ def same_url(url: str) -> str:
     return parts._replace(scheme=parts.scheme.lower(), netloc=parts.netloc.lower()).geturl()
 
 
-def _refuse_duplicate(url: str, events: list[str]) -> None:
-    """An endpoint already sending one of `events` to this URL would make every one of them
-    arrive twice (a form posted again, a script run twice): `conflict`, naming `url`."""
+def _refuse_duplicate(project: int, url: str, events: list[str]) -> None:
+    """An endpoint of the project already sending one of `events` to this URL would make every
+    one of them arrive twice (a form posted again, a script run twice): `conflict`, naming
+    `url`. Another project's endpoint sends other events, and its id is not shown here."""
     if connection.vendor == "postgresql":
         # Two registrations at once must not both pass the check; SQLite's IMMEDIATE
         # transactions already run one after the other.
         with connection.cursor() as cursor:
             cursor.execute(f"LOCK TABLE {Endpoint._meta.db_table} IN SHARE ROW EXCLUSIVE MODE")
     key = same_url(url)
-    for other in Endpoint.objects.order_by("id"):
+    for other in Endpoint.objects.filter(project_id=project).order_by("id"):
         shared = [e for e in events if e in other.events]
         if shared and same_url(other.url) == key:
             why = f"already registered for {', '.join(shared)} (endpoint {other.pk})"
@@ -87,8 +91,9 @@ def _refuse_duplicate(url: str, events: list[str]) -> None:
             )
 
 
-def endpoint_get(endpoint_id: int) -> Endpoint:
-    endpoint = Endpoint.objects.filter(pk=endpoint_id).first()
+def endpoint_get(endpoint_id: int, *, project: int) -> Endpoint:
+    """The project's endpoint `endpoint_id`; `not_found` for none, or another project's."""
+    endpoint = Endpoint.objects.filter(pk=endpoint_id, project_id=project).first()
     if endpoint is None:
         raise not_found(f"No webhook endpoint {endpoint_id}.")
     return endpoint
@@ -101,8 +106,8 @@ def endpoint_delete(endpoint: Endpoint) -> None:
         subscriptions_changed()
 
 
-def endpoints_list() -> list[Endpoint]:
-    return list(Endpoint.objects.all())
+def endpoints_list(*, project: int) -> list[Endpoint]:
+    return list(Endpoint.objects.filter(project_id=project))
 
 
 def redeliver(endpoint: Endpoint, delivery_id: int) -> Delivery:

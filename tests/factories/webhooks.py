@@ -1,4 +1,5 @@
-"""Admins' endpoints, registered as the pages register them, and rows of their outbox."""
+"""Admins' endpoints, registered as the pages register them (in `default` unless told), and rows
+of their outbox."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from typing import Any
 import factory
 from factory.django import DjangoModelFactory
 
+from core.projects.selection import default_project_pk
 from webhooks.models import Delivery, DeliveryState, Endpoint
 from webhooks.outbox import new_message_id
 from webhooks.services import endpoint_register
@@ -23,6 +25,7 @@ class EndpointFactory(DjangoModelFactory[Endpoint]):
     class Meta:
         model = Endpoint
 
+    project = factory.LazyFunction(default_project_pk)  # a project's id: `default` unless told
     url = factory.Sequence(lambda n: f"http://127.0.0.1:9/hook/{n}")  # nothing listens on 9
     events = factory.LazyFunction(lambda: ["plan.filed"])
     actor = "boss"

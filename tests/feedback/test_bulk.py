@@ -10,21 +10,23 @@ from django.db import connection
 
 from feedback.bulk import insert_rows
 from feedback.models import Counter
+from tests.harness import default_pk
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
 pytestmark = pytest.mark.django_db
 
-COLUMNS = ("name", "slot", "value")
-SKIP_TAKEN = "ON CONFLICT (name, slot) DO NOTHING"
+COLUMNS = ("project_id", "name", "slot", "value")
+SKIP_TAKEN = "ON CONFLICT (project_id, name, slot) DO NOTHING"
 
 
-def rows(count: int, name: str = "n") -> list[tuple[str, int, int]]:
-    return [(name, slot, slot * 7) for slot in range(count)]
+def rows(count: int, name: str = "n") -> list[tuple[int, str, int, int]]:
+    project = default_pk()
+    return [(project, name, slot, slot * 7) for slot in range(count)]
 
 
-def stored() -> list[tuple[str, int, int]]:
+def stored() -> list[tuple[int, str, int, int]]:
     return list(Counter.objects.filter(name="n").order_by("id").values_list(*COLUMNS))
 
 
@@ -57,6 +59,6 @@ def few_parameters() -> Iterator[None]:
 def test_rows_past_the_librarys_parameter_limit_are_split_to_fit(few_parameters: None) -> None:
     sent = rows(1000)
     # The columns in another order: statements not prepared before the limit was lowered.
-    reordered = [(value, slot, name) for name, slot, value in sent]
+    reordered = [(value, slot, name, project) for project, name, slot, value in sent]
     assert insert_rows(Counter, COLUMNS[::-1], reordered) == 1000
     assert stored() == sent

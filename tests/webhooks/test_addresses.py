@@ -14,7 +14,7 @@ from httpcore._backends.sync import SyncStream
 
 from learnportal_protocol.errors import LearnError
 from refinement.history import history_record
-from tests.harness import keyed
+from tests.harness import default_pk, keyed
 from webhooks.addresses import Refused, check_url
 from webhooks.delivery import client
 from webhooks.models import Delivery
@@ -131,7 +131,12 @@ def test_a_host_resolving_to_a_non_public_address_is_refused_at_registration(
 ) -> None:
     resolving_to(monkeypatch, address)
     with pytest.raises(LearnError) as refused:
-        endpoint_register(url="https://hooks.example.com/in", events=["plan.filed"], actor="boss")
+        endpoint_register(
+            project=default_pk(),
+            url="https://hooks.example.com/in",
+            events=["plan.filed"],
+            actor="boss",
+        )
     assert refused.value.details[0]["loc"] == ["url"]
     assert "non-public" in refused.value.message
 
@@ -162,7 +167,9 @@ def test_a_url_that_is_no_http_endpoint_is_refused(url: str) -> None:
 def test_a_name_pointed_at_a_private_address_later_is_refused_at_delivery(
     receiver: Receiver, settings: Any
 ) -> None:
-    endpoint_register(url=receiver.url, events=["plan.filed"], actor="boss")  # allowed here
+    endpoint_register(
+        project=default_pk(), url=receiver.url, events=["plan.filed"], actor="boss"
+    )  # allowed here
     settings.LEARNPORTAL_WEBHOOK_ALLOW_PRIVATE = False
     history_record("plan", keyed("token:agent-1"), plan_id="p-1")
     with client() as http:
@@ -200,7 +207,7 @@ def port_of(receiver: Receiver) -> int:
 def deliver_a_plan_to_the_name(receiver: Receiver) -> int:
     """Register hooks.example.test on the receiver's port, file a plan, run the worker once."""
     url = f"http://hooks.example.test:{port_of(receiver)}/hook"
-    endpoint_register(url=url, events=["plan.filed"], actor="boss")
+    endpoint_register(project=default_pk(), url=url, events=["plan.filed"], actor="boss")
     history_record("plan", keyed("token:agent-1"), plan_id="p-1")
     with client() as http:
         return deliver_due(http)

@@ -109,8 +109,10 @@ def wait_for(check: Callable[[], bool], what: str) -> None:
 
 def register(env: dict[str, str], url: str, event: str) -> str:
     code = (
+        "from core.projects.selection import default_project_pk\n"
         "from webhooks.services import endpoint_register\n"
-        f"_, secret = endpoint_register(url={url!r}, events=[{event!r}], actor='boss')\n"
+        f"_, secret = endpoint_register(project=default_project_pk(), url={url!r}, "
+        f"events=[{event!r}], actor='boss')\n"
         "print(json.dumps({'secret': secret}))\n"
     )
     return str(python_json(code, env=env)["secret"])

@@ -1,6 +1,6 @@
 """Existing people and tokens move into the project `default` with the roles they had; so do
-existing feedback, experiences and components, and the feedback count is recounted per
-project."""
+existing feedback, experiences, components and webhook endpoints, and the feedback count is
+recounted per project."""
 
 from __future__ import annotations
 
@@ -28,6 +28,8 @@ from feedback.models import (
 )
 from feedback.selectors.overview import feedback_count
 from refinement.models import HistoryEntry, Plan, Proposal, Step, StoreValue, Workflow
+from webhooks.models import Endpoint
+from webhooks.outbox import outbox_write
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -179,6 +181,29 @@ def test_existing_weights_steps_plans_and_history_land_in_default() -> None:
         call_command("migrate", verbosity=0)
     for model in (StoreValue, Step, Workflow, Plan, Proposal, HistoryEntry):
         assert list(model.objects.values_list("project__slug", flat=True)) == ["default"], model
+
+
+def test_existing_webhook_endpoints_land_in_default_and_send_its_events_alone() -> None:
+    call_command("migrate", "webhooks", "0002", verbosity=0)  # before endpoints had a project
+    then = (
+        MigrationExecutor(connection).loader.project_state(
+            ("webhooks", "0002_delivery_log_indexes")
+        )
+    ).apps
+    try:
+        then.get_model("webhooks", "Endpoint").objects.create(
+            url="http://127.0.0.1:9/hook",
+            events=["feedback.recorded"],
+            secret="whsec_x",
+            created_by="boss",
+        )
+    finally:
+        call_command("migrate", verbosity=0)
+    endpoint = Endpoint.objects.select_related("project").get()
+    assert endpoint.project.slug == "default"
+    assert outbox_write("feedback.recorded", {"count": 1}, project="default") == 1
+    project_add(slug="other", name="Other")
+    assert outbox_write("feedback.recorded", {"count": 1}, project="other") == 0
 
 
 def test_the_feedback_count_before_projects_is_recounted_per_project() -> None:
