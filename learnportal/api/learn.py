@@ -12,6 +12,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from core.accounts.authentication import principal_of, working_bearer_principal
+from core.projects.selection import PROJECT_FIELD, principal_in
 from learnportal import dispatch
 from learnportal.api.errors import envelope_response, learn_error_response
 from learnportal.api.negotiation import FastJSONRenderer
@@ -46,6 +47,10 @@ class LearnView(APIView):
             except DatabaseError:
                 principal = None  # DRF's way looks again and answers with the envelope
             if principal is not None:
+                try:  # in the project `?project=` names, as every other view's principal
+                    principal = principal_in(principal, request.GET.get(PROJECT_FIELD))
+                except LearnError as error:
+                    return learn_error_response(error)
                 response = self.learn(principal, request)
                 for header, value in self.default_response_headers.items():
                     response[header] = value  # as DRF's finalize_response: Allow

@@ -457,3 +457,34 @@ def test_the_export_command_writes_the_project_it_is_given_and_refuses_an_unknow
     assert written("--project", "alpha") == [ALPHA_ONLY_TURN["prompt"]]
     with pytest.raises(CommandError, match="--project: no project 'beta'"):
         written("--project", "beta")
+
+
+def test_a_persons_token_sends_learn_messages_in_the_project_its_query_names(
+    teams: dict[str, Actor],
+) -> None:
+    """A person in both projects posts to /api/learn/?project=alpha with their token: the
+    feedback is alpha's; one who is not in alpha is refused as for a project that is not
+    there, and nothing is stored."""
+    both = teams["default-ann"]
+    member_set(
+        project=project_named("alpha"), person=User.objects.get(username="dana"), role="annotator"
+    )
+    item = feedback(feedback_id="f-named", correlation_id="a-only", source="human")
+    response = both.client.post(
+        "/api/learn/?project=alpha",
+        data=orjson.dumps(feedback_req(item)),
+        content_type="application/json",
+    )
+    assert response.status_code == 200, response.content
+    assert Feedback.objects.get(feedback_id="f-named").project.slug == "alpha"
+
+    outsider = teams["default-ann2"]
+    other = feedback(feedback_id="f-outsider", correlation_id="a-only", source="human")
+    response = outsider.client.post(
+        "/api/learn/?project=alpha",
+        data=orjson.dumps(feedback_req(other)),
+        content_type="application/json",
+    )
+    assert response.status_code == 404, response.content
+    assert response.json()["code"] == "not_found"
+    assert not Feedback.objects.filter(feedback_id="f-outsider").exists()
