@@ -100,4 +100,5 @@ async def test_a_broadcast_reaches_a_group_member_through_redis() -> None:
         "event": "test.ping",
         "payload": {"n": 1},
         "audience": "read stats",
+        "project": "default",
     }

@@ -264,12 +264,12 @@ def test_a_manager_adds_changes_and_removes_a_member(alpha: Project, lead: Clien
 def test_a_bad_member_is_refused_next_to_its_field_and_nothing_changes(
     alpha: Project, lead: Client, body: dict[str, str], field: str
 ) -> None:
-    before = list(Membership.objects.values_list("user__username", "project__slug", "role"))
+    before = sorted(Membership.objects.values_list("user__username", "project__slug", "role"))
     response = lead.post("/projects/alpha/members/", body)
     assert response.status_code == 400
     assert response.context["form"].errors[field]
     assert f'data-field="{field}"' in response.content.decode()
-    after = list(Membership.objects.values_list("user__username", "project__slug", "role"))
+    after = sorted(Membership.objects.values_list("user__username", "project__slug", "role"))
     assert after == before
 
 
@@ -286,11 +286,11 @@ def test_a_bad_member_is_refused_next_to_its_field_and_nothing_changes(
 def test_a_refused_change_of_a_member_says_why_and_changes_nothing(
     alpha: Project, lead: Client, url: str, body: dict[str, str]
 ) -> None:
-    before = list(Membership.objects.values_list("user__username", "project__slug", "role"))
+    before = sorted(Membership.objects.values_list("user__username", "project__slug", "role"))
     response = lead.post(url, body)
     assert response.status_code == 400
     assert 'data-field="member"' in response.content.decode()
-    after = list(Membership.objects.values_list("user__username", "project__slug", "role"))
+    after = sorted(Membership.objects.values_list("user__username", "project__slug", "role"))
     assert after == before
 
 
@@ -320,7 +320,7 @@ def test_a_member_who_is_no_manager_gets_the_403_page(
     body = {"username": "annotator", "role": "manager", "name": "Mine"}
     response = getattr(reviewer, method)(url, body) if method == "post" else reviewer.get(url)
     assert response.status_code == 403
-    assert list(alpha.memberships.values_list("user__username", "role")) == [
+    assert sorted(alpha.memberships.values_list("user__username", "role")) == [
         ("lead", "manager"),
         ("reviewer", "reviewer"),
     ]
