@@ -89,7 +89,8 @@ def field_limit(name: str) -> int:
 def draft_max_bytes() -> int:
     """The largest builder form read: room for every question the host allows, each at its
     longest (percent-encoded, as a form sends it), and no more."""
-    one_card = 9 * sum(field_limit(name) for name in {*COMMON, *NUMBERS, "options", "min_label"})
+    names = {*COMMON, *(name for fields in KIND_FIELDS.values() for name in fields)}
+    one_card = 9 * sum(field_limit(name) for name in names)  # 9: "%E2%80%A6" for one "…"
     return bounds.max_questions() * one_card + 64 * 1024
 
 

@@ -27,7 +27,13 @@ from core.web import forbidden_page, page, portal_principal, when
 from feedback.pages.rubric_form import rubric_form_of
 from feedback.rubrics.questions import QUESTION_KINDS, rubric_from
 from feedback.selectors.rubrics import rubric_version, rubric_versions
-from feedback.services.rubrics import StoredRubric, answered_keys, rubric_current, rubric_replace
+from feedback.services.rubrics import (
+    DEFAULT_VERSION,
+    StoredRubric,
+    answered_keys,
+    rubric_current,
+    rubric_replace,
+)
 from learnportal.api.errors import learn_error_response
 from learnportal.people.project_pages import _entered
 from learnportal.people.rubric_draft import (
@@ -213,6 +219,7 @@ def _rubric_page(
         "kinds": list(QUESTION_KINDS),
         "template_card": blank_card("__card__", "numeric"),
         "current": current,
+        "on_default": current.version == DEFAULT_VERSION,
         "viewed": viewed if old else None,
         "error": error,
         "preview": "" if preview is None else preview_document(request, preview, project.slug),

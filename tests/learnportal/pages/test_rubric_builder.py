@@ -120,6 +120,7 @@ def test_a_project_that_wrote_none_shows_the_default_rubric_as_version_1(lead: A
     ]
     assert [v["version"] for v in response.context["versions"]] == [1]
     assert response.context["editable"] is True
+    assert "rate on the five-dimension form" in response.content.decode()
 
 
 def test_another_projects_rubric_is_not_found_as_one_that_does_not_exist(alpha: Project) -> None:
