@@ -4,7 +4,16 @@
 (function () {
   "use strict";
   const said = document.getElementById("preview-sent");
+  const shortcuts = document.getElementById("shortcuts");
+  // The frame is as tall as its form: its shortcuts list opens at the frame's top (the
+  // builder's stylesheet), brought into the window.
+  if (shortcuts && window.frameElement) {
+    new MutationObserver(function () {
+      if (shortcuts.open) window.frameElement.scrollIntoView({ block: "start" });
+    }).observe(shortcuts, { attributes: true, attributeFilter: ["open"] });
+  }
   window.addEventListener("submit", function (event) {
+    if (event.target.id !== "rubric-form") return; // the shortcuts list closes as it does
     event.preventDefault();
     event.stopImmediatePropagation();
     const answers = [];
