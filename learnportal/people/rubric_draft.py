@@ -10,6 +10,7 @@ others, so that a browser does not send them).
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 from dataclasses import dataclass, field
@@ -264,7 +265,9 @@ def _number(text: str, kind: type[float] | type[int]) -> Any:
 
 
 def next_token(cards: list[Card]) -> str:
-    return str(max((int(card.token) for card in cards), default=0) + 1)
+    """The smallest token no card has: never more digits than TOKEN reads."""
+    taken = {card.token for card in cards}
+    return next(str(n) for n in itertools.count(1) if str(n) not in taken)
 
 
 # Refusals -----------------------------------------------------------------------------------

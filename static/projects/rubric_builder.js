@@ -71,10 +71,11 @@
     say("Moved " + keyOf(card) + " to place " + (allCards().indexOf(card) + 1) + ".");
     refresh();
   }
-  function nextToken() {
-    return String(allCards().reduce(function (most, card) {
-      return Math.max(most, Number(card.dataset.token) || 0);
-    }, 0) + 1);
+  function nextToken() { // the smallest no card has, as the server picks it
+    const taken = new Set(allCards().map(function (card) { return card.dataset.token; }));
+    let token = 1;
+    while (taken.has(String(token))) token += 1;
+    return String(token);
   }
   function add() {
     const token = nextToken();

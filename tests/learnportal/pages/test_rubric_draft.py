@@ -9,7 +9,7 @@ import pytest
 from django.http import QueryDict
 
 from feedback.rubrics.questions import rubric_from
-from learnportal.people.rubric_draft import Card, cards_of, cards_sent, draft_data
+from learnportal.people.rubric_draft import Card, cards_of, cards_sent, draft_data, next_token
 
 EVERY_KIND: list[dict[str, Any]] = [
     {"kind": "numeric", "key": "score", "label": "Score", "min": -0.3, "max": 0.3, "step": 0.1,
@@ -59,3 +59,9 @@ def test_a_typed_field_is_read_as_json_would_carry_it(field: str, typed: str, re
     sent.update({"question": "1", "card-1-kind": "numeric", f"card-1-{field}": typed})
     question = draft_data(cards_sent(sent, set()))["questions"][0]
     assert question[field] == read
+
+
+def test_a_new_card_takes_the_smallest_token_no_card_has() -> None:
+    cards = [Card("1", {}), Card("3", {}), Card("999999", {})]
+    assert next_token(cards) == "2"
+    assert next_token([]) == "1"
