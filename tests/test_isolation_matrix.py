@@ -28,6 +28,7 @@ from core.accounts.principals import principal_for_token
 from core.projects.models import Project
 from core.projects.services import member_set, project_add
 from feedback.exports import FORMATS
+from feedback.rubrics.defaults import default_rubric
 from learnportal.dispatch import HANDLERS
 from refinement.models import Plan, Refinement
 from tests.builders import (
@@ -63,6 +64,7 @@ COMPONENT = f"search-{SECRET}"
 CORRELATION = f"turn-{SECRET}"
 STEP = f"step-{SECRET}"
 SKILL = "learnings/_global/SKILL.md"
+RUBRIC_QUESTION = {"kind": "text", "key": "why", "label": f"Why {SECRET}"}  # its own rubric
 
 # Each URL pattern's rule: `project` (what it shows and changes is the project's: the other
 # project's principals get nothing of alpha's and change nothing of it) or `site` (the site
@@ -107,7 +109,7 @@ def alpha() -> dict[str, Any]:
     agent = token_actor(f"agent-{SECRET}", "agent", project="alpha")
     ann = human_actor(f"ann-{SECRET}", "annotator", project="alpha")
     rev = human_actor(f"rev-{SECRET}", "reviewer", project="alpha")
-    human_actor(f"boss-{SECRET}", "manager", project="alpha")
+    boss = human_actor(f"boss-{SECRET}", "manager", project="alpha")
     turn = {"prompt": f"asks {SECRET}?", "response": f"answers {SECRET}.", "model": "m"}
     sent = agent.rest(
         "post", "/api/turns/", {"turns": [{"correlation_id": CORRELATION, "rated_turn": turn}]}
@@ -122,6 +124,9 @@ def alpha() -> dict[str, Any]:
         {"turn": str(turn_id), "answers": {"correctness": 0.5}, "comment": f"because {SECRET}"},
     )
     assert rated.status_code == 201, rated.content
+    questions = [*default_rubric().model_dump(mode="json")["questions"], RUBRIC_QUESTION]
+    rubric = boss.rest("put", "/api/projects/alpha/rubric/", {"questions": questions})
+    assert rubric.status_code == 200, rubric.content
     stored = agent.learn(experience_req(*(experience(COMPONENT, reward=0.5) for _ in range(3))))
     assert stored.status_code == 200, stored.content
     scored = agent.learn(
