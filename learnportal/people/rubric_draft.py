@@ -75,6 +75,7 @@ HELP = {
     "max_length": "characters; empty: the host's most",
 }
 SPAN_HELP = "the labels a span may take, one a line"
+PREFERENCE = "preference"  # the rubric's field, and the form's
 
 
 def field_limit(name: str) -> int:
@@ -230,9 +231,16 @@ class DraftRefused(Exception):
         self.error = error
 
 
-def draft_data(cards: list[Card]) -> dict[str, Any]:
-    """The `{"questions": [...]}` the cards say, as `rubric_from` reads JSON."""
-    return {"questions": [_question(card) for card in cards]}
+def draft_data(cards: list[Card], preference: str = "") -> dict[str, Any]:
+    """The `{"questions": [...], "preference": key}` the cards and the preference field say,
+    as `rubric_from` reads JSON."""
+    return {"questions": [_question(card) for card in cards], "preference": preference}
+
+
+def preference_sent(post: QueryDict) -> str:
+    """The preference question's key as typed, bounded as a card's key is (the rubric's rule
+    refuses a longer one by its field, and no more is echoed)."""
+    return post.get(PREFERENCE, "").strip()[: field_limit("key")]
 
 
 def _question(card: Card) -> dict[str, Any]:
@@ -281,6 +289,8 @@ def show_refusal(cards: list[Card], error: LearnError) -> str:
     for item in error.details:
         loc = list(item.get("loc") or [])
         message = str(item.get("msg", ""))
+        if loc == [PREFERENCE]:
+            continue  # shown beside the preference field (learnportal.people.rubric_pages)
         card = _card_named(cards, by_key, loc)
         if card is None:
             unplaced.append(message)

@@ -37,6 +37,7 @@ from feedback.services.rubrics import (
 from learnportal.api.errors import learn_error_response
 from learnportal.people.project_pages import _entered
 from learnportal.people.rubric_draft import (
+    PREFERENCE,
     Card,
     DraftRefused,
     blank_card,
@@ -45,6 +46,7 @@ from learnportal.people.rubric_draft import (
     draft_data,
     draft_max_bytes,
     next_token,
+    preference_sent,
     show_refusal,
 )
 from learnportal_protocol.errors import ErrorCode, LearnError
@@ -123,8 +125,9 @@ def project_rubric(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse
             raise Http404("No such version of the rubric.")
         shown = older
     answered = _answered(project, current)
+    cards = cards_of(shown.rubric, answered)
     return _rubric_page(
-        request, member, project, cards_of(shown.rubric, answered), preview=shown, viewed=shown
+        request, member, project, cards, shown.rubric.preference, preview=shown, viewed=shown
     )
 
 
@@ -134,19 +137,23 @@ def _answered(project: Project, current: StoredRubric) -> set[str]:
 
 def _posted(request: HttpRequest, member: Principal, project: Project) -> HttpResponse:
     current = rubric_current(project.pk)
+    kept = current.rubric.preference
     if _too_large(request):
         cards = cards_of(current.rubric, _answered(project, current))
-        return _rubric_page(request, member, project, cards, error=too_large().message, status=413)
+        return _rubric_page(
+            request, member, project, cards, kept, error=too_large().message, status=413
+        )
+    preference = preference_sent(request.POST)
     try:
         cards = cards_sent(request.POST, _answered(project, current))
     except DraftRefused as refused:
-        return _rubric_page(request, member, project, refused.cards, status=400)
+        return _rubric_page(request, member, project, refused.cards, preference, status=400)
     except LearnError as error:
         cards = cards_of(current.rubric, _answered(project, current))
-        return _rubric_page(request, member, project, cards, error=error.message, status=400)
+        return _rubric_page(request, member, project, cards, kept, error=error.message, status=400)
     action = request.POST.get("do", "preview")
     if action == "save":
-        return _saved(request, member, project, cards)
+        return _saved(request, member, project, cards, preference)
     if action == "add":
         kind = request.POST.get("add_kind", "")
         cards.append(blank_card(next_token(cards), kind if kind in QUESTION_KINDS else "numeric"))
@@ -154,7 +161,8 @@ def _posted(request: HttpRequest, member: Principal, project: Project) -> HttpRe
         move, _, token = action.partition(":")
         if move in MOVES:
             _move(cards, move, token)
-    return _rubric_page(request, member, project, cards, preview=_draft(cards))
+    draft = _draft(cards, preference)
+    return _rubric_page(request, member, project, cards, preference, preview=draft)
 
 
 def _move(cards: list[Card], move: str, token: str) -> None:
@@ -173,21 +181,22 @@ def _move(cards: list[Card], move: str, token: str) -> None:
         cards[place], cards[other] = cards[other], cards[place]
 
 
-def _draft(cards: list[Card]) -> StoredRubric | LearnError:
+def _draft(cards: list[Card], preference: str) -> StoredRubric | LearnError:
     try:
-        return StoredRubric(0, rubric_from(draft_data(cards)))
+        return StoredRubric(0, rubric_from(draft_data(cards, preference)))
     except LearnError as error:
         return error
 
 
 def _saved(
-    request: HttpRequest, member: Principal, project: Project, cards: list[Card]
+    request: HttpRequest, member: Principal, project: Project, cards: list[Card], preference: str
 ) -> HttpResponse:
+    data = draft_data(cards, preference)
     try:
-        stored = rubric_replace(member=member, project=project, data=draft_data(cards))
+        stored = rubric_replace(member=member, project=project, data=data)
     except LearnError as error:
         return _rubric_page(
-            request, member, project, cards, preview=error, status=error.http_status
+            request, member, project, cards, preference, preview=error, status=error.http_status
         )
     messages.success(request, f"Saved version {stored.version} of the rubric of {project.slug}.")
     return redirect("portal:project-rubric", slug=project.slug)
@@ -198,6 +207,7 @@ def _rubric_page(
     member: Principal,
     project: Project,
     cards: list[Card],
+    preference: str,
     *,
     preview: StoredRubric | LearnError | None = None,
     viewed: StoredRubric | None = None,
@@ -207,7 +217,10 @@ def _rubric_page(
     current = rubric_current(project.pk)
     old = viewed is not None and viewed.version != current.version
     editable = member.may(Action.MANAGE_PROJECT) and not old
+    preference_error = ""
     if isinstance(preview, LearnError):
+        placed = [str(d.get("msg", "")) for d in preview.details if d.get("loc") == [PREFERENCE]]
+        preference_error = next(iter(placed), "")
         error = show_refusal(cards, preview) or error
         preview = None
     context: dict[str, Any] = {
@@ -216,6 +229,11 @@ def _rubric_page(
         "manages": member.may(Action.MANAGE_PROJECT),
         "editable": editable,
         "cards": cards,
+        "preference": preference,
+        "preference_error": preference_error,
+        "scored_keys": []
+        if preview is None
+        else [q.key for q in preview.rubric.questions if q.scored],
         "kinds": list(QUESTION_KINDS),
         "template_card": blank_card("__card__", "numeric"),
         "current": current,
@@ -247,7 +265,7 @@ def rubric_preview(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse
     try:
         member.require(Action.MANAGE_PROJECT)
         cards = cards_sent(request.POST, set())
-        rubric = rubric_from(draft_data(cards))
+        rubric = rubric_from(draft_data(cards, preference_sent(request.POST)))
     except DraftRefused as refused:
         return learn_error_response(refused.error)
     except LearnError as error:

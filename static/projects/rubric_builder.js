@@ -131,6 +131,11 @@
     const unplaced = [];
     (error.details || []).forEach(function (item) {
       const loc = item.loc || [];
+      const preference = loc.length === 1 && loc[0] === "preference" && form.querySelector(".preference-field");
+      if (preference) {
+        note(preference, item.msg, "error field-error");
+        return;
+      }
       const card = loc[0] === "questions" && typeof loc[1] === "number" ? listed[loc[1]] : null;
       if (!card) {
         unplaced.push(item.msg);

@@ -310,3 +310,33 @@ def test_more_cards_than_questions_allowed_are_refused(lead: Actor) -> None:
         response = browser_of(lead).post(PREVIEW, form_of(QUALITY, VERDICT))
     assert response.status_code == 400
     assert response.json()["details"][0]["loc"] == ["questions"]
+
+
+# The preference question --------------------------------------------------------------------
+
+ORDERED_VERDICT = {**VERDICT, "ordered": True}
+
+
+def test_the_builder_saves_the_preference_question_and_shows_it_again(
+    alpha: Project, lead: Actor
+) -> None:
+    form = {**form_of(QUALITY, ORDERED_VERDICT), "preference": "verdict"}
+    assert browser_of(lead).post(PAGE, form).status_code == 302
+    assert rubric_current(alpha.pk).rubric.preference == "verdict"
+    page = browser_of(lead).get(PAGE)
+    assert page.context["preference"] == "verdict"
+    assert page.context["scored_keys"] == ["quality", "verdict"]
+    assert 'name="preference" id="rubric-preference" value="verdict"' in page.content.decode()
+
+
+def test_a_preference_question_without_a_score_is_refused_beside_its_field(
+    alpha: Project, lead: Actor
+) -> None:
+    written(lead, QUALITY)
+    response = browser_of(lead).post(PAGE, {**form_of(QUALITY, VERDICT), "preference": "verdict"})
+    assert response.status_code == 400
+    assert "a question with a score" in response.context["preference_error"]
+    assert 'id="preference-error"' in response.content.decode()
+    assert response.context["error"] == ""  # said beside the field, not above the cards
+    assert versions(alpha) == [2]
+    assert rubric_current(alpha.pk).rubric.preference == ""
