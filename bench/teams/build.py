@@ -264,8 +264,8 @@ def verify(plans: list[ProjectPlan], seed: int, sample: int = 40) -> dict[str, A
                 f"{spec.slug}: turns {wrong[:5]} have queue fields the service disowns"
             )
         checked["queue_fields"] += len(turns)
-    for kind in RUBRICS:
-        spec = next(p for p in plans if p.rubric == kind)
+    first_of_kind = {p.rubric: p for p in reversed(plans)}  # the largest project of each
+    for spec in first_of_kind.values():
         checked["ratings_by_service"].append(_rated_as_the_service_rates(teams[spec.slug], rng))
     return checked
 
