@@ -9,6 +9,7 @@ from django.core.cache import cache
 
 from bench import projects
 from bench.teams import build, data, report
+from bench.teams.probes import GROUPS
 from feedback.models import Feedback, Rating, Turn
 from feedback.rubrics.answers import answers_clean
 from feedback.rubrics.defaults import default_rubric
@@ -68,7 +69,7 @@ def test_the_bulk_build_stores_the_planned_ratings_as_the_service_would() -> Non
 def test_the_report_names_each_of_the_four_targets_and_the_comparison() -> None:
     figures = {"ms_p50": 5.0, "ms_p95": 9.0, "n": 40}
     slow = {"ms_p50": 900.0, "ms_p95": 1200.0, "n": 7}
-    small = dict.fromkeys((label for labels in report.GROUPS.values() for label in labels), figures)
+    small = dict.fromkeys((label for labels in GROUPS.values() for label in labels), figures)
     big = small | {"GET /api/agreement/?project=": slow}
     rows = report.targets({"timed": ["s", "b"], "requests": {"s": small, "b": big}})
     verdicts = {row[0]: row[3] for row in rows}
