@@ -19,10 +19,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from bench.harness.children import stop_on_sigterm
-from bench.harness.commands import add_database_arguments, add_output_argument
-from bench.harness.databases import BenchError, Database
-from bench.harness.report import RunRecord, log
+from bench.harness.commands import add_database_arguments, add_output_argument, recorded_run
 from bench.teams import report
 from bench.teams.run import FULL, QUICK, run
 
@@ -43,26 +40,21 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     args = parse_args(argv)
-    stop_on_sigterm()
-    database = Database(args.database_url or None, keep=args.keep)
-    record = RunRecord("projects", argv, database)
-    log(f"projects bench on {database.kind}")
-    try:
-        results = run(
+    # A quick or comparison-only run never replaces the block of a full one.
+    suffix = "-quick" if args.quick else "-compare" if args.compare_only else ""
+    return recorded_run(
+        "projects",
+        argv,
+        args,
+        lambda database: run(
             database,
             dict(QUICK if args.quick else FULL),
             timing=not args.compare_only,
             label_studio=not args.no_label_studio,
-        )
-    except BenchError as exc:
-        print(f"bench.projects failed: {exc}", file=sys.stderr)
-        return 1
-    finally:
-        database.drop_all()
-    # A quick or comparison-only run never replaces the block of a full one.
-    suffix = "-quick" if args.quick else "-compare" if args.compare_only else ""
-    record.finish(results, report.summary, report.write, output=args.output, suffix=suffix)
-    return 0
+        ),
+        report,
+        suffix,
+    )
 
 
 if __name__ == "__main__":
