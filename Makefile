@@ -96,6 +96,7 @@ bench: migrate $(VENV)/.bench-installed
 	$(PY) -m bench.adapt
 	$(PY) -m bench.workspace
 	$(PY) -m bench.components
+	$(PY) -m bench.projects
 	$(PY) -m bench.loop
 
 docs: dev $(ENV_FILE)

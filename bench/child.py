@@ -23,6 +23,8 @@ def tasks() -> dict[str, Callable[..., Any]]:
     from bench.live import asgi_probe, inproc
     from bench.pages import measure
     from bench.strategies import e2e
+    from bench.teams import build as teams_build
+    from bench.teams import probes as teams_probes
 
     return {
         "meta": inproc.meta,
@@ -36,6 +38,9 @@ def tasks() -> dict[str, Callable[..., Any]]:
         "workspace_measure": probes.child_measure,
         "workspace_export": probes.child_export,
         "components": measure.child_run,
+        "projects_build": teams_build.child_build,
+        "projects_only": teams_build.child_projects,
+        "projects_measure": teams_probes.child_measure,
     }
 
 

@@ -18,10 +18,7 @@ import sys
 
 from bench.annotation import report
 from bench.annotation.run import FULL, QUICK, run
-from bench.harness.children import stop_on_sigterm
-from bench.harness.commands import add_database_arguments, add_output_argument
-from bench.harness.databases import BenchError, Database
-from bench.harness.report import RunRecord, log
+from bench.harness.commands import add_database_arguments, add_output_argument, recorded_run
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
@@ -44,27 +41,22 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     args = parse_args(argv)
-    stop_on_sigterm()
-    database = Database(args.database_url or None, keep=args.keep)
-    record = RunRecord("workspace", argv, database)
-    log(f"workspace bench on {database.kind}")
-    try:
-        results = run(
+    # A quick or comparison-only run never replaces the block of a full one.
+    suffix = "-quick" if args.quick else "-compare" if args.compare_only else ""
+    return recorded_run(
+        "workspace",
+        argv,
+        args,
+        lambda database: run(
             database,
             dict(QUICK if args.quick else FULL),
             workspace=not args.compare_only,
             export=None if args.no_export else args.export,
             label_studio=not args.no_label_studio,
-        )
-    except BenchError as exc:
-        print(f"bench.workspace failed: {exc}", file=sys.stderr)
-        return 1
-    finally:
-        database.drop_all()
-    # A quick or comparison-only run never replaces the block of a full one.
-    suffix = "-quick" if args.quick else "-compare" if args.compare_only else ""
-    record.finish(results, report.summary, report.write, output=args.output, suffix=suffix)
-    return 0
+        ),
+        report,
+        suffix,
+    )
 
 
 if __name__ == "__main__":

@@ -133,8 +133,14 @@ class Feedback(models.Model):
         ]
         indexes = [
             models.Index(fields=["project", "ts", "id"], name="feedback_newest"),
-            # A person's own ratings: the queue's "rated today", and "rated by me" per turn.
-            models.Index(fields=["annotator_id", "received"], name="feedback_annotator_received"),
+            # A person's own ratings in a project by arrival: the queue's "rated today" (a
+            # range) and its last rating, to undo (the newest, read off the end: by
+            # (project, annotator_id) alone the page sorted all of a person's ratings, 146k
+            # rows and 0.5 s in bench.projects).
+            models.Index(
+                fields=["project", "annotator_id", "received", "id"],
+                name="feedback_annotator_received",
+            ),
             *(
                 models.Index(fields=["project", field, "ts", "id"], name=f"feedback_{short}_newest")
                 for field, short in (

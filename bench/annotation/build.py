@@ -13,7 +13,7 @@ def _columns(model: Any) -> list[Any]:
     return [f for f in model._meta.concrete_fields if not f.primary_key]
 
 
-def _bulk(model: Any, rows: list[dict[str, Any]], chunk: int = 50_000) -> None:
+def bulk_load(model: Any, rows: list[dict[str, Any]], chunk: int = 50_000) -> None:
     """Rows written with the driver's own bulk path, every concrete column: a field that the
     rows do not name gets its model default (so that columns added later still load)."""
     from django.db import connection, transaction
@@ -54,7 +54,7 @@ def _queue_columns(built: Built, ratings_per_turn: int) -> None:
             turn["priority"] = 1 if key in negative else 0
 
 
-def _recount() -> None:
+def recount() -> None:
     """What the feedback service keeps at ingest (agreement's moments, the overview's
     counters), recounted from the bulk-written rows as `manage.py feedback_recount` does."""
     from django.db import transaction
@@ -67,9 +67,18 @@ def _recount() -> None:
         counters_rebuild()
 
 
+def analyze() -> None:
+    """Fresh statistics, and on PostgreSQL the visibility map that autovacuum keeps for a
+    table that grew over weeks (without it, an index-only scan reads the heap too)."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        vacuum = connection.vendor == "postgresql" and not connection.in_atomic_block
+        cursor.execute("VACUUM ANALYZE" if vacuum else "ANALYZE")
+
+
 def child_build(*, turns: int, feedback: int, seed: int) -> dict[str, Any]:
     from django.conf import settings
-    from django.db import connection
 
     from feedback.models import Feedback, Turn
 
@@ -78,17 +87,13 @@ def child_build(*, turns: int, feedback: int, seed: int) -> dict[str, Any]:
     _queue_columns(built, int(getattr(settings, "LEARNPORTAL_RATINGS_PER_TURN", 1)))
     generated = time.perf_counter() - t0
     t1 = time.perf_counter()
-    _bulk(Turn, built.turns)
-    _bulk(Feedback, built.feedback)
+    bulk_load(Turn, built.turns)
+    bulk_load(Feedback, built.feedback)
     inserted = time.perf_counter() - t1
     t2 = time.perf_counter()
-    _recount()
+    recount()
     recounted = time.perf_counter() - t2
-    with connection.cursor() as cursor:
-        # Fresh statistics, and on PostgreSQL the visibility map that autovacuum keeps for a
-        # table that grew over weeks (without it, an index-only scan reads the heap too).
-        vacuum = connection.vendor == "postgresql" and not connection.in_atomic_block
-        cursor.execute("VACUUM ANALYZE" if vacuum else "ANALYZE")
+    analyze()
     human = [r for r in built.feedback if r["source"] == "human"]
     return {
         "turns": Turn.objects.count(),

@@ -84,22 +84,31 @@ class Side:
 
 @contextlib.contextmanager
 def learnportal_side(
-    database: Database, items: list[dict[str, Any]], *, split: bool
+    database: Database,
+    items: list[dict[str, Any]],
+    *,
+    split: bool,
+    setup: Callable[[dict[str, str]], str] | None = None,
 ) -> Iterator[Side]:
-    """The rated turns through the public API of a live server of its own."""
+    """The rated turns through the public API of a live server of its own; `setup` (given the
+    server's environment) fills its database first and names the project to store them in
+    (the annotator and the agent are its members), else they go to `default`."""
     bodies = learnportal_bodies(items, split=split)
     with Stack(database, "workspace-ingest") as stack:
+        project = setup(stack.env) if setup is not None else ""
+        in_project = ["--project", project] if project else []
         password = "bench-annotator-pass-1"
-        manage(
-            stack.env, "adduser", "bench-annotator", "--role", "annotator", "--password", password
-        )
+        manage(stack.env, "adduser", "bench-annotator", "--role", "annotator",
+               "--password", password, *in_project)  # fmt: skip
         personal = manage(stack.env, "createtoken", "bench-annotator", "--user")
+        agent = stack.tokens["agent"]
+        if project:
+            agent = manage(
+                stack.env, "createtoken", "bench-agent-in", "--role", "agent", *in_project
+            )
         headers = {
-            "agent": stack.headers("agent"),
-            "annotator": {
-                "Authorization": f"Bearer {personal}",
-                "Content-Type": "application/json",
-            },
+            who: {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
+            for who, token in (("agent", agent), ("annotator", personal))
         }
         paths = {"agent": "/api/turns/", "annotator": "/api/learn/"}
         with httpx.Client(base_url=stack.base_url, timeout=300) as client:
@@ -115,7 +124,7 @@ def learnportal_side(
                 return time.perf_counter() - t0
 
             def check() -> None:
-                counts = _lp_counts(stack)
+                counts = _lp_counts(stack, project)
                 if counts != (len(items), len(items)):
                     raise BenchError(
                         f"LearnPortal ingest stored {counts}, expected {len(items)} of each"
@@ -129,16 +138,26 @@ def learnportal_side(
                         "POST /api/turns/ + learn/feedback/req" if split else "learn/feedback/req"
                     ),
                     "server": "uvicorn, DJANGO_DEBUG=0",
+                    "project": project or "default",
                 },
             )
 
 
-def _lp_counts(stack: Stack) -> tuple[int, int]:
+def _lp_counts(stack: Stack, project: str) -> tuple[int, int]:
+    """Turns and human feedback stored in the project (`default` for none)."""
     conn = stack.connect()
+    mark = "%s" if stack.database.kind == "postgresql" else "?"
+    of_project = (
+        f" project_id = (SELECT id FROM projects_project WHERE slug = {mark})",
+        [project or "default"],
+    )
     try:
-        turns = conn.execute("SELECT COUNT(*) FROM feedback_turn").fetchone()[0]
+        turns = conn.execute(
+            "SELECT COUNT(*) FROM feedback_turn WHERE" + of_project[0], of_project[1]
+        ).fetchone()[0]
         human = conn.execute(
-            "SELECT COUNT(*) FROM feedback_feedback WHERE source = 'human'"
+            "SELECT COUNT(*) FROM feedback_feedback WHERE source = 'human' AND" + of_project[0],
+            of_project[1],
         ).fetchone()[0]
     finally:
         conn.close()

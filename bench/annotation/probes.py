@@ -7,6 +7,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urlencode
 
 from bench.harness.databases import BenchError
 from bench.harness.figures import latency
@@ -23,6 +24,7 @@ class Probe:
     method: str = "get"
     query: dict[str, str] = field(default_factory=dict)
     new_rating: bool = False  # a new human rating before each request (not timed)
+    body: bytes = b"{}"  # a POST's
 
 
 def routed(path: str) -> bool:
@@ -37,31 +39,50 @@ def routed(path: str) -> bool:
 
 
 class Clients:
-    """Django test clients for the bench's people: a session for pages, a token for /api/."""
+    """Django test clients for the bench's people: a session for pages, a token for /api/.
 
-    def __init__(self) -> None:
+    Without `people`, a reviewer and an annotator of the `default` project made for the bench;
+    with `project`, every request acts in it (the session's chosen project, `?project=`)."""
+
+    def __init__(self, people: dict[str, Any] | None = None, project: str = "") -> None:
         from django.test import Client
 
         from core.accounts.models import ApiToken, User
+        from core.projects.chosen import CHOSEN_PROJECT_KEY
         from core.projects.services import default_project, member_set
 
+        if people is None:
+            people = {}
+            for role in ("reviewer", "annotator"):
+                user, _ = User.objects.get_or_create(username=f"bench-{role}")
+                member_set(project=default_project(), person=user, role=role)
+                people[role] = user
+        self.project = project
         self.session: dict[str, Any] = {}
         self.token: dict[str, Any] = {}
-        for role in ("reviewer", "annotator"):
-            user, _ = User.objects.get_or_create(username=f"bench-{role}")
-            member_set(project=default_project(), person=user, role=role)
-            _, raw = ApiToken.issue(name=f"bench-{role}-{time.time_ns()}", user=user)
+        for who, user in people.items():
+            _, raw = ApiToken.issue(name=f"bench-{who}-{time.time_ns()}", user=user)
             session = Client()
             session.force_login(user)
-            self.session[role] = session
-            self.token[role] = Client(headers={"Authorization": f"Bearer {raw}"})
+            if project:
+                chosen = session.session
+                chosen[CHOSEN_PROJECT_KEY] = project
+                chosen.save()
+            self.session[who] = session
+            self.token[who] = Client(headers={"Authorization": f"Bearer {raw}"})
 
     def send(self, probe: Probe, path: str | None = None) -> Any:
-        client = (self.token if probe.path.startswith("/api/") else self.session)[probe.who]
+        api = probe.path.startswith("/api/")
+        client = (self.token if api else self.session)[probe.who]
         call = getattr(client, probe.method)
+        target = path or probe.path
+        in_project = {"project": self.project} if api and self.project else {}
         if probe.method == "post":
-            return call(path or probe.path, data=b"{}", content_type="application/json")
-        return call(path or probe.path, probe.query)
+            if in_project:
+                target += ("&" if "?" in target else "?") + urlencode(in_project)
+            return call(target, data=probe.body, content_type="application/json")
+        # A query given replaces the path's own (Django's test client): the project goes in it.
+        return call(target, probe.query | in_project)
 
 
 def time_probe(clients: Clients, probe: Probe, requests: int, budget_s: float = 20.0) -> Any:

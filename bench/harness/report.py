@@ -113,8 +113,9 @@ def run_line(meta: dict[str, Any]) -> str:
     )
 
 
-def write_marked_block(path: Path, name: str, body: str) -> None:
-    """Replace the block between this name's markers, or append it; nothing else changes."""
+def write_marked_block(path: Path, name: str, body: str, heading: str = "") -> None:
+    """Replace the block between this name's markers, or append it (after `heading`, a section's
+    title and text, unless the file has that title already); nothing else changes."""
     start, end = f"<!-- bench:{name}:start -->", f"<!-- bench:{name}:end -->"
     content = f"{start}\n{body.rstrip()}\n{end}"
     text = path.read_text() if path.exists() else "# Benchmarks\n"
@@ -122,6 +123,9 @@ def write_marked_block(path: Path, name: str, body: str) -> None:
     if pattern.search(text):
         text = pattern.sub(lambda _m: content, text)
     else:
+        title = heading.splitlines()[0] if heading else ""
+        if title and title not in text.splitlines():
+            content = f"{heading.rstrip()}\n\n{content}"
         text = text.rstrip() + "\n\n" + content + "\n"
     path.write_text(text)
 

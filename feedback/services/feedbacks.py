@@ -31,7 +31,7 @@ from feedback.selectors.overview import live_counts
 from feedback.services.rows import (
     FEEDBACK_COLUMNS,
     TURN_COLUMNS,
-    fields_json,
+    feedback_row,
     queued_rows,
     turn_row,
 )
@@ -91,30 +91,17 @@ def feedback_record(
         for index, component in zip(fresh, components, strict=True):
             item = feedbacks[index]
             source, annotator_id = provenance[index]
-            span = item.correction_span or (None, None)
             turn = item.rated_turn
             rows.append(
-                (
-                    item.feedback_id,
-                    item.correlation_id,
-                    item.session_id,
-                    component,
-                    None if turn is None else fields_json(turn),
-                    item.polarity.value,
-                    item.score,
-                    item.dimension.value,
-                    item.confidence,
-                    item.comment,
-                    item.correction,
-                    span[0],
-                    span[1],
-                    source.value,
-                    annotator_id,
-                    item.ts,
-                    owner,
-                    hashes[index],
-                    now,
-                    project,
+                feedback_row(
+                    item,
+                    component=component,
+                    source=source,
+                    annotator_id=annotator_id,
+                    owner=owner,
+                    content_hash=hashes[index],
+                    received=now,
+                    project=project,
                 )
             )
             if turn is not None:

@@ -71,25 +71,7 @@ def rating_record(
     if not scores:
         raise invalid(f"answers: {NO_SCORE}", [detail(["answers"], NO_SCORE)])
     rating_id = uuid.uuid4().hex
-    scored = {key: scores[key] for key in feedback_keys(scores)}
-    rated_turn = RatedTurn(
-        prompt=turn_row.prompt,
-        response=turn_row.response,
-        model=turn_row.model,
-        environment=turn_row.environment_value(),
-        version=turn_row.version,
-    )
-    feedbacks = [
-        _feedback(
-            turn_row,
-            rated_turn,
-            f"{rating_id}{FEEDBACK_ID_SEPARATOR}{key}",
-            key,
-            score,
-            remarks if i == 0 else None,
-        )
-        for i, (key, score) in enumerate(scored.items())
-    ]
+    feedbacks = rating_feedbacks(turn_row, rating_id, scores, remarks)
     with transaction.atomic():
         feedback_record(principal=principal, feedbacks=feedbacks)
         span = remarks.correction_span or (None, None)
@@ -107,6 +89,33 @@ def rating_record(
             ts=time.time(),
         )
     return RatingOutcome(rating_id=rating_id, rubric_version=stored.version)
+
+
+def rating_feedbacks(
+    turn: Turn, rating_id: str, scores: dict[str, float], remarks: Remarks
+) -> list[Feedback]:
+    """The feedback items a rating with these `scores` (in the rubric's order, one at least) is
+    stored as: one for each score whose key is a dimension, else one for the first; the
+    remarks with the first only (the module's docstring says why)."""
+    scored = {key: scores[key] for key in feedback_keys(scores)}
+    rated_turn = RatedTurn(
+        prompt=turn.prompt,
+        response=turn.response,
+        model=turn.model,
+        environment=turn.environment_value(),
+        version=turn.version,
+    )
+    return [
+        _feedback(
+            turn,
+            rated_turn,
+            f"{rating_id}{FEEDBACK_ID_SEPARATOR}{key}",
+            key,
+            score,
+            remarks if i == 0 else None,
+        )
+        for i, (key, score) in enumerate(scored.items())
+    ]
 
 
 def _feedback(

@@ -19,7 +19,8 @@ if TYPE_CHECKING:
     from core.accounts.principals import Principal
     from feedback.bulk import Row
     from feedback.facts import Facts
-    from learnportal_protocol import RatedTurn
+    from learnportal_protocol import Feedback as FeedbackItem
+    from learnportal_protocol import FeedbackSource, RatedTurn
 
 
 FEEDBACK_COLUMNS = Columns(Feedback)(
@@ -98,6 +99,44 @@ def fields_json(item: BaseModel, *, skip_none: bool = False) -> str:
     if skip_none:
         values = {name: value for name, value in values.items() if value is not None}
     return json_text(values)
+
+
+def feedback_row(
+    item: FeedbackItem,
+    *,
+    component: str,
+    source: FeedbackSource,
+    annotator_id: str,
+    owner: str,
+    content_hash: str,
+    received: float,
+    project: int,
+) -> Row:
+    """A feedback's row (FEEDBACK_COLUMNS), its provenance and component resolved."""
+    span = item.correction_span or (None, None)
+    turn = item.rated_turn
+    return (
+        item.feedback_id,
+        item.correlation_id,
+        item.session_id,
+        component,
+        None if turn is None else fields_json(turn),
+        item.polarity.value,
+        item.score,
+        item.dimension.value,
+        item.confidence,
+        item.comment,
+        item.correction,
+        span[0],
+        span[1],
+        source.value,
+        annotator_id,
+        item.ts,
+        owner,
+        content_hash,
+        received,
+        project,
+    )
 
 
 def turn_row(

@@ -380,3 +380,39 @@ def test_undoing_one_feedback_of_a_rating_takes_the_whole_rating_back(
     assert rev.rest("get", "/api/feedback/?correlation_id=t-1").json()["results"] == []
     assert exported(rev) == []
     assert Lease.objects.filter(username="ann").exists()
+
+
+def test_an_undone_feedback_named_like_anothers_rating_leaves_that_rating_counted(
+    alpha_agent: Actor, aria: Actor, rene: Actor
+) -> None:
+    queue(alpha_agent, "t-1", "t-2")
+    rating_id = rate(aria, "t-1", {"quality": 2}).json()["rating_id"]
+    bea = human_actor("bea", "annotator", project="alpha")
+    named = {
+        "feedback_id": f"{rating_id}.mine",
+        "correlation_id": "t-2",
+        "polarity": "positive",
+        "score": 0.5,
+    }
+    sent = bea.learn({"type": "learn/feedback/req", "id": "r-1", "feedbacks": [named]})
+    assert sent.status_code == 200, sent.content
+    undone = bea.rest("post", "/api/queue/undo/", {"feedback_id": named["feedback_id"]})
+    assert undone.status_code == 200, undone.content
+    assert [line["rating_id"] for line in exported(rene)] == [rating_id]
+
+
+def test_an_undone_rating_leaves_the_other_peoples_ratings_of_the_turn_counted(
+    alpha_agent: Actor, aria: Actor, rene: Actor
+) -> None:
+    queue(alpha_agent, "t-1")
+    alpha_project = Turn.objects.get(correlation_id="t-1").project
+    alpha_project.ratings_per_turn = 2
+    alpha_project.save()
+    bea = human_actor("bea", "annotator", project="alpha")
+    kept = rate(bea, "t-1", {"quality": 5}).json()["rating_id"]
+    rate(aria, "t-1", {"quality": 1})
+    row = Feedback.objects.get(annotator_id="aria")
+    assert (
+        aria.rest("post", "/api/queue/undo/", {"feedback_id": row.feedback_id}).status_code == 200
+    )
+    assert [line["rating_id"] for line in exported(rene)] == [kept]

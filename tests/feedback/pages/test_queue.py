@@ -16,6 +16,7 @@ from django.test import Client
 
 from core.accounts.models import User
 from core.accounts.roles import ALLOWED, Action, Role
+from core.projects.services import project_add
 from feedback.lease_notes import LATE_KEPT, LEASE_WARNING_SECONDS
 from feedback.models import Feedback, Lease, Retraction, Skip, Turn
 from learnportal import demo
@@ -211,6 +212,26 @@ def test_undo_retracts_the_last_rating_and_leases_the_turn_back(annotator: Clien
     assert f"Your rating of {turn.correlation_id} is undone" in again.content.decode()
     assert again.context["undoable"] is None  # never the rating before it
     assert Feedback.objects.filter(pk=rating.pk).exists()  # kept, beside its retraction
+
+
+def test_the_rating_offered_to_undo_is_the_persons_newest_in_the_project(
+    annotator: Client,
+) -> None:
+    turn = _leased(annotator)
+    _rate(annotator, turn)
+    rating = Feedback.objects.get(correlation_id=turn.correlation_id)
+    later = {"received": rating.received + 1, "pk": None}
+    elsewhere = project_add(slug="beta", name="Beta")
+    for changes in (
+        {"project": elsewhere, "feedback_id": "fb-beta"},  # theirs, in another project
+        {"annotator_id": "annotator2", "feedback_id": "fb-other"},  # another person's
+        {"correlation_id": "", "feedback_id": "fb-no-turn"},  # about no turn
+    ):
+        copy = Feedback.objects.get(pk=rating.pk)
+        for field, value in (later | changes).items():
+            setattr(copy, field, value)
+        copy.save()
+    assert annotator.get("/queue/").context["undoable"] == rating
 
 
 def test_an_undo_past_the_minute_says_why_and_changes_nothing(annotator: Client) -> None:

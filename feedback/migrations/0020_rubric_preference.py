@@ -5,7 +5,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("feedback", "0018_counters_project"),
+        ("feedback", "0019_feedback_annotator_received_in_project"),
     ]
 
     operations = [
