@@ -18,6 +18,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 
 from core.accounts.roles import Action, Role
+from core.markdown import markdown_html
 from core.projects import services
 from core.projects.chosen import project_choose
 from core.projects.selection import principal_in, visible_projects
@@ -30,7 +31,6 @@ from learnportal.people.project_forms import (
     ProjectSettingsForm,
 )
 from learnportal_protocol.errors import LearnError
-from refinement.markdown import markdown_html
 
 if TYPE_CHECKING:
     from django.http import HttpRequest, HttpResponse
