@@ -104,7 +104,7 @@ def alpha() -> dict[str, Any]:
     agent = token_actor(f"agent-{SECRET}", "agent", project="alpha")
     ann = human_actor(f"ann-{SECRET}", "annotator", project="alpha")
     rev = human_actor(f"rev-{SECRET}", "reviewer", project="alpha")
-    human_actor(f"boss-{SECRET}", "manager", project="alpha")
+    boss = human_actor(f"boss-{SECRET}", "manager", project="alpha")
     turn = {"prompt": f"asks {SECRET}?", "response": f"answers {SECRET}.", "model": "m"}
     sent = agent.rest(
         "post", "/api/turns/", {"turns": [{"correlation_id": CORRELATION, "rated_turn": turn}]}
@@ -133,6 +133,11 @@ def alpha() -> dict[str, Any]:
         "post", f"/api/steps/{STEP}/runs/", {"description": f"a run {SECRET}", "edits": []}
     )
     assert ran.status_code == 200, ran.content
+    rules = {"guidelines": f"# Rules {SECRET}", "questions": {"correctness": f"check {SECRET}"}}
+    wrote = boss.rest("put", "/api/projects/alpha/guidelines/", rules)
+    assert wrote.status_code == 200, wrote.content
+    read = ann.rest("post", "/api/projects/alpha/guidelines/acknowledge/", {"version": 1})
+    assert read.status_code == 200, read.content
     principal = principal_for_token(agent.token)
     assert principal is not None
     plan = PlanFactory.create(
@@ -172,6 +177,7 @@ def alpha() -> dict[str, Any]:
         "id": annotator.pk,
         "url": "",
         "app_label": "projects",
+        "version": 1,
     }
     return {"project": project, "ids": ids, "strings": alphas_strings(project)}
 

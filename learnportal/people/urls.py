@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from learnportal.people import pages, project_pages, projects_api
+from learnportal.people import guidelines_api, guidelines_pages, pages, project_pages, projects_api
 
 # People and tokens, under / in the `portal` namespace (learnportal.urls).
 page_urlpatterns = [
@@ -20,6 +20,16 @@ page_urlpatterns = [
     path("projects/", project_pages.project_index, name="projects"),
     path("projects/<str:slug>/", project_pages.project_settings, name="project"),
     path("projects/<str:slug>/members/", project_pages.project_members, name="project-members"),
+    path(
+        "projects/<str:slug>/guidelines/",
+        guidelines_pages.project_guidelines,
+        name="project-guidelines",
+    ),
+    path(
+        "projects/<str:slug>/guidelines/acknowledge/",
+        guidelines_pages.guidelines_acknowledged,
+        name="project-guidelines-acknowledge",
+    ),
     path(
         "projects/<str:slug>/members/<str:username>/role/",
         project_pages.member_role,
@@ -39,6 +49,21 @@ api_urlpatterns = [
     path("projects/<str:slug>/rubric/", projects_api.RubricView.as_view(), name="project-rubric"),
     path(
         "projects/<str:slug>/members/", projects_api.MembersView.as_view(), name="project-members"
+    ),
+    path(
+        "projects/<str:slug>/guidelines/",
+        guidelines_api.GuidelinesView.as_view(),
+        name="project-guidelines",
+    ),
+    path(
+        "projects/<str:slug>/guidelines/acknowledge/",
+        guidelines_api.GuidelinesAcknowledgeView.as_view(),
+        name="project-guidelines-acknowledge",
+    ),
+    path(
+        "projects/<str:slug>/guidelines/<int:version>/",
+        guidelines_api.GuidelinesVersionView.as_view(),
+        name="project-guidelines-version",
     ),
     path(
         "projects/<str:slug>/members/<str:username>/",

@@ -189,7 +189,7 @@ def test_it_refuses_a_hotkey_that_is_not_one_free_printable_key(hotkeys: list[st
 
 
 def test_it_refuses_more_hotkeys_than_a_short_list() -> None:
-    hotkeys = [chr(ord("a") + i) for i in range(MAX_HOTKEYS + 1)]
+    hotkeys = [chr(ord("0") + i) for i in range(MAX_HOTKEYS + 1)]
     assert places(one_question(numeric(hotkeys=hotkeys))) == [["questions", 0, "hotkeys"]]
     assert rubric_from(one_question(numeric(hotkeys=hotkeys[:-1]))).questions[0].hotkeys
 
