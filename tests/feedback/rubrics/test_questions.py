@@ -183,7 +183,7 @@ def test_a_text_question_is_bounded_by_the_setting(settings: Any) -> None:
     assert isinstance(question, TextQuestion) and question.answer_length() == 100
 
 
-@pytest.mark.parametrize("hotkeys", [["?"], ["ab"], [""], [" "], ["\n"], ["a", "a"]])
+@pytest.mark.parametrize("hotkeys", [["?"], ["g"], ["G"], ["ab"], [""], [" "], ["\n"], ["a", "a"]])
 def test_it_refuses_a_hotkey_that_is_not_one_free_printable_key(hotkeys: list[str]) -> None:
     assert places(one_question(numeric(hotkeys=hotkeys)))[0][:3] == ["questions", 0, "hotkeys"]
 
