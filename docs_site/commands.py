@@ -11,7 +11,14 @@ if TYPE_CHECKING:
     from django.core.management.base import BaseCommand
 
 # Whose commands are the project's (Django's and the libraries' are theirs to document).
-PROJECT_APPS = ("core.accounts", "feedback", "refinement", "webhooks", "learnportal")
+PROJECT_APPS = (
+    "core.accounts",
+    "core.projects",
+    "feedback",
+    "refinement",
+    "webhooks",
+    "learnportal",
+)
 
 # The options every Django command takes; the page says so once instead of under each command.
 BASE_OPTIONS = {

@@ -163,10 +163,15 @@ class RubricAnswer(Answer):
 
     version: int = Field(description="1 for the default rubric; each PUT makes the next")
     questions: list[Question]
+    preference: str = Field(
+        description="the key of the question the exports that take one line a rating label it "
+        "by (kto); empty: the feedback's score"
+    )
 
     @classmethod
     def of(cls, stored: StoredRubric) -> RubricAnswer:
-        return cls(version=stored.version, questions=stored.rubric.questions)
+        rubric = stored.rubric
+        return cls(version=stored.version, questions=rubric.questions, preference=rubric.preference)
 
 
 class RatingCreated(Answer):

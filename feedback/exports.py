@@ -17,15 +17,16 @@ from django.db import connection
 
 from feedback.answers import StoredFeedback, StoredRatedTurn
 from feedback.models import Feedback, Turn, project_of
+from feedback.rating_rows import RatedRow, rated_rows
 from feedback.selectors.ratings import counted_ratings
+from feedback.services.rubrics import rubric_current
+from learnportal_protocol import Feedback as FeedbackItem
 from learnportal_protocol import FeedbackDimension, FeedbackPolarity, FeedbackSource
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Generator, Iterator
 
     from django.db.models import QuerySet
-
-    from learnportal_protocol import Feedback as FeedbackItem
 
 BATCH = 2000
 # SQLite's page cache while an export reads (KiB, as PRAGMA cache_size takes it when negative).
@@ -87,16 +88,18 @@ def feedback_items(
     """The rows (a project's counted feedback, feedback.selectors.explorer.feedback_matching)
     as protocol objects, oldest first, one list a batch: keyset batches on `id`, never OFFSET
     and never every row at once."""
+    for page in _pages(rows, batch=batch):
+        yield as_items(page)
+
+
+def _pages(rows: QuerySet[Feedback], *, batch: int | None) -> Iterator[list[Feedback]]:
     rows = rows.order_by("id")
     size = batch or BATCH
     last_id = 0
     with _small_page_cache():
-        while True:
-            page = list(rows.filter(id__gt=last_id)[:size])
-            if not page:
-                return
+        while page := list(rows.filter(id__gt=last_id)[:size]):
             last_id = page[-1].id
-            yield as_items(page)
+            yield page
 
 
 @contextmanager
@@ -141,20 +144,47 @@ def _one(record: Record | None) -> list[Record]:
     return [] if record is None else [record]
 
 
-def _spec_preferences(item: FeedbackItem) -> list[Record]:
-    return _one(item.to_preference_pair())
+@dataclass(frozen=True)
+class Exported:
+    """One stored feedback as an export reads it: the protocol's object, the rating it was
+    stored for (if a rating on a rubric made it), and its project's preference question (empty:
+    the feedback's own score)."""
+
+    item: FeedbackItem
+    rated: RatedRow | None = None
+    preference: str = ""
+
+    @property
+    def speaks(self) -> bool:
+        """Whether this row gives the lines of a format that takes one a rating: any row not a
+        rating's, and of a rating's rows its lead, once the project names a preference question."""
+        return self.rated is None or not self.preference or self.rated.lead
+
+    @property
+    def preferred_score(self) -> float:
+        """The score that says how good the response was: the answer to the preference question
+        where the rating gave one, else the feedback's own."""
+        if self.rated is None or not self.preference:
+            return self.item.score
+        return self.rated.scores.get(self.preference, self.item.score)
 
 
-def _preferences(item: FeedbackItem) -> list[Record]:
+def _spec_preferences(row: Exported) -> list[Record]:
+    return _one(row.item.to_preference_pair()) if row.speaks else []
+
+
+def _preferences(row: Exported) -> list[Record]:
     """The spec's pair with `chosen` the corrected response; the bare correction kept beside."""
-    pair = item.to_preference_pair()
+    item = row.item
+    pair = item.to_preference_pair() if row.speaks else None
     if pair is None:
         return []
     return [{**pair, "chosen": spliced(item), "correction": item.correction}]
 
 
-def _trl(item: FeedbackItem) -> list[Record]:
-    if item.to_preference_pair() is None:
+def _trl(row: Exported) -> list[Record]:
+    item = row.item
+    if not row.speaks or item.to_preference_pair() is None:
         return []
     assert item.rated_turn is not None
     return [
@@ -166,14 +196,14 @@ def _trl(item: FeedbackItem) -> list[Record]:
     ]
 
 
-def _openai_dpo(item: FeedbackItem) -> list[Record]:
+def _openai_dpo(row: Exported) -> list[Record]:
     return [
         {
             "input": {"messages": [{"role": "user", "content": pair["prompt"]}]},
             "preferred_output": [{"role": "assistant", "content": pair["chosen"]}],
             "non_preferred_output": [{"role": "assistant", "content": pair["rejected"]}],
         }
-        for pair in _trl(item)
+        for pair in _trl(row)
     ]
 
 
@@ -189,21 +219,49 @@ def kto_label(polarity: FeedbackPolarity, score: float) -> bool | None:
     return None
 
 
-def _kto(item: FeedbackItem) -> list[Record]:
+def _kto(row: Exported) -> list[Record]:
     """One line a rating; a corrective rating is two: the response as undesirable and the
-    corrected response as desirable."""
+    corrected response as desirable. A rating on a rubric whose project names a preference
+    question is one line, labelled by the sign of that answer."""
+    item = row.item
     turn = item.rated_turn
-    if turn is None:
+    if turn is None or not row.speaks:
         return []
     if item.to_preference_pair() is not None:
         return [
             {"prompt": turn.prompt, "completion": turn.response, "label": False},
             {"prompt": turn.prompt, "completion": spliced(item), "label": True},
         ]
-    label = kto_label(item.polarity, item.score)
+    if row.rated is not None and row.preference:
+        label = kto_label(FeedbackPolarity.NEUTRAL, row.preferred_score)
+    else:
+        label = kto_label(item.polarity, item.score)
     if label is None:
         return []
     return [{"prompt": turn.prompt, "completion": turn.response, "label": label}]
+
+
+def _rewards(row: Exported) -> list[Record]:
+    """The spec's reward sample; a rating's row adds the question it is of and every answer of
+    the rating, and its lead row a sample more for each scored answer with no row of its own."""
+    sample = row.item.to_reward_sample()
+    rated = row.rated
+    if sample is None or rated is None:
+        return _one(sample)
+    of_rating = {
+        "rating_id": rated.rating_id,
+        "rubric_version": rated.rubric_version,
+        "answers": rated.answers,
+    }
+    lines = [{**sample, "question": rated.key, **of_rating}]
+    if rated.lead:
+        # Stored as its question's row would have been: the protocol's default dimension.
+        unstored = {"dimension": UNNAMED_DIMENSION, **of_rating}
+        lines += [
+            {**sample, "score": score, "question": key, **unstored}
+            for key, score in rated.unstored_scores.items()
+        ]
+    return lines
 
 
 @dataclass(frozen=True)
@@ -211,7 +269,7 @@ class Format:
     """One export format: the lines of one feedback (none, one, or for KTO's corrections two),
     and the polarities that can give one (so the database leaves the others out; empty: all)."""
 
-    lines: Callable[[FeedbackItem], list[Record]]
+    lines: Callable[[Exported], list[Record]]
     polarities: tuple[FeedbackPolarity, ...] = ()
 
 
@@ -219,11 +277,12 @@ PAIR_POLARITIES = (FeedbackPolarity.CORRECTIVE,)
 FORMATS: dict[str, Format] = {
     "preferences": Format(_preferences, PAIR_POLARITIES),
     "spec-preferences": Format(_spec_preferences, PAIR_POLARITIES),
-    "rewards": Format(lambda item: _one(item.to_reward_sample())),
+    "rewards": Format(_rewards),
     "trl": Format(_trl, PAIR_POLARITIES),
     "openai-dpo": Format(_openai_dpo, PAIR_POLARITIES),
     "kto": Format(_kto),
 }
+UNNAMED_DIMENSION = FeedbackItem.model_fields["dimension"].default.value
 
 
 def export_records(
@@ -234,8 +293,20 @@ def export_records(
     fmt = FORMATS[name]
     if fmt.polarities:
         rows = rows.filter(polarity__in=[p.value for p in fmt.polarities])
-    for items in feedback_items(rows, batch=batch):
-        yield [record for item in items for record in fmt.lines(item)]
+    for page in _pages(rows, batch=batch):
+        yield [record for row in _exported(page) for record in fmt.lines(row)]
+
+
+def _exported(page: list[Feedback]) -> list[Exported]:
+    rated = rated_rows(page)
+    preference = {
+        project: rubric_current(project).rubric.preference
+        for project in {project_of(row) for row in page}
+    }
+    return [
+        Exported(item, rated.get(row.pk), preference[project_of(row)])
+        for row, item in zip(page, as_items(page), strict=True)
+    ]
 
 
 def export_chunks(

@@ -476,6 +476,9 @@ class RubricVersion(models.Model):
     project = models.ForeignKey("projects.Project", on_delete=models.CASCADE, related_name="+")
     version = models.PositiveIntegerField()
     questions = models.TextField(help_text="JSON: the rubric's questions")
+    preference = models.CharField(
+        max_length=40, blank=True, default="", help_text="the key of its preference question"
+    )
     by = models.CharField(max_length=150)
     created = models.FloatField()
 

@@ -17,15 +17,18 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 import pytest
+from asgiref.sync import sync_to_async
 from django.apps import apps
 from django.test import override_settings
 from django.urls import URLPattern, URLResolver, get_resolver
+from rest_framework.test import APIClient
 
 from core.accounts.models import ApiToken, User
 from core.accounts.principals import principal_for_token
 from core.projects.models import Project
 from core.projects.services import member_set, project_add
 from feedback.exports import FORMATS
+from feedback.rubrics.defaults import default_rubric
 from learnportal.dispatch import HANDLERS
 from refinement.models import Plan, Refinement
 from tests.builders import (
@@ -44,10 +47,11 @@ from tests.builders import (
     weight_proposal,
 )
 from tests.factories import DeliveryFactory, EndpointFactory, PlanFactory, ProposalInputFactory
-from tests.harness import Actor, http_send, human_actor, token_actor
+from tests.harness import WS_TIMEOUT, Actor, http_send, human_actor, token_actor, ws_communicator
+from tests.learnportal.a2e.communicator import a2e_send
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Callable, Iterator
 
     from django.test import Client
 
@@ -60,6 +64,7 @@ COMPONENT = f"search-{SECRET}"
 CORRELATION = f"turn-{SECRET}"
 STEP = f"step-{SECRET}"
 SKILL = "learnings/_global/SKILL.md"
+RUBRIC_QUESTION = {"kind": "text", "key": "why", "label": f"Why {SECRET}"}  # its own rubric
 
 # Each URL pattern's rule: `project` (what it shows and changes is the project's: the other
 # project's principals get nothing of alpha's and change nothing of it) or `site` (the site
@@ -119,6 +124,9 @@ def alpha() -> dict[str, Any]:
         {"turn": str(turn_id), "answers": {"correctness": 0.5}, "comment": f"because {SECRET}"},
     )
     assert rated.status_code == 201, rated.content
+    questions = [*default_rubric().model_dump(mode="json")["questions"], RUBRIC_QUESTION]
+    rubric = boss.rest("put", "/api/projects/alpha/rubric/", {"questions": questions})
+    assert rubric.status_code == 200, rubric.content
     stored = agent.learn(experience_req(*(experience(COMPONENT, reward=0.5) for _ in range(3))))
     assert stored.status_code == 200, stored.content
     scored = agent.learn(
@@ -179,7 +187,9 @@ def alpha() -> dict[str, Any]:
         "app_label": "projects",
         "version": 1,
     }
-    return {"project": project, "ids": ids, "strings": alphas_strings(project)}
+    strings = alphas_strings(project)
+    tokens = {"agent_token": agent.token, "reviewer_token": rev.token}
+    return {"project": project, "ids": ids, "strings": strings, **tokens}
 
 
 @pytest.fixture
@@ -417,3 +427,77 @@ def test_no_learn_message_over_either_transport_shows_another_projects_things(
 ) -> None:
     """The same probes by default's agent over HTTP and over a WebSocket (one dispatch)."""
     probe_learn(transport, default_cast["agent"], alpha)
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("role", ["agent", "environment"])
+def test_no_learn_message_over_a2e_shows_or_changes_another_projects_things(
+    role: str, alpha: dict[str, Any], default_cast: dict[str, Actor]
+) -> None:
+    """The same probes over the A2E SDK's transport (/a2e), by default's agent and environment."""
+    probe_learn(a2e_send, default_cast[role], alpha)
+
+
+# --- /ws/events/ -------------------------------------------------------------------------------
+
+QUIET = 1.0  # longer than the events' flush interval (core.events.FLUSH_SECONDS)
+
+
+async def events_heard(token: str, query: str, act: Callable[[], None]) -> tuple[Any, str]:
+    """What a socket on /ws/events/ (`?query`) hears while `act` runs: the code it was closed
+    with (None if it stayed open), and every frame, joined."""
+    communicator = ws_communicator(token=token, query=query, path="/ws/events/")
+    connected, _ = await communicator.connect(timeout=WS_TIMEOUT)
+    assert connected  # a refusal is a close after the accept: a browser sees why
+    await sync_to_async(act)()
+    frames: list[str] = []
+    while not await communicator.receive_nothing(timeout=QUIET):
+        output = await communicator.receive_output(timeout=WS_TIMEOUT)
+        if output["type"] == "websocket.close":
+            return output.get("code"), "".join(frames)
+        frames.append(output.get("text") or "")
+    await communicator.disconnect()
+    return None, "".join(frames)
+
+
+def alpha_acts(alpha: dict[str, Any]) -> Callable[[], None]:
+    """Alpha's agent queues a turn and rates it: each an event of alpha's, by a name with the
+    secret in it."""
+    agent = Actor(f"agent-{SECRET}", APIClient(), alpha["agent_token"])
+    agent.client.credentials(HTTP_AUTHORIZATION=f"Bearer {alpha['agent_token']}")
+    count = iter(range(1_000_000))
+
+    def act() -> None:
+        n = next(count)
+        turn = {"prompt": f"more {SECRET}?", "response": "yes.", "model": "m"}
+        queued = agent.rest(
+            "post", "/api/turns/", {"turns": [{"correlation_id": f"e-{n}", "rated_turn": turn}]}
+        )
+        assert queued.status_code == 201, queued.content
+        sent = agent.learn(feedback_req(feedback(correlation_id=f"e-{n}", source="self")))
+        assert sent.status_code == 200, sent.content
+
+    return act
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize(
+    "role", ["agent", "environment", "annotator", "reviewer", "manager", "admin"]
+)
+async def test_no_events_socket_hears_another_projects_events(
+    role: str, alpha: dict[str, Any], default_cast: dict[str, Actor]
+) -> None:
+    """/ws/events/ of default's principal of `role` hears none of alpha's events; one naming
+    alpha closes as one naming no project does (a site admin's may enter alpha by design)."""
+    token = default_cast[role].token
+    act = alpha_acts(alpha)
+    _, heard_in_alpha = await events_heard(alpha["reviewer_token"], "", act)
+    assert SECRET in heard_in_alpha  # what alpha's own people hear, and the others must not
+    code, heard = await events_heard(token, "", act)
+    assert (code, SECRET in heard) == (None, False)  # open in its own project, hearing none
+    if role == "admin":
+        return
+    unknown, _ = await events_heard(token, "project=no-such-project", act)
+    named, heard_named = await events_heard(token, "project=alpha", act)
+    assert named is not None and named == unknown
+    assert SECRET not in heard_named

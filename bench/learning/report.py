@@ -8,6 +8,7 @@ import math
 from typing import TYPE_CHECKING, Any
 
 from bench.harness.report import write_marked_block
+from bench.learning.portals import PATH_CHANGES_MAX
 from bench.learning.runtime import ARMS, BATCH, DEMO, INVERSION_TOLERANCE, OTHER_CALLS, OTHERS, SWAP
 from bench.learning.summary import WINDOW_NONSTATIONARY, verdicts
 from refinement.strategies import check_params
@@ -59,7 +60,10 @@ def render(meta: dict[str, Any], rows: Sequence[Summary], follow_limit: int) -> 
         '"Turns to follow" is the number of turns after the swap until the new best arm has '
         "the top weight (a tie counts) for 200 turns on end. An inverted pair is two of the agent's arms "
         f"where the better weighs less than the worse by more than {INVERSION_TOLERANCE:.0%} of "
-        "the top weight, counted over every seed's final weights.",
+        "the top weight, counted over every seed's final weights. A run plays its 100 adapts "
+        "in about a minute, so every portal runs with `LEARNPORTAL_PATH_CHANGES_MAX="
+        f"{PATH_CHANGES_MAX:,}`: the brake on how often machines change one path per minute "
+        "would otherwise hold every change after the 30th for a person.",
     ]
     return "\n".join(lines)
 

@@ -30,7 +30,7 @@ from feedback.rubrics.questions import (
     TextQuestion,
 )
 from feedback.services.ratings import RatingOutcome, Remarks, rating_record
-from feedback.services.rubrics import rubric_current
+from feedback.services.rubrics import StoredRubric, rubric_current
 from learnportal_protocol.errors import ErrorCode, LearnError
 
 if TYPE_CHECKING:
@@ -115,7 +115,11 @@ def rubric_form(project: str, sent: QueryDict | None = None) -> RubricForm | Non
     that rates on the default form."""
     if not has_own_rubric(project):
         return None
-    stored = rubric_current(project_pk(project))
+    return rubric_form_of(rubric_current(project_pk(project)), sent)
+
+
+def rubric_form_of(stored: StoredRubric, sent: QueryDict | None = None) -> RubricForm:
+    """The form of any version of a rubric, a draft too (the rubric builder's preview)."""
     answers = {} if sent is None else answers_sent(stored.rubric, sent)
     remarks = {} if sent is None else {name: sent.get(name, "") for name in REMARKS}
     questions = [q for q in stored.rubric.questions if not q.retired]

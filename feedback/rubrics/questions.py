@@ -92,6 +92,11 @@ class QuestionBase(StrictModel):
         Field(default_factory=list, description="single keys the rating page binds to it")
     )
 
+    @property
+    def scored(self) -> bool:
+        """Whether its answers order the response, lowest to highest (feedback.rubrics.scores)."""
+        return False
+
 
 class NumericQuestion(QuestionBase):
     kind: Literal["numeric"] = "numeric"
@@ -102,6 +107,10 @@ class NumericQuestion(QuestionBase):
     )
     min_label: Label | None = None
     max_label: Label | None = None
+
+    @property
+    def scored(self) -> bool:
+        return True
 
     @model_validator(mode="after")
     def _check_grid(self) -> NumericQuestion:
@@ -134,9 +143,17 @@ class CategoricalQuestion(QuestionBase):
             raise FieldError("ordered", "an ordered question takes one option: not with multiple")
         return self
 
+    @property
+    def scored(self) -> bool:
+        return self.ordered
+
 
 class BooleanQuestion(QuestionBase):
     kind: Literal["boolean"] = "boolean"
+
+    @property
+    def scored(self) -> bool:
+        return True
 
 
 class TextQuestion(QuestionBase):
@@ -177,6 +194,11 @@ QUESTION_KINDS: dict[str, type[QuestionBase]] = {
 
 class Rubric(StrictModel):
     questions: list[Question]
+    preference: Annotated[str, Field(max_length=40)] = Field(
+        default="",
+        description="the key of the question whose answer says how good the response was, "
+        "for the exports that take one line a rating; empty: the feedback's score",
+    )
 
     @field_validator("questions", mode="before")
     @classmethod
@@ -204,6 +226,13 @@ class Rubric(StrictModel):
                         f"{hotkey!r} is already a hotkey of {hotkeys[hotkey]!r}",
                     )
                 hotkeys[hotkey] = question.key
+        if self.preference:
+            chosen = self.by_key().get(self.preference)
+            if chosen is None or not chosen.scored:
+                raise FieldError(
+                    "preference",
+                    "the key of a question with a score: numeric, boolean, or ordered categorical",
+                )
         return self
 
     def by_key(self) -> dict[str, AnyQuestion]:

@@ -19,6 +19,9 @@ from feedback.rubrics.questions import (
     NumericQuestion,
     Rubric,
 )
+from learnportal_protocol import FeedbackDimension
+
+DIMENSIONS = frozenset(dimension.value for dimension in FeedbackDimension)
 
 
 def score_of(question: AnyQuestion, answer: Any) -> float | None:
@@ -42,6 +45,15 @@ def scores_of(rubric: Rubric, answers: dict[str, Any]) -> dict[str, float]:
         if question.key in answers
         and (score := score_of(question, answers[question.key])) is not None
     }
+
+
+def feedback_keys(scores: dict[str, float]) -> list[str]:
+    """The answers of a rating (their scores, in the rubric's order) stored as feedback rows:
+    each one whose key is a protocol dimension, or, when none is, the first. The first of them
+    is the rating's lead: its row carries the comment and the correction, and speaks for the
+    rating where an export takes one line a rating."""
+    dimensions = [key for key in scores if key in DIMENSIONS]
+    return dimensions or list(scores)[:1]
 
 
 def _scaled(offset: float, span: float) -> float:

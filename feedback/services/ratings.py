@@ -24,10 +24,10 @@ from core.projects.guidelines import guidelines_read_check
 from core.projects.selection import project_pk
 from feedback.models import FEEDBACK_ID_SEPARATOR, Rating
 from feedback.rubrics.answers import answers_clean
-from feedback.rubrics.scores import scores_of
+from feedback.rubrics.scores import DIMENSIONS, feedback_keys, scores_of
 from feedback.selectors.turns import turn_named
 from feedback.services.feedbacks import feedback_record
-from feedback.services.rubrics import DIMENSIONS, rubric_current
+from feedback.services.rubrics import rubric_current
 from learnportal_protocol import Feedback, FeedbackPolarity, RatedTurn
 from learnportal_protocol.errors import detail, invalid
 from learnportal_protocol.wire import invalid_from
@@ -73,10 +73,7 @@ def rating_record(
     if not scores:
         raise invalid(f"answers: {NO_SCORE}", [detail(["answers"], NO_SCORE)])
     rating_id = uuid.uuid4().hex
-    scored = {key: score for key, score in scores.items() if key in DIMENSIONS}
-    if not scored:
-        first = next(iter(scores))
-        scored = {first: scores[first]}
+    scored = {key: scores[key] for key in feedback_keys(scores)}
     rated_turn = RatedTurn(
         prompt=turn_row.prompt,
         response=turn_row.response,

@@ -21,14 +21,14 @@ from core.projects.models import Project
 from feedback.models import Feedback, Rating, RubricVersion, Turn
 from feedback.rubrics.defaults import default_rubric
 from feedback.rubrics.questions import Rubric, rubric_from
+from feedback.rubrics.scores import DIMENSIONS
 from feedback.rubrics.versions import rubric_change_refusal
-from learnportal_protocol import FeedbackDimension, FeedbackSource
+from learnportal_protocol import FeedbackSource
 
 if TYPE_CHECKING:
     from core.accounts.principals import Principal
 
 DEFAULT_VERSION = 1
-DIMENSIONS = frozenset(dimension.value for dimension in FeedbackDimension)
 
 
 @dataclass(frozen=True)
@@ -42,13 +42,30 @@ def rubric_current(project_id: int) -> StoredRubric:
     row = (
         RubricVersion.objects.filter(project_id=project_id)
         .order_by("-version")
-        .values_list("version", "questions")
+        .values_list("version", "questions", "preference")
         .first()
     )
     if row is None:
         return StoredRubric(DEFAULT_VERSION, default_rubric())
-    version, questions = row
-    return StoredRubric(version, Rubric.model_validate({"questions": orjson.loads(questions)}))
+    version, questions, preference = row
+    return StoredRubric(version, _stored(questions, preference))
+
+
+def rubrics_at(project_id: int, versions: set[int]) -> dict[int, Rubric]:
+    """The project's rubric of each of these versions (those it has), in one query: what a
+    rating given under it was judged by."""
+    rows = RubricVersion.objects.filter(project_id=project_id, version__in=versions)
+    found = {
+        version: _stored(questions, preference)
+        for version, questions, preference in rows.values_list("version", "questions", "preference")
+    }
+    if DEFAULT_VERSION in versions and DEFAULT_VERSION not in found:
+        found[DEFAULT_VERSION] = default_rubric()
+    return found
+
+
+def _stored(questions: str, preference: str) -> Rubric:
+    return Rubric.model_validate({"questions": orjson.loads(questions), "preference": preference})
 
 
 def rubric_replace(*, member: Principal, project: Project, data: Any) -> StoredRubric:
@@ -69,6 +86,7 @@ def rubric_replace(*, member: Principal, project: Project, data: Any) -> StoredR
             project_id=project.pk,
             version=version,
             questions=orjson.dumps(new.model_dump(mode="json")["questions"]).decode(),
+            preference=new.preference,
             by=member.name,
             created=time.time(),
         )

@@ -181,7 +181,12 @@ class RubricView(OneProjectView):
         summary="Make the project's next rubric version",
         description='A question that has answers may be retired (`"retired": true`) but not '
         "removed, nor change its kind, or lose a range, step or option its answers use.",
-        request={"application/json": {"type": "object", "properties": {"questions": {}}}},
+        request={
+            "application/json": {
+                "type": "object",
+                "properties": {"questions": {}, "preference": {"type": "string"}},
+            }
+        },
         responses={
             200: RubricAnswer,
             400: OpenApiResponse(description="a bad question, naming its field"),

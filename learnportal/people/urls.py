@@ -2,7 +2,14 @@ from __future__ import annotations
 
 from django.urls import path
 
-from learnportal.people import guidelines_api, guidelines_pages, pages, project_pages, projects_api
+from learnportal.people import (
+    guidelines_api,
+    guidelines_pages,
+    pages,
+    project_pages,
+    projects_api,
+    rubric_pages,
+)
 
 # People and tokens, under / in the `portal` namespace (learnportal.urls).
 page_urlpatterns = [
@@ -20,6 +27,12 @@ page_urlpatterns = [
     path("projects/", project_pages.project_index, name="projects"),
     path("projects/<str:slug>/", project_pages.project_settings, name="project"),
     path("projects/<str:slug>/members/", project_pages.project_members, name="project-members"),
+    path("projects/<str:slug>/rubric/", rubric_pages.project_rubric, name="project-rubric"),
+    path(
+        "projects/<str:slug>/rubric/preview/",
+        rubric_pages.rubric_preview,
+        name="project-rubric-preview",
+    ),
     path(
         "projects/<str:slug>/guidelines/",
         guidelines_pages.project_guidelines,

@@ -82,6 +82,7 @@ def portal_pages(role: str) -> list[tuple[str, str, str]]:
             ("queue", "/queue/", "#queue-page .shortcuts-open:not([hidden])"),
             ("forbidden", "/plans/", ".big-code"),
             ("project", "/projects/default/", "form.project-settings"),
+            ("project-rubric", "/projects/default/rubric/", "#rubric-preview"),
         ],
         "reviewer": [
             ("queue", "/queue/", "#queue-page .shortcuts-open:not([hidden])"),
@@ -104,6 +105,7 @@ def portal_pages(role: str) -> list[tuple[str, str, str]]:
             ("admin-token-add", "/admin/accounts/apitoken/add/", "#apitoken_form"),
             ("projects", "/projects/", "table.projects"),
             ("project-members", "/projects/default/members/", "table.members"),
+            ("project-rubric", "/projects/default/rubric/", ".builder-preview[aria-busy=false]"),
         ],
     }
     return common + by_role[role]

@@ -33,8 +33,14 @@ if TYPE_CHECKING:
     from learnportal_client.exchanges import Exchange
     from learnportal_client.rest import (
         FeedbackPage,
+        Member,
+        MemberList,
+        Project,
+        ProjectList,
         QueuedTurn,
+        RatingCreated,
         Routing,
+        Rubric,
         RunOutcome,
         TurnPage,
         TurnsCreated,
@@ -188,6 +194,50 @@ class LearnClient(
         `correlation_id`, `since`, `until`, `has_correction`, `limit`; `cursor=page.next`."""
         return self._carry(exchanges.feedback_page(cursor, filters))
 
+    def projects(self) -> ProjectList:
+        """`GET /api/projects/`: the projects this token may see."""
+        return self._carry(exchanges.PROJECTS)
+
+    def project(self, slug: str) -> Project:
+        return self._carry(exchanges.project(slug))
+
+    def members(self, slug: str) -> MemberList:
+        """A project's members with their roles there (its managers, site admins)."""
+        return self._carry(exchanges.members(slug))
+
+    def member_set(self, slug: str, username: str, role: str) -> Member:
+        """Make a person a member of the project with `role`, or change their role there."""
+        return self._carry(exchanges.member_set(slug, username, role))
+
+    def member_remove(self, slug: str, username: str) -> None:
+        self._carry(exchanges.member_remove(slug, username))
+
+    def rubric(self, slug: str) -> Rubric:
+        """The rubric the project's turns are rated on now."""
+        return self._carry(exchanges.rubric(slug))
+
+    def rubric_replace(
+        self, slug: str, questions: Sequence[Mapping[str, Any]], *, preference: str = ""
+    ) -> Rubric:
+        """Make the project's next rubric version (its managers); a question with answers may
+        be retired, not removed or retyped (`conflict`)."""
+        return self._carry(exchanges.rubric_replace(slug, questions, preference))
+
+    def rate(
+        self,
+        turn: str | int,
+        answers: Mapping[str, Any],
+        *,
+        project: str = "",
+        comment: str = "",
+        correction: str = "",
+        correction_span: tuple[int, int] | None = None,
+    ) -> RatingCreated:
+        """`POST /api/ratings/`: a person's answers to the rubric on one turn (its id or
+        correlation_id), all stored or none."""
+        remarks = exchanges.remarks_of(comment, correction, correction_span)
+        return self._carry(exchanges.rating(turn, answers, project=project, remarks=remarks))
+
     def session(self) -> LearnSession:
         """A WebSocket session on /ws/learn/ (use it as a context manager)."""
         return LearnSession(**self._session_options(self.batch_limit()))
@@ -297,6 +347,42 @@ class AsyncLearnClient(
         self, cursor: str = "", **filters: str | int | float | bool | None
     ) -> FeedbackPage:
         return await self._carry(exchanges.feedback_page(cursor, filters))
+
+    async def projects(self) -> ProjectList:
+        return await self._carry(exchanges.PROJECTS)
+
+    async def project(self, slug: str) -> Project:
+        return await self._carry(exchanges.project(slug))
+
+    async def members(self, slug: str) -> MemberList:
+        return await self._carry(exchanges.members(slug))
+
+    async def member_set(self, slug: str, username: str, role: str) -> Member:
+        return await self._carry(exchanges.member_set(slug, username, role))
+
+    async def member_remove(self, slug: str, username: str) -> None:
+        await self._carry(exchanges.member_remove(slug, username))
+
+    async def rubric(self, slug: str) -> Rubric:
+        return await self._carry(exchanges.rubric(slug))
+
+    async def rubric_replace(
+        self, slug: str, questions: Sequence[Mapping[str, Any]], *, preference: str = ""
+    ) -> Rubric:
+        return await self._carry(exchanges.rubric_replace(slug, questions, preference))
+
+    async def rate(
+        self,
+        turn: str | int,
+        answers: Mapping[str, Any],
+        *,
+        project: str = "",
+        comment: str = "",
+        correction: str = "",
+        correction_span: tuple[int, int] | None = None,
+    ) -> RatingCreated:
+        remarks = exchanges.remarks_of(comment, correction, correction_span)
+        return await self._carry(exchanges.rating(turn, answers, project=project, remarks=remarks))
 
     async def session(self) -> AsyncLearnSession:
         """A WebSocket session on /ws/learn/ that pipelines: `async with await client.session()`."""

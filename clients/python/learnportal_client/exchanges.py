@@ -11,12 +11,19 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from urllib.parse import quote
 
 from learnportal_client.calls import RESEND_SAFE, chunks
 from learnportal_client.rest import (
     FeedbackPage,
+    Member,
+    MemberList,
+    Project,
+    ProjectList,
     QueuedTurn,
+    RatingCreated,
     Routing,
+    Rubric,
     RunOutcome,
     TurnPage,
     TurnsCreated,
@@ -146,3 +153,70 @@ def step_run(
     """`POST /api/steps/<step_id>/runs/`; not sent again without an answer (it counts runs)."""
     body = {"description": description, "edits": [dict(e) for e in edits]}
     return rest(RunOutcome, "POST", f"/api/steps/{step_id}/runs/", json=body, resend_safe=False)
+
+
+# --- a team's side: projects, members, rubrics and ratings -------------------------------------
+
+PROJECTS = rest(ProjectList, "GET", "/api/projects/")
+
+
+def _project_url(slug: str, below: str = "") -> str:
+    return f"/api/projects/{quote(slug, safe='')}/{below}"
+
+
+def project(slug: str) -> Exchange[Project]:
+    return rest(Project, "GET", _project_url(slug))
+
+
+def members(slug: str) -> Exchange[MemberList]:
+    return rest(MemberList, "GET", _project_url(slug, "members/"))
+
+
+def member_set(slug: str, username: str, role: str) -> Exchange[Member]:
+    """Setting a role twice sets it once, so it may be sent again."""
+    body = {"username": username, "role": role}
+    return rest(Member, "POST", _project_url(slug, "members/"), json=body)
+
+
+def member_remove(slug: str, username: str) -> Exchange[None]:
+    """Not sent again without an answer: a second would find no member and be refused."""
+    url = _project_url(slug, f"members/{quote(username, safe='')}/")
+    return Exchange("DELETE", url, _read_nothing, resend_safe=False)
+
+
+def _read_nothing(status: int, body: Any, retry_after: str | None) -> None:
+    if not 200 <= status < 300:
+        raise error_of(status, body, retry_after)
+
+
+def rubric(slug: str) -> Exchange[Rubric]:
+    return rest(Rubric, "GET", _project_url(slug, "rubric/"))
+
+
+def rubric_replace(
+    slug: str, questions: Sequence[Mapping[str, Any]], preference: str
+) -> Exchange[Rubric]:
+    """`PUT` the next version; not sent again without an answer (it would make another)."""
+    body = {"questions": [dict(q) for q in questions], "preference": preference}
+    return rest(Rubric, "PUT", _project_url(slug, "rubric/"), json=body, resend_safe=False)
+
+
+def rating(
+    turn: str | int, answers: Mapping[str, Any], *, project: str, remarks: Mapping[str, Any]
+) -> Exchange[RatingCreated]:
+    """`POST /api/ratings/`; not sent again without an answer (a second rating replaces the
+    first, and would be a rating of its own)."""
+    body: dict[str, Any] = {"turn": str(turn), "answers": dict(answers), **remarks}
+    if project:
+        body["project"] = project
+    return rest(RatingCreated, "POST", "/api/ratings/", json=body, resend_safe=False)
+
+
+def remarks_of(
+    comment: str, correction: str, correction_span: tuple[int, int] | None
+) -> dict[str, Any]:
+    """What a rating adds to its answers, only what was given."""
+    given: dict[str, Any] = {"comment": comment, "correction": correction}
+    if correction_span is not None:
+        given["correction_span"] = list(correction_span)
+    return {key: value for key, value in given.items() if value}

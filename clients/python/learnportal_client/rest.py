@@ -1,5 +1,6 @@
 """What the REST side that agents use answers (`/api/routing/`, `/api/turns/`, step runs, and
-`/api/feedback/`, where an agent reads the feedback it sent).
+`/api/feedback/`, where an agent reads the feedback it sent), and what a team's side answers
+(`/api/projects/`, their members and rubrics, and `/api/ratings/`).
 
 These are the host's REST answers (`refinement.answers`, `feedback.answers`, which live in the
 server's Django apps) read leniently: a field the host adds later is ignored, so an older
@@ -100,3 +101,41 @@ class QueuedTurn(StrictModel):
     session_id: Name = ""
     component_name: Name = ""
     rated_turn: RatedTurn
+
+
+class Project(Lenient):
+    """A project's settings; empty `ratings_per_turn`/`lease_seconds`: the portal's."""
+
+    slug: str
+    name: str
+    ratings_per_turn: int | None = None
+    lease_seconds: int | None = None
+    blind: bool = True
+    guidelines: str = ""
+
+
+class ProjectList(Lenient):
+    results: list[Project]
+
+
+class Member(Lenient):
+    username: str
+    role: str
+
+
+class MemberList(Lenient):
+    results: list[Member]
+
+
+class Rubric(Lenient):
+    """A project's rubric: its questions as the host answers them (a kind's own fields
+    included), and the key of its preference question (empty: none)."""
+
+    version: int
+    questions: list[dict[str, Any]]
+    preference: str = ""
+
+
+class RatingCreated(Lenient):
+    rating_id: str
+    rubric_version: int

@@ -84,3 +84,23 @@ def test_adduser_for_a_project_that_is_not_there_makes_nobody(db: None) -> None:
             "omega",
         )
     assert not User.objects.filter(username="nora").exists()
+
+
+def test_createproject_makes_a_project_people_and_tokens_may_be_put_in(db: None) -> None:
+    assert run("createproject", "support", "--name", "Support bot").strip() == (
+        "Made the project support."
+    )
+    run("adduser", "lead", "--role", "manager", "--project", "support", "--password", "pw-lead-42x")
+    lead = principal_for_user(User.objects.get(username="lead"))
+    assert lead is not None and dict(lead.seats) == {"support": Role.MANAGER}
+    run("createtoken", "support-agent", "--role", "agent", "--project", "support")
+    token = ApiToken.objects.select_related("project").get(name="support-agent")
+    assert token.project is not None and token.project.name == "Support bot"
+
+
+@pytest.mark.parametrize(
+    ("slug", "says"), [("Not A Slug", "lowercase"), ("default", "exists already")]
+)
+def test_createproject_refuses_a_bad_or_taken_slug_by_name(db: None, slug: str, says: str) -> None:
+    with pytest.raises(CommandError, match=says):
+        run("createproject", slug)

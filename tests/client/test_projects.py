@@ -1,0 +1,155 @@
+"""A team's side through the client, as a person with their own token: the projects they are
+in, a project's members and rubric, and a rating on that rubric; each refusal a LearnError."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+import core.projects.answers
+import feedback.answers
+from core.projects.services import project_add
+from feedback.models import Rating
+from learnportal_client import (
+    AsyncLearnClient,
+    ConflictError,
+    ForbiddenError,
+    InvalidError,
+    LearnClient,
+    Member,
+    MemberList,
+    NotFoundError,
+    Project,
+    ProjectList,
+    RatingCreated,
+    Rubric,
+)
+from tests.builders import turn
+from tests.factories import ApiTokenFactory, UserFactory
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    from pydantic import BaseModel
+
+    from tests.client.conftest import Portal
+
+QUESTIONS: list[dict[str, Any]] = [
+    {"kind": "boolean", "key": "solved", "label": "Solved", "required": True},
+    {"kind": "text", "key": "why", "label": "Why"},
+]
+
+
+@pytest.mark.parametrize(
+    ("mine", "hosts"),
+    [
+        (Project, core.projects.answers.ProjectAnswer),
+        (ProjectList, core.projects.answers.ProjectList),
+        (Member, core.projects.answers.MemberAnswer),
+        (MemberList, core.projects.answers.MemberList),
+        (Rubric, feedback.answers.RubricAnswer),
+        (RatingCreated, feedback.answers.RatingCreated),
+    ],
+)
+def test_the_clients_team_answers_read_only_fields_the_host_answers(
+    mine: type[BaseModel], hosts: type[BaseModel]
+) -> None:
+    assert set(mine.model_fields) <= set(hosts.model_fields)
+
+
+def person_client(portal: Portal, name: str, role: str) -> LearnClient:
+    user = UserFactory.create(username=name, role=role, project="beta")
+    return LearnClient(portal.url, ApiTokenFactory.create(name=f"{name}-own", user=user).raw)
+
+
+@pytest.fixture
+def beta(portal: Portal) -> None:
+    project_add(slug="beta", name="Beta")
+
+
+@pytest.fixture
+def lead(portal: Portal, beta: None) -> Iterator[LearnClient]:
+    with person_client(portal, "lead", "manager") as client:
+        yield client
+
+
+@pytest.fixture
+def aria(portal: Portal, beta: None) -> Iterator[LearnClient]:
+    with person_client(portal, "aria", "annotator") as client:
+        yield client
+
+
+def test_a_manager_writes_the_rubric_and_an_annotator_rates_on_it(
+    portal: Portal, lead: LearnClient, aria: LearnClient
+) -> None:
+    assert [p.slug for p in aria.projects().results] == ["beta"]
+    assert aria.rubric("beta").version == 1
+    written = lead.rubric_replace("beta", QUESTIONS, preference="solved")
+    assert (written.version, written.preference) == (2, "solved")
+    assert [q["key"] for q in aria.rubric("beta").questions] == ["solved", "why"]
+    beta_agent = ApiTokenFactory.create(name="beta-agent", role="agent", project="beta").raw
+    with LearnClient(portal.url, beta_agent) as agent:
+        agent.submit_turns([{"correlation_id": "t-1", "rated_turn": turn()}])
+    rated = aria.rate("t-1", {"solved": True, "why": "it ran"}, correction="Better.")
+    assert rated.rubric_version == 2
+    stored = Rating.objects.get(rating_id=rated.rating_id)
+    assert (stored.answers, stored.correction) == ({"solved": True, "why": "it ran"}, "Better.")
+
+
+def test_a_manager_sets_and_ends_a_membership(lead: LearnClient, aria: LearnClient) -> None:
+    UserFactory.create(username="rene", role="reviewer")
+    assert lead.member_set("beta", "rene", "reviewer").role == "reviewer"
+    listed = {m.username: m.role for m in lead.members("beta").results}
+    assert listed == {"aria": "annotator", "lead": "manager", "rene": "reviewer"}
+    lead.member_remove("beta", "rene")
+    assert "rene" not in {m.username for m in lead.members("beta").results}
+    with pytest.raises(NotFoundError):
+        lead.member_remove("beta", "rene")
+
+
+def test_the_teams_refusals_are_learn_errors(
+    client: LearnClient, lead: LearnClient, aria: LearnClient
+) -> None:
+    with pytest.raises(ForbiddenError):
+        client.rate("t-1", {"correctness": 0.5})  # an agent's token
+    with pytest.raises(ForbiddenError):
+        aria.rubric_replace("beta", QUESTIONS)
+    with pytest.raises(ForbiddenError):
+        aria.members("beta")
+    with pytest.raises(NotFoundError):
+        aria.rubric("default")
+    with pytest.raises(InvalidError) as refused:
+        lead.rubric_replace("beta", QUESTIONS, preference="why")
+    assert [d["loc"] for d in refused.value.details] == [["preference"]]
+    with pytest.raises(NotFoundError):
+        aria.rate("no-such-turn", {"solved": True})
+    assert Rating.objects.count() == 0
+
+
+def test_a_question_with_answers_is_not_removed(
+    portal: Portal, lead: LearnClient, aria: LearnClient
+) -> None:
+    lead.rubric_replace("beta", QUESTIONS)
+    beta_agent = ApiTokenFactory.create(name="beta-agent", role="agent", project="beta").raw
+    with LearnClient(portal.url, beta_agent) as agent:
+        agent.submit_turns([{"correlation_id": "t-1", "rated_turn": turn()}])
+    aria.rate("t-1", {"solved": False})
+    with pytest.raises(ConflictError):
+        lead.rubric_replace("beta", QUESTIONS[1:])
+    assert lead.rubric("beta").version == 2
+
+
+@pytest.fixture
+def asa(portal: Portal, lead: LearnClient) -> str:
+    lead.rubric_replace("beta", QUESTIONS)
+    user = UserFactory.create(username="asa", role="annotator", project="beta")
+    return ApiTokenFactory.create(name="asa-own", user=user).raw
+
+
+async def test_the_async_client_reads_the_same(portal: Portal, asa: str) -> None:
+    async with AsyncLearnClient(portal.url, asa) as client:
+        assert [p.slug for p in (await client.projects()).results] == ["beta"]
+        assert [q["key"] for q in (await client.rubric("beta")).questions] == ["solved", "why"]
+        with pytest.raises(ForbiddenError):
+            await client.members("beta")
