@@ -6,34 +6,19 @@ import difflib
 from dataclasses import dataclass
 from typing import Any
 
+from core.line_diffs import DiffLine, line_diff
 from refinement.change_text import change_text, is_file_edit
 from refinement.trust_region import max_step
 
 
-@dataclass(frozen=True)
-class DiffLine:
-    kind: str  # add, del, hunk, head, same
-    text: str
-
-
 def skill_file_diff(path: str, old: str | None, new: str | None) -> list[DiffLine]:
     """A unified line diff of a learnings file; an absent file diffs as empty."""
-    lines = difflib.unified_diff(
-        (old or "").splitlines(),
-        (new or "").splitlines(),
+    return line_diff(
+        old or "",
+        new or "",
         fromfile=f"a/{path}" if old is not None else "/dev/null",
         tofile=f"b/{path}" if new is not None else "/dev/null",
-        lineterm="",
     )
-    return [DiffLine(_kind(line), line) for line in lines]
-
-
-def _kind(line: str) -> str:
-    if line.startswith(("+++", "---")):
-        return "head"
-    if line.startswith("@@"):
-        return "hunk"
-    return {"+": "add", "-": "del"}.get(line[:1], "same")
 
 
 def weight_change(old: Any, new: Any) -> dict[str, Any]:

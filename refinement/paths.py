@@ -75,3 +75,7 @@ def routable(component: str) -> bool:
 
 def step_path(step_id: str, field: str) -> str:
     return f"steps.{step_id}.{field}"
+
+
+def is_markdown(path: str) -> bool:
+    return path.endswith(".md")

@@ -16,6 +16,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from core.accounts.roles import Action
+from core.markdown import markdown_html
 from core.projects.selection import project_pk
 from core.web import page, requires, show_learn_error, when
 from learnportal_protocol.errors import ErrorCode, LearnError
@@ -30,9 +31,9 @@ from refinement.learning_store import (
     step_update,
     steps_list,
 )
-from refinement.markdown import is_markdown, markdown_html
 from refinement.models import RefinementStatus
 from refinement.pages import rollback_and_say
+from refinement.paths import is_markdown
 from refinement.skill_forms import StepSettingsForm
 
 if TYPE_CHECKING:

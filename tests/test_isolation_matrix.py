@@ -141,6 +141,11 @@ def alpha() -> dict[str, Any]:
         "post", f"/api/steps/{STEP}/runs/", {"description": f"a run {SECRET}", "edits": []}
     )
     assert ran.status_code == 200, ran.content
+    rules = {"guidelines": f"# Rules {SECRET}", "questions": {"correctness": f"check {SECRET}"}}
+    wrote = boss.rest("put", "/api/projects/alpha/guidelines/", rules)
+    assert wrote.status_code == 200, wrote.content
+    read = ann.rest("post", "/api/projects/alpha/guidelines/acknowledge/", {"version": 1})
+    assert read.status_code == 200, read.content
     principal = principal_for_token(agent.token)
     assert principal is not None
     plan = PlanFactory.create(
@@ -180,6 +185,7 @@ def alpha() -> dict[str, Any]:
         "id": annotator.pk,
         "url": "",
         "app_label": "projects",
+        "version": 1,
     }
     strings = alphas_strings(project)
     tokens = {"agent_token": agent.token, "reviewer_token": rev.token}

@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterable
 
     from core.accounts.models import User
+    from core.projects.guidelines import Guidelines
     from core.projects.models import Project
 
 
@@ -23,6 +24,9 @@ class ProjectAnswer(Answer):
     lease_seconds: int | None = Field(description="empty: LEARNPORTAL_LEASE_SECONDS")
     blind: bool
     guidelines: str = Field(description="markdown, shown beside the rating task")
+    guidelines_ack_required: bool = Field(
+        description="people acknowledge each new version of the guidelines before they rate again"
+    )
 
     @classmethod
     def of(cls, project: Project) -> Self:
@@ -52,3 +56,64 @@ class MemberList(Answer):
     @classmethod
     def of(cls, members: Iterable[tuple[User, Role]]) -> Self:
         return cls(results=[MemberAnswer.of(person, role) for person, role in members])
+
+
+class GuidelinesEntry(Answer):
+    """One version in the list: who saved it, when."""
+
+    version: int
+    by: str = Field(description="empty: written before versions were kept")
+    created: float | None = Field(description="epoch seconds")
+
+    @classmethod
+    def of(cls, guidelines: Guidelines) -> Self:
+        return cls(version=guidelines.version, by=guidelines.by, created=guidelines.created)
+
+
+class GuidelinesVersionAnswer(GuidelinesEntry):
+    """One version of a project's guidelines; version 0: it has written none."""
+
+    guidelines: str = Field(description="the project's own markdown")
+    questions: dict[str, str] = Field(description="a rubric question's key to its markdown")
+
+    @classmethod
+    def of(cls, guidelines: Guidelines) -> Self:
+        return cls(
+            version=guidelines.version,
+            by=guidelines.by,
+            created=guidelines.created,
+            guidelines=guidelines.text,
+            questions=guidelines.questions,
+        )
+
+
+class GuidelinesAnswer(GuidelinesVersionAnswer):
+    """The current version, what the caller has read of them, and the newest versions."""
+
+    ack_required: bool = Field(description="the project's guidelines_ack_required")
+    acknowledged: int = Field(description="the newest version you have acknowledged; 0: none")
+    due: int | None = Field(description="the version you must acknowledge before you rate")
+    versions: list[GuidelinesEntry] = Field(description="the newest versions, newest first")
+
+    @classmethod
+    def current(
+        cls,
+        guidelines: Guidelines,
+        *,
+        ack_required: bool,
+        acknowledged: int,
+        due: int | None,
+        versions: Iterable[Guidelines],
+    ) -> Self:
+        return cls(
+            **GuidelinesVersionAnswer.of(guidelines).model_dump(),
+            ack_required=ack_required,
+            acknowledged=acknowledged,
+            due=due,
+            versions=[GuidelinesEntry.of(version) for version in versions],
+        )
+
+
+class AcknowledgedAnswer(Answer):
+    version: int = Field(description="the version you acknowledged")
+    due: int | None = Field(description="a version you must still acknowledge before you rate")

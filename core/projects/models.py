@@ -18,7 +18,11 @@ DEFAULT_PROJECT = "default"
 SLUG_PATTERN = r"^[a-z0-9](?:[a-z0-9-]{0,48}[a-z0-9])?$"
 SLUG_RULE = "1 to 50 lowercase letters, digits and inner hyphens"
 NAME_LENGTH = 120
-GUIDELINES_LENGTH = 100_000
+GUIDELINES_LENGTH = 100_000  # the project's guidelines; and all its questions' together
+# A rubric question's key (feedback.rubrics.questions): each question's guidelines are kept by it.
+QUESTION_KEY_PATTERN = r"^[a-z][a-z0-9_]{0,39}$"
+QUESTION_GUIDELINES_LENGTH = 10_000  # one question's guidelines
+MAX_QUESTION_GUIDELINES = 100  # questions with guidelines of their own, in one version
 MAX_RATINGS_PER_TURN = 50
 MAX_LEASE_SECONDS = 7 * 24 * 3600
 
@@ -42,7 +46,15 @@ class Project(models.Model):
     blind = models.BooleanField(
         default=True, help_text="Annotators see no other person's rating until they have rated."
     )
+    # The newest version's own text (GuidelinesVersion), kept here as the settings show it.
     guidelines = models.TextField(blank=True, max_length=GUIDELINES_LENGTH)
+    # A database default too: a row written by code from before this column (a migration's
+    # model of then) is one that asks nothing.
+    guidelines_ack_required = models.BooleanField(
+        default=False,
+        db_default=False,
+        help_text="People acknowledge each new version of the guidelines before they rate again.",
+    )
     created_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
@@ -69,3 +81,44 @@ class Membership(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user} in {self.project} as {self.role}"
+
+
+class GuidelinesVersion(models.Model):
+    """One version of a project's guidelines (core.projects.guidelines): its own markdown and
+    each question's, as a manager saved them. Versions are never changed or removed."""
+
+    project = models.ForeignKey(
+        Project, on_delete=models.CASCADE, related_name="guidelines_versions"
+    )
+    version = models.PositiveIntegerField()
+    guidelines = models.TextField(blank=True, max_length=GUIDELINES_LENGTH)
+    questions = models.JSONField(default=dict, blank=True, help_text="question key to markdown")
+    by = models.CharField(max_length=150, blank=True, help_text="empty: before versions were kept")
+    created = models.FloatField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["project", "version"], name="guidelines_version_once")
+        ]
+
+    def __str__(self) -> str:
+        return f"guidelines {self.version} of project {self.project_id}"
+
+
+class GuidelinesAcknowledgement(models.Model):
+    """A person has read this version of the project's guidelines."""
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="+")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    version = models.PositiveIntegerField()
+    created = models.FloatField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["project", "user", "version"], name="guidelines_acknowledged_once"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user_id} read guidelines {self.version} of project {self.project_id}"

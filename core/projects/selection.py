@@ -30,10 +30,13 @@ def project_pk(slug: str) -> int:
     if (pk := _PKS.get(slug)) is None:
         from core.projects.services import default_project
 
-        if slug == DEFAULT_PROJECT:
+        # The id alone: a migration of another app may ask for it before the projects' table
+        # has every column of today's model.
+        pk = Project.objects.values_list("pk", flat=True).filter(slug=slug).first()
+        if pk is None and slug == DEFAULT_PROJECT:
             pk = default_project().pk
-        else:
-            pk = Project.objects.values_list("pk", flat=True).get(slug=slug)
+        elif pk is None:
+            raise Project.DoesNotExist(f"No project {slug!r}.")
         _PKS[slug] = pk
     return pk
 

@@ -12,6 +12,7 @@ from django.db import IntegrityError, transaction
 
 from core.accounts.models import User
 from core.accounts.roles import PROJECT_ROLES, Role
+from core.projects.guidelines import guidelines_current, guidelines_save
 from core.projects.models import DEFAULT_PROJECT, Project
 from core.projects.rules import ratings_per_turn, ratings_per_turn_changed
 from learnportal_protocol.errors import conflict, detail, forbidden, invalid, not_found
@@ -19,7 +20,14 @@ from learnportal_protocol.errors import conflict, detail, forbidden, invalid, no
 if TYPE_CHECKING:
     from core.accounts.principals import Principal
 
-SETTINGS_FIELDS = ("name", "ratings_per_turn", "lease_seconds", "blind", "guidelines")
+SETTINGS_FIELDS = (
+    "name",
+    "ratings_per_turn",
+    "lease_seconds",
+    "blind",
+    "guidelines",
+    "guidelines_ack_required",
+)
 
 
 def project_named(slug: str) -> Project:
@@ -59,8 +67,9 @@ def project_add(*, slug: str, name: str) -> Project:
     return project
 
 
-def project_update(*, project: Project, changes: dict[str, Any]) -> Project:
-    """Change a project's settings (`SETTINGS_FIELDS`); the slug never changes."""
+def project_update(*, project: Project, changes: dict[str, Any], member: Principal) -> Project:
+    """Change a project's settings (`SETTINGS_FIELDS`) as `member` asks; the slug never changes.
+    New guidelines are the next version of them (core.projects.guidelines), its questions' kept."""
     unknown = sorted(set(changes) - set(SETTINGS_FIELDS))
     if unknown:
         raise invalid(
@@ -72,7 +81,11 @@ def project_update(*, project: Project, changes: dict[str, Any]) -> Project:
         setattr(project, field, value)
     _cleaned(project)
     with transaction.atomic():
-        project.save(update_fields=[*changes] or None)
+        if fields := [field for field in changes if field != "guidelines"]:
+            project.save(update_fields=fields)
+        if "guidelines" in changes:
+            kept = guidelines_current(project.pk).questions
+            guidelines_save(project=project, text=changes["guidelines"], questions=kept, by=member)
         if ratings_per_turn(project.pk) != needed_before:
             ratings_per_turn_changed.send(sender=Project, project_id=project.pk)
     return project

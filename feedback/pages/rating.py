@@ -12,6 +12,7 @@ from pydantic import ValidationError
 from core.web import show_learn_error, when
 from feedback.forms import POLARITY_HELP, RATING_LOCS, RatingForm
 from feedback.lease_notes import LEASE_WARNING_SECONDS, not_needed
+from feedback.pages.guidelines import guidelines_context
 from feedback.selectors.turns import turn_ratings
 from feedback.selectors.visibility import still_blind
 from learnportal_protocol import Feedback
@@ -84,7 +85,8 @@ def turn_context(
     turn: Turn, principal: Principal, form: RatingForm, rubric: RubricForm | None = None
 ) -> dict[str, Any]:
     """What the partials of one turn and its rating form need (templates/feedback/partials/):
-    the form of the project's own rubric when it has one, else the five-dimension form."""
+    the form of the project's own rubric when it has one, else the five-dimension form, and the
+    project's guidelines beside them."""
     ratings = turn_ratings(turn, viewer=principal)
     return {
         "turn": turn,
@@ -94,6 +96,7 @@ def turn_context(
         "ratings": [(rating, excerpt(turn, rating)) for rating in ratings],
         "blind": still_blind(ratings, principal),
         "polarity_help": {p.value: text for p, text in POLARITY_HELP.items()},
+        **guidelines_context(principal, rubric),
     }
 
 

@@ -63,6 +63,7 @@ class QuestionField:
     value: str = ""
     choices: list[Choice] = field(default_factory=list)
     error: str = ""
+    guidelines: str = ""  # the question's own, rendered (feedback.pages.guidelines)
 
     @property
     def kind(self) -> str:

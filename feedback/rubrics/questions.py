@@ -11,17 +11,20 @@ from typing import Annotated, Any, Literal, get_args
 
 from pydantic import AfterValidator, Field, ValidationError, field_validator, model_validator
 
+from core.projects.models import QUESTION_KEY_PATTERN as KEY_PATTERN
 from feedback.rubrics import bounds
 from learnportal_protocol.errors import Loc, cut, detail, invalid
 from learnportal_protocol.fielderror import FieldError
 from learnportal_protocol.models import NO_CONTROL, NO_NUL, StrictModel
 from learnportal_protocol.wire import invalid_from, summarize
 
-KEY_PATTERN = r"^[a-z][a-z0-9_]{0,39}$"
 LABEL_LENGTH = 120  # a question's label, its end labels and each of its options
 DESCRIPTION_LENGTH = 2000
 MAX_HOTKEYS = 10
 LIST_KEY = "?"  # the key that lists the others, so no question may take it
+GUIDELINES_KEY = "g"  # the key that opens and closes the guidelines, in either case
+# The rating pages' own keys, which no question may take.
+PAGE_KEYS = {LIST_KEY: "lists the hotkeys", GUIDELINES_KEY: "opens the guidelines"}
 # A numeric question's bounds: enough for any scale a person rates on, and small enough that
 # the grid's arithmetic (below) stays exact to far better than its tolerance.
 NUMERIC_LIMIT = 1e9
@@ -48,8 +51,8 @@ def _not_blank(text: str) -> str:
 def _hotkey(key: str) -> str:
     if not key.isprintable() or key.isspace():
         raise ValueError(f"a hotkey is one printable key, not {key!r}")
-    if key == LIST_KEY:
-        raise ValueError(f"{LIST_KEY} lists the hotkeys, so no question may take it")
+    if (does := PAGE_KEYS.get(key.lower())) is not None:
+        raise ValueError(f"{key} {does}, so no question may take it")
     return key
 
 

@@ -14,6 +14,7 @@ from django.db import connection, transaction
 from core.accounts.roles import Action
 from core.columns import Columns
 from core.events import broadcast_on_commit
+from core.projects.guidelines import guidelines_read_check
 from core.projects.selection import project_pk
 from core.timing import staged
 from feedback.buckets import buckets_add_feedback
@@ -55,8 +56,11 @@ def feedback_record(
     principal: Principal,
     feedbacks: list[FeedbackItem],
 ) -> FeedbackOutcome:
-    """Store a batch of feedback, all or nothing, and fold the scores into component stats."""
+    """Store a batch of feedback, all or nothing, and fold the scores into component stats.
+    A person's is a rating, by whichever path it comes: it needs the guidelines read first,
+    where their project asks for it."""
     principal.require(Action.FEEDBACK)
+    guidelines_read_check(principal)
     provenance, problems = [], []
     for index, item in enumerate(feedbacks):
         source, annotator_id, item_problems = provenance_of(principal, item, index)

@@ -20,6 +20,7 @@ from django.db import transaction
 from pydantic import ValidationError
 
 from core.accounts.roles import Action
+from core.projects.guidelines import guidelines_read_check
 from core.projects.selection import project_pk
 from feedback.models import FEEDBACK_ID_SEPARATOR, Rating
 from feedback.rubrics.answers import answers_clean
@@ -63,6 +64,7 @@ def rating_record(
     correlation_id: feedback.selectors.turns.turn_named), or refuse them all: `invalid` with details
     `["answers", key]` for each bad answer, and as the feedback service refuses the rest."""
     principal.require(Action.QUEUE)
+    guidelines_read_check(principal)  # before the answers are judged: it is said first
     turn_row = turn_named(turn, principal.project)
     project_id = project_pk(principal.project)
     stored = rubric_current(project_id)

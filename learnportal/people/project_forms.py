@@ -61,7 +61,13 @@ class ProjectSettingsForm(BodyForm):
         required=False,
         strip=False,
         widget=forms.Textarea(attrs={"rows": 12, "maxlength": str(models.GUIDELINES_LENGTH)}),
-        help_text="Markdown, shown to the raters beside the task.",
+        help_text="Markdown, shown to the raters beside the task. Each question's own, and the "
+        "versions, are on the guidelines page.",
+    )
+    guidelines_ack_required = forms.BooleanField(
+        label="Acknowledge new guidelines",
+        required=False,
+        help_text="People acknowledge each new version of the guidelines before they rate again.",
     )
 
 

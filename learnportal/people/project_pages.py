@@ -18,6 +18,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 
 from core.accounts.roles import Action, Role
+from core.markdown import markdown_html
 from core.projects import services
 from core.projects.chosen import project_choose
 from core.projects.selection import principal_in, visible_projects
@@ -30,7 +31,6 @@ from learnportal.people.project_forms import (
     ProjectSettingsForm,
 )
 from learnportal_protocol.errors import LearnError
-from refinement.markdown import markdown_html
 
 if TYPE_CHECKING:
     from django.http import HttpRequest, HttpResponse
@@ -129,7 +129,7 @@ def project_settings(request: AuthenticatedHttpRequest, slug: str) -> HttpRespon
         preview = request.POST.get("guidelines", "")
         if form.is_valid() and "preview" not in request.POST:
             try:
-                services.project_update(project=project, changes=form.cleaned_data)
+                services.project_update(project=project, changes=form.cleaned_data, member=member)
             except LearnError as error:
                 show_learn_error(form, error)
             else:
@@ -182,7 +182,8 @@ def _members_page(
     return page(request, "projects/members.html", context, status=status)
 
 
-def _managing(request: AuthenticatedHttpRequest, slug: str) -> tuple[Principal, Project]:
+def project_entered(request: AuthenticatedHttpRequest, slug: str) -> tuple[Principal, Project]:
+    """The signed-in person in the project `slug`, or the 404 page for one they may not enter."""
     principal = portal_principal(request)
     assert principal is not None  # behind login_required
     return _entered(principal, slug)
@@ -190,7 +191,7 @@ def _managing(request: AuthenticatedHttpRequest, slug: str) -> tuple[Principal, 
 
 @login_required
 def project_members(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse:
-    member, project = _managing(request, slug)
+    member, project = project_entered(request, slug)
     if not member.may(Action.MANAGE_PROJECT):
         return forbidden_page(request, member, Action.MANAGE_PROJECT)
     if request.method != "POST":
@@ -214,7 +215,7 @@ def _member_change(
     request: AuthenticatedHttpRequest, slug: str, username: str, form: MemberRoleForm | None
 ) -> HttpResponse:
     """Change a member's role to the one `form` holds, or with no form end their membership."""
-    member, project = _managing(request, slug)
+    member, project = project_entered(request, slug)
     if not member.may(Action.MANAGE_PROJECT):
         return forbidden_page(request, member, Action.MANAGE_PROJECT)
     try:

@@ -43,6 +43,7 @@ class ProjectChanges(StrictModel):
     lease_seconds: int | None = Field(default=None, ge=30, le=models.MAX_LEASE_SECONDS)
     blind: bool = True
     guidelines: str = Field(default="", max_length=models.GUIDELINES_LENGTH)
+    guidelines_ack_required: bool = False
 
 
 class MemberRequest(StrictModel):
@@ -117,7 +118,7 @@ class ProjectView(OneProjectView):
         self.member.require(Action.MANAGE_PROJECT)
         body = parse_body(ProjectChanges, request.body or b"{}")
         changes = {field: getattr(body, field) for field in body.model_fields_set}
-        project = services.project_update(project=self.project, changes=changes)
+        project = services.project_update(project=self.project, changes=changes, member=self.member)
         return Response(ProjectAnswer.of(project).model_dump(mode="json"))
 
 

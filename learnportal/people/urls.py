@@ -2,7 +2,14 @@ from __future__ import annotations
 
 from django.urls import path
 
-from learnportal.people import pages, project_pages, projects_api, rubric_pages
+from learnportal.people import (
+    guidelines_api,
+    guidelines_pages,
+    pages,
+    project_pages,
+    projects_api,
+    rubric_pages,
+)
 
 # People and tokens, under / in the `portal` namespace (learnportal.urls).
 page_urlpatterns = [
@@ -27,6 +34,16 @@ page_urlpatterns = [
         name="project-rubric-preview",
     ),
     path(
+        "projects/<str:slug>/guidelines/",
+        guidelines_pages.project_guidelines,
+        name="project-guidelines",
+    ),
+    path(
+        "projects/<str:slug>/guidelines/acknowledge/",
+        guidelines_pages.guidelines_acknowledged,
+        name="project-guidelines-acknowledge",
+    ),
+    path(
         "projects/<str:slug>/members/<str:username>/role/",
         project_pages.member_role,
         name="project-member-role",
@@ -45,6 +62,21 @@ api_urlpatterns = [
     path("projects/<str:slug>/rubric/", projects_api.RubricView.as_view(), name="project-rubric"),
     path(
         "projects/<str:slug>/members/", projects_api.MembersView.as_view(), name="project-members"
+    ),
+    path(
+        "projects/<str:slug>/guidelines/",
+        guidelines_api.GuidelinesView.as_view(),
+        name="project-guidelines",
+    ),
+    path(
+        "projects/<str:slug>/guidelines/acknowledge/",
+        guidelines_api.GuidelinesAcknowledgeView.as_view(),
+        name="project-guidelines-acknowledge",
+    ),
+    path(
+        "projects/<str:slug>/guidelines/<int:version>/",
+        guidelines_api.GuidelinesVersionView.as_view(),
+        name="project-guidelines-version",
     ),
     path(
         "projects/<str:slug>/members/<str:username>/",

@@ -12,6 +12,8 @@ from django.db.migrations.executor import MigrationExecutor
 from core.accounts.models import ApiToken, User
 from core.accounts.principals import principal_for_user
 from core.accounts.roles import Role
+from core.projects.guidelines import guidelines_current
+from core.projects.models import GuidelinesVersion, Project
 from core.projects.selection import project_pk
 from core.projects.services import project_add
 from feedback.counters import FEEDBACK_COUNTED
@@ -239,3 +241,22 @@ def test_the_feedback_count_before_projects_is_recounted_per_project() -> None:
     assert feedback_count(project_pk("default")) == 3
     assert feedback_count(other.pk) == 1
     assert Counter.objects.filter(name=FEEDBACK_COUNTED).count() == 2  # one row a project
+
+
+def test_each_projects_guidelines_before_versions_become_its_version_1() -> None:
+    call_command("migrate", "projects", "0001", verbosity=0)  # before guidelines had versions
+    then = MigrationExecutor(connection).loader.project_state(("projects", "0001_initial")).apps
+    try:
+        OldProject = then.get_model("projects", "Project")
+        OldProject.objects.filter(slug="default").update(guidelines="# Be kind")
+        OldProject.objects.create(slug="other", name="Other")  # none written: no version
+    finally:
+        call_command("migrate", verbosity=0)
+    versions = GuidelinesVersion.objects.select_related("project")
+    assert [(v.project.slug, v.version, v.guidelines, v.questions, v.by) for v in versions] == [
+        ("default", 1, "# Be kind", {}, "")
+    ]
+    assert guidelines_current(project_pk("default")).text == "# Be kind"
+    other = Project.objects.get(slug="other")
+    assert guidelines_current(other.pk).version == 0
+    assert other.guidelines_ack_required is False

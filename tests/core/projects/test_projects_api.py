@@ -56,6 +56,7 @@ def test_a_site_admin_makes_a_project_and_nobody_else_may(boss: Actor, lead: Act
         "lease_seconds": None,
         "blind": True,
         "guidelines": "",
+        "guidelines_ack_required": False,
     }
     refused = lead.rest("post", "/api/projects/", {"slug": "delta", "name": "Delta"})
     assert refused.status_code == 403

@@ -183,13 +183,13 @@ def test_a_text_question_is_bounded_by_the_setting(settings: Any) -> None:
     assert isinstance(question, TextQuestion) and question.answer_length() == 100
 
 
-@pytest.mark.parametrize("hotkeys", [["?"], ["ab"], [""], [" "], ["\n"], ["a", "a"]])
+@pytest.mark.parametrize("hotkeys", [["?"], ["g"], ["G"], ["ab"], [""], [" "], ["\n"], ["a", "a"]])
 def test_it_refuses_a_hotkey_that_is_not_one_free_printable_key(hotkeys: list[str]) -> None:
     assert places(one_question(numeric(hotkeys=hotkeys)))[0][:3] == ["questions", 0, "hotkeys"]
 
 
 def test_it_refuses_more_hotkeys_than_a_short_list() -> None:
-    hotkeys = [chr(ord("a") + i) for i in range(MAX_HOTKEYS + 1)]
+    hotkeys = [chr(ord("0") + i) for i in range(MAX_HOTKEYS + 1)]
     assert places(one_question(numeric(hotkeys=hotkeys))) == [["questions", 0, "hotkeys"]]
     assert rubric_from(one_question(numeric(hotkeys=hotkeys[:-1]))).questions[0].hotkeys
 

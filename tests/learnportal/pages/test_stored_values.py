@@ -20,7 +20,7 @@ from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver
 
 from core.accounts.models import ApiToken, User
-from core.projects.models import Project
+from core.projects.models import GuidelinesVersion, Project
 from feedback.exports import FORMATS
 from feedback.import_staging import TOKEN_BYTES
 from feedback.models import ComponentStats, Experience, Feedback, Turn
@@ -163,6 +163,17 @@ def age_rows_as_legacy() -> None:
     Experience.objects.filter(pk=Experience.objects.order_by("pk")[0].pk).update(
         state="[]", action="null"
     )
+    default = Project.objects.get(slug="default")
+    Project.objects.filter(pk=default.pk).update(guidelines_ack_required=True)
+    for version, questions in ((1, {"Bad Key\n": LEGACY_NAME}), (2, {"tone": HUGE_TEXT})):
+        GuidelinesVersion.objects.create(
+            project=default,
+            version=version,
+            guidelines=HUGE_TEXT if version == 2 else LEGACY_NAME,
+            questions=questions if version == 1 else [1, 2],
+            by=LEGACY_NAME,
+            created=LEGACY_TS,
+        )
 
 
 def _values() -> dict[str, list[str]]:
@@ -188,6 +199,8 @@ def _values() -> dict[str, list[str]]:
         "token": ["0" * 2 * TOKEN_BYTES, "not-an-upload"],  # an import's upload: none is kept
         "slug": list(Project.objects.values_list("slug", flat=True)[:2]),
         "username": list(User.objects.values_list("username", flat=True)[:2]),
+        "version": [str(v) for v in GuidelinesVersion.objects.values_list("version", flat=True)]
+        or ["1"],
     }
 
 

@@ -9,7 +9,15 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from rest_framework.test import APIClient
 
-from core.projects.answers import MemberAnswer, MemberList, ProjectAnswer, ProjectList
+from core.projects.answers import (
+    AcknowledgedAnswer,
+    GuidelinesAnswer,
+    GuidelinesVersionAnswer,
+    MemberAnswer,
+    MemberList,
+    ProjectAnswer,
+    ProjectList,
+)
 from feedback.answers import (
     Agreement,
     FeedbackPage,
@@ -91,6 +99,10 @@ ANSWERS: dict[tuple[str, str, str], type[BaseModel]] = {
     ("post", "/api/projects/{slug}/members/", "200"): MemberAnswer,
     ("get", "/api/projects/{slug}/rubric/", "200"): RubricAnswer,
     ("put", "/api/projects/{slug}/rubric/", "200"): RubricAnswer,
+    ("get", "/api/projects/{slug}/guidelines/", "200"): GuidelinesAnswer,
+    ("put", "/api/projects/{slug}/guidelines/", "200"): GuidelinesAnswer,
+    ("get", "/api/projects/{slug}/guidelines/{version}/", "200"): GuidelinesVersionAnswer,
+    ("post", "/api/projects/{slug}/guidelines/acknowledge/", "200"): AcknowledgedAnswer,
     ("get", "/api/webhooks/", "200"): EndpointList,
     ("post", "/api/webhooks/", "201"): EndpointCreated,
     ("get", "/api/webhooks/{endpoint_id}/", "200"): EndpointAnswer,

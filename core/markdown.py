@@ -1,9 +1,10 @@
-"""Learnings files as a reviewer reads them: Markdown rendered, then sanitized.
+"""Markdown as the portal shows it (learnings files, a project's guidelines): rendered, then
+sanitized.
 
 markdown-it-py renders CommonMark (and tables) with raw HTML off, so a `<script>` in a SKILL.md
-is text; nh3 then keeps only harmless tags and attributes, in case a rule of either library
+or a project's guidelines is text; nh3 then keeps only harmless tags and attributes, in case a rule of either library
 lets something through. Images are dropped: the Content-Security-Policy would refuse any from
-elsewhere, and a learnings file has none of its own.
+elsewhere, and neither a learnings file nor the guidelines have any of their own.
 """
 
 from __future__ import annotations
@@ -45,7 +46,3 @@ def markdown_html(text: str, *, base: str) -> SafeString:
         attribute_filter=resolve,
     )
     return mark_safe(cleaned)  # sanitized just above
-
-
-def is_markdown(path: str) -> bool:
-    return path.endswith(".md")
