@@ -70,17 +70,18 @@ def teams_make(plans: list[ProjectPlan]) -> list[Team]:
     teams = []
     for spec in plans:
         project = project_add(slug=spec.slug, name=f"Team {spec.index + 1} ({spec.rubric})")
-        project = project_update(
-            project=project,
-            changes={"ratings_per_turn": spec.ratings_per_turn, "blind": spec.blind},
-        )
         member_set(project=project, person=users[spec.manager], role="manager")
         member_set(project=project, person=users[spec.reviewer], role="reviewer")
         for name in spec.annotators:
             member_set(project=project, person=users[name], role="annotator")
+        manager = principal_in(principal_for_user(users[spec.manager]), spec.slug)
+        project = project_update(
+            project=project,
+            changes={"ratings_per_turn": spec.ratings_per_turn, "blind": spec.blind},
+            member=manager,
+        )
         questions = RUBRICS[spec.rubric]
         if questions is not None:
-            manager = principal_in(principal_for_user(users[spec.manager]), spec.slug)
             rubric_replace(member=manager, project=project, data=questions)
         stored = rubric_current(project.pk)
         people = {

@@ -20,7 +20,7 @@ from core.accounts.roles import Action
 from core.projects.models import Project
 from feedback.models import Feedback, Rating, RubricVersion, Turn
 from feedback.rubrics.defaults import default_rubric
-from feedback.rubrics.questions import Rubric, rubric_from
+from feedback.rubrics.questions import PAGE_KEYS, Rubric, rubric_from
 from feedback.rubrics.scores import DIMENSIONS
 from feedback.rubrics.versions import rubric_change_refusal
 from learnportal_protocol import FeedbackSource
@@ -65,7 +65,13 @@ def rubrics_at(project_id: int, versions: set[int]) -> dict[int, Rubric]:
 
 
 def _stored(questions: str, preference: str) -> Rubric:
-    return Rubric.model_validate({"questions": orjson.loads(questions), "preference": preference})
+    """A stored version as the rubric it is. A hotkey the rating page came to take for itself
+    after the version was written (feedback.rubrics.questions.PAGE_KEYS) is left out: the page
+    keeps its key, the question its other keys and its place."""
+    items = orjson.loads(questions)
+    for item in items:
+        item["hotkeys"] = [k for k in item.get("hotkeys", []) if k.lower() not in PAGE_KEYS]
+    return Rubric.model_validate({"questions": items, "preference": preference})
 
 
 def rubric_replace(*, member: Principal, project: Project, data: Any) -> StoredRubric:

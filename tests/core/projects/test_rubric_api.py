@@ -171,3 +171,18 @@ def test_the_default_dimensions_have_answers_once_people_rated_them(
         {**q, "retired": q["key"] == "safety"} for q in aria.rest("get", URL).json()["questions"]
     ]
     assert put(lead, *kept).status_code == 200
+
+
+def test_a_stored_hotkey_the_page_now_takes_is_left_out_and_the_rubric_still_reads(
+    alpha: Project, aria: Actor
+) -> None:
+    RubricVersion.objects.create(
+        project=alpha,
+        version=2,
+        questions='[{"kind": "boolean", "key": "good", "label": "Good", "hotkeys": ["y", "g"]}]',
+        by="lead",
+        created=0.0,
+    )
+    response = aria.rest("get", URL)
+    assert response.status_code == 200, response.content
+    assert response.json()["questions"][0]["hotkeys"] == ["y"]
