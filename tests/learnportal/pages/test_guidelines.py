@@ -268,3 +268,14 @@ def test_an_acknowledgement_of_no_version_is_refused_in_words(
     )
     assert "no guidelines version 7" in back.content.decode()
     assert back.redirect_chain[-1][0] == "/queue/"
+
+
+def test_each_version_links_the_changes_from_the_one_before_and_the_first_none(
+    lead: Principal, project: Project, annie: Client
+) -> None:
+    save(lead, project, "First.")
+    save(lead, project, "Second.")
+    body = annie.get(URL).content.decode()
+    assert "?from=1&amp;to=2#diff" in body
+    assert "?from=0&amp;to=1" not in body
+    assert annie.get(f"{URL}?from=1&to=2").status_code == 200
