@@ -44,6 +44,7 @@ class GuidelinesRequest(StrictModel):
         default_factory=dict,
         max_length=models.MAX_QUESTION_GUIDELINES,
         description="a rubric question's key to its markdown; an empty text: none",
+        json_schema_extra={"additionalProperties": False},  # keys only of the pattern's
     )
 
 

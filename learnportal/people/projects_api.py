@@ -185,6 +185,7 @@ class RubricView(OneProjectView):
             "application/json": {
                 "type": "object",
                 "properties": {"questions": {}, "preference": {"type": "string"}},
+                "required": ["questions"],
             }
         },
         responses={

@@ -75,6 +75,28 @@ BEYOND_THE_SCHEMA = [
         "an endpoint's host resolves to public addresses only (DNS says so, not a pattern), "
         "and its port is 1 to 65535",
     ),
+    *(
+        Rule(
+            "PUT /api/projects/{slug}/rubric/",
+            loc,
+            "a rubric's questions are read by their kind, with rules across their fields (a "
+            "range, a grid, unique keys and hotkeys, the page's own keys) and against the "
+            "answers stored: the schema leaves them free, and the preference names one of them",
+        )
+        for loc in (
+            ("questions",),
+            ("questions", None),
+            ("questions", None, None),
+            ("questions", None, None, None),
+            ("preference",),
+        )
+    ),
+    Rule(
+        "PUT /api/projects/{slug}/guidelines/",
+        ("questions",),
+        "the questions' guidelines are bounded in all as well as each (no JSON Schema keyword "
+        "sums the lengths of an object's values)",
+    ),
     Rule(
         "POST /api/learn/",
         ("feedbacks", None, "correction_span"),
