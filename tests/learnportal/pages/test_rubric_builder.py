@@ -340,3 +340,8 @@ def test_a_preference_question_without_a_score_is_refused_beside_its_field(
     assert response.context["error"] == ""  # said beside the field, not above the cards
     assert versions(alpha) == [2]
     assert rubric_current(alpha.pk).rubric.preference == ""
+
+
+def test_the_rubric_page_leads_to_the_guidelines_beside_it(lead: Actor) -> None:
+    body = browser_of(lead).get(PAGE).content.decode()
+    assert 'href="/projects/alpha/guidelines/"' in body
