@@ -59,8 +59,14 @@ def feedback_record(
     """Store a batch of feedback, all or nothing, and fold the scores into component stats.
     A person's is a rating, by whichever path it comes: it needs the guidelines read first,
     where their project asks for it."""
-    principal.require(Action.FEEDBACK)
     guidelines_read_check(principal)
+    return feedback_store(principal=principal, feedbacks=feedbacks)
+
+
+def feedback_store(*, principal: Principal, feedbacks: list[FeedbackItem]) -> FeedbackOutcome:
+    """`feedback_record` for a caller that has checked the guidelines itself (the ratings
+    service, which says so before it judges the answers)."""
+    principal.require(Action.FEEDBACK)
     provenance, problems = [], []
     for index, item in enumerate(feedbacks):
         source, annotator_id, item_problems = provenance_of(principal, item, index)

@@ -26,7 +26,7 @@ from feedback.models import FEEDBACK_ID_SEPARATOR, Rating
 from feedback.rubrics.answers import answers_clean
 from feedback.rubrics.scores import DIMENSIONS, feedback_keys, scores_of
 from feedback.selectors.turns import turn_named
-from feedback.services.feedbacks import feedback_record
+from feedback.services.feedbacks import feedback_store
 from feedback.services.rubrics import rubric_current
 from learnportal_protocol import Feedback, FeedbackPolarity, RatedTurn
 from learnportal_protocol.errors import detail, invalid
@@ -64,7 +64,7 @@ def rating_record(
     correlation_id: feedback.selectors.turns.turn_named), or refuse them all: `invalid` with details
     `["answers", key]` for each bad answer, and as the feedback service refuses the rest."""
     principal.require(Action.QUEUE)
-    guidelines_read_check(principal)  # before the answers are judged: it is said first
+    guidelines_read_check(principal)  # once, before the answers are judged: it is said first
     turn_row = turn_named(turn, principal.project)
     project_id = project_pk(principal.project)
     stored = rubric_current(project_id)
@@ -75,7 +75,7 @@ def rating_record(
     rating_id = uuid.uuid4().hex
     feedbacks = rating_feedbacks(turn_row, rating_id, scores, remarks)
     with transaction.atomic():
-        feedback_record(principal=principal, feedbacks=feedbacks)
+        feedback_store(principal=principal, feedbacks=feedbacks)
         span = remarks.correction_span or (None, None)
         Rating.objects.create(
             rating_id=rating_id,
