@@ -13,6 +13,7 @@ from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 
 from core.accounts.principals import Principal, principal_for_token
+from core.projects.selection import project_pk
 from feedback.models import ComponentStats, Experience
 from learnportal_protocol.errors import ErrorCode, LearnError
 from refinement.adapt import adapt_run
@@ -112,6 +113,7 @@ def test_apply_adapt_and_rollback_each_keep_a_snapshot_that_matches_their_revisi
 
 def test_applying_one_proposal_takes_a_bounded_number_of_queries(machine: Principal) -> None:
     subscriptions()  # which webhooks to write is read once a while, not per apply: warm it
+    project_pk(machine.project)  # and a project's id once a process: as an earlier test left it
     with CaptureQueriesContext(connection) as queries:
         outcome = proposal_apply(principal=machine, raw=weight_proposal("alpha", 0.5, 0.55))
 
