@@ -99,11 +99,14 @@ def summary(frames: list[dict[str, Any]]) -> list[tuple[str, Any, Any, Any]]:
 async def test_each_projects_members_hear_its_events_and_totals_and_not_the_others(
     teams: dict[str, Actor],
 ) -> None:
-    await sent(teams["default-agent"], "d-1", "d-2", "d-3")  # default counts 3 before
     alpha_ear, default_ear = (
         await listening(teams["alpha-ann"]),
         await listening(teams["default-ann"]),
     )
+    # Heard before alpha acts: a flush comes when it comes, and one that came late would be
+    # heard by a socket opened after the send.
+    await sent(teams["default-agent"], "d-1", "d-2", "d-3")
+    assert summary(await heard(default_ear, 1)) == [("feedback.recorded", "default-agent", 3, 0)]
     await queued(teams["alpha-agent"], "a-turn")
     # alpha's totals: its one turn waiting, then its one feedback, not default's three.
     assert summary(await heard(alpha_ear, 1)) == [("turns.queued", "alpha-agent", 0, 1)]
