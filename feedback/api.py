@@ -51,10 +51,10 @@ from feedback.filters import (
     parse_feedback_query,
     parse_filters,
 )
+from feedback.question_sums import question_agreements
 from feedback.queue import queue_held, queue_next, queue_release, queue_skip, queue_undo
 from feedback.selectors.agreement import agreement_read
 from feedback.selectors.explorer import feedback_matching, feedback_page
-from feedback.selectors.ratings import question_agreements
 from feedback.selectors.turns import turn_queue
 from feedback.services.ratings import Remarks, rating_record
 from feedback.services.turns import turns_submit

@@ -235,6 +235,49 @@ class AgreementTotals(models.Model):
         return self.dimension
 
 
+class QuestionUnit(models.Model):
+    """One unit of a question's agreement, a turn: the sums of its people's latest counted
+    answers (feedback.rubrics.agreement.unit_sums), kept by the ratings service
+    (feedback.question_sums) while two people or more have answered."""
+
+    project = models.ForeignKey("projects.Project", on_delete=models.CASCADE, related_name="+")
+    turn = models.ForeignKey("Turn", on_delete=models.CASCADE, related_name="+")
+    question = models.CharField(max_length=40)
+    sums = models.JSONField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["turn", "question"], name="question_unit_once")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.question} on turn {self.turn_id}"
+
+
+class QuestionTotals(models.Model):
+    """Per project and question (its key), its units' sums added up (feedback.question_sums), under
+    the `shape` of the question they were counted for; alpha reads this one row.
+
+    The row with the empty question is the project's own: locked before any of its units move, and
+    `built` once its stored ratings have been counted (until then nothing is moved, and the
+    first read counts them all)."""
+
+    project = models.ForeignKey("projects.Project", on_delete=models.CASCADE, related_name="+")
+    question = models.CharField(max_length=40, blank=True)
+    shape = models.CharField(max_length=40, blank=True)
+    sums = models.JSONField(default=dict)
+    built = models.BooleanField(default=False)
+
+    class Meta:
+        verbose_name_plural = "question totals"
+        constraints = [
+            models.UniqueConstraint(fields=["project", "question"], name="question_totals_once")
+        ]
+
+    def __str__(self) -> str:
+        return self.question or "(project)"
+
+
 class Counter(models.Model):
     """A project's count kept at ingest (feedback.counters), in a few slots so that writers in
     different processes do not queue on one row; a count is the sum of its slots."""

@@ -4,8 +4,8 @@ and a rating that supersedes their earlier one (feedback.raters).
 The rating stays stored as it was; a Retraction record beside it makes it stop counting in
 every read through feedback.selectors.visibility.counted_feedback, and its score comes out of
 what ingest keeps counted: the component's stats, its hourly buckets, the feedback count (each
-its project's). The turns' queue
-fields and agreement's moments are the caller's to work out (each does it its own way).
+its project's), and the rated turns' sums of agreement per question (feedback.question_sums). The turns' queue
+fields and agreement's moments per dimension are the caller's to work out (each does it its own way).
 """
 
 from __future__ import annotations
@@ -16,7 +16,8 @@ from core.columns import Columns
 from feedback.buckets import buckets_retract
 from feedback.bulk import insert_rows
 from feedback.counters import FEEDBACK_COUNTED, counter_add
-from feedback.models import Feedback, Retraction
+from feedback.models import FEEDBACK_ID_SEPARATOR, Feedback, Retraction, Turn
+from feedback.question_sums import question_sums_recount
 from feedback.stats import ScoreDelta, stats_add_scores
 
 if TYPE_CHECKING:
@@ -32,12 +33,25 @@ def ratings_take_back(pks: Collection[int], *, by: str, now: float) -> None:
     rows = list(
         Feedback.objects.filter(pk__in=pks)
         .order_by("pk")
-        .values_list("pk", "project", "component_name", "ts", "score", "confidence", "source")
+        .values_list(
+            "pk",
+            "project",
+            "component_name",
+            "ts",
+            "score",
+            "confidence",
+            "source",
+            "feedback_id",
+            "correlation_id",
+        )
     )
     insert_rows(Retraction, RETRACTION_COLUMNS, [(pk, by, now) for pk, *_ in rows])
     taken: dict[int, dict[str, ScoreDelta]] = {}
     counted: dict[int, int] = {}
-    for _, project, component, ts, score, confidence, source in rows:
+    rated: dict[int, set[str]] = {}  # by project, the turns whose ratings these rows are of
+    for _, project, component, ts, score, confidence, source, feedback_id, key in rows:
+        if FEEDBACK_ID_SEPARATOR in feedback_id:
+            rated.setdefault(project, set()).add(key)
         counted[project] = counted.get(project, 0) + 1
         if component:
             of_project = taken.setdefault(project, {})
@@ -47,3 +61,6 @@ def ratings_take_back(pks: Collection[int], *, by: str, now: float) -> None:
         stats_add_scores(project, deltas)
     for project, count in sorted(counted.items()):
         counter_add(FEEDBACK_COUNTED, -count, project=project)
+    for project, keys in sorted(rated.items()):
+        turns = Turn.objects.filter(project_id=project, correlation_id__in=keys)
+        question_sums_recount(project, turns.values_list("pk", flat=True))

@@ -55,16 +55,18 @@ def _queue_columns(built: Built, ratings_per_turn: int) -> None:
 
 
 def recount() -> None:
-    """What the feedback service keeps at ingest (agreement's moments, the overview's
-    counters), recounted from the bulk-written rows as `manage.py feedback_recount` does."""
+    """What the feedback service keeps at ingest (agreement's moments and sums per question,
+    the overview's counters), recounted from the bulk-written rows as `manage.py feedback_recount` does."""
     from django.db import transaction
 
     from feedback.counters import counters_rebuild
     from feedback.moments import moments_rebuild
+    from feedback.question_sums import question_sums_rebuild
 
     with transaction.atomic():
         moments_rebuild()
         counters_rebuild()
+    question_sums_rebuild()
 
 
 def analyze() -> None:

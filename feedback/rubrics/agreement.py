@@ -1,12 +1,18 @@
 """How much annotators agree on each question of a rubric: Krippendorff's alpha at the level
-of measurement its kind implies, in plain numpy, O(values) but for the sort spans need.
+of measurement its kind implies, from sums that add up over the units (turns), so that a store
+can keep them as ratings arrive and leave (feedback.question_sums) and read alpha in constant
+time.
 
-- `numeric`: interval, by feedback.agreement's closed form.
+- `numeric`: interval, by feedback.agreement's closed form: per unit its count, sum, sum of
+  squares and share of the observed disagreement.
 - `categorical` (one option) and `boolean`: nominal.
 - `categorical`, `ordered`: ordinal. Krippendorff's ordinal distance between options c and k is
   (sum of n_g for g from c to k - (n_c + n_k) / 2)**2, with n_g the pairable values of option g;
   that is (r_k - r_c)**2 with r_c = n_0 + ... + n_c - n_c / 2, each option's mid-rank: so the
-  ordinal alpha is the interval alpha of the mid-ranks, and takes the same closed form.
+  ordinal alpha is the interval alpha of the mid-ranks. The mid-ranks depend on every unit, so
+  the sums are the coincidence matrix (o_ck = sum_u n_uc * n_uk / (m_u - 1), c = k with
+  n_uc - 1) and its margins, and the distances are taken when alpha is read, in the options'
+  order then.
 - `categorical`, `multiple`: nominal on each option's presence, pooled: an answer is the set of
   its options, and two answers differ by the options one has and the other has not (the distance
   |A ^ B|, a sum of one 0/1 distance per option); MASI and other set distances are out of scope.
@@ -26,13 +32,13 @@ in feedback.agreement, alpha is None with fewer than two such turns or no variat
 
 from __future__ import annotations
 
+import math
+from collections import Counter
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
-import numpy as np
-
-from feedback.agreement import Alpha, alpha_interval, alpha_interval_from_sums
+from feedback.agreement import Alpha, alpha_interval_from_sums
 from feedback.rubrics.answers import merged
 from feedback.rubrics.questions import (
     AnyQuestion,
@@ -43,11 +49,12 @@ from feedback.rubrics.questions import (
     SpansQuestion,
 )
 
-if TYPE_CHECKING:
-    from numpy.typing import NDArray
-
 Level = Literal["nominal", "ordinal", "interval"]
 Rating = tuple[Hashable, Any]  # (unit, answer): one per annotator and unit, e.g. (turn id, value)
+# What alpha is read from, as JSON keeps it: numbers, and (for the options) numbers by option,
+# or by pair of options. Added key by key (`sums_added`).
+Sums = dict[str, Any]
+BOOLEAN_OPTIONS = ("false", "true")
 
 
 @dataclass(frozen=True)
@@ -96,140 +103,180 @@ def question_agreement(
 ) -> QuestionAgreement:
     """Alpha of one question over `ratings`, its clean answers (ValueError for an answer the
     question does not take, or a spans question without its units' `response_lengths`)."""
+    if level_of(question) is None:
+        raise ValueError(f"{question.key} is a {question.kind} question: it has no level")
+    by_unit: dict[Hashable, list[Any]] = {}
+    for unit, answer in ratings:
+        by_unit.setdefault(unit, []).append(answer)
+    total: Sums = {}
+    for unit, answers in by_unit.items():
+        if len(answers) >= 2:
+            length = (
+                _length_of(response_lengths, unit) if isinstance(question, SpansQuestion) else 0
+            )
+            total = sums_added(total, unit_sums(question, answers, length=length))
+    return agreement_of(question, total)
+
+
+def agreement_of(question: AnyQuestion, sums: Sums) -> QuestionAgreement:
+    """A question's agreement from the sums over its units (`unit_sums`, added up)."""
     level = level_of(question)
     if level is None:
         raise ValueError(f"{question.key} is a {question.kind} question: it has no level")
-    labels, codes, values = pairable(ratings)
-    result: Alpha
-    if isinstance(question, NumericQuestion):
-        result = alpha_interval(codes, np.asarray(values, dtype=np.float64))
-    elif isinstance(question, CategoricalQuestion) and question.ordered:
-        result = _ordinal(codes, _indexes(question.options, values))
-    elif isinstance(question, CategoricalQuestion):
-        chosen = values if question.multiple else [[value] for value in values]
-        result = _pooled_sets(codes, [_indexes(question.options, c) for c in chosen])
-    elif isinstance(question, BooleanQuestion):
-        result = _pooled_sets(codes, [[int(value)] for value in _booleans(values)])
-    else:
-        assert isinstance(question, SpansQuestion)
-        lengths = [_length_of(response_lengths, label) for label in labels]
-        result = _spans(question, codes, values, lengths)
+    alpha = _alpha(question, sums)
     return QuestionAgreement(
-        question.key, question.kind, level, result.alpha, len(labels), len(values)
+        question.key, question.kind, level, alpha.alpha, alpha.units, int(sums.get("ratings", 0))
     )
 
 
-def pairable(ratings: Sequence[Rating]) -> tuple[list[Hashable], NDArray[np.int64], list[Any]]:
-    """The units with two ratings or more (their labels, numbered 0..U-1), and those ratings:
-    each one's unit number and its value."""
-    numbers: dict[Hashable, int] = {}
-    codes = np.fromiter(
-        (numbers.setdefault(unit, len(numbers)) for unit, _ in ratings), np.int64, len(ratings)
-    )
-    count = np.bincount(codes, minlength=len(numbers))
-    keep = count[codes] >= 2
-    kept_units = np.flatnonzero(count >= 2)
-    renumber = np.full(len(numbers), -1, dtype=np.int64)
-    renumber[kept_units] = np.arange(kept_units.size)
-    labels = list(numbers)
-    return (
-        [labels[unit] for unit in kept_units],
-        renumber[codes[keep]],
-        [value for (_, value), kept in zip(ratings, keep, strict=True) if kept],
-    )
+def shape_of(question: AnyQuestion) -> str:
+    """What a question's sums are sums of: its kind, and for a categorical one whether it is
+    ordered or multiple (none of which a question with answers may change)."""
+    if isinstance(question, CategoricalQuestion):
+        return (
+            "categorical"
+            + ("/ordered" if question.ordered else "")
+            + ("/multiple" if question.multiple else "")
+        )
+    return question.kind
 
 
-def _indexes(options: list[str], values: Sequence[Any]) -> list[int]:
-    index = {option: place for place, option in enumerate(options)}
-    wrong = [value for value in values if not isinstance(value, str) or value not in index]
-    if wrong:
-        raise ValueError(f"answers not among the options {options!r}: {wrong[:3]!r}")
-    return [index[value] for value in values]
+def unit_sums(question: AnyQuestion, answers: Sequence[Any], *, length: int = 0) -> Sums:
+    """One unit's sums: the clean `answers` of its people (two or more) to `question`, the
+    response `length` (characters) for spans. ValueError for an answer it does not take."""
+    m = len(answers)
+    if m < 2:
+        raise ValueError("a unit pairs two answers or more")
+    head: Sums = {"units": 1, "ratings": m}
+    if isinstance(question, NumericQuestion):
+        x = [_number(a) for a in answers]
+        total, squares = math.fsum(x), math.fsum(v * v for v in x)
+        within = max(squares - total * total / m, 0.0)
+        observed = m * within / (m - 1)
+        return head | {"values": m, "total": total, "squares": squares, "observed": observed}
+    if isinstance(question, SpansQuestion):
+        return head | _spans(question, answers, length)
+    if isinstance(question, BooleanQuestion):
+        chosen = [[BOOLEAN_OPTIONS[int(_boolean(a))]] for a in answers]
+    elif isinstance(question, CategoricalQuestion):
+        chosen = [_options(question, a if question.multiple else [a]) for a in answers]
+        if question.ordered:
+            return head | _coincidences([c[0] for c in chosen])
+    else:
+        raise ValueError(f"{question.key} is a {question.kind} question: it has no level")
+    having = Counter(option for c in chosen for option in set(c))
+    return head | {
+        "values": m,
+        "observed": math.fsum((m * k - k * k) / (m - 1) for k in having.values()),
+        "having": dict(having),
+    }
 
 
-def _booleans(values: list[Any]) -> list[bool]:
-    if not all(isinstance(value, bool) for value in values):
+def sums_added(into: Sums, sums: Sums, *, sign: int = 1) -> Sums:
+    """`into` plus `sign` times `sums`, key by key (nested for the options)."""
+    out = dict(into)
+    for key, value in sums.items():
+        if isinstance(value, dict):
+            out[key] = sums_added(out.get(key, {}), value, sign=sign)
+        else:
+            out[key] = out.get(key, 0) + sign * value
+    return out
+
+
+def _alpha(question: AnyQuestion, sums: Sums) -> Alpha:
+    units, values = int(sums.get("units", 0)), float(sums.get("values", 0))
+    if units < 2 or values <= 0:
+        return Alpha(None, max(units, 0), max(int(values), 0))
+    if isinstance(question, NumericQuestion):
+        return alpha_interval_from_sums(
+            units, values, sums["total"], sums["squares"], sums["observed"]
+        )
+    having: dict[str, float] = sums.get("having", {})
+    if isinstance(question, CategoricalQuestion) and question.ordered:
+        # Each option's mid-rank among the pairable values, in the options' order now.
+        ranks: dict[str, float] = {}
+        below = 0.0
+        for option in question.options:
+            n = having.get(option, 0.0)
+            ranks[option] = below + n / 2
+            below += n
+        pairs: dict[str, dict[str, float]] = sums.get("pairs", {})
+        observed = 0.5 * math.fsum(
+            o * (ranks[c] - ranks[k]) ** 2
+            for c, row in pairs.items()
+            for k, o in row.items()
+            if c in ranks and k in ranks
+        )
+        total = math.fsum(n * ranks[c] for c, n in having.items() if c in ranks)
+        squares = math.fsum(n * ranks[c] ** 2 for c, n in having.items() if c in ranks)
+        return alpha_interval_from_sums(units, values, total, squares, observed)
+    # Each indicator centred (sum 0): the spread passed is the sum of their spreads.
+    spread = math.fsum(n - n * n / values for n in having.values())
+    return alpha_interval_from_sums(units, values, 0.0, spread, float(sums["observed"]))
+
+
+def _coincidences(chosen: list[str]) -> Sums:
+    m = len(chosen)
+    counts = Counter(chosen)
+    pairs = {
+        c: {k: (n_c * (n_k - (c == k))) / (m - 1) for k, n_k in counts.items()}
+        for c, n_c in counts.items()
+    }
+    return {"values": m, "having": dict(counts), "pairs": pairs}
+
+
+def _spans(question: SpansQuestion, answers: Sequence[Any], length: int) -> Sums:
+    """Each character a unit, the labels covering it its value: per label, the widths of the
+    stretches between span boundaries, each with how many of the m people mark it."""
+    m = len(answers)
+    labels = set(question.options)
+    steps: dict[str, Counter[int]] = {}
+    for answer in answers:
+        if not isinstance(answer, list):
+            raise ValueError(f"a spans answer is a list of spans, not {answer!r}")
+        spans = [(int(s["start"]), int(s["end"]), str(s["label"])) for s in answer]
+        for start, end, label in merged(spans):
+            if not 0 <= start < end <= length or label not in labels:
+                raise ValueError(f"the span {(start, end, label)!r} is not one this question takes")
+            steps.setdefault(label, Counter()).update({start: 1, end: -1})
+    observed = 0.0
+    having: dict[str, float] = {}
+    for label, step in steps.items():
+        covering, marked, at = 0, 0.0, 0
+        for place in sorted(step):
+            width = place - at
+            observed += width * (m * covering - covering * covering) / (m - 1)
+            marked += width * covering
+            covering += step[place]
+            at = place
+        having[label] = marked
+    return {"values": m * length, "observed": observed, "having": having}
+
+
+def _number(value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise ValueError(f"a numeric question's answers are finite numbers, not {value!r}")
+    return float(value)
+
+
+def _boolean(value: Any) -> bool:
+    if not isinstance(value, bool):
         raise ValueError("a boolean question's answers are true or false")
-    return values
+    return value
+
+
+def _options(question: CategoricalQuestion, chosen: Any) -> list[str]:
+    if not isinstance(chosen, list):
+        raise ValueError(f"a multiple choice is a list of options, not {chosen!r}")
+    wrong = [
+        value for value in chosen if not isinstance(value, str) or value not in question.options
+    ]
+    if wrong:
+        raise ValueError(f"answers not among the options {question.options!r}: {wrong[:3]!r}")
+    return chosen
 
 
 def _length_of(lengths: Mapping[Hashable, int] | None, unit: Hashable) -> int:
     if lengths is None or unit not in lengths:
         raise ValueError(f"spans need the response's length of every unit; none for {unit!r}")
     return int(lengths[unit])
-
-
-def _ordinal(codes: NDArray[np.int64], ranks: list[int]) -> Alpha:
-    options = np.asarray(ranks, dtype=np.int64)
-    counts = np.bincount(options).astype(np.float64)
-    midranks = np.cumsum(counts) - counts / 2
-    return alpha_interval(codes, midranks[options])
-
-
-def _pooled_sets(codes: NDArray[np.int64], chosen: list[list[int]]) -> Alpha:
-    """Alpha over answers that are sets of options (numbered), pooled over the options."""
-    width = 1 + max((max(c) for c in chosen if c), default=0)
-    per_answer = np.fromiter((len(c) for c in chosen), np.int64, len(chosen))
-    options = np.fromiter((o for c in chosen for o in c), np.int64, int(per_answer.sum()))
-    pairs, ones = np.unique(np.repeat(codes, per_answer) * width + options, return_counts=True)
-    size = np.bincount(codes)
-    return _pooled(
-        int(size.size),
-        len(chosen),
-        size[pairs // width],
-        ones.astype(np.float64),
-        pairs % width,
-        np.ones(pairs.size),
-    )
-
-
-def _spans(
-    question: SpansQuestion, codes: NDArray[np.int64], answers: list[Any], lengths: list[int]
-) -> Alpha:
-    """Alpha of span answers with each character as a unit, pooled over the labels."""
-    labels = {label: place for place, label in enumerate(question.options)}
-    width = len(labels)
-    group: list[int] = []
-    place: list[int] = []
-    step: list[int] = []
-    for unit, answer in zip(codes.tolist(), answers, strict=True):
-        spans = [(int(s["start"]), int(s["end"]), str(s["label"])) for s in answer]
-        for start, end, label in merged(spans):
-            if not 0 <= start < end <= lengths[unit] or label not in labels:
-                raise ValueError(f"the span {(start, end, label)!r} is not one this question takes")
-            group += [unit * width + labels[label]] * 2
-            place += [start, end]
-            step += [1, -1]
-    groups = np.asarray(group, dtype=np.int64)
-    places = np.asarray(place, dtype=np.int64)
-    order = np.lexsort((places, groups))
-    groups, places = groups[order], places[order]
-    # Between two boundaries of one (turn, label), as many annotators mark each character.
-    covering = np.cumsum(np.asarray(step, dtype=np.float64)[order])
-    same = groups[1:] == groups[:-1] if groups.size else np.zeros(0, dtype=bool)
-    width_of = np.append(np.where(same, places[1:] - places[:-1], 0), 0).astype(np.float64)
-    size = np.bincount(codes)
-    values = int((size * np.asarray(lengths, dtype=np.int64)).sum()) if size.size else 0
-    return _pooled(
-        int(size.size), values, size[groups // width], covering, groups % width, width_of
-    )
-
-
-def _pooled(
-    units: int,
-    values: int,
-    size: NDArray[np.int64],
-    ones: NDArray[np.float64],
-    option: NDArray[np.int64],
-    weight: NDArray[np.float64],
-) -> Alpha:
-    """Pooled 0/1 alpha from rows (a unit of `size` values, `ones` of which have `option`),
-    each standing for `weight` such units; `units` and `values` are what the alpha counts."""
-    if values == 0:
-        return alpha_interval_from_sums(units, 0.0, 0.0, 0.0, 0.0)
-    m = size.astype(np.float64)
-    observed = float((weight * (m * ones - ones * ones) / (m - 1)).sum())
-    having = np.bincount(option, weights=weight * ones)
-    spread = float((having - having * having / values).sum())
-    # Each indicator centred (sum 0): the spread passed is the sum of their spreads.
-    return alpha_interval_from_sums(units, float(values), 0.0, spread, observed)

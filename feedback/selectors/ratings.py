@@ -10,16 +10,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from django.db.models import CharField, Value
-from django.db.models.functions import Cast, Concat, Length, StrIndex, Substr
+from django.db.models.functions import Cast, Concat, StrIndex, Substr
 
-from core.projects.selection import project_pk
-from feedback.answers import QuestionAgreement
-from feedback.models import FEEDBACK_ID_SEPARATOR, Feedback, Rating, Retraction
-from feedback.rubrics.agreement import rubric_agreement
-from feedback.services.rubrics import rubric_current
+from feedback.models import FEEDBACK_ID_SEPARATOR, Feedback, Rating, Retraction, Turn
 
 if TYPE_CHECKING:
-    from collections.abc import Hashable
+    from collections.abc import Sequence
 
     from django.db.models import QuerySet
 
@@ -28,9 +24,10 @@ if TYPE_CHECKING:
 KEY_SEPARATOR = " "
 
 
-def counted_ratings(project_id: int) -> QuerySet[Rating]:
-    """The project's ratings but those undone: a rating is undone when one of its feedback rows
-    (`<rating_id>.<key>`, its annotator's, in its project) has a Retraction.
+def counted_ratings(project_id: int, *, turns: Sequence[int] | None = None) -> QuerySet[Rating]:
+    """The project's ratings (of these `turns` only, if given) but those undone: a rating is
+    undone when one of its feedback rows (`<rating_id>.<key>`, its annotator's, in its
+    project) has a Retraction.
 
     The undone ones are read from the project's retractions once, as keys of (project, rating_id,
     annotator) among which each rating's own key is looked up; the retracted rows are found by
@@ -43,14 +40,16 @@ def counted_ratings(project_id: int) -> QuerySet[Rating]:
         pk__in=Retraction.objects.values("feedback"),
         feedback_id__contains=FEEDBACK_ID_SEPARATOR,
     )
+    ratings = Rating.objects.filter(project_id=project_id)
+    if turns is not None:
+        ratings = ratings.filter(turn_id__in=turns)
+        retracted = retracted.filter(
+            correlation_id__in=Turn.objects.filter(pk__in=turns).values("correlation_id")
+        )
     undone = retracted.annotate(
         key=_key("project_id", _rating_of("feedback_id"), "annotator_id")
     ).values("key")
-    return (
-        Rating.objects.filter(project_id=project_id)
-        .alias(key=_key("project_id", "rating_id", "annotator"))
-        .exclude(key__in=undone)
-    )
+    return ratings.alias(key=_key("project_id", "rating_id", "annotator")).exclude(key__in=undone)
 
 
 def _rating_of(feedback_id: str) -> Substr:
@@ -61,36 +60,3 @@ def _rating_of(feedback_id: str) -> Substr:
 def _key(project: str, rating: Any, annotator: str) -> Concat:
     separator = Value(KEY_SEPARATOR)
     return Concat(Cast(project, CharField()), separator, rating, separator, annotator)
-
-
-def question_agreements(project: str) -> list[QuestionAgreement]:
-    """Alpha per question of the project's rubric (feedback.rubrics.agreement), over the latest
-    counted answer of each person on each turn."""
-    project_id = project_pk(project)
-    rubric = rubric_current(project_id).rubric
-    latest: dict[tuple[str, int, str], Any] = {}
-    lengths: dict[Hashable, int] = {}
-    rows = (
-        counted_ratings(project_id)
-        .order_by("id")
-        .annotate(response_length=Length("turn__response"))
-        .values_list("turn_id", "annotator", "answers", "response_length")
-    )
-    for turn_id, annotator, answers, length in rows.iterator(chunk_size=2000):
-        lengths[turn_id] = length
-        for key, answer in answers.items():
-            latest[(key, turn_id, annotator)] = answer
-    by_key: dict[str, list[tuple[Hashable, Any]]] = {}
-    for (key, turn_id, _), answer in latest.items():
-        by_key.setdefault(key, []).append((turn_id, answer))
-    return [
-        QuestionAgreement(
-            key=found.key,
-            kind=found.kind,
-            level=found.level,
-            alpha=found.alpha,
-            units=found.units,
-            ratings=found.ratings,
-        )
-        for found in rubric_agreement(rubric, by_key, response_lengths=lengths)
-    ]

@@ -23,6 +23,7 @@ from core.accounts.roles import Action
 from core.projects.guidelines import guidelines_read_check
 from core.projects.selection import project_pk
 from feedback.models import FEEDBACK_ID_SEPARATOR, Rating
+from feedback.question_sums import question_sums_recount
 from feedback.rubrics.answers import answers_clean
 from feedback.rubrics.scores import DIMENSIONS, feedback_keys, scores_of
 from feedback.selectors.turns import turn_named
@@ -90,6 +91,7 @@ def rating_record(
             span_end=span[1],
             ts=time.time(),
         )
+        question_sums_recount(project_id, [turn_row.pk])
     return RatingOutcome(rating_id=rating_id, rubric_version=stored.version)
 
 

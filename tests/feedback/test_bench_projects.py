@@ -11,11 +11,11 @@ from bench import projects
 from bench.teams import build, data, report
 from bench.teams.probes import GROUPS
 from feedback.models import Feedback, Rating, Turn
+from feedback.question_sums import question_agreements
 from feedback.rubrics.answers import answers_clean
 from feedback.rubrics.defaults import default_rubric
 from feedback.rubrics.questions import rubric_from
 from feedback.rubrics.scores import scores_of
-from feedback.selectors.ratings import question_agreements
 
 
 def test_the_plan_shares_every_rating_largest_project_first_with_each_rubric_kind() -> None:
