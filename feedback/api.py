@@ -264,6 +264,12 @@ class RatingRequest(StrictModel):
     correction_span: Span | None = Field(
         default=None, description="[start, end) of the response that the correction replaces"
     )
+    rubric_version: int | None = Field(
+        default=None,
+        ge=1,
+        description="the version of the rubric the answers were given on; refused (409) when "
+        "it is no longer the current one",
+    )
 
 
 class RatingsView(APIView):
@@ -279,6 +285,7 @@ class RatingsView(APIView):
             201: RatingCreated,
             403: PEOPLE_ONLY,
             404: OpenApiResponse(description="no such turn in this project"),
+            409: OpenApiResponse(description="`rubric_version` is no longer the current one"),
         },
     )
     def post(self, request: Request) -> Response:
@@ -292,6 +299,7 @@ class RatingsView(APIView):
             turn=body.turn,
             answers=body.answers,
             remarks=remarks,
+            rubric_version=body.rubric_version,
         )
         answer = RatingCreated(rating_id=outcome.rating_id, rubric_version=outcome.rubric_version)
         return Response(answer.model_dump(mode="json"), status=201)

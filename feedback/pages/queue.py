@@ -129,7 +129,9 @@ def _queue_rate_rubric(
             return redirect("portal:queue")
         rubric.error = not_needed(error, turn.correlation_id) or rubric.error
         form = QueueRatingForm(initial={"feedback_id": new_feedback_id(), "turn": turn.pk})
-        return _queue_page(request, principal, turn, form, rubric, expires=held, status=400)
+        return _queue_page(
+            request, principal, turn, form, rubric, expires=held, status=error.http_status
+        )
     if held is None:
         messages.info(request, LATE_KEPT.format(turn=turn.correlation_id))
     return redirect("portal:queue")

@@ -29,9 +29,10 @@ from feedback.rubrics.questions import (
     SpansQuestion,
     TextQuestion,
 )
+from feedback.rubrics.versions import VERSION_DIGITS
 from feedback.services.ratings import RatingOutcome, Remarks, rating_record
 from feedback.services.rubrics import StoredRubric, rubric_current
-from learnportal_protocol.errors import ErrorCode, LearnError
+from learnportal_protocol.errors import ErrorCode, LearnError, detail, invalid
 
 if TYPE_CHECKING:
     from django.http import QueryDict
@@ -171,11 +172,26 @@ def rubric_rate(
     remarks = Remarks(comment=sent.get("comment", ""), correction=sent.get("correction", ""))
     try:
         return rating_record(
-            principal=principal, turn=turn.correlation_id, answers=answers, remarks=remarks
+            principal=principal,
+            turn=turn.correlation_id,
+            answers=answers,
+            remarks=remarks,
+            rubric_version=_version_sent(sent),
         )
     except LearnError as error:
         show_rubric_refusal(form, error)
         raise
+
+
+def _version_sent(sent: QueryDict) -> int | None:
+    """The rubric version the form was drawn from (its hidden field); None if it sent none."""
+    raw = sent.get("rubric_version", "")
+    if raw == "":
+        return None
+    if not raw.isdecimal() or len(raw) > VERSION_DIGITS:
+        said = "the version of the rubric the form was drawn from, a number"
+        raise invalid(f"rubric_version: {said}", [detail(["rubric_version"], said)])
+    return int(raw)
 
 
 def show_rubric_refusal(form: RubricForm, error: LearnError) -> None:

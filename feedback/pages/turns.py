@@ -147,7 +147,7 @@ def _rate_rubric(
     except LearnError as error:
         rubric.error = not_needed(error, turn.correlation_id) or rubric.error
         form = RatingForm(initial={"feedback_id": new_feedback_id()})
-        return _rate_page(request, principal, turn, form, rubric, status=400)
+        return _rate_page(request, principal, turn, form, rubric, status=error.http_status)
     messages.success(request, f"Rated {turn.correlation_id}. Thank you!")
     return redirect("portal:rated", pk=turn.pk)
 

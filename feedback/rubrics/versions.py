@@ -28,6 +28,10 @@ from feedback.rubrics.questions import (
 )
 from learnportal_protocol.errors import LearnError, conflict, detail
 
+# A version as a person sends it (a form's hidden field, ?version=): more digits than any
+# version has, and it is none.
+VERSION_DIGITS = 9
+
 
 def rubric_change_refusal(old: Rubric, new: Rubric, answered: set[str]) -> LearnError | None:
     """`conflict` naming each question with answers (`answered`: their keys) that `new` drops

@@ -30,7 +30,7 @@ from feedback.selectors.turns import turn_named
 from feedback.services.feedbacks import feedback_store
 from feedback.services.rubrics import rubric_current
 from learnportal_protocol import Feedback, FeedbackPolarity, RatedTurn
-from learnportal_protocol.errors import detail, invalid
+from learnportal_protocol.errors import conflict, detail, invalid
 from learnportal_protocol.wire import invalid_from
 
 if TYPE_CHECKING:
@@ -59,16 +59,29 @@ class Remarks:
 
 
 def rating_record(
-    *, principal: Principal, turn: str, answers: dict[str, Any], remarks: Remarks
+    *,
+    principal: Principal,
+    turn: str,
+    answers: dict[str, Any],
+    remarks: Remarks,
+    rubric_version: int | None = None,
 ) -> RatingOutcome:
     """Store a person's answers to the rubric of their project on its turn `turn` (an id or a
     correlation_id: feedback.selectors.turns.turn_named), or refuse them all: `invalid` with details
-    `["answers", key]` for each bad answer, and as the feedback service refuses the rest."""
+    `["answers", key]` for each bad answer, and as the feedback service refuses the rest.
+    `rubric_version`, the version the person answered (the form's): `conflict` if it is no
+    longer the current one, as the answers were given to other questions."""
     principal.require(Action.QUEUE)
     guidelines_read_check(principal)  # once, before the answers are judged: it is said first
     turn_row = turn_named(turn, principal.project)
     project_id = project_pk(principal.project)
     stored = rubric_current(project_id)
+    if rubric_version is not None and rubric_version != stored.version:
+        said = (
+            f"the rubric is at version {stored.version} now; these answers were given on "
+            f"version {rubric_version}: read it again and rate"
+        )
+        raise conflict(f"rubric_version: {said}", [detail(["rubric_version"], said)])
     clean = answers_clean(stored.rubric, answers, response=turn_row.response)
     scores = scores_of(stored.rubric, clean)
     if not scores:

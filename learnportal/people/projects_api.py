@@ -186,6 +186,7 @@ class RubricView(OneProjectView):
                 "type": "object",
                 "properties": {"questions": {}, "preference": {"type": "string"}},
                 "required": ["questions"],
+                "additionalProperties": False,
             }
         },
         responses={

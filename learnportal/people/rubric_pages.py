@@ -26,6 +26,7 @@ from core.accounts.roles import Action
 from core.web import forbidden_page, page, portal_principal, when
 from feedback.pages.rubric_form import rubric_form_of
 from feedback.rubrics.questions import QUESTION_KINDS, rubric_from
+from feedback.rubrics.versions import VERSION_DIGITS
 from feedback.selectors.rubrics import rubric_version, rubric_versions
 from feedback.services.rubrics import (
     DEFAULT_VERSION,
@@ -59,7 +60,6 @@ if TYPE_CHECKING:
     from core.web import AuthenticatedHttpRequest
 
 MOVES = ("up", "down", "remove")
-VERSION_DIGITS = 9  # ?version= as asked: more digits than any version, and it is none
 
 
 @dataclass(frozen=True)

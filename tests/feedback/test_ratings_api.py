@@ -249,6 +249,34 @@ def test_a_rating_with_no_score_is_refused(alpha: Project, alpha_agent: Actor) -
     assert nothing_stored()
 
 
+def test_answers_given_on_a_rubric_version_no_longer_current_are_refused(
+    alpha: Project, alpha_agent: Actor, aria: Actor
+) -> None:
+    lead = human_actor("lead2", "manager", project="alpha")
+    more = [*RUBRIC, {"kind": "boolean", "key": "cited", "label": "Cites its sources"}]
+    assert lead.rest("put", "/api/projects/alpha/rubric/", {"questions": more}).status_code == 200
+    queue(alpha_agent, "t-1")
+    stale = rate(aria, "t-1", {"quality": 3}, rubric_version=2)
+    assert stale.status_code == 409, stale.content
+    (said,) = stale.json()["details"]
+    assert said["loc"] == ["rubric_version"] and "version 3" in said["msg"]
+    assert nothing_stored()
+    current = rate(aria, "t-1", {"quality": 3}, rubric_version=3)
+    assert current.status_code == 201
+    assert current.json()["rubric_version"] == 3
+
+
+@pytest.mark.parametrize("version", [0, -1, 2.5, "2", True, [2]])
+def test_a_bad_rubric_version_is_refused_naming_it(
+    alpha_agent: Actor, aria: Actor, version: Any
+) -> None:
+    queue(alpha_agent, "t-1")
+    response = rate(aria, "t-1", {"quality": 3}, rubric_version=version)
+    assert response.status_code == 400, response.content
+    assert [d["loc"][0] for d in response.json()["details"]] == ["rubric_version"]
+    assert nothing_stored()
+
+
 # --- what reads the ratings: agreement per question, the `answers` export ----------------------
 
 VERDICTS = ["bad", "ok", "good"]

@@ -120,6 +120,34 @@ def test_a_refused_rating_says_why_next_to_each_question_keeps_what_was_sent_and
     assert Lease.objects.filter(username="aria").exists()
 
 
+def test_a_form_drawn_from_a_rubric_changed_since_is_refused_and_drawn_again(
+    aria: Client, alpha_turn: Turn
+) -> None:
+    aria.get("/queue/")
+    lead = human_actor("lead2", "manager", project="alpha")
+    more = [*RUBRIC, {"kind": "boolean", "key": "cited", "label": "Cites its sources"}]
+    assert lead.rest("put", "/api/projects/alpha/rubric/", {"questions": more}).status_code == 200
+    page = aria.post("/queue/", answers_posted(alpha_turn, **{"q-quality": "4"}))
+    assert page.status_code == 409
+    form = page.context["rubric"]
+    assert "version 3" in form.error
+    assert form.version == 3 and "cited" in {each.question.key for each in form.fields}
+    assert 'name="rubric_version" value="3"' in page.content.decode()
+    assert not Rating.objects.exists() and not Feedback.objects.exists()
+
+
+@pytest.mark.parametrize("version", ["two", "-1", "1" * 10])
+def test_a_bad_rubric_version_in_the_form_is_refused_and_stores_nothing(
+    aria: Client, alpha_turn: Turn, version: str
+) -> None:
+    aria.get("/queue/")
+    sent = {**answers_posted(alpha_turn, **{"q-quality": "4"}), "rubric_version": version}
+    page = aria.post("/queue/", sent)
+    assert page.status_code == 400
+    assert "rubric_version" in page.context["rubric"].error
+    assert not Rating.objects.exists()
+
+
 def test_the_rate_page_rates_on_the_rubric_too(aria: Client, alpha_turn: Turn) -> None:
     page = aria.get(f"/turns/{alpha_turn.pk}/")
     assert 'id="rubric-form"' in page.content.decode()
