@@ -10,9 +10,9 @@ class FeedbackConfig(AppConfig):
     verbose_name = "Turns, feedback and experiences"
 
     def ready(self) -> None:
-        from core.projects.rules import ratings_per_turn_changed
+        from core.projects.rules import queue_rules_changed
 
-        ratings_per_turn_changed.connect(_recount, dispatch_uid="feedback.recount")
+        queue_rules_changed.connect(_recount, dispatch_uid="feedback.recount")
 
 
 def _recount(sender: object, *, project_id: int, **kwargs: Any) -> None:

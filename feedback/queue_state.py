@@ -9,9 +9,9 @@ arrive in, and working them out again changes nothing. A new turn is written wit
 - `ratings_needed`: the ratings per turn of the turn's project (core.projects.rules) less the
   distinct people whose human rating
   counts (a retracted one does not; an agent's or environment's never does); never below 0.
-- `priority`: PRIORITY_MACHINE_NEGATIVE when a `self` or `env` feedback is negative (polarity
-  negative or a score below 0), plus PRIORITY_UNSURE when a counted feedback has a confidence
-  below LOW_CONFIDENCE. Higher comes first.
+- `priority`: the project's `priority_negative` when a `self` or `env` feedback is negative
+  (polarity negative or a score below 0), plus its `priority_unsure` when a counted feedback has
+  a confidence below LOW_CONFIDENCE (core.projects.rules.QueueRules). Higher comes first.
 
 Locking (PostgreSQL; SQLite has one writer): a write locks the stored turns it touches, in one
 order, before it reads their facts (`turns_held`), so that two people rating one turn at once
@@ -27,7 +27,8 @@ from typing import TYPE_CHECKING, Any
 from django.db import connection, transaction
 
 from core.columns import Columns
-from core.projects.rules import ratings_per_turn_of
+from core.projects.models import LOW_CONFIDENCE
+from core.projects.rules import queue_rules_of
 from feedback.bulk import IN_CHUNK, server_bound_cursor
 from feedback.facts import stored_facts
 from feedback.models import Turn
@@ -36,11 +37,9 @@ from learnportal_protocol import FeedbackPolarity, FeedbackSource
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
 
+    from core.projects.rules import QueueRules
     from feedback.facts import Fact
 
-PRIORITY_MACHINE_NEGATIVE = 2
-PRIORITY_UNSURE = 1
-LOW_CONFIDENCE = 0.5
 MACHINE_SOURCES = (FeedbackSource.SELF.value, FeedbackSource.ENV.value)
 HUMAN = FeedbackSource.HUMAN.value
 NEGATIVE = FeedbackPolarity.NEGATIVE.value
@@ -56,14 +55,13 @@ def queue_fields_of(
 ) -> dict[str, QueueFields]:
     """The `ratings_needed` and `priority` of the turns `projects` (correlation_id: project id)
     from their counted feedback."""
-    per_turn = ratings_per_turn_of(set(projects.values()))
+    rules = queue_rules_of(set(projects.values()))
     return {
-        key: _queue_fields(facts.get(key, ()), per_turn[project])
-        for key, project in projects.items()
+        key: _queue_fields(facts.get(key, ()), rules[project]) for key, project in projects.items()
     }
 
 
-def _queue_fields(facts: Iterable[Fact], per_turn: int) -> QueueFields:
+def _queue_fields(facts: Iterable[Fact], rules: QueueRules) -> QueueFields:
     raters: set[str] = set()
     negative = unsure = False
     for fact in facts:
@@ -73,9 +71,9 @@ def _queue_fields(facts: Iterable[Fact], per_turn: int) -> QueueFields:
             negative = True
         if fact.confidence < LOW_CONFIDENCE:
             unsure = True
-    needed = per_turn - len(raters)
+    needed = rules.ratings_per_turn - len(raters)
     return (needed if needed > 0 else 0), (
-        (PRIORITY_MACHINE_NEGATIVE if negative else 0) + (PRIORITY_UNSURE if unsure else 0)
+        (rules.priority_negative if negative else 0) + (rules.priority_unsure if unsure else 0)
     )
 
 
@@ -153,8 +151,8 @@ RECOUNT_CHUNK = 5000
 
 
 def project_recount(project_id: int) -> int:
-    """Work out the queue fields of every turn of the project afresh (after its ratings per
-    turn changed), a chunk a transaction: how many turns."""
+    """Work out the queue fields of every turn of the project afresh (after its queue rules
+    changed), a chunk a transaction: how many turns."""
     after, done = 0, 0
     while True:
         rows = list(

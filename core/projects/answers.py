@@ -23,6 +23,13 @@ class ProjectAnswer(Answer):
     ratings_per_turn: int | None = Field(description="empty: LEARNPORTAL_RATINGS_PER_TURN")
     lease_seconds: int | None = Field(description="empty: LEARNPORTAL_LEASE_SECONDS")
     blind: bool
+    priority_negative: int = Field(
+        description="how far up the queue a turn moves when its agent or environment judged "
+        "it badly"
+    )
+    priority_unsure: int = Field(
+        description="how far up the queue a turn moves when a feedback on it is unsure"
+    )
     guidelines: str = Field(description="markdown, shown beside the rating task")
     guidelines_ack_required: bool = Field(
         description="people acknowledge each new version of the guidelines before they rate again"

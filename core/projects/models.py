@@ -25,6 +25,12 @@ QUESTION_GUIDELINES_LENGTH = 10_000  # one question's guidelines
 MAX_QUESTION_GUIDELINES = 100  # questions with guidelines of their own, in one version
 MAX_RATINGS_PER_TURN = 50
 MAX_LEASE_SECONDS = 7 * 24 * 3600
+# How much a signal on a turn moves it up the queue (feedback.queue_state): the defaults put a
+# turn its agent or environment judged badly before one a feedback was unsure of.
+MAX_PRIORITY_WEIGHT = 9
+DEFAULT_PRIORITY_NEGATIVE = 2
+DEFAULT_PRIORITY_UNSURE = 1
+LOW_CONFIDENCE = 0.5  # a feedback's confidence below which it is unsure
 
 
 class Project(models.Model):
@@ -45,6 +51,20 @@ class Project(models.Model):
     )
     blind = models.BooleanField(
         default=True, help_text="Annotators see no other person's rating until they have rated."
+    )
+    priority_negative = models.PositiveSmallIntegerField(
+        default=DEFAULT_PRIORITY_NEGATIVE,
+        db_default=DEFAULT_PRIORITY_NEGATIVE,
+        validators=[MaxValueValidator(MAX_PRIORITY_WEIGHT)],
+        help_text="How far up the queue a turn moves when its agent or environment judged it "
+        "badly (a negative feedback or a score below 0).",
+    )
+    priority_unsure = models.PositiveSmallIntegerField(
+        default=DEFAULT_PRIORITY_UNSURE,
+        db_default=DEFAULT_PRIORITY_UNSURE,
+        validators=[MaxValueValidator(MAX_PRIORITY_WEIGHT)],
+        help_text="How far up the queue a turn moves when a feedback on it is unsure "
+        f"(a confidence below {LOW_CONFIDENCE}).",
     )
     # The newest version's own text (GuidelinesVersion), kept here as the settings show it.
     guidelines = models.TextField(blank=True, max_length=GUIDELINES_LENGTH)

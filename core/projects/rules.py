@@ -6,19 +6,30 @@ the next request in every process, for one small query by primary key.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from django.conf import settings
 from django.dispatch import Signal
 
-from core.projects.models import Project
+from core.projects.models import DEFAULT_PRIORITY_NEGATIVE, DEFAULT_PRIORITY_UNSURE, Project
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
-# Sent (project_id=...) inside the transaction that changed how many ratings a project's turns
-# need, so that the app that keeps the turns' queue fields recounts them (feedback.apps).
-ratings_per_turn_changed = Signal()
+# Sent (project_id=...) inside the transaction that changed a project's `QueueRules`, so that
+# the app that keeps the turns' queue fields works them out again (feedback.apps).
+queue_rules_changed = Signal()
+
+
+@dataclass(frozen=True)
+class QueueRules:
+    """What a project's queue asks of its turns: how many people rate each, and how far up
+    the queue each signal on a turn moves it (feedback.queue_state)."""
+
+    ratings_per_turn: int
+    priority_negative: int
+    priority_unsure: int
 
 
 def lease_seconds(project_id: int | None) -> int:
@@ -39,14 +50,22 @@ def ratings_per_turn(project_id: int) -> int:
 
 def ratings_per_turn_of(project_ids: Iterable[int]) -> dict[int, int]:
     """`ratings_per_turn` of each of these projects, in one query."""
+    return {pk: rules.ratings_per_turn for pk, rules in queue_rules_of(project_ids).items()}
+
+
+def queue_rules_of(project_ids: Iterable[int]) -> dict[int, QueueRules]:
+    """The `QueueRules` of each of these projects, in one query (one not stored: the
+    portal's and the defaults)."""
     wanted = set(project_ids)
     portal = int(settings.LEARNPORTAL_RATINGS_PER_TURN)
-    own = dict(
-        Project.objects.filter(pk__in=wanted, ratings_per_turn__isnull=False).values_list(
-            "pk", "ratings_per_turn"
+    own = {
+        pk: QueueRules(int(per_turn or portal), negative, unsure)
+        for pk, per_turn, negative, unsure in Project.objects.filter(pk__in=wanted).values_list(
+            "pk", "ratings_per_turn", "priority_negative", "priority_unsure"
         )
-    )
-    return {pk: int(own.get(pk) or portal) for pk in wanted}
+    }
+    unstored = QueueRules(portal, DEFAULT_PRIORITY_NEGATIVE, DEFAULT_PRIORITY_UNSURE)
+    return {pk: own.get(pk, unstored) for pk in wanted}
 
 
 def is_blind(slug: str) -> bool:

@@ -14,7 +14,7 @@ from core.accounts.models import User
 from core.accounts.roles import PROJECT_ROLES, Role
 from core.projects.guidelines import guidelines_current, guidelines_save
 from core.projects.models import DEFAULT_PROJECT, Project
-from core.projects.rules import ratings_per_turn, ratings_per_turn_changed
+from core.projects.rules import queue_rules_changed, queue_rules_of
 from learnportal_protocol.errors import conflict, detail, forbidden, invalid, not_found
 
 if TYPE_CHECKING:
@@ -25,6 +25,8 @@ SETTINGS_FIELDS = (
     "ratings_per_turn",
     "lease_seconds",
     "blind",
+    "priority_negative",
+    "priority_unsure",
     "guidelines",
     "guidelines_ack_required",
 )
@@ -76,7 +78,7 @@ def project_update(*, project: Project, changes: dict[str, Any], member: Princip
             f"A project's settings are {', '.join(SETTINGS_FIELDS)}.",
             [detail([field], "not a project setting") for field in unknown],
         )
-    needed_before = ratings_per_turn(project.pk)
+    rules_before = queue_rules_of([project.pk])
     for field, value in changes.items():
         setattr(project, field, value)
     _cleaned(project)
@@ -86,8 +88,8 @@ def project_update(*, project: Project, changes: dict[str, Any], member: Princip
         if "guidelines" in changes:
             kept = guidelines_current(project.pk).questions
             guidelines_save(project=project, text=changes["guidelines"], questions=kept, by=member)
-        if ratings_per_turn(project.pk) != needed_before:
-            ratings_per_turn_changed.send(sender=Project, project_id=project.pk)
+        if queue_rules_of([project.pk]) != rules_before:
+            queue_rules_changed.send(sender=Project, project_id=project.pk)
     return project
 
 

@@ -22,6 +22,13 @@ def _text(label: str, length: int, **kwargs: Any) -> forms.CharField:
     return forms.CharField(label=label, widget=forms.TextInput(attrs=attrs), **kwargs)
 
 
+def _weight(label: str, help_text: str) -> forms.IntegerField:
+    attrs = {"min": 0, "max": models.MAX_PRIORITY_WEIGHT}
+    return forms.IntegerField(
+        label=label, widget=forms.NumberInput(attrs=attrs), help_text=help_text
+    )
+
+
 class ProjectCreateForm(BodyForm):
     body_model = ProjectRequest
 
@@ -55,6 +62,15 @@ class ProjectSettingsForm(BodyForm):
         label="Blind",
         required=False,
         help_text="Annotators see no other person's rating until they have rated.",
+    )
+    priority_negative = _weight(
+        "Judged badly",
+        "Added when its agent or environment judged the turn badly (a negative feedback, or a "
+        "score below 0).",
+    )
+    priority_unsure = _weight(
+        "Unsure",
+        f"Added when a feedback on the turn is unsure (a confidence below {models.LOW_CONFIDENCE}).",
     )
     guidelines = forms.CharField(
         label="Guidelines",

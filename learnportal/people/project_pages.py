@@ -21,6 +21,7 @@ from core.accounts.roles import Action, Role
 from core.markdown import markdown_html
 from core.projects import services
 from core.projects.chosen import project_choose
+from core.projects.models import MAX_PRIORITY_WEIGHT
 from core.projects.selection import principal_in, visible_projects
 from core.web import forbidden_page, page, portal_principal, show_learn_error
 from learnportal.people.project_forms import (
@@ -146,6 +147,7 @@ def project_settings(request: AuthenticatedHttpRequest, slug: str) -> HttpRespon
         "role": member.role.value,
         "manages": manages,
         "form": form,
+        "max_priority": MAX_PRIORITY_WEIGHT,
         "preview": markdown_html(preview, base=request.path),
     }
     return page(request, "projects/settings.html", context, status=status)

@@ -42,6 +42,12 @@ class ProjectChanges(StrictModel):
     ratings_per_turn: int | None = Field(default=None, ge=1, le=models.MAX_RATINGS_PER_TURN)
     lease_seconds: int | None = Field(default=None, ge=30, le=models.MAX_LEASE_SECONDS)
     blind: bool = True
+    priority_negative: int = Field(
+        default=models.DEFAULT_PRIORITY_NEGATIVE, ge=0, le=models.MAX_PRIORITY_WEIGHT
+    )
+    priority_unsure: int = Field(
+        default=models.DEFAULT_PRIORITY_UNSURE, ge=0, le=models.MAX_PRIORITY_WEIGHT
+    )
     guidelines: str = Field(default="", max_length=models.GUIDELINES_LENGTH)
     guidelines_ack_required: bool = False
 

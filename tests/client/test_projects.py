@@ -140,6 +140,36 @@ def test_a_question_with_answers_is_not_removed(
     assert lead.rubric("beta").version == 2
 
 
+def test_a_manager_changes_the_queue_settings_and_others_may_not(
+    lead: LearnClient, aria: LearnClient
+) -> None:
+    changed = lead.project_update("beta", priority_negative=0, priority_unsure=5, blind=False)
+    assert (changed.priority_negative, changed.priority_unsure, changed.blind) == (0, 5, False)
+    assert aria.project("beta").priority_unsure == 5
+    with pytest.raises(InvalidError) as refused:
+        lead.project_update("beta", priority_unsure=10)
+    assert [d["loc"] for d in refused.value.details] == [["priority_unsure"]]
+    with pytest.raises(ForbiddenError):
+        aria.project_update("beta", priority_unsure=1)
+    assert lead.project("beta").priority_unsure == 5
+
+
+def test_a_rating_given_on_an_older_rubric_version_is_a_conflict(
+    portal: Portal, lead: LearnClient, aria: LearnClient
+) -> None:
+    lead.rubric_replace("beta", QUESTIONS)
+    beta_agent = ApiTokenFactory.create(name="beta-agent", role="agent", project="beta").raw
+    with LearnClient(portal.url, beta_agent) as agent:
+        agent.submit_turns([{"correlation_id": "t-1", "rated_turn": turn()}])
+    drawn = aria.rubric("beta").version
+    lead.rubric_replace("beta", [*QUESTIONS, {"kind": "text", "key": "more", "label": "More"}])
+    with pytest.raises(ConflictError) as refused:
+        aria.rate("t-1", {"solved": True}, rubric_version=drawn)
+    assert [d["loc"] for d in refused.value.details] == [["rubric_version"]]
+    assert Rating.objects.count() == 0
+    assert aria.rate("t-1", {"solved": True}, rubric_version=drawn + 1).rubric_version == drawn + 1
+
+
 @pytest.fixture
 def asa(portal: Portal, lead: LearnClient) -> str:
     lead.rubric_replace("beta", QUESTIONS)
@@ -153,3 +183,5 @@ async def test_the_async_client_reads_the_same(portal: Portal, asa: str) -> None
         assert [q["key"] for q in (await client.rubric("beta")).questions] == ["solved", "why"]
         with pytest.raises(ForbiddenError):
             await client.members("beta")
+        with pytest.raises(ForbiddenError):
+            await client.project_update("beta", priority_unsure=3)

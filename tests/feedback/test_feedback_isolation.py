@@ -193,7 +193,7 @@ def test_a_rated_turn_under_another_projects_correlation_id_queues_a_turn_of_one
     alpha_turn, default_turn = stored_turn("alpha", SHARED), stored_turn("default", SHARED)
     assert (alpha_turn.prompt, alpha_turn.response) == ("Alpha asks?", "Alpha answers.")
     assert (default_turn.prompt, default_turn.response) == ("Default asks?", "Default answers.")
-    # The feedback counted on alpha's turn (PRIORITY_MACHINE_NEGATIVE + PRIORITY_UNSURE), not
+    # The feedback counted on alpha's turn (the default priorities of judged badly and unsure), not
     # on default's, whose queue fields are as they were.
     assert queue_fields("alpha", SHARED) == (RATINGS_PER_TURN, 3)
     assert queue_fields("default", SHARED) == (RATINGS_PER_TURN, 0)

@@ -1,5 +1,7 @@
-"""A project's queue rules: how many people rate each of its turns, and whether its annotators
-rate blind, each its own or else the portal's (docs/contract.md, "Teams")."""
+"""A project's queue rules: how many people rate each of its turns, whether its annotators
+rate blind, each its own or else the portal's, and how far up its queue a turn moves when its
+agent or environment judged it badly (`priority_negative`) or a feedback on it is unsure
+(`priority_unsure`) (docs/contract.md, "Teams")."""
 
 from __future__ import annotations
 
@@ -10,9 +12,13 @@ from django.core.management import call_command
 from django.test import Client
 
 from core.accounts.models import User
-from core.projects.services import project_add
+from core.accounts.roles import Role
+from core.projects.services import project_add, project_update
 from feedback.models import Feedback, Turn
+from feedback.queue import queue_next, queue_skip
+from learnportal_protocol import FeedbackPolarity
 from tests.builders import turn
+from tests.factories import FeedbackFactory, PrincipalFactory, TurnFactory
 from tests.harness import Actor, human_actor, token_actor
 
 if TYPE_CHECKING:
@@ -127,3 +133,82 @@ def test_an_annotator_sees_others_ratings_before_rating_only_where_the_project_i
     assert shown == ([] if blind else ["aria"])
     assert page.context["blind"] is blind
     assert Feedback.objects.filter(annotator_id="aria").exists()
+
+
+# --- priority rules ---------------------------------------------------------------------------
+
+ALPHA_AGENT = PrincipalFactory.build(role=Role.AGENT, name="alpha-agent", project="alpha")
+ALPHA_ANN = PrincipalFactory.build(role=Role.ANNOTATOR, name="aria", project="alpha")
+ALPHA_LEAD = PrincipalFactory.build(role=Role.MANAGER, name="lena", project="alpha")
+AGENT = PrincipalFactory.build(role=Role.AGENT, name="agent-1")
+ANN = PrincipalFactory.build(role=Role.ANNOTATOR, name="ann")
+
+
+def signalled(agent: Any, prefix: str) -> None:
+    """Three turns, oldest first: a plain one, one its agent judged badly, one it was unsure
+    of."""
+    for name in ("plain", "bad", "unsure"):
+        TurnFactory.create(by=agent, correlation_id=f"{prefix}{name}")
+    bad = {"polarity": FeedbackPolarity.NEGATIVE, "score": -0.5}
+    unsure = {"polarity": FeedbackPolarity.POSITIVE, "confidence": 0.2}
+    FeedbackFactory.create(by=agent, correlation_id=f"{prefix}bad", **bad)
+    FeedbackFactory.create(by=agent, correlation_id=f"{prefix}unsure", **unsure)
+
+
+def queue_order(person: Any) -> list[str]:
+    """Every turn the queue offers `person`, in its order, each skipped for the next."""
+    seen = []
+    while (lease := queue_next(person)) is not None:
+        seen.append(lease.turn.correlation_id)
+        queue_skip(person, lease.turn.pk)
+    return seen
+
+
+def set_rules(project: Project, **weights: int) -> None:
+    project_update(project=project, changes=weights, member=ALPHA_LEAD)
+
+
+def test_by_default_a_turn_judged_badly_comes_before_an_unsure_one_then_the_oldest(
+    alpha: Project,
+) -> None:
+    signalled(ALPHA_AGENT, "")
+    assert queue_order(ALPHA_ANN) == ["bad", "unsure", "plain"]
+
+
+def test_a_project_that_weighs_unsure_feedback_higher_is_offered_that_turn_first(
+    alpha: Project,
+) -> None:
+    set_rules(alpha, priority_negative=1, priority_unsure=3)
+    signalled(ALPHA_AGENT, "")
+    assert queue_order(ALPHA_ANN) == ["unsure", "bad", "plain"]
+
+
+def test_a_weight_of_zero_leaves_the_signal_out_of_the_order(alpha: Project) -> None:
+    set_rules(alpha, priority_negative=0, priority_unsure=0)
+    signalled(ALPHA_AGENT, "")
+    assert queue_order(ALPHA_ANN) == ["plain", "bad", "unsure"]
+    assert set(Turn.objects.filter(project=alpha).values_list("priority", flat=True)) == {0}
+
+
+def test_a_turn_with_both_signals_sums_the_weights(alpha: Project) -> None:
+    set_rules(alpha, priority_negative=4, priority_unsure=5)
+    TurnFactory.create(by=ALPHA_AGENT, correlation_id="both")
+    both = {"polarity": FeedbackPolarity.NEGATIVE, "score": -1.0, "confidence": 0.1}
+    FeedbackFactory.create(by=ALPHA_AGENT, correlation_id="both", **both)
+    assert Turn.objects.get(project=alpha, correlation_id="both").priority == 9
+
+
+def test_changed_rules_reorder_the_turns_already_queued(alpha: Project) -> None:
+    signalled(ALPHA_AGENT, "")
+    set_rules(alpha, priority_negative=0, priority_unsure=7)
+    priorities = dict(Turn.objects.filter(project=alpha).values_list("correlation_id", "priority"))
+    assert priorities == {"plain": 0, "bad": 0, "unsure": 7}
+    assert queue_order(ALPHA_ANN) == ["unsure", "plain", "bad"]
+
+
+def test_one_projects_rules_leave_another_projects_queue_as_it_was(alpha: Project) -> None:
+    signalled(ALPHA_AGENT, "a-")
+    signalled(AGENT, "d-")
+    set_rules(alpha, priority_negative=0, priority_unsure=7)
+    assert queue_order(ANN) == ["d-bad", "d-unsure", "d-plain"]
+    assert queue_order(ALPHA_ANN) == ["a-unsure", "a-plain", "a-bad"]

@@ -20,6 +20,7 @@ from django.core.management import call_command
 from django.db import connections
 
 from core.accounts.roles import Role
+from core.projects.models import DEFAULT_PRIORITY_NEGATIVE, DEFAULT_PRIORITY_UNSURE
 from core.projects.selection import default_project_pk
 from feedback.models import (
     ComponentStats,
@@ -38,7 +39,6 @@ from feedback.queue import (
     queue_skip,
     queue_undo,
 )
-from feedback.queue_state import PRIORITY_MACHINE_NEGATIVE, PRIORITY_UNSURE
 from feedback.selectors.overview import feedback_count
 from feedback.selectors.turns import turn_queue
 from feedback.selectors.visibility import counted_feedback
@@ -331,10 +331,13 @@ def test_a_turn_carried_on_a_rating_is_stored_counting_all_that_came_before_it(
         feedbacks=[carrying("t"), carrying("t", score=0.1, dimension=FeedbackDimension.TONE)],
     )
     turn = Turn.objects.get(correlation_id="t")
-    assert (turn.ratings_needed, turn.priority) == (1, PRIORITY_MACHINE_NEGATIVE)
+    assert (turn.ratings_needed, turn.priority) == (1, DEFAULT_PRIORITY_NEGATIVE)
     feedback_record(principal=CAROL, feedbacks=[carrying("t", confidence=0.2)])
     turn.refresh_from_db()
-    assert (turn.ratings_needed, turn.priority) == (0, PRIORITY_MACHINE_NEGATIVE + PRIORITY_UNSURE)
+    assert (turn.ratings_needed, turn.priority) == (
+        0,
+        DEFAULT_PRIORITY_NEGATIVE + DEFAULT_PRIORITY_UNSURE,
+    )
     assert Turn.objects.filter(correlation_id="t").count() == 1
 
 

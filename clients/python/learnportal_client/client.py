@@ -201,6 +201,12 @@ class LearnClient(
     def project(self, slug: str) -> Project:
         return self._carry(exchanges.project(slug))
 
+    def project_update(self, slug: str, **changes: Any) -> Project:
+        """Change a project's settings (its managers, site admins): `name`, `ratings_per_turn`,
+        `lease_seconds`, `blind`, `priority_negative`, `priority_unsure`, `guidelines`,
+        `guidelines_ack_required`; the others are kept."""
+        return self._carry(exchanges.project_update(slug, changes))
+
     def members(self, slug: str) -> MemberList:
         """A project's members with their roles there (its managers, site admins)."""
         return self._carry(exchanges.members(slug))
@@ -232,11 +238,16 @@ class LearnClient(
         comment: str = "",
         correction: str = "",
         correction_span: tuple[int, int] | None = None,
+        rubric_version: int | None = None,
     ) -> RatingCreated:
         """`POST /api/ratings/`: a person's answers to the rubric on one turn (its id or
-        correlation_id), all stored or none."""
+        correlation_id), all stored or none; with `rubric_version` (the one they were given
+        on), refused as `conflict` once the rubric has moved on."""
         remarks = exchanges.remarks_of(comment, correction, correction_span)
-        return self._carry(exchanges.rating(turn, answers, project=project, remarks=remarks))
+        exchange = exchanges.rating(
+            turn, answers, project=project, remarks=remarks, rubric_version=rubric_version
+        )
+        return self._carry(exchange)
 
     def session(self) -> LearnSession:
         """A WebSocket session on /ws/learn/ (use it as a context manager)."""
@@ -354,6 +365,9 @@ class AsyncLearnClient(
     async def project(self, slug: str) -> Project:
         return await self._carry(exchanges.project(slug))
 
+    async def project_update(self, slug: str, **changes: Any) -> Project:
+        return await self._carry(exchanges.project_update(slug, changes))
+
     async def members(self, slug: str) -> MemberList:
         return await self._carry(exchanges.members(slug))
 
@@ -380,9 +394,13 @@ class AsyncLearnClient(
         comment: str = "",
         correction: str = "",
         correction_span: tuple[int, int] | None = None,
+        rubric_version: int | None = None,
     ) -> RatingCreated:
         remarks = exchanges.remarks_of(comment, correction, correction_span)
-        return await self._carry(exchanges.rating(turn, answers, project=project, remarks=remarks))
+        exchange = exchanges.rating(
+            turn, answers, project=project, remarks=remarks, rubric_version=rubric_version
+        )
+        return await self._carry(exchange)
 
     async def session(self) -> AsyncLearnSession:
         """A WebSocket session on /ws/learn/ that pipelines: `async with await client.session()`."""

@@ -168,6 +168,12 @@ def project(slug: str) -> Exchange[Project]:
     return rest(Project, "GET", _project_url(slug))
 
 
+def project_update(slug: str, changes: Mapping[str, Any]) -> Exchange[Project]:
+    """`PATCH` the settings given; the same settings twice are set once, so it may be sent
+    again."""
+    return rest(Project, "PATCH", _project_url(slug), json=dict(changes))
+
+
 def members(slug: str) -> Exchange[MemberList]:
     return rest(MemberList, "GET", _project_url(slug, "members/"))
 
@@ -202,13 +208,20 @@ def rubric_replace(
 
 
 def rating(
-    turn: str | int, answers: Mapping[str, Any], *, project: str, remarks: Mapping[str, Any]
+    turn: str | int,
+    answers: Mapping[str, Any],
+    *,
+    project: str,
+    remarks: Mapping[str, Any],
+    rubric_version: int | None = None,
 ) -> Exchange[RatingCreated]:
     """`POST /api/ratings/`; not sent again without an answer (a second rating replaces the
     first, and would be a rating of its own)."""
     body: dict[str, Any] = {"turn": str(turn), "answers": dict(answers), **remarks}
     if project:
         body["project"] = project
+    if rubric_version is not None:
+        body["rubric_version"] = rubric_version
     return rest(RatingCreated, "POST", "/api/ratings/", json=body, resend_safe=False)
 
 

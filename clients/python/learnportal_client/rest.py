@@ -111,7 +111,10 @@ class Project(Lenient):
     ratings_per_turn: int | None = None
     lease_seconds: int | None = None
     blind: bool = True
+    priority_negative: int = 2
+    priority_unsure: int = 1
     guidelines: str = ""
+    guidelines_ack_required: bool = False
 
 
 class ProjectList(Lenient):

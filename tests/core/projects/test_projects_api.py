@@ -7,7 +7,13 @@ import pytest
 
 from core.accounts.models import User
 from core.accounts.roles import Role
-from core.projects.models import DEFAULT_PROJECT, Project
+from core.projects.models import (
+    DEFAULT_PRIORITY_NEGATIVE,
+    DEFAULT_PRIORITY_UNSURE,
+    DEFAULT_PROJECT,
+    MAX_PRIORITY_WEIGHT,
+    Project,
+)
 from core.projects.services import member_set, project_add
 from tests.factories.accounts import UserFactory
 from tests.harness import Actor, human_actor, token_actor
@@ -55,6 +61,8 @@ def test_a_site_admin_makes_a_project_and_nobody_else_may(boss: Actor, lead: Act
         "ratings_per_turn": None,
         "lease_seconds": None,
         "blind": True,
+        "priority_negative": DEFAULT_PRIORITY_NEGATIVE,
+        "priority_unsure": DEFAULT_PRIORITY_UNSURE,
         "guidelines": "",
         "guidelines_ack_required": False,
     }
@@ -107,7 +115,14 @@ def test_a_token_names_no_project_but_its_own(alpha: Project) -> None:
 
 
 def test_its_manager_changes_a_projects_settings(lead: Actor) -> None:
-    changes = {"ratings_per_turn": 3, "lease_seconds": 120, "blind": False, "guidelines": "# Hi"}
+    changes = {
+        "ratings_per_turn": 3,
+        "lease_seconds": 120,
+        "blind": False,
+        "priority_negative": 0,
+        "priority_unsure": MAX_PRIORITY_WEIGHT,
+        "guidelines": "# Hi",
+    }
     response = lead.rest("patch", "/api/projects/alpha/", changes)
     assert response.status_code == 200, response.content
     assert response.json() | changes == response.json()
@@ -122,6 +137,10 @@ def test_its_manager_changes_a_projects_settings(lead: Actor) -> None:
         ({"ratings_per_turn": 0}, "ratings_per_turn"),
         ({"lease_seconds": 10**9}, "lease_seconds"),
         ({"blind": "yes"}, "blind"),
+        ({"priority_negative": MAX_PRIORITY_WEIGHT + 1}, "priority_negative"),
+        ({"priority_unsure": -1}, "priority_unsure"),
+        ({"priority_unsure": None}, "priority_unsure"),
+        ({"priority_negative": "2"}, "priority_negative"),
         ({"slug": "renamed"}, "slug"),
     ],
 )

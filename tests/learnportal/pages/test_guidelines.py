@@ -164,6 +164,8 @@ def test_the_settings_page_links_to_it_and_holds_the_acknowledgement_setting(
     body = {
         "name": "Default",
         "blind": "on",
+        "priority_negative": "2",
+        "priority_unsure": "1",
         "guidelines": "# New",
         "guidelines_ack_required": "on",
     }

@@ -58,7 +58,14 @@ def role_shown(client: Client, url: str = "/") -> str:
 
 
 def settings_post(**changes: str) -> dict[str, str]:
-    return {"name": "Alpha team", "ratings_per_turn": "", "lease_seconds": "", **changes}
+    return {
+        "name": "Alpha team",
+        "ratings_per_turn": "",
+        "lease_seconds": "",
+        "priority_negative": "2",
+        "priority_unsure": "1",
+        **changes,
+    }
 
 
 # The picker ---------------------------------------------------------------------------------
@@ -174,17 +181,19 @@ def test_only_a_site_admin_makes_a_project(lead: Client) -> None:
 
 def test_a_manager_saves_the_settings(alpha: Project, lead: Client) -> None:
     body = settings_post(
-        name="Alpha", ratings_per_turn="3", lease_seconds="900", guidelines="# Be *kind*"
+        name="Alpha",
+        ratings_per_turn="3",
+        lease_seconds="900",
+        priority_negative="0",
+        priority_unsure="9",
+        guidelines="# Be *kind*",
     )
     response = lead.post("/projects/alpha/", body)  # blind left unticked: off
     assert response.status_code == 302
     alpha.refresh_from_db()
-    assert (alpha.name, alpha.ratings_per_turn, alpha.lease_seconds, alpha.blind) == (
-        "Alpha",
-        3,
-        900,
-        False,
-    )
+    saved = (alpha.name, alpha.ratings_per_turn, alpha.lease_seconds, alpha.blind)
+    assert saved == ("Alpha", 3, 900, False)
+    assert (alpha.priority_negative, alpha.priority_unsure) == (0, 9)
     page = lead.get("/projects/alpha/").content.decode()
     assert "<h2>Be <em>kind</em></h2>" in page
 
@@ -207,6 +216,10 @@ def test_the_preview_renders_the_guidelines_safely_and_saves_nothing(
         ({"ratings_per_turn": "0"}, "ratings_per_turn"),
         ({"ratings_per_turn": "many"}, "ratings_per_turn"),
         ({"lease_seconds": "5"}, "lease_seconds"),
+        ({"priority_negative": "10"}, "priority_negative"),
+        ({"priority_unsure": "-1"}, "priority_unsure"),
+        ({"priority_unsure": ""}, "priority_unsure"),
+        ({"priority_negative": "first"}, "priority_negative"),
         ({"name": ""}, "name"),
         ({"name": "x" * 121}, "name"),
     ],
@@ -220,6 +233,7 @@ def test_a_bad_setting_is_refused_next_to_its_field_and_nothing_changes(
     assert f'data-field="{field}"' in response.content.decode()
     alpha.refresh_from_db()
     assert (alpha.name, alpha.ratings_per_turn, alpha.lease_seconds) == ("Alpha team", None, None)
+    assert (alpha.priority_negative, alpha.priority_unsure) == (2, 1)
 
 
 def test_other_members_read_the_settings_but_may_not_change_them(
