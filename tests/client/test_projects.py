@@ -80,6 +80,13 @@ def aria(portal: Portal, beta: None) -> Iterator[LearnClient]:
         yield client
 
 
+def queued_in_beta(portal: Portal, name: str) -> None:
+    """A turn `name` queued by beta's agent."""
+    beta_agent = ApiTokenFactory.create(name="beta-agent", role="agent", project="beta").raw
+    with LearnClient(portal.url, beta_agent) as agent:
+        agent.submit_turns([{"correlation_id": name, "rated_turn": turn()}])
+
+
 def test_a_manager_writes_the_rubric_and_an_annotator_rates_on_it(
     portal: Portal, lead: LearnClient, aria: LearnClient
 ) -> None:
@@ -88,9 +95,7 @@ def test_a_manager_writes_the_rubric_and_an_annotator_rates_on_it(
     written = lead.rubric_replace("beta", QUESTIONS, preference="solved")
     assert (written.version, written.preference) == (2, "solved")
     assert [q["key"] for q in aria.rubric("beta").questions] == ["solved", "why"]
-    beta_agent = ApiTokenFactory.create(name="beta-agent", role="agent", project="beta").raw
-    with LearnClient(portal.url, beta_agent) as agent:
-        agent.submit_turns([{"correlation_id": "t-1", "rated_turn": turn()}])
+    queued_in_beta(portal, "t-1")
     rated = aria.rate("t-1", {"solved": True, "why": "it ran"}, correction="Better.")
     assert rated.rubric_version == 2
     stored = Rating.objects.get(rating_id=rated.rating_id)
@@ -131,9 +136,7 @@ def test_a_question_with_answers_is_not_removed(
     portal: Portal, lead: LearnClient, aria: LearnClient
 ) -> None:
     lead.rubric_replace("beta", QUESTIONS)
-    beta_agent = ApiTokenFactory.create(name="beta-agent", role="agent", project="beta").raw
-    with LearnClient(portal.url, beta_agent) as agent:
-        agent.submit_turns([{"correlation_id": "t-1", "rated_turn": turn()}])
+    queued_in_beta(portal, "t-1")
     aria.rate("t-1", {"solved": False})
     with pytest.raises(ConflictError):
         lead.rubric_replace("beta", QUESTIONS[1:])
@@ -158,9 +161,7 @@ def test_a_rating_given_on_an_older_rubric_version_is_a_conflict(
     portal: Portal, lead: LearnClient, aria: LearnClient
 ) -> None:
     lead.rubric_replace("beta", QUESTIONS)
-    beta_agent = ApiTokenFactory.create(name="beta-agent", role="agent", project="beta").raw
-    with LearnClient(portal.url, beta_agent) as agent:
-        agent.submit_turns([{"correlation_id": "t-1", "rated_turn": turn()}])
+    queued_in_beta(portal, "t-1")
     drawn = aria.rubric("beta").version
     lead.rubric_replace("beta", [*QUESTIONS, {"kind": "text", "key": "more", "label": "More"}])
     with pytest.raises(ConflictError) as refused:
