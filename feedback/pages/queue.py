@@ -110,7 +110,7 @@ def _queue_rate(request: HttpRequest, principal: Principal) -> HttpResponse:
             messages.error(request, late)
             return redirect("portal:queue")
         show_refusal(form, error, turn)
-        return _queue_page(request, principal, turn, form, expires=held, status=400)
+        return _queue_page(request, principal, turn, form, expires=held, status=error.http_status)
     if held is None:
         messages.info(request, LATE_KEPT.format(turn=turn.correlation_id))
     # No "thank you" message: the page says what was rated, with its undo (queue_undo.html).

@@ -112,7 +112,7 @@ def turn_rate(request: HttpRequest, principal: Principal, pk: int) -> HttpRespon
         feedback_record(principal=principal, feedbacks=[feedback_of_form(turn, form)])
     except LearnError as error:
         show_refusal(form, error, turn)
-        return _rate_page(request, principal, turn, form, status=400)
+        return _rate_page(request, principal, turn, form, status=error.http_status)
     messages.success(request, f"Rated {turn.correlation_id}. Thank you!")
     # The reveal of this turn, not another turn's form: a turn picked here would be one this
     # person holds no lease on (it may be someone else's); the next comes from the queue.

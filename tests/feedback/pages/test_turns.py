@@ -268,7 +268,7 @@ def test_a_turn_that_has_its_ratings_is_refused_in_a_sentence_naming_it(seeded: 
     other = Client()
     other.force_login(UserFactory.create(username="annotator2"))
     response = _rate(other, _turn("demo-turn-0"))  # the annotator's rating is the one it needs
-    assert response.status_code == 400
+    assert response.status_code == 409
     page = response.content.decode()
     assert NOT_NEEDED["enough"].format(turn="demo-turn-0") in page
     assert "may not rate so" not in page
@@ -282,6 +282,6 @@ def test_a_turn_whose_rating_is_leased_to_another_is_refused_in_a_sentence_namin
     other.force_login(UserFactory.create(username="annotator2"))
     held = Turn.objects.get(pk=other.get("/queue/").context["turn"].pk)
     response = _rate(annotator, held)
-    assert response.status_code == 400
+    assert response.status_code == 409
     assert NOT_NEEDED["leased"].format(turn=held.correlation_id) in response.content.decode()
     assert not Feedback.objects.filter(correlation_id=held.correlation_id).exists()

@@ -235,7 +235,7 @@ def test_a_new_version_is_acknowledged_on_the_queue_before_the_next_rating(
     page = annie.get("/queue/").content.decode()
     assert "New guidelines: version 1" in page and "I have read these" in page
     refused = rate(annie, made)
-    assert refused.status_code == 400
+    assert refused.status_code == 409
     assert "acknowledge it before you rate" in refused.content.decode()
     assert not Feedback.objects.exists()
     back = annie.post(
@@ -257,7 +257,7 @@ def test_the_next_version_shows_what_changed_since_the_one_they_read(
     assert page.context["guidelines_due"] == 2 and page.context["guidelines_last_read"] == 1
     body = page.content.decode()
     assert "-Be kind." in body and "+Be kind and brief." in body
-    assert rate(annie, made, f"/turns/{made.pk}/").status_code == 400
+    assert rate(annie, made, f"/turns/{made.pk}/").status_code == 409
 
 
 def test_an_acknowledgement_of_no_version_is_refused_in_words(
