@@ -212,7 +212,7 @@ def test_the_rating_page_refuses_a_rating_past_what_the_turn_needs(
         "confidence": "0.9",
     }
     response = rev.browser().post(f"/turns/{queued.pk}/", form)
-    assert response.status_code == 400
+    assert response.status_code == 409
     page = response.content.decode()
     assert NOT_NEEDED["enough"].format(turn=queued.correlation_id) in page  # in a sentence
     assert "may not rate so" not in page
