@@ -52,19 +52,17 @@ class Project(models.Model):
     blind = models.BooleanField(
         default=True, help_text="Annotators see no other person's rating until they have rated."
     )
+    # The queue's weights (feedback.queue_state); their words for people are the settings
+    # form's (learnportal.people.project_forms).
     priority_negative = models.PositiveSmallIntegerField(
         default=DEFAULT_PRIORITY_NEGATIVE,
         db_default=DEFAULT_PRIORITY_NEGATIVE,
         validators=[MaxValueValidator(MAX_PRIORITY_WEIGHT)],
-        help_text="How far up the queue a turn moves when its agent or environment judged it "
-        "badly (a negative feedback or a score below 0).",
     )
     priority_unsure = models.PositiveSmallIntegerField(
         default=DEFAULT_PRIORITY_UNSURE,
         db_default=DEFAULT_PRIORITY_UNSURE,
         validators=[MaxValueValidator(MAX_PRIORITY_WEIGHT)],
-        help_text="How far up the queue a turn moves when a feedback on it is unsure "
-        f"(a confidence below {LOW_CONFIDENCE}).",
     )
     # The newest version's own text (GuidelinesVersion), kept here as the settings show it.
     guidelines = models.TextField(blank=True, max_length=GUIDELINES_LENGTH)

@@ -16,7 +16,6 @@ class Migration(migrations.Migration):
             field=models.PositiveSmallIntegerField(
                 db_default=2,
                 default=2,
-                help_text="How far up the queue a turn moves when its agent or environment judged it badly (a negative feedback or a score below 0).",
                 validators=[django.core.validators.MaxValueValidator(9)],
             ),
         ),
@@ -26,7 +25,6 @@ class Migration(migrations.Migration):
             field=models.PositiveSmallIntegerField(
                 db_default=1,
                 default=1,
-                help_text="How far up the queue a turn moves when a feedback on it is unsure (a confidence below 0.5).",
                 validators=[django.core.validators.MaxValueValidator(9)],
             ),
         ),
