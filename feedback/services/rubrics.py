@@ -24,11 +24,16 @@ from feedback.rubrics.questions import PAGE_KEYS, Rubric, rubric_from
 from feedback.rubrics.scores import DIMENSIONS
 from feedback.rubrics.versions import rubric_change_refusal
 from learnportal_protocol import FeedbackSource
+from learnportal_protocol.errors import detail, invalid
 
 if TYPE_CHECKING:
     from core.accounts.principals import Principal
 
 DEFAULT_VERSION = 1
+NOTHING_SCORED = (
+    "a rubric asks at least one question with a score, not retired: numeric, boolean, or "
+    "categorical with ordered options and one choice, since its ratings become training data"
+)
 
 
 @dataclass(frozen=True)
@@ -87,6 +92,8 @@ def rubric_replace(*, member: Principal, project: Project, data: Any) -> StoredR
         refusal = rubric_change_refusal(current.rubric, new, answered)
         if refusal is not None:
             raise refusal
+        if not any(question.scored and not question.retired for question in new.questions):
+            raise invalid(f"questions: {NOTHING_SCORED}", [detail(["questions"], NOTHING_SCORED)])
         version = current.version + 1
         RubricVersion.objects.create(
             project_id=project.pk,

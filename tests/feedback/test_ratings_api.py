@@ -239,8 +239,12 @@ def test_a_rubric_of_its_own_is_one_feedback_with_the_ratings_score(
 
 
 def test_a_rating_with_no_score_is_refused(alpha: Project, alpha_agent: Actor) -> None:
+    """Its rubric has a score to give (an optional one): these answers leave it out."""
     lead = human_actor("lead2", "manager", project="alpha")
-    words = [{"kind": "text", "key": "notes", "label": "Notes"}]
+    words = [
+        {"kind": "text", "key": "notes", "label": "Notes"},
+        {"kind": "boolean", "key": "solved", "label": "Solved"},
+    ]
     assert lead.rest("put", "/api/projects/alpha/rubric/", {"questions": words}).status_code == 200
     queue(alpha_agent, "t-1")
     response = rate(lead, "t-1", {"notes": "just words"})

@@ -28,6 +28,7 @@ GRADE: dict[str, Any] = {
     "ordered": True,
 }
 NOTE: dict[str, Any] = {"kind": "text", "key": "note", "label": "Notes"}
+SOLVED: dict[str, Any] = {"kind": "boolean", "key": "solved", "label": "Solved"}
 
 
 @pytest.fixture
@@ -129,6 +130,26 @@ def test_a_body_that_is_not_a_rubric_is_refused(lead: Actor) -> None:
     assert not RubricVersion.objects.exists()
 
 
+@pytest.mark.parametrize(
+    "questions",
+    [
+        [NOTE],
+        [NOTE, {"kind": "spans", "key": "claims", "label": "Claims", "options": ["wrong"]}],
+        [{**GRADE, "ordered": False}, NOTE],
+        [{**GRADE, "retired": True}, NOTE],
+    ],
+    ids=["text", "text-and-spans", "unordered", "scored-but-retired"],
+)
+def test_a_rubric_with_no_question_that_scores_is_refused(
+    lead: Actor, questions: list[dict[str, Any]]
+) -> None:
+    response = put(lead, *questions)
+    assert response.status_code == 400, response.content
+    assert [d["loc"] for d in response.json()["details"]] == [["questions"]]
+    assert "training data" in response.json()["message"]
+    assert not RubricVersion.objects.exists()
+
+
 def test_an_answered_question_may_not_change_kind_nor_disappear(lead: Actor, aria: Actor) -> None:
     put(lead, GRADE, NOTE)
     rate_grade(token_actor("alpha-agent", "agent", project="alpha"), aria, "good")
@@ -147,7 +168,7 @@ def test_an_answered_question_may_be_retired_and_an_unanswered_one_removed(
 ) -> None:
     put(lead, GRADE, NOTE)
     rate_grade(token_actor("alpha-agent", "agent", project="alpha"), aria, "good")
-    retired = put(lead, {**GRADE, "retired": True}, {**NOTE, "key": "remark"})
+    retired = put(lead, {**GRADE, "retired": True}, {**NOTE, "key": "remark"}, SOLVED)
     assert retired.status_code == 200, retired.content
     assert retired.json()["version"] == 3
     refused = aria.rest(

@@ -345,3 +345,15 @@ def test_a_preference_question_without_a_score_is_refused_beside_its_field(
 def test_the_rubric_page_leads_to_the_guidelines_beside_it(lead: Actor) -> None:
     body = browser_of(lead).get(PAGE).content.decode()
     assert 'href="/projects/alpha/guidelines/"' in body
+
+
+def test_a_rubric_with_nothing_to_score_is_refused_above_the_questions(
+    lead: Actor, alpha: Project
+) -> None:
+    notes = {"kind": "text", "key": "notes", "label": "Notes"}
+    response = browser_of(lead).post(PAGE, form_of(notes, {**VERDICT, "multiple": True}))
+    assert response.status_code == 400
+    shown = response.content.decode()
+    assert 'id="builder-error" data-field="questions">' in shown
+    assert "its ratings become training data" in shown
+    assert versions(alpha) == []
