@@ -100,6 +100,8 @@ WSGI_APPLICATION = "learnportal.wsgi.application"
 AUTH_USER_MODEL = "accounts.User"
 LOGIN_URL = "/login/"
 LOGIN_REDIRECT_URL = "/"
+# How long an invitation's link to choose a password stays good (core.projects.invitations).
+PASSWORD_RESET_TIMEOUT = 7 * 24 * 3600
 
 TEMPLATES = [
     {

@@ -10,6 +10,7 @@ from learnportal import pages
 from learnportal.api.errors import api_not_found
 from learnportal.api.learn import LearnView
 from learnportal.people import urls as accounts_urls
+from learnportal.people.welcome import WelcomeView
 from refinement import urls as refinement_urls
 from webhooks import urls as webhooks_urls
 
@@ -18,6 +19,7 @@ portal_urlpatterns = [
     path("", pages.home, name="home"),
     path("login/", auth_views.LoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(next_page="portal:login"), name="logout"),
+    path("welcome/<uidb64>/<token>/", WelcomeView.as_view(), name="welcome"),
     *feedback_urls.page_urlpatterns,
     *refinement_urls.page_urlpatterns,
     *accounts_urls.page_urlpatterns,

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 import orjson
 import pytest
@@ -73,7 +74,14 @@ SITE_PREFIXES = ("admin/", "accounts/")
 PROJECT = "project"
 SITE = "site"
 PUBLIC = "public"  # no data: the sign-in pages and the API's description
-PUBLIC_ROUTES = {"login/", "logout/", "api/schema/", "api/docs/", "^api/"}
+PUBLIC_ROUTES = {
+    "login/",
+    "logout/",
+    "welcome/<uidb64>/<token>/",  # an invitation's link: the token is the credential
+    "api/schema/",
+    "api/docs/",
+    "^api/",
+}
 METHODS = ("get", "post", "put", "patch", "delete")
 
 
@@ -163,6 +171,12 @@ def alpha() -> dict[str, Any]:
     refinement = Refinement.objects.filter(project=project).order_by("id").first()
     assert refinement is not None
     annotator = User.objects.get(username=f"ann-{SECRET}")
+    invited = boss.rest(
+        "post",
+        "/api/projects/alpha/invitations/",
+        {"username": f"new-{SECRET}", "role": "annotator"},
+    )
+    assert invited.status_code == 201, invited.content
     ids: dict[str, Any] = {
         "slug": "alpha",
         "pk": turn_id,
@@ -178,6 +192,7 @@ def alpha() -> dict[str, Any]:
         "person_id": annotator.pk,
         "token_id": ApiToken.objects.get(name=f"agent-{SECRET}").pk,
         "token": "none",
+        "uidb64": urlsplit(invited.json()["url"]).path.split("/")[2],
         "endpoint_id": endpoint.pk,
         "delivery_id": delivery.pk,
         "object_id": project.pk,

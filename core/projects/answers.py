@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Self
 from pydantic import Field
 
 from core.accounts.roles import Role
+from core.projects.invitations import waiting
 from learnportal_protocol.models import Answer
 
 if TYPE_CHECKING:
@@ -14,6 +15,7 @@ if TYPE_CHECKING:
 
     from core.accounts.models import User
     from core.projects.guidelines import Guidelines
+    from core.projects.invitations import Invitation
     from core.projects.models import Project
 
 
@@ -51,10 +53,24 @@ class ProjectList(Answer):
 class MemberAnswer(Answer):
     username: str
     role: Role
+    invited: bool = Field(description="invited and not yet signed in: no password chosen")
 
     @classmethod
     def of(cls, person: User, role: Role) -> Self:
-        return cls(username=person.get_username(), role=role)
+        return cls(username=person.get_username(), role=role, invited=waiting(person))
+
+
+class InvitationAnswer(MemberAnswer):
+    url: str = Field(
+        description="the one-time link where the person chooses a password: give it to them "
+        "yourself; it is not kept and not shown again"
+    )
+    expires: float = Field(description="epoch seconds: the link's end")
+
+    @classmethod
+    def of_invitation(cls, invitation: Invitation, url: str) -> Self:
+        member = MemberAnswer.of(invitation.person, invitation.role)
+        return cls(**member.model_dump(), url=url, expires=invitation.expires)
 
 
 class MemberList(Answer):

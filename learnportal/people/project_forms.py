@@ -11,7 +11,12 @@ from django.conf import settings
 from core.accounts.roles import PROJECT_ROLES, Role
 from core.projects import models
 from core.web import BodyForm
-from learnportal.people.projects_api import MemberRequest, ProjectChanges, ProjectRequest
+from learnportal.people.projects_api import (
+    InvitationRequest,
+    MemberRequest,
+    ProjectChanges,
+    ProjectRequest,
+)
 from learnportal_protocol.models import USERNAME_LENGTH
 
 PROJECT_ROLE_CHOICES = [(role.value, role.value) for role in sorted(PROJECT_ROLES)]
@@ -93,6 +98,18 @@ class MemberAddForm(BodyForm):
     username = _text("Username", USERNAME_LENGTH)
     role = forms.ChoiceField(
         label="Role", choices=PROJECT_ROLE_CHOICES, initial=Role.ANNOTATOR.value
+    )
+
+
+class MemberInviteForm(MemberAddForm):
+    """Adding a member who has no account yet (its own field ids on the members page)."""
+
+    body_model = InvitationRequest
+    prefix = "invite"
+
+    username = _text("Their username", USERNAME_LENGTH)
+    role = forms.ChoiceField(
+        label="Their role", choices=PROJECT_ROLE_CHOICES, initial=Role.ANNOTATOR.value
     )
 
 

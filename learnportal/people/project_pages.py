@@ -14,6 +14,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404
 from django.shortcuts import redirect
+from django.utils.cache import add_never_cache_headers
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 
@@ -21,16 +22,19 @@ from core.accounts.roles import Action, Role
 from core.markdown import markdown_html
 from core.projects import services
 from core.projects.chosen import project_choose
+from core.projects.invitations import invitation_days, invitation_make, waiting
 from core.projects.models import MAX_PRIORITY_WEIGHT
 from core.projects.selection import principal_in, visible_projects
 from core.web import forbidden_page, page, portal_principal, show_learn_error
 from learnportal.people.project_forms import (
     PROJECT_ROLE_CHOICES,
     MemberAddForm,
+    MemberInviteForm,
     MemberRoleForm,
     ProjectCreateForm,
     ProjectSettingsForm,
 )
+from learnportal.people.welcome import welcome_url
 from learnportal_protocol.errors import LearnError
 
 if TYPE_CHECKING:
@@ -162,12 +166,19 @@ def _members_page(
     project: Project,
     *,
     form: MemberAddForm | None = None,
+    invite_form: MemberInviteForm | None = None,
+    invited: dict[str, Any] | None = None,
     row_errors: dict[str, str] | None = None,
     status: int = 200,
 ) -> HttpResponse:
     everyone = services.members(project)
     rows = [
-        {"person": person, "role": role.value, "is_you": person.pk == member.user_id}
+        {
+            "person": person,
+            "role": role.value,
+            "is_you": person.pk == member.user_id,
+            "waiting": waiting(person),
+        }
         for person, role in everyone
     ]
     row_errors = row_errors or {}
@@ -176,6 +187,9 @@ def _members_page(
         "project": project,
         "members": rows,
         "form": form or MemberAddForm(),
+        "invite_form": invite_form or MemberInviteForm(),
+        "invited": invited,
+        "days": invitation_days(),
         "row_errors": row_errors,
         # A refusal about someone with no row (not a member, no such person): above the table.
         "unplaced_errors": [text for name, text in row_errors.items() if name not in listed],
@@ -211,6 +225,36 @@ def project_members(request: AuthenticatedHttpRequest, slug: str) -> HttpRespons
             messages.success(request, f"Added {person.username} to {project.slug} as {role.value}.")
             return redirect("portal:project-members", slug=project.slug)
     return _members_page(request, member, project, form=form, status=400)
+
+
+@require_POST
+@login_required
+def member_invite(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse:
+    """Invite a person with no account yet; the page shows their link this once."""
+    member, project = project_entered(request, slug)
+    if not member.may(Action.MANAGE_PROJECT):
+        return forbidden_page(request, member, Action.MANAGE_PROJECT)
+    form = MemberInviteForm(request.POST)
+    status, invited = 400, None
+    if form.is_valid():
+        try:
+            invitation = invitation_make(
+                actor=member,
+                project=project,
+                username=form.cleaned_data["username"],
+                role=form.cleaned_data["role"],
+            )
+        except LearnError as error:
+            show_learn_error(form, error)
+            status = error.http_status
+        else:
+            status, form = 200, MemberInviteForm()
+            invited = {"invitation": invitation, "url": welcome_url(request, invitation)}
+    response = _members_page(
+        request, member, project, invite_form=form, invited=invited, status=status
+    )
+    add_never_cache_headers(response)  # the link is shown once, and never kept
+    return response
 
 
 def _member_change(

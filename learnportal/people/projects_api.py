@@ -16,10 +16,18 @@ from rest_framework.views import APIView
 from core.accounts.authentication import principal_of
 from core.accounts.roles import Action
 from core.projects import models, services
-from core.projects.answers import MemberAnswer, MemberList, ProjectAnswer, ProjectList
+from core.projects.answers import (
+    InvitationAnswer,
+    MemberAnswer,
+    MemberList,
+    ProjectAnswer,
+    ProjectList,
+)
+from core.projects.invitations import invitation_make
 from core.projects.selection import principal_in, visible_projects
 from feedback.answers import RubricAnswer
 from feedback.services.rubrics import rubric_current, rubric_replace
+from learnportal.people.welcome import welcome_url
 from learnportal_protocol.models import USERNAME_LENGTH, StrictModel
 from learnportal_protocol.wire import loads_strict, parse_body, refuse_wide_integers
 
@@ -55,6 +63,12 @@ class ProjectChanges(StrictModel):
 class MemberRequest(StrictModel):
     username: str = Field(min_length=1, max_length=USERNAME_LENGTH)
     role: Literal["annotator", "reviewer", "manager"]
+
+
+class InvitationRequest(MemberRequest):
+    # A new account's name: what Django's username validator lets through (letters, digits
+    # and @.+-_), so that the schema says what is refused.
+    username: str = Field(min_length=1, max_length=USERNAME_LENGTH, pattern=r"^[\w.@+-]+$")
 
 
 class ProjectsView(APIView):
@@ -157,6 +171,30 @@ class MembersView(OneProjectView):
             actor=self.member, project=self.project, person=person, role=body.role
         )
         return Response(MemberAnswer.of(person, role).model_dump(mode="json"))
+
+
+class InvitationsView(OneProjectView):
+    @extend_schema(
+        operation_id="projects_invitations_create",
+        summary="Invite a person with no account yet: their account, their role, their link",
+        request={"application/json": InvitationRequest},
+        responses={
+            201: InvitationAnswer,
+            400: OpenApiResponse(description="a bad username or role"),
+            403: MANAGERS_ONLY,
+            404: NO_PROJECT,
+            409: OpenApiResponse(description="that person has an account already"),
+        },
+    )
+    def post(self, request: Request, slug: str) -> Response:
+        body = parse_body(InvitationRequest, request.body or b"{}")
+        invitation = invitation_make(
+            actor=self.member, project=self.project, username=body.username, role=body.role
+        )
+        answer = InvitationAnswer.of_invitation(invitation, welcome_url(request, invitation))
+        response = Response(answer.model_dump(mode="json"), status=201)
+        response["Cache-Control"] = "no-store"
+        return response
 
 
 class MemberView(OneProjectView):

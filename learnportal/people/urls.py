@@ -27,6 +27,11 @@ page_urlpatterns = [
     path("projects/", project_pages.project_index, name="projects"),
     path("projects/<str:slug>/", project_pages.project_settings, name="project"),
     path("projects/<str:slug>/members/", project_pages.project_members, name="project-members"),
+    path(
+        "projects/<str:slug>/members/invite/",
+        project_pages.member_invite,
+        name="project-member-invite",
+    ),
     path("projects/<str:slug>/rubric/", rubric_pages.project_rubric, name="project-rubric"),
     path(
         "projects/<str:slug>/rubric/preview/",
@@ -62,6 +67,11 @@ api_urlpatterns = [
     path("projects/<str:slug>/rubric/", projects_api.RubricView.as_view(), name="project-rubric"),
     path(
         "projects/<str:slug>/members/", projects_api.MembersView.as_view(), name="project-members"
+    ),
+    path(
+        "projects/<str:slug>/invitations/",
+        projects_api.InvitationsView.as_view(),
+        name="project-invitations",
     ),
     path(
         "projects/<str:slug>/guidelines/",

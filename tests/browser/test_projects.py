@@ -1,6 +1,6 @@
 """A project's manager in headless Chromium, at 1280 and 390 px: choosing the project in the
-header, adding a member and changing their role, and changing a setting with the guidelines
-previewed. Screenshots: /tmp/shots/projects-*.png."""
+header, adding a member and changing their role, inviting someone new (who follows the link),
+and changing a setting with the guidelines previewed. Screenshots: var/screenshots/projects-*.png."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from tests.browser.helpers import log_in, screenshot
 from tests.factories import UserFactory
 
 if TYPE_CHECKING:
+    from playwright.sync_api import Browser
     from pytest_django.live_server_helper import LiveServer
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -63,7 +64,7 @@ def test_a_manager_chooses_the_project_adds_a_member_and_changes_a_setting(
     expect(page.locator(".who-full .who-project")).to_have_text("Alpha team")
 
     page.goto(f"{live_server.url}/projects/alpha/members/")
-    page.get_by_label("Username").fill("reviewer")
+    page.get_by_label("Username", exact=True).fill("reviewer")
     page.get_by_label("Role", exact=True).select_option("reviewer")
     page.get_by_role("button", name="Add member").click()
     row = page.locator("tr[data-member=reviewer]")
@@ -94,3 +95,34 @@ def test_a_manager_chooses_the_project_adds_a_member_and_changes_a_setting(
     expect(page.locator("tr[data-project=alpha]")).to_contain_text("manager")
     fits(page)
     screenshot(page, f"projects-list-{width}")
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_a_manager_invites_someone_new_who_chooses_a_password_and_is_in(
+    lead: None, live_server: LiveServer, browser_page: Page, chromium: Browser, width: int
+) -> None:
+    page = browser_page
+    page.set_viewport_size({"width": width, "height": 844})
+    log_in(page, live_server.url, "lead")
+    page.goto(f"{live_server.url}/projects/alpha/members/")
+    page.get_by_label("Their username").fill("newcomer")
+    page.get_by_label("Their role").select_option("reviewer")
+    page.get_by_role("button", name="Invite").click()
+    link = page.get_by_label("The invitation link of newcomer").input_value()
+    expect(page.locator("tr[data-member=newcomer]")).to_contain_text("invited")
+    fits(page)
+    screenshot(page, f"projects-invited-{width}")
+
+    theirs = chromium.new_context(viewport={"width": width, "height": 844}).new_page()
+    theirs.goto(link)
+    expect(theirs.get_by_role("heading", name="Welcome, newcomer")).to_be_visible()
+    fits(theirs)
+    screenshot(theirs, f"projects-welcome-{width}")
+    theirs.get_by_label("New password", exact=True).fill("newcomer-password-1")
+    theirs.get_by_label("New password confirmation").fill("newcomer-password-1")
+    theirs.get_by_role("button", name="Choose password and log in").click()
+    theirs.locator(".user-menu > summary").click()
+    expect(theirs.locator(".who-full .role")).to_have_text("reviewer")
+    theirs.goto(link)
+    expect(theirs.get_by_role("heading", name="This link is no longer good")).to_be_visible()
+    theirs.context.close()

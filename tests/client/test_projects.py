@@ -3,8 +3,10 @@ in, a project's members and rubric, and a rating on that rubric; each refusal a 
 
 from __future__ import annotations
 
+import time
 from typing import TYPE_CHECKING, Any
 
+import httpx
 import pytest
 
 import core.projects.answers
@@ -16,6 +18,7 @@ from learnportal_client import (
     ConflictError,
     ForbiddenError,
     InvalidError,
+    Invitation,
     LearnClient,
     Member,
     MemberList,
@@ -48,6 +51,7 @@ QUESTIONS: list[dict[str, Any]] = [
         (ProjectList, core.projects.answers.ProjectList),
         (Member, core.projects.answers.MemberAnswer),
         (MemberList, core.projects.answers.MemberList),
+        (Invitation, core.projects.answers.InvitationAnswer),
         (Rubric, feedback.answers.RubricAnswer),
         (RatingCreated, feedback.answers.RatingCreated),
     ],
@@ -111,6 +115,36 @@ def test_a_manager_sets_and_ends_a_membership(lead: LearnClient, aria: LearnClie
     assert "rene" not in {m.username for m in lead.members("beta").results}
     with pytest.raises(NotFoundError):
         lead.member_remove("beta", "rene")
+
+
+def test_a_manager_invites_a_new_person_and_the_link_lets_them_in(
+    portal: Portal, lead: LearnClient, aria: LearnClient
+) -> None:
+    invited = lead.invite("beta", "ines", "reviewer")
+    assert (invited.username, invited.role, invited.invited) == ("ines", "reviewer", True)
+    assert invited.url.startswith(portal.url + "/welcome/")
+    assert invited.expires > time.time()
+    assert {m.username: m.invited for m in lead.members("beta").results}["ines"] is True
+    with httpx.Client(base_url=portal.url, follow_redirects=True) as browser:
+        form = browser.get(invited.url)
+        token = form.text.split('name="csrfmiddlewaretoken" value="')[1].split('"')[0]
+        password = "ines-chooses-this-1"
+        sent = browser.post(
+            str(form.url),
+            data={
+                "csrfmiddlewaretoken": token,
+                "new_password1": password,
+                "new_password2": password,
+            },
+            headers={"Referer": str(form.url)},
+        )
+    assert sent.status_code == 200 and sent.url.path == "/"
+    assert {m.username: m.invited for m in lead.members("beta").results}["ines"] is False
+    with pytest.raises(ConflictError) as taken:
+        lead.invite("beta", "aria", "annotator")
+    assert [d["loc"] for d in taken.value.details] == [["username"]]
+    with pytest.raises(ForbiddenError):
+        aria.invite("beta", "ivo", "annotator")
 
 
 def test_the_teams_refusals_are_learn_errors(

@@ -40,6 +40,7 @@ from learnportal_client.records import (
 )
 from learnportal_client.rest import (
     FeedbackPage,
+    Invitation,
     ListedFeedback,
     Member,
     MemberList,
@@ -109,6 +110,7 @@ __all__ = [
     "ForbiddenError",
     "InvalidError",
     "InvalidReplyError",
+    "Invitation",
     "LearnAdaptResponse",
     "LearnBuffer",
     "LearnClient",

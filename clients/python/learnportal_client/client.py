@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from learnportal_client.exchanges import Exchange
     from learnportal_client.rest import (
         FeedbackPage,
+        Invitation,
         Member,
         MemberList,
         Project,
@@ -215,6 +216,11 @@ class LearnClient(
         """Make a person a member of the project with `role`, or change their role there."""
         return self._carry(exchanges.member_set(slug, username, role))
 
+    def invite(self, slug: str, username: str, role: str) -> Invitation:
+        """Invite a person with no account yet into the project with `role` (its managers):
+        their account, and the link where they choose a password."""
+        return self._carry(exchanges.invite(slug, username, role))
+
     def member_remove(self, slug: str, username: str) -> None:
         self._carry(exchanges.member_remove(slug, username))
 
@@ -373,6 +379,9 @@ class AsyncLearnClient(
 
     async def member_set(self, slug: str, username: str, role: str) -> Member:
         return await self._carry(exchanges.member_set(slug, username, role))
+
+    async def invite(self, slug: str, username: str, role: str) -> Invitation:
+        return await self._carry(exchanges.invite(slug, username, role))
 
     async def member_remove(self, slug: str, username: str) -> None:
         await self._carry(exchanges.member_remove(slug, username))

@@ -16,6 +16,7 @@ from urllib.parse import quote
 from learnportal_client.calls import RESEND_SAFE, chunks
 from learnportal_client.rest import (
     FeedbackPage,
+    Invitation,
     Member,
     MemberList,
     Project,
@@ -182,6 +183,12 @@ def member_set(slug: str, username: str, role: str) -> Exchange[Member]:
     """Setting a role twice sets it once, so it may be sent again."""
     body = {"username": username, "role": role}
     return rest(Member, "POST", _project_url(slug, "members/"), json=body)
+
+
+def invite(slug: str, username: str, role: str) -> Exchange[Invitation]:
+    """Sent again, it draws a new link for the same waiting person, the lost one dead."""
+    body = {"username": username, "role": role}
+    return rest(Invitation, "POST", _project_url(slug, "invitations/"), json=body)
 
 
 def member_remove(slug: str, username: str) -> Exchange[None]:

@@ -124,6 +124,15 @@ class ProjectList(Lenient):
 class Member(Lenient):
     username: str
     role: str
+    invited: bool = False  # invited and not yet signed in
+
+
+class Invitation(Member):
+    """A new person's account and the one-time link where they choose a password (`url`,
+    good until `expires`, epoch seconds): give it to them; it is not shown again."""
+
+    url: str
+    expires: float
 
 
 class MemberList(Lenient):

@@ -166,12 +166,12 @@ def test_a_manager_adds_changes_and_removes_members(lead: Actor) -> None:
         "post", "/api/projects/alpha/members/", {"username": "nora", "role": "annotator"}
     )
     assert added.status_code == 200, added.content
-    assert added.json() == {"username": "nora", "role": "annotator"}
+    assert added.json() == {"username": "nora", "role": "annotator", "invited": False}
     lead.rest("post", "/api/projects/alpha/members/", {"username": "nora", "role": "reviewer"})
     listed = lead.rest("get", "/api/projects/alpha/members/").json()["results"]
     assert listed == [
-        {"username": "lead", "role": "manager"},
-        {"username": "nora", "role": "reviewer"},
+        {"username": "lead", "role": "manager", "invited": False},
+        {"username": "nora", "role": "reviewer", "invited": False},
     ]
     assert lead.rest("delete", "/api/projects/alpha/members/nora/").status_code == 204
     assert lead.rest("delete", "/api/projects/alpha/members/nora/").status_code == 404

@@ -18,6 +18,8 @@ import pytest
 from django.db import models
 from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver
+from django.utils.encoding import force_bytes
+from django.utils.http import urlsafe_base64_encode
 
 from core.accounts.models import ApiToken, User
 from core.projects.models import GuidelinesVersion, Project
@@ -199,6 +201,7 @@ def _values() -> dict[str, list[str]]:
         "token": ["0" * 2 * TOKEN_BYTES, "not-an-upload"],  # an import's upload: none is kept
         "slug": list(Project.objects.values_list("slug", flat=True)[:2]),
         "username": list(User.objects.values_list("username", flat=True)[:2]),
+        "uidb64": [urlsafe_base64_encode(force_bytes(pk)) for pk in users[:2]],
         "version": [str(v) for v in GuidelinesVersion.objects.values_list("version", flat=True)]
         or ["1"],
     }
