@@ -3,7 +3,7 @@ the views' pagination, returned as `model_dump(mode="json")`, and the OpenAPI do
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, Self
 
 from pydantic import ConfigDict, Field
 
@@ -14,6 +14,7 @@ from learnportal_protocol.models import Answer, FeedbackDimension
 
 if TYPE_CHECKING:
     from feedback.models import Turn as TurnRow
+    from feedback.models import TurnStep
     from feedback.services.rubrics import StoredRubric
 
 
@@ -36,6 +37,41 @@ class Turn(Answer):
     model: str
     version: str | None
     created: float
+
+
+class StepAnswer(Answer):
+    """One step of a turn's run, as it was sent (feedback.traces.steps.Step)."""
+
+    step_id: str
+    parent_id: str
+    name: str
+    kind: str
+    input: str
+    output: str
+    start: float | None
+    end: float | None
+    status: str
+    error: str
+    tokens_in: int | None
+    tokens_out: int | None
+    cost: float | None
+    attributes: dict[str, Any]
+
+    @classmethod
+    def of(cls, step: TurnStep) -> Self:
+        fields = {name: getattr(step, name) for name in cls.model_fields if name != "attributes"}
+        return cls(**fields, attributes=step.attributes_value())
+
+
+class TurnDetail(Turn):
+    """A turn with its run: its steps, the earliest first."""
+
+    steps: list[StepAnswer]
+
+    @classmethod
+    def of(cls, turn: TurnRow, steps: list[TurnStep]) -> Self:
+        shown = Turn.model_validate(turn).model_dump()
+        return cls(**shown, steps=[StepAnswer.of(step) for step in steps])
 
 
 class TurnPage(Answer):

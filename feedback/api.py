@@ -39,6 +39,7 @@ from feedback.answers import (
     QueueUndone,
     RatingCreated,
     Turn,
+    TurnDetail,
     TurnPage,
     TurnsCreated,
 )
@@ -55,11 +56,11 @@ from feedback.question_sums import question_agreements
 from feedback.queue import queue_held, queue_next, queue_release, queue_skip, queue_undo
 from feedback.selectors.agreement import agreement_read
 from feedback.selectors.explorer import feedback_matching, feedback_page
-from feedback.selectors.turns import turn_queue
+from feedback.selectors.turns import turn_queue, turn_steps
 from feedback.services.ratings import Remarks, rating_record
 from feedback.services.turns import turns_submit
 from feedback.turn_items import TurnsRequest, turn_inputs, turns_batch_checked
-from learnportal_protocol.errors import ErrorCode, LearnError, detail
+from learnportal_protocol.errors import ErrorCode, LearnError, detail, not_found
 from learnportal_protocol.models import INT64, Name, RequiredName, Span, StrictModel, Text
 from learnportal_protocol.wire import parse_body
 
@@ -156,6 +157,23 @@ class TurnsView(APIView):
         turns_batch_checked(len(body.turns))
         answer = turns_submit(principal=principal, turns=turn_inputs(body.turns))
         return Response(answer.model_dump(mode="json"), status=201)
+
+
+class TurnView(APIView):
+    parser_classes = []
+
+    @extend_schema(
+        operation_id="turn_retrieve",
+        summary="One queued turn, with its steps",
+        responses={200: TurnDetail, 404: OpenApiResponse(description="no such turn of yours")},
+    )
+    def get(self, request: Request, pk: int) -> Response:
+        principal = principal_of(request)
+        principal.require(Action.READ_TURNS)
+        turn = turn_queue(viewer=principal).filter(pk=pk).first()
+        if turn is None:
+            raise not_found(f"No turn {pk} in this project.", [detail(["turn"], "no such turn")])
+        return Response(TurnDetail.of(turn, turn_steps(turn)).model_dump(mode="json"))
 
 
 # --- the queue: /api/queue/* (feedback.queue) ------------------------------------------------

@@ -90,6 +90,42 @@ class Turn(models.Model):
             return None
 
 
+class TurnStep(models.Model):
+    """One step of a turn's run (a span of its trace): a call of a model or a tool, a retrieval,
+    a sub-agent, in a tree by `parent_id` (feedback.traces)."""
+
+    turn = models.ForeignKey(Turn, on_delete=models.CASCADE, related_name="steps")
+    step_id = models.CharField(max_length=200)
+    parent_id = models.CharField(max_length=200, blank=True)
+    name = models.CharField(max_length=200)
+    kind = models.CharField(max_length=16)
+    input = models.TextField(blank=True)
+    output = models.TextField(blank=True)
+    start = models.FloatField(null=True)
+    end = models.FloatField(null=True)
+    status = models.CharField(max_length=8)
+    error = models.TextField(blank=True)
+    tokens_in = models.BigIntegerField(null=True)
+    tokens_out = models.BigIntegerField(null=True)
+    cost = models.FloatField(null=True)
+    attributes = models.TextField(help_text="JSON object")
+
+    class Meta:
+        # A turn's steps are read together: the constraint's index begins with the turn.
+        constraints = [models.UniqueConstraint(fields=["turn", "step_id"], name="turn_step_once")]
+
+    def __str__(self) -> str:
+        return self.step_id
+
+    def attributes_value(self) -> dict[str, Any]:
+        """The step's attributes as sent; {} for text that is not a JSON object."""
+        try:
+            value = orjson.loads(self.attributes)
+        except orjson.JSONDecodeError:
+            return {}
+        return value if isinstance(value, dict) else {}
+
+
 class Feedback(models.Model):
     # The project of the credential that sent it (core.projects.selection), never the body's;
     # a feedback rates the turn of its project that has its correlation_id.

@@ -5,8 +5,10 @@ them."""
 from __future__ import annotations
 
 from django.conf import settings
+from pydantic import Field
 
 from feedback.services.turns import TurnInput
+from feedback.traces.steps import Steps
 from learnportal_protocol import RatedTurn
 from learnportal_protocol.errors import ErrorCode, LearnError, detail
 from learnportal_protocol.models import Name, RequiredName, StrictModel
@@ -17,6 +19,7 @@ class TurnItem(StrictModel):
     session_id: Name = ""
     component_name: Name = ""
     rated_turn: RatedTurn
+    steps: Steps = Field(default_factory=list, description="the turn's run, a tree of steps")
 
 
 class TurnsRequest(StrictModel):
@@ -35,5 +38,6 @@ def turns_batch_checked(count: int) -> None:
 
 def turn_inputs(items: list[TurnItem]) -> list[TurnInput]:
     return [
-        TurnInput(t.correlation_id, t.session_id, t.component_name, t.rated_turn) for t in items
+        TurnInput(t.correlation_id, t.session_id, t.component_name, t.rated_turn, t.steps)
+        for t in items
     ]

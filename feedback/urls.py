@@ -12,12 +12,14 @@ from feedback.api import (
     QueueUndoView,
     RatingsView,
     TurnsView,
+    TurnView,
 )
 from feedback.pages import agreement, explorer, file_import, queue, turns
 
 # Under /api/ (learnportal.urls).
 urlpatterns = [
     path("turns/", TurnsView.as_view(), name="turns"),
+    path("turns/<int:pk>/", TurnView.as_view(), name="turn"),
     path("queue/next/", QueueNextView.as_view(), name="queue-next"),
     path("queue/release/", QueueReleaseView.as_view(), name="queue-release"),
     path("queue/skip/", QueueSkipView.as_view(), name="queue-skip"),

@@ -354,6 +354,13 @@ LEARNPORTAL_UNDO_SECONDS = env_int("LEARNPORTAL_UNDO_SECONDS", 60, minimum=0)
 # A project's rubric (feedback.rubrics): the most questions it holds, options a categorical
 # question (or span labels a spans question) offers, characters a text answer holds, and spans
 # one answer marks.
+# A turn's steps (feedback.traces): how many one turn holds, how deep their tree goes, and the
+# JSON bytes of one step's attributes.
+LEARNPORTAL_MAX_STEPS = env_int("LEARNPORTAL_MAX_STEPS", 1000, minimum=1)
+LEARNPORTAL_MAX_STEP_DEPTH = env_int("LEARNPORTAL_MAX_STEP_DEPTH", 64, minimum=1)
+LEARNPORTAL_MAX_STEP_ATTRIBUTES_BYTES = env_int(
+    "LEARNPORTAL_MAX_STEP_ATTRIBUTES_BYTES", 64 * 1024, minimum=256
+)
 LEARNPORTAL_RUBRIC_MAX_QUESTIONS = env_int("LEARNPORTAL_RUBRIC_MAX_QUESTIONS", 50, minimum=1)
 LEARNPORTAL_RUBRIC_MAX_OPTIONS = env_int("LEARNPORTAL_RUBRIC_MAX_OPTIONS", 50, minimum=2)
 LEARNPORTAL_RUBRIC_MAX_TEXT = env_int("LEARNPORTAL_RUBRIC_MAX_TEXT", 10_000, minimum=1)

@@ -119,8 +119,21 @@ def alpha() -> dict[str, Any]:
     rev = human_actor(f"rev-{SECRET}", "reviewer", project="alpha")
     boss = human_actor(f"boss-{SECRET}", "manager", project="alpha")
     turn = {"prompt": f"asks {SECRET}?", "response": f"answers {SECRET}.", "model": "m"}
+    steps = [
+        {"step_id": f"span-{SECRET}", "name": f"plan {SECRET}", "kind": "agent"},
+        {
+            "step_id": "b7",
+            "parent_id": f"span-{SECRET}",
+            "name": "search",
+            "kind": "tool",
+            "input": f"looks up {SECRET}",
+            "attributes": {"tool.name": f"search-{SECRET}"},
+        },
+    ]
     sent = agent.rest(
-        "post", "/api/turns/", {"turns": [{"correlation_id": CORRELATION, "rated_turn": turn}]}
+        "post",
+        "/api/turns/",
+        {"turns": [{"correlation_id": CORRELATION, "rated_turn": turn, "steps": steps}]},
     )
     assert sent.status_code == 201, sent.content
     turn_id = agent.rest("get", f"/api/turns/?correlation_id={CORRELATION}").json()["results"][0][

@@ -7,11 +7,11 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, TypedDict
 
-from django.db.models import BooleanField, Exists, ExpressionWrapper, OuterRef, Q, QuerySet
+from django.db.models import BooleanField, Exists, ExpressionWrapper, F, OuterRef, Q, QuerySet
 
 from core.projects.rules import is_blind
 from core.projects.selection import project_pk
-from feedback.models import Feedback, Turn, project_of
+from feedback.models import Feedback, Turn, TurnStep, project_of
 from feedback.selectors.visibility import counted_feedback, own_human, seen_by, sees_all_ratings
 from learnportal_protocol import FeedbackSource
 from learnportal_protocol.errors import detail, not_found
@@ -182,3 +182,9 @@ def undoable_rating(principal: Principal, *, now: float, within: float) -> Feedb
     if last is None or last.received <= now - within:
         return None
     return last if counted_feedback(project).filter(pk=last.pk).exists() else None
+
+
+def turn_steps(turn: Turn) -> list[TurnStep]:
+    """A turn's steps, the earliest begun first (those with no start last), then as stored."""
+    steps = TurnStep.objects.filter(turn=turn)
+    return list(steps.order_by(F("start").asc(nulls_last=True), "id"))

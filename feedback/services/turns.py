@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections import defaultdict
 from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING
@@ -19,9 +20,13 @@ from feedback.models import Turn
 from feedback.queue_state import turns_held
 from feedback.selectors.overview import live_counts
 from feedback.services.rows import TURN_COLUMNS, queued_rows, turn_row
+from feedback.traces.store import Sent, steps_add
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from core.accounts.principals import Principal
+    from feedback.traces.steps import Step
     from learnportal_protocol import RatedTurn
 
 
@@ -31,6 +36,7 @@ class TurnInput:
     session_id: str
     component_name: str
     rated_turn: RatedTurn
+    steps: Sequence[Step] = ()
 
 
 def turns_submit(*, principal: Principal, turns: list[TurnInput]) -> TurnsCreated:
@@ -45,28 +51,34 @@ def turns_store(*, principal: Principal, turns: list[TurnInput]) -> TurnsCreated
     `turns_submit` for the API, feedback.turn_import for a file."""
     now = time.time()
     rows: dict[str, Row] = {}  # the first of each key
-    for t in turns:
+    steps: dict[str, Sent] = defaultdict(list)  # every item's, in order
+    for index, t in enumerate(turns):
         if t.correlation_id not in rows:
             rows[t.correlation_id] = turn_row(
                 t.correlation_id, t.session_id, t.component_name, t.rated_turn, principal, now
             )
+        steps[t.correlation_id].extend((index, n, step) for n, step in enumerate(t.steps))
+    sent = {key: items for key, items in steps.items() if items}
     try:
-        created = _turns_queue(principal, rows)
+        created = _turns_queue(principal, rows, sent)
     except IntegrityError:
         # Another request queued one of these turns between the look and the write (on
         # PostgreSQL, whose COPY then refuses them all): look again, and meet it stored.
-        created = _turns_queue(principal, rows)
+        created = _turns_queue(principal, rows, sent)
     return TurnsCreated(received=len(turns), created=created)
 
 
-def _turns_queue(principal: Principal, rows: dict[str, Row]) -> int:
-    """Store the turns among `rows` not stored yet, in one transaction: how many."""
+def _turns_queue(principal: Principal, rows: dict[str, Row], steps: dict[str, Sent]) -> int:
+    """Store the turns among `rows` not stored yet, and the `steps` their turns lack, in one
+    transaction: how many turns."""
     project = project_pk(principal.project)
     with transaction.atomic():
         held = turns_held(project, rows)
         new = {key: row for key, row in rows.items() if key not in held}
         # Feedback may have come before its turn (an agent's own, say): it counts from the start.
         insert_rows(Turn, TURN_COLUMNS, queued_rows(new, stored_facts(project, new)))
+        if steps:
+            steps_add(held | turns_held(project, new), steps)
         if new:
             broadcast_on_commit(
                 "turns.queued",

@@ -22,6 +22,8 @@ import schemathesis
 
 from learnportal_protocol import freejson
 
+STEP_RULE_FIELDS = ("step_id", "parent_id", "end", "attributes")
+
 
 @dataclass(frozen=True)
 class Rule:
@@ -38,6 +40,19 @@ class Rule:
 
 
 BEYOND_THE_SCHEMA = [
+    *(
+        Rule(
+            "POST /api/turns/",
+            loc,
+            "a turn's steps are a tree of unique ids, within LEARNPORTAL_MAX_STEPS and "
+            "LEARNPORTAL_MAX_STEP_DEPTH counting the steps stored before; a step ends no earlier "
+            "than it starts, and its attributes fit LEARNPORTAL_MAX_STEP_ATTRIBUTES_BYTES",
+        )
+        for loc in (
+            ("turns", None, "steps"),
+            *(("turns", None, "steps", None, field) for field in STEP_RULE_FIELDS),
+        )
+    ),
     Rule(
         "PUT /api/steps/{step_id}/",
         ("review_notes",),

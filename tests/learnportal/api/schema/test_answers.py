@@ -26,6 +26,7 @@ from feedback.answers import (
     QueueUndone,
     RatingCreated,
     RubricAnswer,
+    TurnDetail,
     TurnPage,
     TurnsCreated,
 )
@@ -70,6 +71,7 @@ ANSWERS: dict[tuple[str, str, str], type[BaseModel]] = {
     ("get", "/api/learn/", "200"): Capability,
     ("post", "/api/learn/", "200"): LearnResponse,
     ("get", "/api/turns/", "200"): TurnPage,
+    ("get", "/api/turns/{id}/", "200"): TurnDetail,
     ("post", "/api/turns/", "201"): TurnsCreated,
     ("get", "/api/feedback/", "200"): FeedbackPage,
     ("get", "/api/agreement/", "200"): Agreement,
