@@ -9,6 +9,8 @@ import pytest
 
 import feedback.answers
 import refinement.answers
+from feedback.traces.steps import Step as HostStep
+from feedback.turn_items import TurnItem
 from learnportal_client import (
     AdaptedComponent,
     ComponentRecord,
@@ -16,13 +18,18 @@ from learnportal_client import (
     LearnClient,
     LearnError,
     ListedFeedback,
+    NotFoundError,
+    QueuedTurn,
     Routing,
     RunOutcome,
+    ShownStep,
+    Step,
     Turn,
+    TurnDetail,
     TurnPage,
     TurnsCreated,
 )
-from learnportal_protocol.models import ComponentPerformanceRecord
+from learnportal_protocol.models import ComponentPerformanceRecord, RatedTurn
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -40,6 +47,8 @@ TURN = {"prompt": "Summarize", "response": "A summary.", "model": "writer"}
         (TurnsCreated, feedback.answers.TurnsCreated),
         (Turn, feedback.answers.Turn),
         (TurnPage, feedback.answers.TurnPage),
+        (TurnDetail, feedback.answers.TurnDetail),
+        (ShownStep, feedback.answers.StepAnswer),
         (FeedbackPage, feedback.answers.FeedbackPage),
         (ListedFeedback, feedback.answers.StoredFeedback),
         (ComponentRecord, ComponentPerformanceRecord),
@@ -77,6 +86,34 @@ def test_turns_are_queued_and_listed_with_filters_and_pages(client: LearnClient)
     rest = client.turns(cursor=page.next)
     assert [t.correlation_id for t in rest.results] == ["t0"]
     assert client.turns(unrated=True).results
+
+
+def test_the_clients_steps_and_queued_turns_send_what_the_host_reads() -> None:
+    assert set(Step.model_fields) == set(HostStep.model_fields)
+    assert set(QueuedTurn.model_fields) == set(TurnItem.model_fields)
+    assert set(ShownStep.model_fields) == set(Step.model_fields)
+
+
+def test_a_turns_steps_are_sent_with_it_and_read_back(client: LearnClient) -> None:
+    steps = [
+        Step(step_id="s1", name="plan", kind="agent", start=1_800_000_000.0),
+        Step(step_id="s2", parent_id="s1", name="search", kind="tool", status="error"),
+    ]
+    traced = QueuedTurn(correlation_id="traced", rated_turn=RatedTurn(**TURN), steps=steps)
+    as_dict = {
+        "correlation_id": "other",
+        "rated_turn": TURN,
+        "steps": [{"step_id": "x", "name": "y"}],
+    }
+    assert client.submit_turns([traced, as_dict]).created == 2
+    (listed,) = client.turns(correlation_id="traced").results
+    shown = client.turn(listed.id)
+    assert [(s.step_id, s.parent_id, s.kind, s.status) for s in shown.steps] == [
+        ("s1", "", "agent", "ok"),
+        ("s2", "s1", "tool", "error"),
+    ]
+    with pytest.raises(NotFoundError):
+        client.turn(listed.id + 1000)
 
 
 def test_a_step_run_is_reported(client: LearnClient) -> None:

@@ -43,6 +43,7 @@ if TYPE_CHECKING:
         Routing,
         Rubric,
         RunOutcome,
+        TurnDetail,
         TurnPage,
         TurnsCreated,
     )
@@ -180,6 +181,10 @@ class LearnClient(
     def turns(self, cursor: str = "", **filters: str | int | float | bool | None) -> TurnPage:
         """`GET /api/turns/` with its filters; pass a page's `next` as `cursor` for the next."""
         return self._carry(exchanges.turns_page(cursor, filters))
+
+    def turn(self, turn_id: int) -> TurnDetail:
+        """`GET /api/turns/<id>/`: one turn with its steps."""
+        return self._carry(exchanges.turn(turn_id))
 
     def report_run(
         self, step_id: str, description: str, edits: Sequence[Mapping[str, Any]] = ()
@@ -354,6 +359,9 @@ class AsyncLearnClient(
 
     async def turns(self, cursor: str = "", **filters: str | int | float | bool | None) -> TurnPage:
         return await self._carry(exchanges.turns_page(cursor, filters))
+
+    async def turn(self, turn_id: int) -> TurnDetail:
+        return await self._carry(exchanges.turn(turn_id))
 
     async def report_run(
         self, step_id: str, description: str, edits: Sequence[Mapping[str, Any]] = ()

@@ -26,6 +26,7 @@ from learnportal_client.rest import (
     Routing,
     Rubric,
     RunOutcome,
+    TurnDetail,
     TurnPage,
     TurnsCreated,
 )
@@ -140,6 +141,10 @@ def turn_batches(
         rest(TurnsCreated, "POST", "/api/turns/", json={"turns": part})
         for part in chunks(items, limit)
     ]
+
+
+def turn(turn_id: int) -> Exchange[TurnDetail]:
+    return rest(TurnDetail, "GET", f"/api/turns/{int(turn_id)}/")
 
 
 def turns_total(answers: Sequence[TurnsCreated]) -> TurnsCreated:

@@ -9,7 +9,7 @@ client keeps working. The learn/* models are not copied here: they are `learnpor
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -50,6 +50,31 @@ class Turn(Lenient):
     model: str
     version: str | None = None
     created: float
+
+
+class ShownStep(Lenient):
+    """One step of a turn's run as the host answers it (`Step`, every field filled in)."""
+
+    step_id: str
+    parent_id: str
+    name: str
+    kind: str
+    input: str
+    output: str
+    start: float | None
+    end: float | None
+    status: str
+    error: str
+    tokens_in: int | None
+    tokens_out: int | None
+    cost: float | None
+    attributes: dict[str, Any]
+
+
+class TurnDetail(Turn):
+    """`GET /api/turns/<id>/`: a turn with its steps, the earliest begun first."""
+
+    steps: list[ShownStep]
 
 
 class TurnPage(Lenient):
@@ -94,6 +119,26 @@ class FeedbackPage(Lenient):
     next: str | None = None
 
 
+class Step(StrictModel):
+    """One step of a turn's run (a span of its trace), sent with the turn: the host keeps each
+    step id once a turn and checks the tree's bounds (docs/contract.md, "Traces")."""
+
+    step_id: RequiredName
+    parent_id: Name = ""
+    name: RequiredName
+    kind: Literal["llm", "tool", "retrieval", "agent", "chain", "other"] = "other"
+    input: str = ""
+    output: str = ""
+    start: float | None = None
+    end: float | None = None
+    status: Literal["ok", "error"] = "ok"
+    error: str = ""
+    tokens_in: int | None = None
+    tokens_out: int | None = None
+    cost: float | None = None
+    attributes: dict[str, Any] = Field(default_factory=dict)
+
+
 class QueuedTurn(StrictModel):
     """One turn for the annotators' queue (`POST /api/turns/`), deduplicated by correlation_id."""
 
@@ -101,6 +146,7 @@ class QueuedTurn(StrictModel):
     session_id: Name = ""
     component_name: Name = ""
     rated_turn: RatedTurn
+    steps: list[Step] = Field(default_factory=list)
 
 
 class Project(Lenient):
