@@ -6,6 +6,7 @@ from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 from feedback import urls as feedback_urls
+from feedback.traces.api import OtlpTracesView
 from learnportal import pages
 from learnportal.api.errors import api_not_found
 from learnportal.api.learn import LearnView
@@ -28,6 +29,8 @@ portal_urlpatterns = [
 
 urlpatterns = [
     path("api/learn/", LearnView.as_view(), name="learn"),
+    # OTLP/HTTP's own path: exporters post to /v1/traces, with no slash after it.
+    path("v1/traces", OtlpTracesView.as_view(), name="otlp-traces"),
     path("api/", include(feedback_urls.urlpatterns)),
     path("api/", include(refinement_urls.urlpatterns)),
     path("api/", include(webhooks_urls.urlpatterns)),

@@ -1,0 +1,88 @@
+"""OTLP traces into turns and steps, through the one path `POST /api/turns/` takes
+(feedback.services.turns): a trace that breaks a bound is refused whole, the others stored."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import orjson
+from pydantic import ValidationError
+
+from core.accounts.roles import Action
+from core.projects.selection import project_pk
+from feedback.models import Turn
+from feedback.services.turns import turns_store
+from feedback.traces.otlp import traces_of
+from feedback.turn_items import TurnItem, turn_inputs, turns_batch_checked
+from learnportal_protocol.errors import ErrorCode, LearnError
+from learnportal_protocol.wire import invalid_from
+
+if TYPE_CHECKING:
+    from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
+        ExportTraceServiceRequest,
+    )
+
+    from core.accounts.principals import Principal
+    from feedback.traces.otlp import Trace
+
+NO_ROOT = {"session_id": "", "component_name": "", "prompt": "", "response": "", "model": ""}
+
+
+def traces_ingest(
+    *, principal: Principal, request: ExportTraceServiceRequest
+) -> tuple[int, list[str]]:
+    """Store the request's traces as turns with their steps: how many spans were refused, and
+    why, a line each."""
+    principal.require(Action.SUBMIT_TURNS)
+    traces, refused = traces_of(request)
+    turns_batch_checked(len(traces))  # a trace is a turn: as many as one request may carry
+    rejected = len(refused)
+    kept: list[tuple[Trace, TurnItem]] = []
+    for trace in traces.values():
+        try:
+            kept.append((trace, TurnItem.model_validate_json(orjson.dumps(_item(trace)))))
+        except ValidationError as exc:
+            first = invalid_from(exc).details[0]
+            place = ".".join(str(part) for part in first["loc"])
+            refused.append(f"trace {trace.trace_id}: {place}: {first['msg']}")
+            rejected += trace.spans
+    for _ in range(2):  # a trace the store refuses (a bound counting stored steps) is left out
+        try:
+            turns_store(principal=principal, turns=turn_inputs([item for _, item in kept]))
+            break
+        except LearnError as error:
+            if error.code != ErrorCode.INVALID:
+                raise
+            named = {d["loc"][1] for d in error.details if d["loc"][:1] == ["turns"]}
+            for index in sorted(named, reverse=True):
+                trace, _ = kept.pop(index)
+                refused.append(f"trace {trace.trace_id}: {_message(error, index)}")
+                rejected += trace.spans
+    _roots_fill(principal, [trace for trace, _ in kept if trace.root is not None])
+    return rejected, refused
+
+
+def _item(trace: Trace) -> dict[str, Any]:
+    root = trace.root or NO_ROOT
+    return {
+        "correlation_id": trace.trace_id,
+        "session_id": root["session_id"],
+        "component_name": root["component_name"],
+        "rated_turn": {k: root[k] for k in ("prompt", "response", "model")},
+        "steps": trace.steps,
+    }
+
+
+def _message(error: LearnError, index: int) -> str:
+    said = [str(d["msg"]) for d in error.details if d["loc"][1:2] == [index]]
+    return "; ".join(said)[:300]
+
+
+def _roots_fill(principal: Principal, rooted: list[Trace]) -> None:
+    """A turn made before its root span came (from its other spans) takes what the root says."""
+    project = project_pk(principal.project)
+    for trace in rooted:
+        assert trace.root is not None
+        Turn.objects.filter(project_id=project, correlation_id=trace.trace_id, **NO_ROOT).update(
+            **trace.root
+        )
