@@ -6,10 +6,10 @@ from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 from feedback import urls as feedback_urls
-from feedback.traces.api import OtlpTracesView
 from learnportal import pages
 from learnportal.api.errors import api_not_found
 from learnportal.api.learn import LearnView
+from learnportal.api.otlp import OtlpTracesView
 from learnportal.people import urls as accounts_urls
 from learnportal.people.welcome import WelcomeView
 from refinement import urls as refinement_urls

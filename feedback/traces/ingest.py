@@ -1,17 +1,23 @@
 """OTLP traces into turns and steps, through the one path `POST /api/turns/` takes
-(feedback.services.turns): a trace that breaks a bound is refused whole, the others stored."""
+(feedback.services.turns): a trace that breaks a bound is refused whole, the others stored.
+Each tool step of a stored trace is then a call of its tool, as an experience through the one
+path `learn/experience` takes (feedback.services.experiences): its stats, its hours and its
+rewards for routing follow, with no `learn/*` of the agent's own."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
 import orjson
+from django.conf import settings
 from pydantic import ValidationError
 
 from core.accounts.roles import Action
 from core.projects.selection import project_pk
 from feedback.models import Turn
+from feedback.services.experiences import experience_store
 from feedback.services.turns import turns_store
+from feedback.traces.calls import tool_calls
 from feedback.traces.otlp import traces_of
 from feedback.turn_items import TurnItem, turn_inputs, turns_batch_checked
 from learnportal_protocol.errors import ErrorCode, LearnError
@@ -23,16 +29,18 @@ if TYPE_CHECKING:
     )
 
     from core.accounts.principals import Principal
+    from feedback.services.experiences import RoutingPolicy
     from feedback.traces.otlp import Trace
 
 NO_ROOT = {"session_id": "", "component_name": "", "prompt": "", "response": "", "model": ""}
 
 
 def traces_ingest(
-    *, principal: Principal, request: ExportTraceServiceRequest
+    *, principal: Principal, request: ExportTraceServiceRequest, policy: RoutingPolicy
 ) -> tuple[int, list[str]]:
-    """Store the request's traces as turns with their steps: how many spans were refused, and
-    why, a line each."""
+    """Store the request's traces as turns with their steps, and their tool steps as calls
+    (chosen under `policy`, as experiences are): how many spans were refused, and why, a line
+    each."""
     principal.require(Action.SUBMIT_TURNS)
     traces, refused = traces_of(request)
     turns_batch_checked(len(traces))  # a trace is a turn: as many as one request may carry
@@ -59,6 +67,11 @@ def traces_ingest(
                 refused.append(f"trace {trace.trace_id}: {_message(error, index)}")
                 rejected += trace.spans
     _roots_fill(principal, [trace for trace, _ in kept if trace.root is not None])
+    calls, refused_calls = tool_calls([trace for trace, _ in kept])
+    refused.extend(refused_calls)
+    for start in range(0, len(calls), settings.LEARNPORTAL_MAX_BATCH):
+        part = calls[start : start + settings.LEARNPORTAL_MAX_BATCH]
+        experience_store(principal=principal, experiences=part, policy=policy)
     return rejected, refused
 
 

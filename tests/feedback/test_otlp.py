@@ -23,7 +23,8 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.trace import Status, StatusCode
 
 from core.projects.services import project_add
-from feedback.models import Turn, TurnStep
+from feedback.models import Experience, Turn, TurnStep
+from tests.builders import stats_req
 from tests.factories import ApiTokenFactory
 from tests.harness import Actor, human_actor, token_actor
 
@@ -42,7 +43,8 @@ def key_value(key: str, value: Any) -> dict[str, Any]:
 
 
 def span(span_id: str, parent: str, name: str, **attributes: Any) -> dict[str, Any]:
-    """A span in OTLP JSON; an attribute's key is its keyword with dots for underscores."""
+    """A span in OTLP JSON with these attributes (`gen_ai`'s own underscore kept, the others
+    dots: `tool_name` is `tool.name`)."""
     return {
         "traceId": TRACE,
         "spanId": span_id,
@@ -50,8 +52,12 @@ def span(span_id: str, parent: str, name: str, **attributes: Any) -> dict[str, A
         "name": name,
         "startTimeUnixNano": "1800000000000000000",
         "endTimeUnixNano": "1800000001500000000",
-        "attributes": [key_value(k.replace("_", "."), v) for k, v in attributes.items()],
+        "attributes": [key_value(_key(k), v) for k, v in attributes.items()],
     }
+
+
+def _key(word: str) -> str:
+    return word.replace("_", ".").replace("gen.ai.", "gen_ai.")
 
 
 def otlp_json(*spans: dict[str, Any], service: str = "shop-agent") -> dict[str, Any]:
@@ -266,3 +272,23 @@ def test_more_traces_than_a_batch_holds_is_too_large(agent: Actor) -> None:
     response = post(agent, orjson.dumps(otlp_json(span(ROOT, "", "root"), second)))
     assert response.status_code == 413
     assert not Turn.objects.exists()
+
+
+def test_each_tool_step_is_a_call_of_its_tool_once_with_its_reward(agent: Actor) -> None:
+    failed = {**span(TOOL, ROOT, "lookup", gen_ai_operation_name="execute_tool",
+                     gen_ai_tool_name="catalog"), "status": {"code": 2, "message": "down"}}  # fmt: skip
+    rewarded = span(
+        LLM, ROOT, "lookup", gen_ai_operation_name="execute_tool", gen_ai_tool_name="catalog"
+    )
+    rewarded["attributes"].append(key_value("learnportal.reward", 0.5))
+    body = orjson.dumps(otlp_json(span(ROOT, "", "agent"), failed, rewarded))
+    for _ in range(2):  # the exporter's retry: the same calls
+        assert answered(post(agent, body)).partial_success.rejected_spans == 0
+    answer = agent.learn(stats_req("catalog")).json()
+    assert answer.get("type") == "learn/stats/resp", answer.get("message")
+    stats = answer["components"][0]
+    assert (stats["calls_total"], stats["calls_success"], stats["calls_failed"]) == (2, 1, 1)
+    assert stats["avg_duration_ms"] == pytest.approx(1500.0)
+    rewards = sorted(Experience.objects.values_list("reward", flat=True))
+    assert rewards == [-1.0, 0.5]
+    assert set(Experience.objects.values_list("episode_id", flat=True)) == {TRACE}
