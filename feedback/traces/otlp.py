@@ -83,10 +83,14 @@ def decode(body: bytes, content_type: str, encoding: str, limit: int) -> ExportT
     try:
         if media_type(content_type) == JSON:
             data = orjson.loads(body)
+            if not isinstance(data, dict):
+                raise ValueError("JSON that is not an object")
             json_format.ParseDict(_base64_ids(data), message, ignore_unknown_fields=True)
         else:
             message.ParseFromString(body)
-    except (DecodeError, json_format.ParseError, orjson.JSONDecodeError, ValueError) as exc:
+    except (DecodeError, json_format.ParseError, ValueError, TypeError, RecursionError) as exc:
+        # RecursionError: JSON nested deeper than protobuf's JSON reading recurses (it reads
+        # what orjson reads, 1024 levels, one Python frame a level).
         said = f"not an OTLP ExportTraceServiceRequest: {str(exc)[:200]}"
         raise invalid(f"The body is {said}", [_at("body", said)]) from None
     return message

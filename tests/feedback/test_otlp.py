@@ -34,6 +34,15 @@ if TYPE_CHECKING:
 pytestmark = pytest.mark.django_db
 
 TRACE = "5b8efff798038103d269b633813fc60c"
+# An attribute nested 300 arrays deep: JSON orjson reads, deeper than Python's stack for
+# protobuf's reading of it.
+DEEP = (
+    b'{"resourceSpans": [{"scopeSpans": [{"spans": [{"attributes": [{"key": "a", "value": '
+    + b'{"arrayValue": {"values": [' * 300
+    + b'{"stringValue": "x"}'
+    + b"]}}" * 300
+    + b"}]}]}]}]}"
+)
 ROOT, TOOL, LLM = "eee19b7ec3c1b174", "eee19b7ec3c1b175", "eee19b7ec3c1b176"
 
 
@@ -232,11 +241,23 @@ def test_a_span_without_proper_ids_is_refused_and_counted(agent: Actor) -> None:
     [
         (b"\x0a\xff\xff", {"content_type": "application/x-protobuf"}, "body"),
         (b"{not json", {}, "body"),
+        (b"1", {}, "body"),
+        (b'["resourceSpans"]', {}, "body"),
+        (DEEP, {}, "body"),
         (b"plain", {"HTTP_CONTENT_ENCODING": "gzip"}, "body"),
         (b"{}", {"HTTP_CONTENT_ENCODING": "br"}, "encoding"),
         (gzip.compress(b"0" * 5000), {"HTTP_CONTENT_ENCODING": "gzip"}, "body"),
     ],
-    ids=["bad-protobuf", "bad-json", "not-gzip", "unknown-encoding", "unpacks-too-large"],
+    ids=[
+        "bad-protobuf",
+        "bad-json",
+        "json-number",
+        "json-list",
+        "json-nested-too-deep",
+        "not-gzip",
+        "unknown-encoding",
+        "unpacks-too-large",
+    ],
 )
 @override_settings(LEARNPORTAL_MAX_BODY_BYTES=2048)
 def test_a_body_that_does_not_decode_is_invalid_and_stores_nothing(
