@@ -249,7 +249,11 @@ def member_invite(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse:
             status = error.http_status
         else:
             status, form = 200, MemberInviteForm()
-            invited = {"invitation": invitation, "url": welcome_url(request, invitation)}
+            invited = {
+                "invitation": invitation,
+                "url": welcome_url(request, invitation),
+                "label": f"The invitation link of {invitation.person.get_username()}",
+            }
     response = _members_page(
         request, member, project, invite_form=form, invited=invited, status=status
     )
