@@ -92,10 +92,15 @@ def _message(error: LearnError, index: int) -> str:
 
 
 def _roots_fill(principal: Principal, rooted: list[Trace]) -> None:
-    """A turn made before its root span came (from its other spans) takes what the root says."""
+    """A turn made before its root span came (from its other spans) takes what the root says:
+    one read finds them (most turns were made with their root), an UPDATE each."""
     project = project_pk(principal.project)
-    for trace in rooted:
-        assert trace.root is not None
-        Turn.objects.filter(project_id=project, correlation_id=trace.trace_id, **NO_ROOT).update(
-            **trace.root
+    turns = Turn.objects.filter(project_id=project, **NO_ROOT)
+    waiting = set(
+        turns.filter(correlation_id__in=[trace.trace_id for trace in rooted]).values_list(
+            "correlation_id", flat=True
         )
+    )
+    for trace in rooted:
+        if trace.trace_id in waiting and trace.root is not None:
+            turns.filter(correlation_id=trace.trace_id).update(**trace.root)

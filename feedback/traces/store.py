@@ -41,9 +41,9 @@ STEP_COLUMNS = Columns(TurnStep)(
 Sent = list[tuple[int, int, "Step"]]
 
 
-def steps_add(held: Held, sent: dict[str, Sent]) -> int:
+def steps_add(held: Held, sent: dict[str, Sent]) -> None:
     """Store the steps `sent` for each turn (by correlation_id; `held`: the stored turns, all of
-    them) that its turn does not have yet; `invalid` naming each step over a bound. How many."""
+    them) that its turn does not have yet; `invalid` naming each step over a bound."""
     turn_ids = {key: held[key][0] for key in sent}
     stored: dict[int, dict[str, str]] = {pk: {} for pk in turn_ids.values()}
     rows = TurnStep.objects.filter(turn_id__in=list(stored)).values_list(
@@ -66,7 +66,6 @@ def steps_add(held: Held, sent: dict[str, Sent]) -> int:
     if problems:
         raise invalid(f"{len(problems)} steps are refused; nothing was stored.", problems)
     insert_rows(TurnStep, STEP_COLUMNS, new)
-    return len(new)
 
 
 def _over_bounds(parents: dict[str, str], fresh: Sent) -> list[dict[str, Any]]:

@@ -27,6 +27,12 @@ def _text(label: str, length: int, **kwargs: Any) -> forms.CharField:
     return forms.CharField(label=label, widget=forms.TextInput(attrs=attrs), **kwargs)
 
 
+def _project_role(label: str) -> forms.ChoiceField:
+    return forms.ChoiceField(
+        label=label, choices=PROJECT_ROLE_CHOICES, initial=Role.ANNOTATOR.value
+    )
+
+
 def _weight(label: str, help_text: str) -> forms.IntegerField:
     attrs = {"min": 0, "max": models.MAX_PRIORITY_WEIGHT}
     return forms.IntegerField(
@@ -96,9 +102,7 @@ class MemberAddForm(BodyForm):
     body_model = MemberRequest
 
     username = _text("Username", USERNAME_LENGTH)
-    role = forms.ChoiceField(
-        label="Role", choices=PROJECT_ROLE_CHOICES, initial=Role.ANNOTATOR.value
-    )
+    role = _project_role("Role")
 
 
 class MemberInviteForm(MemberAddForm):
@@ -108,9 +112,7 @@ class MemberInviteForm(MemberAddForm):
     prefix = "invite"
 
     username = _text("Their username", USERNAME_LENGTH)
-    role = forms.ChoiceField(
-        label="Their role", choices=PROJECT_ROLE_CHOICES, initial=Role.ANNOTATOR.value
-    )
+    role = _project_role("Their role")
 
 
 class MemberRoleForm(forms.Form):

@@ -313,3 +313,15 @@ def test_each_tool_step_is_a_call_of_its_tool_once_with_its_reward(agent: Actor)
     rewards = sorted(Experience.objects.values_list("reward", flat=True))
     assert rewards == [-1.0, 0.5]
     assert set(Experience.objects.values_list("episode_id", flat=True)) == {TRACE}
+
+
+def test_a_revoked_token_sends_no_more_traces(agent: Actor) -> None:
+    from core.accounts import services
+    from core.accounts.models import ApiToken
+
+    body = orjson.dumps(otlp_json(span(ROOT, "", "root")))
+    answered(post(agent, body))
+    services.token_revoke(token=ApiToken.objects.get(name="agent-1"))
+    other = orjson.dumps(otlp_json({**span(TOOL, "", "later"), "traceId": "1" * 32}))
+    assert post(agent, other).status_code == 401
+    assert list(Turn.objects.values_list("correlation_id", flat=True)) == [TRACE]
