@@ -280,7 +280,14 @@ class RatingRequest(StrictModel):
     comment: Text = ""
     correction: Text = Field(default="", description="a better response, for preference pairs")
     correction_span: Span | None = Field(
-        default=None, description="[start, end) of the response that the correction replaces"
+        default=None,
+        description="[start, end) of the response (of the step's output, for a step) that the "
+        "correction replaces",
+    )
+    step_id: Name = Field(
+        default="",
+        description="the step of the turn rated (its span id), rather than the whole turn: "
+        "the answers are to the rubric's questions asked of its kind",
     )
     rubric_version: int | None = Field(
         default=None,
@@ -318,6 +325,7 @@ class RatingsView(APIView):
             answers=body.answers,
             remarks=remarks,
             rubric_version=body.rubric_version,
+            step_id=body.step_id,
         )
         answer = RatingCreated(rating_id=outcome.rating_id, rubric_version=outcome.rubric_version)
         return Response(answer.model_dump(mode="json"), status=201)

@@ -16,7 +16,7 @@ import orjson
 from django.db import connection
 
 from feedback.answers import StoredFeedback, StoredRatedTurn
-from feedback.models import Feedback, Turn, project_of
+from feedback.models import Feedback, Turn, TurnStep, project_of
 from feedback.rating_rows import RatedRow, rated_rows
 from feedback.selectors.ratings import counted_ratings
 from feedback.services.rubrics import rubric_current
@@ -37,24 +37,38 @@ Record = dict[str, Any]
 TurnKey = tuple[int, str]  # a turn's project and correlation_id
 
 
-def _stored_turn(row: Feedback, turns: dict[TurnKey, StoredRatedTurn]) -> StoredRatedTurn | None:
+StepKey = tuple[int, str, str]  # a step's turn's project and correlation_id, and its step_id
+
+
+def _stored_turn(
+    row: Feedback, turns: dict[TurnKey, StoredRatedTurn], steps: dict[StepKey, StoredRatedTurn]
+) -> StoredRatedTurn | None:
     if row.rated_turn:
         return StoredRatedTurn.model_validate_json(row.rated_turn)
+    if row.step_id:
+        return steps.get((project_of(row), row.correlation_id, row.step_id))
     return turns.get((project_of(row), row.correlation_id))
 
 
 def as_items(rows: list[Feedback]) -> list[StoredFeedback]:
-    """Stored feedback as the spec's Feedback, each with its rated turn (stored with it, or the
-    queued turn of its project with its correlation_id), in two queries whatever the number of
-    rows."""
-    keys = {r.correlation_id for r in rows if not r.rated_turn and r.correlation_id}
+    """Stored feedback as the spec's Feedback, each with its rated turn: stored with it, or
+    else the queued turn of its project with its correlation_id, or for a feedback that names
+    a step, that step's input and output as the prompt and response; in three queries at most
+    whatever the number of rows."""
+    bare = [r for r in rows if not r.rated_turn and r.correlation_id]
     projects = {project_of(r) for r in rows}
-    turns = {
-        (project_of(t), t.correlation_id): StoredRatedTurn(
-            prompt=t.prompt, response=t.response, model=t.model, version=t.version
-        )
-        for t in Turn.objects.filter(project_id__in=projects, correlation_id__in=keys)
-    }
+    keys = {r.correlation_id for r in bare if not r.step_id}
+    turns = (
+        {
+            (project_of(t), t.correlation_id): StoredRatedTurn(
+                prompt=t.prompt, response=t.response, model=t.model, version=t.version
+            )
+            for t in Turn.objects.filter(project_id__in=projects, correlation_id__in=keys)
+        }
+        if keys
+        else {}
+    )
+    steps = _stored_steps(projects, [r for r in bare if r.step_id])
     items = []
     for row in rows:
         # The host stores a span's two ends together, or neither.
@@ -65,7 +79,7 @@ def as_items(rows: list[Feedback]) -> list[StoredFeedback]:
                 feedback_id=row.feedback_id,
                 correlation_id=row.correlation_id,
                 session_id=row.session_id,
-                rated_turn=_stored_turn(row, turns),
+                rated_turn=_stored_turn(row, turns, steps),
                 polarity=FeedbackPolarity(row.polarity),
                 score=row.score,
                 dimension=FeedbackDimension(row.dimension),
@@ -77,9 +91,35 @@ def as_items(rows: list[Feedback]) -> list[StoredFeedback]:
                 annotator_id=row.annotator_id,
                 ts=row.ts,
                 component_name=row.component_name,
+                step_id=row.step_id,
             )
         )
     return items
+
+
+def _stored_steps(projects: set[int], rows: list[Feedback]) -> dict[StepKey, StoredRatedTurn]:
+    """The steps these feedback rows name, as what they rate: the step's input and output."""
+    if not rows:
+        return {}
+    found = TurnStep.objects.filter(
+        turn__project_id__in=projects,
+        turn__correlation_id__in={r.correlation_id for r in rows},
+        step_id__in={r.step_id for r in rows},
+    ).values_list(
+        "turn__project_id",
+        "turn__correlation_id",
+        "step_id",
+        "input",
+        "output",
+        "turn__model",
+        "turn__version",
+    )
+    return {
+        (project, key, step_id): StoredRatedTurn(
+            prompt=prompt, response=output, model=model, version=version
+        )
+        for project, key, step_id, prompt, output, model, version in found
+    }
 
 
 def feedback_items(
@@ -328,7 +368,8 @@ def _chunks(batches: Iterator[list[Record]]) -> Iterator[bytes]:
 
 ANSWERS = "answers"
 RATING_FIELDS = (
-    *("id", "rating_id", "turn_id", "turn__correlation_id", "annotator", "rubric_version"),
+    *("id", "rating_id", "turn_id", "turn__correlation_id", "step_id", "annotator"),
+    "rubric_version",
     *("answers", "comment", "correction", "span_start", "span_end", "ts"),
 )
 
@@ -348,6 +389,7 @@ def _rating_line(
     rating_id: str,
     turn: int,
     correlation_id: str,
+    step_id: str,
     annotator: str,
     rubric_version: int,
     answers: dict[str, Any],
@@ -362,6 +404,7 @@ def _rating_line(
         "rating_id": rating_id,
         "turn": turn,
         "correlation_id": correlation_id,
+        "step_id": step_id,
         "annotator": annotator,
         "rubric_version": rubric_version,
         "answers": answers,

@@ -28,7 +28,14 @@ if TYPE_CHECKING:
 FEEDBACK = Columns(Feedback)
 RETRACTION = Columns(Retraction)
 FACT_COLUMNS = FEEDBACK(
-    "correlation_id", "dimension", "source", "annotator_id", "polarity", "score", "confidence"
+    "correlation_id",
+    "dimension",
+    "source",
+    "annotator_id",
+    "polarity",
+    "score",
+    "confidence",
+    "step_id",
 )
 # A fact of this write is later than any stored one: its order is past every id.
 BATCH_ORDER = 1 << 62
@@ -43,6 +50,7 @@ class Fact(NamedTuple):
     polarity: str
     score: float
     confidence: float
+    step_id: str  # "" for a fact about the whole turn
 
 
 Facts = dict[str, list[Fact]]  # by correlation_id, each in order

@@ -150,6 +150,8 @@ class Feedback(models.Model):
     span_end = models.IntegerField(null=True, blank=True)
     source = models.CharField(max_length=8)
     annotator_id = models.CharField(max_length=150, blank=True)
+    # The step of the turn this feedback rates (a TurnStep's step_id); "" for the whole turn.
+    step_id = models.CharField(max_length=200, blank=True, default="")
     ts = models.FloatField()
     # Shown beside a rating, never filtered on: no index (each one is written by every ingest).
     submitted_by = models.CharField(max_length=160)
@@ -278,12 +280,15 @@ class QuestionUnit(models.Model):
 
     project = models.ForeignKey("projects.Project", on_delete=models.CASCADE, related_name="+")
     turn = models.ForeignKey("Turn", on_delete=models.CASCADE, related_name="+")
+    step_id = models.CharField(max_length=200, blank=True, default="")  # "" for the turn
     question = models.CharField(max_length=40)
     sums = models.JSONField()
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["turn", "question"], name="question_unit_once")
+            models.UniqueConstraint(
+                fields=["turn", "step_id", "question"], name="question_unit_once"
+            )
         ]
 
     def __str__(self) -> str:
@@ -590,6 +595,7 @@ class Rating(models.Model):
     rating_id = models.CharField(max_length=40)
     project = models.ForeignKey("projects.Project", on_delete=models.CASCADE, related_name="+")
     turn = models.ForeignKey(Turn, on_delete=models.CASCADE, related_name="ratings")
+    step_id = models.CharField(max_length=200, blank=True, default="")  # "" for the whole turn
     annotator = models.CharField(max_length=150)
     rubric_version = models.PositiveIntegerField()
     # JSON, not text: a rubric change asks which questions have answers (`has_key`).

@@ -2,7 +2,9 @@
 AgreementTotals), so that alpha after a new rating reads five rows instead of every score.
 
 A unit is a turn (a project's correlation_id) on a dimension; its values are the counted human scores, one
-a person: their latest, a retracted one not counted. Only a unit with two values or more pairs
+a person: their latest, a retracted one not counted. A score of one step of a turn rates
+something else than the turn, and is in no unit here (a step's agreement is per question:
+feedback.question_sums). Only a unit with two values or more pairs
 with anything, so only those are kept (a first rating writes no unit); the per-dimension
 totals sum over them. A write's new human ratings are folded in from the facts of their turns
 (feedback.facts: the stored ones, read once, and the write's own); an undo recounts its unit
@@ -70,9 +72,14 @@ def _among(column: str, keys: list[Any]) -> tuple[str, list[Any]]:
     return f"{column} IN ({', '.join(['%s'] * len(keys))})", list(keys)
 
 
+def _turn_score(fact: Fact) -> bool:
+    """Whether the fact is a person's score of a whole turn: a value of a unit."""
+    return fact.source == HUMAN and not fact.step_id
+
+
 def human_dimensions(batch: Iterable[Fact]) -> list[str]:
     """The dimensions these facts rate with a human score about a turn: what to lock."""
-    return sorted({f.dimension for f in batch if f.source == HUMAN and f.correlation_id})
+    return sorted({f.dimension for f in batch if _turn_score(f) and f.correlation_id})
 
 
 def moments_add(project: int, stored: Mapping[str, list[Fact]], batch: list[Fact]) -> None:
@@ -81,7 +88,7 @@ def moments_add(project: int, stored: Mapping[str, list[Fact]], batch: list[Fact
 
     `stored`: the stored facts of those units' turns, read after `moments_lock` of their
     dimensions and before the write's own rows were stored."""
-    scored = [fact for fact in batch if fact.source == HUMAN]
+    scored = [fact for fact in batch if _turn_score(fact)]
     if len({(f.correlation_id, f.dimension) for f in scored}) == len(scored) and not any(
         stored.get(f.correlation_id) for f in scored
     ):
@@ -131,7 +138,7 @@ def _values(facts: Mapping[str, list[Fact]], units: list[Unit]) -> dict[Unit, di
     for key in {key for key, _ in units}:
         for fact in facts.get(key, ()):
             person_scores = latest.get((key, fact.dimension))
-            if person_scores is not None and fact.source == HUMAN:
+            if person_scores is not None and _turn_score(fact):
                 person_scores[fact.annotator_id] = fact.score
     return latest
 
@@ -250,7 +257,8 @@ def _counted_latest(where: str) -> str:
     return (
         f"SELECT MAX(g.id) FROM {_table(Feedback)} g"
         f" LEFT JOIN {_table(Retraction)} r ON r.{_qn(RETRACTION.feedback)} = g.id"
-        f" WHERE r.id IS NULL AND g.{_qn(FEEDBACK.source)} = %s AND {where}"
+        f" WHERE r.id IS NULL AND g.{_qn(FEEDBACK.source)} = %s"
+        f" AND g.{_qn(FEEDBACK.step_id)} = '' AND {where}"
         f" GROUP BY {unit}"
     )
 

@@ -2,7 +2,7 @@
 ratings arrive and are undone (feedback.models.QuestionUnit and QuestionTotals), so that alpha
 per question reads one row a question instead of every rating.
 
-A unit is a turn; its values are its people's latest counted answers to the question (a
+A unit is a turn, or one step of a turn (a rating names at most one); its values are its people's latest counted answers to the question (a
 person's later rating replaces their earlier one, question by question; an undone rating does
 not count: feedback.selectors.ratings). Only a unit that two people or more answered pairs with
 anything, so only those are kept. Whatever moves a turn's ratings (a rating, an undo, a rating
@@ -23,12 +23,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from django.db import transaction
-from django.db.models.functions import Length
+from django.db.models import OuterRef, Subquery
+from django.db.models.functions import Coalesce, Length
 
 from core.projects.selection import project_pk
 from feedback.answers import QuestionAgreement
 from feedback.bulk import IN_CHUNK
-from feedback.models import QuestionTotals, QuestionUnit
+from feedback.models import QuestionTotals, QuestionUnit, TurnStep
 from feedback.rubrics.agreement import (
     Sums,
     agreement_of,
@@ -46,7 +47,8 @@ if TYPE_CHECKING:
 
     from feedback.rubrics.questions import Rubric
 
-Unit = tuple[int, str]  # (turn id, question key)
+Unit = tuple[int, str, str]  # (turn id, step id or "" for the whole turn, question key)
+Latest = dict[tuple[int, str], tuple[int, dict[str, dict[str, Any]]]]
 PROJECT_ROW = ""  # the question of the project's own row of QuestionTotals
 
 
@@ -80,19 +82,24 @@ def question_sums_recount(project: int, turns: Iterable[int]) -> None:
     old: dict[Unit, Sums] = {}
     for start in range(0, len(wanted), IN_CHUNK):
         rows = QuestionUnit.objects.filter(turn_id__in=wanted[start : start + IN_CHUNK])
-        old.update({(t, k): s for t, k, s in rows.values_list("turn_id", "question", "sums")})
+        units = rows.values_list("turn_id", "step_id", "question", "sums")
+        old.update({(t, step, k): s for t, step, k, s in units})
     moved: dict[str, Sums] = {}
     for unit in sorted(old.keys() | now.keys()):
         before, after = old.get(unit), now.get(unit)
         if before == after:
             continue
         delta = sums_added(after or {}, before or {}, sign=-1)
-        moved[unit[1]] = sums_added(moved.get(unit[1], {}), delta)
+        turn_id, step_id, key = unit
+        moved[key] = sums_added(moved.get(key, {}), delta)
         if after is None:
-            QuestionUnit.objects.filter(turn_id=unit[0], question=unit[1]).delete()
+            QuestionUnit.objects.filter(turn_id=turn_id, step_id=step_id, question=key).delete()
         else:
             QuestionUnit.objects.update_or_create(
-                turn_id=unit[0], question=unit[1], defaults={"project_id": project, "sums": after}
+                turn_id=turn_id,
+                step_id=step_id,
+                question=key,
+                defaults={"project_id": project, "sums": after},
             )
     _totals_move(project, rubric, moved)
 
@@ -120,13 +127,13 @@ def question_sums_rebuild(project: int | None = None, *, unless_built: bool = Fa
             ).delete()
             QuestionUnit.objects.bulk_create(
                 (
-                    QuestionUnit(project_id=project_id, turn_id=t, question=k, sums=s)
-                    for (t, k), s in units.items()
+                    QuestionUnit(project_id=project_id, turn_id=t, step_id=step, question=k, sums=s)
+                    for (t, step, k), s in units.items()
                 ),
                 batch_size=2000,
             )
             totals: dict[str, Sums] = {}
-            for (_, key), sums in units.items():
+            for (_, _, key), sums in units.items():
                 totals[key] = sums_added(totals.get(key, {}), sums)
             _totals_move(project_id, rubric, totals)
             QuestionTotals.objects.filter(project_id=project_id, question=PROJECT_ROW).update(
@@ -148,37 +155,38 @@ def _project_locked(project: int) -> bool:
     return bool(built)
 
 
-def _latest_answers(
-    project: int, turns: list[int] | None
-) -> dict[int, tuple[int, dict[str, dict[str, Any]]]]:
-    """By turn (these, or every turn of the project): its response's length, and by question
-    key each person's latest counted answer."""
+def _latest_answers(project: int, turns: list[int] | None) -> Latest:
+    """By turn and step rated (of these turns, or every turn of the project): the length of
+    what its spans are within (the response, or the step's output), and by question key each
+    person's latest counted answer."""
     rows = counted_ratings(project, turns=turns).order_by("id")
-    found: dict[int, tuple[int, dict[str, dict[str, Any]]]] = {}
-    values = rows.annotate(response_length=Length("turn__response")).values_list(
-        "turn_id", "annotator", "answers", "response_length"
+    found: Latest = {}
+    output = TurnStep.objects.filter(turn=OuterRef("turn_id"), step_id=OuterRef("step_id"))
+    rated_length = Coalesce(
+        Subquery(output.values(length=Length("output"))[:1]), Length("turn__response")
     )
-    for turn_id, annotator, answers, length in values.iterator(chunk_size=2000):
-        by_key = found.setdefault(turn_id, (length, {}))[1]
+    values = rows.annotate(rated_length=rated_length).values_list(
+        "turn_id", "step_id", "annotator", "answers", "rated_length"
+    )
+    for turn_id, step_id, annotator, answers, length in values.iterator(chunk_size=2000):
+        by_key = found.setdefault((turn_id, step_id), (length, {}))[1]
         for key, answer in answers.items():
             by_key.setdefault(key, {})[annotator] = answer
     return found
 
 
-def _units_of(
-    rubric: Rubric, latest: dict[int, tuple[int, dict[str, dict[str, Any]]]]
-) -> dict[Unit, Sums]:
+def _units_of(rubric: Rubric, latest: Latest) -> dict[Unit, Sums]:
     """Each unit's sums, for the rubric's questions that have a level. An answer its question
     does not take (stored before a rule it breaks) leaves its unit out rather than break a page."""
     questions = {q.key: q for q in rubric.questions if level_of(q) is not None}
     units: dict[Unit, Sums] = {}
-    for turn_id, (length, by_key) in latest.items():
+    for (turn_id, step_id), (length, by_key) in latest.items():
         for key, answers in by_key.items():
             question = questions.get(key)
             if question is None or len(answers) < 2:
                 continue
             try:
-                units[(turn_id, key)] = unit_sums(
+                units[(turn_id, step_id, key)] = unit_sums(
                     question,
                     list(answers.values()),
                     length=length if isinstance(question, SpansQuestion) else 0,

@@ -2,8 +2,8 @@
 rating page, the queue, learn/feedback/req over every transport), inside the write's
 transaction, after the turns' locks (feedback.services.feedbacks.feedback_record).
 
-- A person's rating of a turn on a dimension is one: a later one supersedes the earlier, as an
-  undo and a new rating would (feedback.retractions), so that however often one person rates a
+- A person's rating of a turn (or of one of its steps) on a dimension is one: a later one
+  supersedes the earlier, as an undo and a new rating would (feedback.retractions), so that however often one person rates a
   turn, one score of theirs counts, in the queue, the component's score and agreement. A resend
   of the same feedback_id with the same content is a retry and changes nothing; two ratings of
   one turn on one dimension in one batch are a `conflict` (which is the one meant?).
@@ -60,18 +60,21 @@ def raters_check(
         return set()
     who = principal.name
     problems: list[dict[str, Any]] = []
-    units: set[tuple[str, str]] = set()
+    units: set[tuple[str, str, str]] = set()
     superseded: set[int] = set()
     newcomers: dict[str, int] = {}  # a held turn this person has not rated: the first item on it
     for fact in batch:
         key, index = fact.correlation_id, positions[fact.order - BATCH_ORDER]
         mine = [f for f in stored.get(key, ()) if f.source == HUMAN and f.annotator_id == who]
-        if (key, fact.dimension) in units:
+        unit = (key, fact.step_id, fact.dimension)
+        if unit in units:
             problems.append(_problem(index, RATED_TWICE.format(dimension=fact.dimension)))
         elif not mine and key in held:
             newcomers.setdefault(key, index)
-        units.add((key, fact.dimension))
-        superseded.update(f.order for f in mine if f.dimension == fact.dimension)
+        units.add(unit)
+        superseded.update(
+            f.order for f in mine if f.dimension == fact.dimension and f.step_id == fact.step_id
+        )
     problems.extend(_over_needed(who, newcomers, stored, held, now))
     if problems:
         raise conflict(

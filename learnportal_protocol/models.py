@@ -153,13 +153,17 @@ class Feedback(StrictModel):
     source: Source = FeedbackSource.HUMAN
     annotator_id: Username = ""
     ts: Timestamp = Field(default_factory=now)
-    # Host addition (docs/contract.md): the component this feedback rates.
+    # Host additions (docs/contract.md): the component this feedback rates, and the step of
+    # the turn (its span id) when it rates one step rather than the whole turn.
     component_name: Name = ""
+    step_id: Name = ""
 
     @model_validator(mode="after")
     def _check_correction(self) -> Feedback:
         if self.polarity is FeedbackPolarity.CORRECTIVE and not self.correction.strip():
             raise FieldError("correction", "corrective feedback must include a correction")
+        if self.step_id and not self.correlation_id:
+            raise FieldError("step_id", "step_id needs the correlation_id of the step's turn")
         if self.correction_span is not None:
             start, end = self.correction_span
             if start < 0 or end < start:

@@ -14,7 +14,7 @@ since a span marks characters and the characters are what agreement compares.
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from feedback.rubrics import bounds
 from feedback.rubrics.questions import (
@@ -31,6 +31,9 @@ from feedback.rubrics.questions import (
 from learnportal_protocol.errors import cut, detail, invalid
 from learnportal_protocol.wire import summarize
 
+if TYPE_CHECKING:
+    from feedback.traces.steps import StepKind
+
 SPAN_FIELDS = frozenset({"start", "end", "label"})
 
 
@@ -38,10 +41,18 @@ class Refused(ValueError):
     """Why one answer is refused: a sentence that the key is put before."""
 
 
-def answers_clean(rubric: Rubric, answers: dict[str, Any], *, response: str) -> dict[str, Any]:
+def answers_clean(
+    rubric: Rubric,
+    answers: dict[str, Any],
+    *,
+    response: str,
+    step_kind: StepKind | None = None,
+) -> dict[str, Any]:
     """The answers normalised, or `invalid` with one detail `["answers", key]` for each bad
-    one: an unknown or retired key, a missing required answer, a value of the wrong type, out
-    of range, off the step, not an option, a span outside `response`, a text too long."""
+    one: an unknown or retired key, a question not asked of what is rated (a step of
+    `step_kind`, or the whole turn: None), a missing required answer, a value of the wrong
+    type, out of range, off the step, not an option, a span outside `response` (the rated
+    step's output, for a step), a text too long."""
     if not isinstance(answers, dict):
         raise invalid("answers must be an object", [detail(["answers"], "must be an object")])
     asked = len(rubric.questions)
@@ -53,7 +64,10 @@ def answers_clean(rubric: Rubric, answers: dict[str, Any], *, response: str) -> 
     details = []
     for key, value in answers.items():
         try:
-            answer = _clean(questions.get(key), value, response)
+            question = questions.get(key)
+            if question is not None and not question.asked_of(step_kind):
+                raise Refused(f"the question is asked of {asked_of_words(question)}")
+            answer = _clean(question, value, response)
         except Refused as reason:
             details.append(detail(["answers", key], f"{shown(key)}: {reason}"))
             continue
@@ -63,11 +77,22 @@ def answers_clean(rubric: Rubric, answers: dict[str, Any], *, response: str) -> 
     details += [
         detail(["answers", q.key], f"{q.key}: the question is required")
         for q in rubric.questions
-        if q.required and not q.retired and q.key not in clean and q.key not in refused
+        if q.required
+        and not q.retired
+        and q.asked_of(step_kind)
+        and q.key not in clean
+        and q.key not in refused
     ]
     if details:
         raise invalid(summarize(details), details)
     return clean
+
+
+def asked_of_words(question: AnyQuestion) -> str:
+    """What a question is asked of, in words: "the whole turn", "tool and llm steps"."""
+    if not question.step_kinds:
+        return "the whole turn"
+    return f"{' and '.join(kind.value for kind in question.step_kinds)} steps"
 
 
 def shown(text: Any) -> str:

@@ -7,17 +7,26 @@ by `kind` (docs/contract.md, "Teams: projects and rubrics").
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, get_args
+from typing import Annotated, Any, Literal, TypeVar, get_args
 
-from pydantic import AfterValidator, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    AfterValidator,
+    Field,
+    Strict,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from core.projects.models import QUESTION_KEY_PATTERN as KEY_PATTERN
 from feedback.rubrics import bounds
+from feedback.traces.steps import StepKind
 from learnportal_protocol.errors import Loc, cut, detail, invalid
 from learnportal_protocol.fielderror import FieldError
 from learnportal_protocol.models import NO_CONTROL, NO_NUL, StrictModel
 from learnportal_protocol.wire import invalid_from, summarize
 
+Word = TypeVar("Word", bound=str)
 LABEL_LENGTH = 120  # a question's label, its end labels and each of its options
 DESCRIPTION_LENGTH = 2000
 MAX_HOTKEYS = 10
@@ -56,7 +65,7 @@ def _hotkey(key: str) -> str:
     return key
 
 
-def _distinct(values: list[str]) -> list[str]:
+def _distinct(values: list[Word]) -> list[Word]:
     seen: set[str] = set()
     for value in values:
         if value in seen:
@@ -91,6 +100,19 @@ class QuestionBase(StrictModel):
     hotkeys: Annotated[list[Hotkey], Field(max_length=MAX_HOTKEYS), AfterValidator(_distinct)] = (
         Field(default_factory=list, description="single keys the rating page binds to it")
     )
+    step_kinds: Annotated[
+        list[Annotated[StepKind, Strict(False)]],
+        Field(max_length=len(StepKind)),
+        AfterValidator(_distinct),
+    ] = Field(
+        default_factory=list,
+        description="the kinds of step it is asked of (a rating that names such a step); "
+        "empty: it is asked of the whole turn",
+    )
+
+    def asked_of(self, kind: StepKind | None) -> bool:
+        """Whether a rating of a step of this kind (None: of the whole turn) answers it."""
+        return kind in self.step_kinds if kind is not None else not self.step_kinds
 
     @property
     def scored(self) -> bool:

@@ -51,6 +51,7 @@ def human_scores(project: str) -> HumanScores:
     """
     rows = (
         _human_rows(project_pk(project))
+        .filter(step_id="")  # a step's score rates the step, not its turn
         .exclude(correlation_id="")
         .order_by()
         .values_list("id", "dimension", "correlation_id", "annotator_id", "score")

@@ -14,7 +14,7 @@ from core.projects.selection import project_pk
 from feedback.models import Feedback, Turn, TurnStep, project_of
 from feedback.selectors.visibility import counted_feedback, own_human, seen_by, sees_all_ratings
 from learnportal_protocol import FeedbackSource
-from learnportal_protocol.errors import detail, not_found
+from learnportal_protocol.errors import cut, detail, invalid, not_found
 
 if TYPE_CHECKING:
     from django_stubs_ext import WithAnnotations
@@ -188,3 +188,13 @@ def turn_steps(turn: Turn) -> list[TurnStep]:
     """A turn's steps, the earliest begun first (those with no start last), then as stored."""
     steps = TurnStep.objects.filter(turn=turn)
     return list(steps.order_by(F("start").asc(nulls_last=True), "id"))
+
+
+def turn_step(turn: Turn, step_id: str) -> TurnStep:
+    """The turn's step `step_id`, or `invalid` naming `step_id` (the contract's word for a step
+    the turn does not have, whoever asks)."""
+    step = TurnStep.objects.filter(turn=turn, step_id=step_id).first()
+    if step is None:
+        said = f"{cut(step_id, 80)!r} is not a step of this turn"
+        raise invalid(f"step_id: {said}", [detail(["step_id"], said)])
+    return step

@@ -209,6 +209,7 @@ def _forward_env_rewards(
                 None,
                 FeedbackSource.ENV.value,
                 "",
+                "",
                 item.ts,
                 owner,
                 "",

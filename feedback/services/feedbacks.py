@@ -37,6 +37,7 @@ from feedback.services.rows import (
     turn_row,
 )
 from feedback.stats import ScoreDelta, component_avg_score, stats_add_scores
+from feedback.traces.store import steps_named_check
 from learnportal_protocol import Feedback as FeedbackItem
 from learnportal_protocol import FeedbackSource
 from learnportal_protocol.errors import forbidden
@@ -127,6 +128,10 @@ def feedback_store(*, principal: Principal, feedbacks: list[FeedbackItem]) -> Fe
         # Locks in one order (feedback.queue_state, feedback.moments): the stored turns, then
         # the dimensions' totals; then what is stored about them, read once.
         held = turns_held(project, rated | turns.keys())
+        if named := [
+            (i, f.correlation_id, f.step_id) for i, f in enumerate(feedbacks) if f.step_id
+        ]:
+            steps_named_check(held, named)
         moments_lock(project, human_dimensions(facts))
         carried = {key: row for key, row in turns.items() if key not in held}
         people = {f.correlation_id for f in facts if f.source == FeedbackSource.HUMAN.value}

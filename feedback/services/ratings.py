@@ -26,16 +26,17 @@ from feedback.models import FEEDBACK_ID_SEPARATOR, Rating
 from feedback.question_sums import question_sums_recount
 from feedback.rubrics.answers import answers_clean
 from feedback.rubrics.scores import DIMENSIONS, feedback_keys, scores_of
-from feedback.selectors.turns import turn_named
+from feedback.selectors.turns import turn_named, turn_step
 from feedback.services.feedbacks import feedback_store
 from feedback.services.rubrics import rubric_current
+from feedback.traces.steps import StepKind, step_component
 from learnportal_protocol import Feedback, FeedbackPolarity, RatedTurn
 from learnportal_protocol.errors import conflict, detail, invalid
 from learnportal_protocol.wire import invalid_from
 
 if TYPE_CHECKING:
     from core.accounts.principals import Principal
-    from feedback.models import Turn
+    from feedback.models import Turn, TurnStep
 
 NO_SCORE = (
     "a rating answers at least one question with a score: numeric, boolean, "
@@ -65,12 +66,15 @@ def rating_record(
     answers: dict[str, Any],
     remarks: Remarks,
     rubric_version: int | None = None,
+    step_id: str = "",
 ) -> RatingOutcome:
     """Store a person's answers to the rubric of their project on its turn `turn` (an id or a
     correlation_id: feedback.selectors.turns.turn_named), or refuse them all: `invalid` with details
     `["answers", key]` for each bad answer, and as the feedback service refuses the rest.
     `rubric_version`, the version the person answered (the form's): `conflict` if it is no
-    longer the current one, as the answers were given to other questions."""
+    longer the current one, as the answers were given to other questions. `step_id`: the step
+    of the turn it rates, whose output a correction and spans are within, rather than the whole
+    turn; it answers the questions asked of its kind."""
     principal.require(Action.QUEUE)
     guidelines_read_check(principal)  # once, before the answers are judged: it is said first
     turn_row = turn_named(turn, principal.project)
@@ -82,12 +86,20 @@ def rating_record(
             f"version {rubric_version}: read it again and rate"
         )
         raise conflict(f"rubric_version: {said}", [detail(["rubric_version"], said)])
-    clean = answers_clean(stored.rubric, answers, response=turn_row.response)
+    step = turn_step(turn_row, step_id) if step_id else None
+    kind = StepKind(step.kind) if step is not None else None
+    if kind is not None and not any(
+        q.asked_of(kind) and not q.retired for q in stored.rubric.questions
+    ):
+        said = f"the rubric asks nothing of {kind.value} steps"
+        raise invalid(f"step_id: {said}", [detail(["step_id"], said)])
+    rated = rated_of(turn_row, step)
+    clean = answers_clean(stored.rubric, answers, response=rated.response, step_kind=kind)
     scores = scores_of(stored.rubric, clean)
     if not scores:
         raise invalid(f"answers: {NO_SCORE}", [detail(["answers"], NO_SCORE)])
     rating_id = uuid.uuid4().hex
-    feedbacks = rating_feedbacks(turn_row, rating_id, scores, remarks)
+    feedbacks = rating_feedbacks(turn_row, rating_id, scores, remarks, step=step)
     with transaction.atomic():
         feedback_store(principal=principal, feedbacks=feedbacks)
         span = remarks.correction_span or (None, None)
@@ -95,6 +107,7 @@ def rating_record(
             rating_id=rating_id,
             project_id=project_id,
             turn=turn_row,
+            step_id=step_id,
             annotator=principal.name,
             rubric_version=stored.version,
             answers=clean,
@@ -108,24 +121,41 @@ def rating_record(
     return RatingOutcome(rating_id=rating_id, rubric_version=stored.version)
 
 
-def rating_feedbacks(
-    turn: Turn, rating_id: str, scores: dict[str, float], remarks: Remarks
-) -> list[Feedback]:
-    """The feedback items a rating with these `scores` (in the rubric's order, one at least) is
-    stored as: one for each score whose key is a dimension, else one for the first; the
-    remarks with the first only (the module's docstring says why)."""
-    scored = {key: scores[key] for key in feedback_keys(scores)}
-    rated_turn = RatedTurn(
-        prompt=turn.prompt,
-        response=turn.response,
+def rated_of(turn: Turn, step: TurnStep | None) -> RatedTurn:
+    """What a rating of the turn, or of one of its steps, rates as training data sees it: the
+    turn's prompt and response, or the step's input and output (so that a correction of a
+    step's output makes a pair of the step's own, in every export)."""
+    return RatedTurn(
+        prompt=turn.prompt if step is None else step.input,
+        response=turn.response if step is None else step.output,
         model=turn.model,
         environment=turn.environment_value(),
         version=turn.version,
     )
+
+
+def rating_feedbacks(
+    turn: Turn,
+    rating_id: str,
+    scores: dict[str, float],
+    remarks: Remarks,
+    *,
+    step: TurnStep | None = None,
+) -> list[Feedback]:
+    """The feedback items a rating with these `scores` (in the rubric's order, one at least) is
+    stored as: one for each score whose key is a dimension, else one for the first; the
+    remarks with the first only (the module's docstring says why). A rating of a tool step
+    rates the tool: its component is the step's (feedback.traces.steps.step_component)."""
+    scored = {key: scores[key] for key in feedback_keys(scores)}
+    rated = Rated(
+        turn=turn,
+        rated_turn=rated_of(turn, step),
+        component=turn.component_name if step is None else step_component(step, turn),
+        step_id="" if step is None else step.step_id,
+    )
     return [
         _feedback(
-            turn,
-            rated_turn,
+            rated,
             f"{rating_id}{FEEDBACK_ID_SEPARATOR}{key}",
             key,
             score,
@@ -135,9 +165,18 @@ def rating_feedbacks(
     ]
 
 
+@dataclass(frozen=True)
+class Rated:
+    """What a rating's feedback is about: its turn, or one step of it."""
+
+    turn: Turn
+    rated_turn: RatedTurn
+    component: str
+    step_id: str
+
+
 def _feedback(
-    turn: Turn,
-    rated_turn: RatedTurn,
+    rated: Rated,
     feedback_id: str,
     key: str,
     score: float,
@@ -154,10 +193,11 @@ def _feedback(
         polarity = FeedbackPolarity.NEUTRAL
     fields: dict[str, Any] = {
         "feedback_id": feedback_id,
-        "correlation_id": turn.correlation_id,
-        "session_id": turn.session_id,
-        "component_name": turn.component_name,
-        "rated_turn": rated_turn,
+        "correlation_id": rated.turn.correlation_id,
+        "session_id": rated.turn.session_id,
+        "component_name": rated.component,
+        "step_id": rated.step_id,
+        "rated_turn": rated.rated_turn,
         "polarity": polarity,
         "score": score,
         "comment": remarks.comment,

@@ -5,7 +5,7 @@ attributes within their bytes, an end no earlier than the start."""
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import orjson
 from django.conf import settings
@@ -21,6 +21,9 @@ from learnportal_protocol.models import (
     Text,
     Timestamp,
 )
+
+if TYPE_CHECKING:
+    from feedback.models import Turn, TurnStep
 
 
 class StepKind(StrEnum):
@@ -114,3 +117,9 @@ def step_depths(parents: dict[str, str]) -> dict[str, int]:
 
 # A turn's steps as sent, checked before any is validated for their count.
 Steps = Annotated[list[Step], BeforeValidator(_few), AfterValidator(steps_unique)]
+
+
+def step_component(step: TurnStep, turn: Turn) -> str:
+    """The component a stored step is a call of: a tool step's tool (its name: the OTLP ingest
+    names a tool step after `gen_ai.tool.name` or `tool.name`), else the turn's."""
+    return step.name if step.kind == StepKind.TOOL else turn.component_name

@@ -108,3 +108,36 @@ def _row(turn_id: int, step: Step) -> Row:
         step.cost,
         orjson.dumps(step.attributes).decode(),
     )
+
+
+NOT_A_STEP = "is not a step of the turn {correlation_id!r}"
+
+
+def steps_named_check(held: Held, named: list[tuple[int, str, str]]) -> None:
+    """`invalid` naming each feedback that names a step its turn does not have: `named` holds
+    (index in the request, correlation_id, step_id), `held` the stored turns."""
+    wanted: dict[int, set[str]] = {}
+    for _, key, step_id in named:
+        if key in held:
+            wanted.setdefault(held[key][0], set()).add(step_id)
+    found: set[tuple[int, str]] = set()
+    for turn_id, step_ids in wanted.items():
+        found.update(
+            (turn_id, step_id)
+            for step_id in TurnStep.objects.filter(
+                turn_id=turn_id, step_id__in=sorted(step_ids)
+            ).values_list("step_id", flat=True)
+        )
+    problems = [
+        detail(
+            ["feedbacks", index, "step_id"],
+            f"step_id {step_id!r} {NOT_A_STEP.format(correlation_id=key)}",
+        )
+        for index, key, step_id in named
+        if key not in held or (held[key][0], step_id) not in found
+    ]
+    if problems:
+        raise invalid(
+            f"{len(problems)} feedbacks name a step their turn does not have; nothing was stored.",
+            problems,
+        )

@@ -24,6 +24,7 @@ from feedback.rubrics.questions import (
     AnyQuestion,
     QuestionBase,
 )
+from feedback.traces.steps import StepKind
 from learnportal_protocol.errors import ErrorCode, LearnError, detail, invalid
 
 if TYPE_CHECKING:
@@ -31,14 +32,15 @@ if TYPE_CHECKING:
 
     from feedback.rubrics.questions import Rubric
 
+STEP_KINDS = [kind.value for kind in StepKind]
 TOKEN = re.compile(r"^[0-9]{1,6}$")
 CARD_FIELD = "question"  # the name each card's token is posted under
 FLAGS = frozenset({"required", "retired", "multiple", "ordered"})  # checkboxes
 NUMBERS = frozenset({"min", "max", "step"})
 OPTIONAL = frozenset({"step", "min_label", "max_label", "max_length"})  # blank: none
-LISTS = {"hotkeys": "words", "options": "lines"}
+LISTS = {"hotkeys": "words", "step_kinds": "words", "options": "lines"}
 # The fields every question has, in the order a card shows them, and those of each kind.
-COMMON = ("key", "kind", "label", "description", "required", "retired", "hotkeys")
+COMMON = ("key", "kind", "label", "description", "required", "retired", "hotkeys", "step_kinds")
 KIND_FIELDS: dict[str, tuple[str, ...]] = {
     kind: tuple(n for n in model.model_fields if n not in QuestionBase.model_fields and n != "kind")
     for kind, model in QUESTION_KINDS.items()
@@ -55,6 +57,7 @@ LABELS = {
     "required": "Required",
     "retired": "Retired",
     "hotkeys": "Hotkeys",
+    "step_kinds": "Asked of steps",
     "min": "Lowest",
     "max": "Highest",
     "step": "Step",
@@ -70,6 +73,8 @@ HELP = {
     "description": "shown under the label",
     "retired": "kept for its answers, asked no more",
     "hotkeys": "single keys, separated by spaces: one a choice, in order",
+    "step_kinds": f"kinds of step, separated by spaces ({' '.join(STEP_KINDS)}); "
+    "empty: asked of the whole turn",
     "step": "empty: any value from lowest to highest",
     "options": "one a line",
     "max_length": "characters; empty: the host's most",

@@ -106,6 +106,22 @@ def test_a_manager_writes_the_rubric_and_an_annotator_rates_on_it(
     assert (stored.answers, stored.correction) == ({"solved": True, "why": "it ran"}, "Better.")
 
 
+def test_an_annotator_rates_one_tool_step_of_a_turn(
+    portal: Portal, lead: LearnClient, aria: LearnClient
+) -> None:
+    tool_ok = {"kind": "boolean", "key": "tool_ok", "label": "Tool OK", "step_kinds": ["tool"]}
+    lead.rubric_replace("beta", [*QUESTIONS, tool_ok])
+    beta_agent = ApiTokenFactory.create(name="beta-agent", role="agent", project="beta").raw
+    step = {"step_id": "s1", "name": "search", "kind": "tool", "output": "found"}
+    with LearnClient(portal.url, beta_agent) as agent:
+        agent.submit_turns([{"correlation_id": "t-1", "rated_turn": turn(), "steps": [step]}])
+    rated = aria.rate("t-1", {"tool_ok": False}, step_id="s1")
+    assert Rating.objects.get(rating_id=rated.rating_id).step_id == "s1"
+    with pytest.raises(InvalidError) as refused:
+        aria.rate("t-1", {"tool_ok": False}, step_id="s2")
+    assert refused.value.details[0]["loc"] == ["step_id"]
+
+
 def test_a_manager_sets_and_ends_a_membership(lead: LearnClient, aria: LearnClient) -> None:
     UserFactory.create(username="rene", role="reviewer")
     assert lead.member_set("beta", "rene", "reviewer").role == "reviewer"

@@ -122,6 +122,7 @@ def test_each_item_is_the_stored_feedback_with_its_component(four: None, rev: Ac
         "annotator_id": "rev",
         "ts": 200.0,
         "component_name": "code",
+        "step_id": "",
     }
 
 

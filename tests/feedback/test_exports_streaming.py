@@ -64,6 +64,7 @@ def store(count: int, *, start: int = 0) -> None:
                 span[1],
                 "human",
                 "someone",
+                "",
                 float(i),
                 "user:someone",
                 "",

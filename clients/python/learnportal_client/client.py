@@ -250,13 +250,20 @@ class LearnClient(
         correction: str = "",
         correction_span: tuple[int, int] | None = None,
         rubric_version: int | None = None,
+        step_id: str = "",
     ) -> RatingCreated:
         """`POST /api/ratings/`: a person's answers to the rubric on one turn (its id or
         correlation_id), all stored or none; with `rubric_version` (the one they were given
-        on), refused as `conflict` once the rubric has moved on."""
+        on), refused as `conflict` once the rubric has moved on; with `step_id`, a rating of
+        that step of the turn, on the questions asked of its kind."""
         remarks = exchanges.remarks_of(comment, correction, correction_span)
         exchange = exchanges.rating(
-            turn, answers, project=project, remarks=remarks, rubric_version=rubric_version
+            turn,
+            answers,
+            project=project,
+            remarks=remarks,
+            rubric_version=rubric_version,
+            step_id=step_id,
         )
         return self._carry(exchange)
 
@@ -412,10 +419,16 @@ class AsyncLearnClient(
         correction: str = "",
         correction_span: tuple[int, int] | None = None,
         rubric_version: int | None = None,
+        step_id: str = "",
     ) -> RatingCreated:
         remarks = exchanges.remarks_of(comment, correction, correction_span)
         exchange = exchanges.rating(
-            turn, answers, project=project, remarks=remarks, rubric_version=rubric_version
+            turn,
+            answers,
+            project=project,
+            remarks=remarks,
+            rubric_version=rubric_version,
+            step_id=step_id,
         )
         return await self._carry(exchange)
 

@@ -226,12 +226,15 @@ def rating(
     project: str,
     remarks: Mapping[str, Any],
     rubric_version: int | None = None,
+    step_id: str = "",
 ) -> Exchange[RatingCreated]:
     """`POST /api/ratings/`; not sent again without an answer (a second rating replaces the
     first, and would be a rating of its own)."""
     body: dict[str, Any] = {"turn": str(turn), "answers": dict(answers), **remarks}
     if project:
         body["project"] = project
+    if step_id:
+        body["step_id"] = step_id
     if rubric_version is not None:
         body["rubric_version"] = rubric_version
     return rest(RatingCreated, "POST", "/api/ratings/", json=body, resend_safe=False)

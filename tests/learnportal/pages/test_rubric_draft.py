@@ -19,7 +19,7 @@ EVERY_KIND: list[dict[str, Any]] = [
      "multiple": True, "description": "Pick all\nthat hold"},
     {"kind": "categorical", "key": "grade", "label": "Grade", "options": ["lo", "hi"],
      "ordered": True, "retired": True},
-    {"kind": "boolean", "key": "ok", "label": "OK"},
+    {"kind": "boolean", "key": "ok", "label": "OK", "step_kinds": ["tool", "llm"]},
     {"kind": "text", "key": "why", "label": "Why", "max_length": 200},
     {"kind": "spans", "key": "marks", "label": "Marks", "options": ["one", "two"]},
 ]  # fmt: skip
@@ -51,6 +51,7 @@ def test_every_kind_round_trips_through_the_cards() -> None:
         ("step", "half", "half"),
         ("max", "inf", "inf"),
         ("hotkeys", " 1  2 ", ["1", "2"]),
+        ("step_kinds", " tool  retrieval ", ["tool", "retrieval"]),
         ("min_label", "", None),
     ],
 )
