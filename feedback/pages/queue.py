@@ -17,7 +17,8 @@ from core.web import page, requires
 from feedback.forms import QueueRatingForm
 from feedback.lease_notes import LATE_KEPT, late_refusal, not_needed
 from feedback.pages.rating import feedback_of_form, lease_clock, show_refusal, turn_context
-from feedback.pages.rubric_form import RubricForm, rubric_form, rubric_rate
+from feedback.pages.rubric_form import STEP_FIELD, RubricForm, rubric_form, rubric_rate
+from feedback.pages.steps import STEP_PARAMETER, step_chosen
 from feedback.queue import (
     queue_held,
     queue_next,
@@ -49,7 +50,8 @@ def queue(request: HttpRequest, principal: Principal) -> HttpResponse:
     if lease is None:
         return _queue_page(request, principal, None)
     form = QueueRatingForm(initial={"feedback_id": new_feedback_id(), "turn": lease.turn.pk})
-    rubric = rubric_form(principal.project)
+    step = step_chosen(lease.turn, request.GET.get(STEP_PARAMETER, ""))
+    rubric = rubric_form(principal.project, step=step)
     return _queue_page(request, principal, lease.turn, form, rubric, expires=lease.expires)
 
 
@@ -97,7 +99,8 @@ def _queue_rate(request: HttpRequest, principal: Principal) -> HttpResponse:
         return redirect("portal:queue")
     # The lease this rating was made under; None when it ended before the person submitted.
     held = queue_held(principal, turn.pk)
-    rubric = rubric_form(principal.project, request.POST)
+    step = step_chosen(turn, request.POST.get(STEP_FIELD, ""))
+    rubric = rubric_form(principal.project, request.POST, step)
     if rubric is not None:
         return _queue_rate_rubric(request, principal, turn, rubric, held)
     if not form.is_valid():

@@ -13,6 +13,7 @@ from core.web import show_learn_error, when
 from feedback.forms import POLARITY_HELP, RATING_LOCS, RatingForm
 from feedback.lease_notes import LEASE_WARNING_SECONDS, not_needed
 from feedback.pages.guidelines import guidelines_context
+from feedback.pages.steps import step_rows
 from feedback.selectors.turns import turn_ratings
 from feedback.selectors.visibility import still_blind
 from learnportal_protocol import Feedback
@@ -85,11 +86,14 @@ def turn_context(
     turn: Turn, principal: Principal, form: RatingForm, rubric: RubricForm | None = None
 ) -> dict[str, Any]:
     """What the partials of one turn and its rating form need (templates/feedback/partials/):
-    the form of the project's own rubric when it has one, else the five-dimension form, and the
-    project's guidelines beside them."""
+    the form of the project's own rubric when it has one (for the whole turn or one of its
+    steps), else the five-dimension form, the turn's steps, and the project's guidelines
+    beside them."""
     ratings = turn_ratings(turn, viewer=principal)
     return {
         "turn": turn,
+        "steps": step_rows(turn, rubric.step_kinds if rubric is not None else frozenset()),
+        "rated_step": rubric.step if rubric is not None else None,
         "environment": environment_text(turn),
         "form": form,
         "rubric": rubric,

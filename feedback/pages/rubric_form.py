@@ -32,15 +32,17 @@ from feedback.rubrics.questions import (
 from feedback.rubrics.versions import VERSION_DIGITS
 from feedback.services.ratings import RatingOutcome, Remarks, rating_record
 from feedback.services.rubrics import StoredRubric, rubric_current
+from feedback.traces.steps import StepKind
 from learnportal_protocol.errors import ErrorCode, LearnError, detail, invalid
 
 if TYPE_CHECKING:
     from django.http import QueryDict
 
     from core.accounts.principals import Principal
-    from feedback.models import Turn
+    from feedback.models import Turn, TurnStep
 
 PREFIX = "q-"
+STEP_FIELD = "step_id"  # the hidden field of the step rated; empty: the whole turn
 YES, NO = "yes", "no"
 REMARKS = ("comment", "correction")
 # A numeric question with at most this many values is a row of choices; one with more a slider.
@@ -91,6 +93,8 @@ class RubricForm:
     fields: list[QuestionField]
     remarks: dict[str, str] = field(default_factory=dict)
     error: str = ""
+    step: TurnStep | None = None  # the step rated, whose kind's questions these are
+    step_kinds: frozenset[str] = frozenset()  # the kinds of step the rubric asks anything of
 
     @property
     def marks_spans(self) -> bool:
@@ -111,20 +115,30 @@ def has_own_rubric(project: str) -> bool:
     return RubricVersion.objects.filter(project_id=project_pk(project)).exists()
 
 
-def rubric_form(project: str, sent: QueryDict | None = None) -> RubricForm | None:
-    """The form of the project's rubric (`sent`: as a browser posted it), or None for a project
-    that rates on the default form."""
+def rubric_form(
+    project: str, sent: QueryDict | None = None, step: TurnStep | None = None
+) -> RubricForm | None:
+    """The form of the project's rubric (`sent`: as a browser posted it) for the whole turn or
+    for one of its steps, or None for a project that rates on the default form."""
     if not has_own_rubric(project):
         return None
-    return rubric_form_of(rubric_current(project_pk(project)), sent)
+    return rubric_form_of(rubric_current(project_pk(project)), sent, step)
 
 
-def rubric_form_of(stored: StoredRubric, sent: QueryDict | None = None) -> RubricForm:
-    """The form of any version of a rubric, a draft too (the rubric builder's preview)."""
+def rubric_form_of(
+    stored: StoredRubric, sent: QueryDict | None = None, step: TurnStep | None = None
+) -> RubricForm:
+    """The form of any version of a rubric, a draft too (the rubric builder's preview): the
+    questions asked of the whole turn, or of the kind of `step`."""
     answers = {} if sent is None else answers_sent(stored.rubric, sent)
     remarks = {} if sent is None else {name: sent.get(name, "") for name in REMARKS}
-    questions = [q for q in stored.rubric.questions if not q.retired]
-    return RubricForm(stored.version, [_field(q, answers.get(q.key)) for q in questions], remarks)
+    kind = StepKind(step.kind) if step is not None else None
+    questions = [q for q in stored.rubric.questions if not q.retired and q.asked_of(kind)]
+    fields = [_field(q, answers.get(q.key)) for q in questions]
+    asked = frozenset(
+        kind.value for q in stored.rubric.questions if not q.retired for kind in q.step_kinds
+    )
+    return RubricForm(stored.version, fields, remarks, step=step, step_kinds=asked)
 
 
 def answers_sent(rubric: Rubric, sent: QueryDict) -> dict[str, Any]:
@@ -177,6 +191,7 @@ def rubric_rate(
             answers=answers,
             remarks=remarks,
             rubric_version=_version_sent(sent),
+            step_id=sent.get(STEP_FIELD, ""),
         )
     except LearnError as error:
         show_rubric_refusal(form, error)

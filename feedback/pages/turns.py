@@ -30,7 +30,8 @@ from feedback.pages.rating import (
     show_refusal,
     turn_context,
 )
-from feedback.pages.rubric_form import RubricForm, rubric_form, rubric_rate
+from feedback.pages.rubric_form import STEP_FIELD, RubricForm, rubric_form, rubric_rate
+from feedback.pages.steps import STEP_PARAMETER, step_chosen
 from feedback.queue import queue_held, queue_progress
 from feedback.selectors.components import component_names
 from feedback.selectors.turns import rated_for, turn_in_project, turn_page, turn_ratings
@@ -101,8 +102,10 @@ def turn_rate(request: HttpRequest, principal: Principal, pk: int) -> HttpRespon
         raise Http404("No such turn.")
     if request.method != "POST":
         form = RatingForm(initial={"feedback_id": new_feedback_id()})
-        return _rate_page(request, principal, turn, form, rubric_form(principal.project))
-    rubric = rubric_form(principal.project, request.POST)
+        step = step_chosen(turn, request.GET.get(STEP_PARAMETER, ""))
+        return _rate_page(request, principal, turn, form, rubric_form(principal.project, step=step))
+    step = step_chosen(turn, request.POST.get(STEP_FIELD, ""))
+    rubric = rubric_form(principal.project, request.POST, step)
     if rubric is not None:
         return _rate_rubric(request, principal, turn, rubric)
     form = RatingForm(request.POST)

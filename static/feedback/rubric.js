@@ -130,7 +130,7 @@
     if (event.ctrlKey || event.metaKey || event.altKey) return;
     if (event.key === "Enter") {
       const target = event.target;
-      if (target && (target.tagName === "BUTTON" || target.tagName === "A")) return;
+      if (target && ["BUTTON", "A", "SUMMARY"].includes(target.tagName)) return;
       event.preventDefault();
       submit();
       return;
