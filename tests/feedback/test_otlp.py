@@ -12,6 +12,7 @@ import orjson
 import pytest
 from django.test import override_settings
 from google.protobuf import json_format
+from openinference.semconv.trace import OpenInferenceSpanKindValues, SpanAttributes
 from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
     ExportTraceServiceRequest,
@@ -19,7 +20,7 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
 )
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import TracerProvider
-from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export import BatchSpanProcessor, SimpleSpanProcessor
 from opentelemetry.trace import Status, StatusCode
 
 from core.projects.services import project_add
@@ -151,6 +152,47 @@ def test_an_agent_on_the_sdk_sends_its_run_as_a_turn_with_steps(tracer_of: Any) 
     )
     assert steps["agent"].end is not None and steps["agent"].start is not None
     assert steps["agent"].end >= steps["agent"].start
+
+
+def test_an_openinference_agent_flushes_its_batch_and_the_run_is_in_the_queue_at_once(
+    asgi_server: str,
+) -> None:
+    token = ApiTokenFactory.create(name="oi-agent", role="agent").raw
+    exporter = OTLPSpanExporter(
+        endpoint=f"{asgi_server}/v1/traces", headers={"Authorization": f"Bearer {token}"}
+    )
+    provider = TracerProvider(resource=Resource.create({"service.name": "rag-agent"}))
+    provider.add_span_processor(BatchSpanProcessor(exporter, schedule_delay_millis=60_000))
+    tracer = provider.get_tracer("tests")
+    kind = SpanAttributes.OPENINFERENCE_SPAN_KIND
+    with tracer.start_as_current_span("answer") as root:
+        root.set_attribute(kind, OpenInferenceSpanKindValues.CHAIN.value)
+        root.set_attribute(SpanAttributes.SESSION_ID, "sess-3")
+        root.set_attribute(SpanAttributes.INPUT_VALUE, "Who wrote Dune?")
+        with tracer.start_as_current_span("retrieve") as retrieval:
+            retrieval.set_attribute(kind, OpenInferenceSpanKindValues.RETRIEVER.value)
+            retrieval.set_attribute(SpanAttributes.OUTPUT_VALUE, "Dune (1965), Frank Herbert")
+        with tracer.start_as_current_span("lookup") as tool:
+            tool.set_attribute(kind, OpenInferenceSpanKindValues.TOOL.value)
+            tool.set_attribute(SpanAttributes.TOOL_NAME, "wiki")
+        with tracer.start_as_current_span("llm") as llm:
+            llm.set_attribute(kind, OpenInferenceSpanKindValues.LLM.value)
+            llm.set_attribute(SpanAttributes.LLM_MODEL_NAME, "small-1")
+            llm.set_attribute(SpanAttributes.LLM_TOKEN_COUNT_PROMPT, 30)
+        root.set_attribute(SpanAttributes.OUTPUT_VALUE, "Frank Herbert.")
+        trace_id = format(root.get_span_context().trace_id, "032x")
+    assert not Turn.objects.filter(correlation_id=trace_id).exists()  # still in the batch
+    assert provider.force_flush()
+    annotator = human_actor("oi-ann", "annotator")
+    leased = annotator.rest("post", "/api/queue/next/")
+    assert leased.status_code == 200, leased.content
+    queued = leased.json()["turn"]
+    assert (queued["correlation_id"], queued["session_id"]) == (trace_id, "sess-3")
+    assert queued["rated_turn"]["response"] == "Frank Herbert."
+    shown = annotator.rest("get", f"/api/turns/{queued['id']}/").json()["steps"]
+    kinds = {step["name"]: step["kind"] for step in shown}
+    assert kinds == {"answer": "chain", "retrieve": "retrieval", "wiki": "tool", "llm": "llm"}
+    provider.shutdown()
 
 
 # --- JSON, gzip, OpenInference ---------------------------------------------------------------
