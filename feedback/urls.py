@@ -14,7 +14,7 @@ from feedback.api import (
     TurnsView,
     TurnView,
 )
-from feedback.pages import agreement, explorer, file_import, queue, turns
+from feedback.pages import agreement, explorer, file_import, queue, sessions, turns
 
 # Under /api/ (learnportal.urls).
 urlpatterns = [
@@ -33,6 +33,7 @@ urlpatterns = [
 # The annotators' pages, under / in the `portal` namespace (learnportal.urls).
 page_urlpatterns = [
     path("turns/", turns.turn_list, name="turns"),
+    path("sessions/", sessions.session_detail, name="session"),
     path("turns/<int:pk>/", turns.turn_rate, name="rate"),
     path("turns/<int:pk>/rated/", turns.turn_rated, name="rated"),
     path("turns/import/", file_import.turn_import, name="turn_import"),

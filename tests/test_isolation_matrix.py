@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import contextlib
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit
+from urllib.parse import urlencode, urlsplit
 
 import orjson
 import pytest
@@ -64,6 +64,9 @@ SECRET = "zqx7secret"  # in every one of alpha's texts; in no answer to anyone e
 COMPONENT = f"search-{SECRET}"
 CORRELATION = f"turn-{SECRET}"
 STEP = f"step-{SECRET}"
+SESSION = f"conv-{SECRET}"
+# Pages that name what they show in the query (an id of any text), and the alpha id they take.
+QUERY_ROUTES = {"sessions/": ("id", SESSION)}
 SKILL = "learnings/_global/SKILL.md"
 RUBRIC_QUESTION = {"kind": "text", "key": "why", "label": f"Why {SECRET}"}  # its own rubric
 
@@ -82,6 +85,7 @@ PUBLIC_ROUTES = {
     "api/docs/",
     "^api/",
 }
+ADMIN_LISTS = {"api/projects/"}  # every project and its settings, to the site admin by design
 METHODS = ("get", "post", "put", "patch", "delete")
 
 
@@ -133,7 +137,16 @@ def alpha() -> dict[str, Any]:
     sent = agent.rest(
         "post",
         "/api/turns/",
-        {"turns": [{"correlation_id": CORRELATION, "rated_turn": turn, "steps": steps}]},
+        {
+            "turns": [
+                {
+                    "correlation_id": CORRELATION,
+                    "session_id": SESSION,
+                    "rated_turn": turn,
+                    "steps": steps,
+                }
+            ]
+        },
     )
     assert sent.status_code == 201, sent.content
     turn_id = agent.rest("get", f"/api/turns/?correlation_id={CORRELATION}").json()["results"][0][
@@ -309,6 +322,9 @@ def urls_of(route: str, pattern: URLPattern, ids: dict[str, Any]) -> list[str]:
                     url_with = url
                 filled.append(url_with)
         urls = filled
+    if route in QUERY_ROUTES:
+        name, value = QUERY_ROUTES[route]
+        urls = [f"{url}?{urlencode({name: value})}" for url in urls]
     return ["/" + url.lstrip("^").rstrip("$") for url in urls if "(?P" not in url]
 
 
@@ -339,10 +355,13 @@ def leaked_text(body: str, strings: set[str], sent: str) -> list[str]:
     if SECRET not in body:
         return []
     unescaped = body.replace("&#x27;", "'").replace("&quot;", '"').replace("&amp;", "&")
-    carried = {text for text in strings if text in sent}
+    # The secret alone (a text of alpha's too) is in whatever carries it: it neither excuses
+    # nor shows anything of its own; the texts it is part of do.
+    texts = strings - {SECRET}
+    carried = {text for text in texts if text in sent}
     return sorted(
         text
-        for text in strings
+        for text in texts
         if (text in body or text in unescaped) and not any(c in text for c in carried)
     )
 
@@ -379,14 +398,21 @@ def test_no_path_shows_or_changes_another_projects_things(
     sent = ""  # the paths asked so far: a write with alpha's id may make default a thing by it
     for route, pattern in routes():
         rule = rule_of(route)
-        if role == "admin" and (rule == SITE or "slug" in pattern.pattern.regex.groupindex):
+        if role == "admin" and (
+            rule == SITE or route in ADMIN_LISTS or "slug" in pattern.pattern.regex.groupindex
+        ):
             continue  # the site's pages, and any project it names, are a site admin's by design
         for url in urls_of(route, pattern, alpha["ids"]):
             for client in clients(actor, route):
                 for method in methods_of(rule):
                     # A site admin may enter any project, by design; a person of default
                     # who names alpha is refused, and so is a token (it has one project).
-                    naming = [] if role == "admin" or method != "get" else [f"{url}?project=alpha"]
+                    joined = "&" if "?" in url else "?"
+                    naming = (
+                        []
+                        if role == "admin" or method != "get"
+                        else [f"{url}{joined}project=alpha"]
+                    )
                     for target in (url, *naming):
                         sent += target
                         call = getattr(client, method)

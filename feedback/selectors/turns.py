@@ -7,7 +7,16 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, TypedDict
 
-from django.db.models import BooleanField, Exists, ExpressionWrapper, F, OuterRef, Q, QuerySet
+from django.db.models import (
+    BooleanField,
+    Count,
+    Exists,
+    ExpressionWrapper,
+    F,
+    OuterRef,
+    Q,
+    QuerySet,
+)
 
 from core.projects.rules import is_blind
 from core.projects.selection import project_pk
@@ -198,3 +207,16 @@ def turn_step(turn: Turn, step_id: str) -> TurnStep:
         said = f"{cut(step_id, 80)!r} is not a step of this turn"
         raise invalid(f"step_id: {said}", [detail(["step_id"], said)])
     return step
+
+
+def session_turns(project: str, session_id: str, limit: int) -> tuple[list[Turn], bool]:
+    """The turns of one session (a conversation) of the project, first queued first, each
+    with its number of steps (`step_count`), at most `limit` of them; and whether there are
+    more."""
+    turns = (
+        Turn.objects.filter(project_id=project_pk(project), session_id=session_id)
+        .annotate(step_count=Count("steps"))
+        .order_by("created", "id")
+    )
+    found: list[Turn] = list(turns[: limit + 1])
+    return found[:limit], len(found) > limit

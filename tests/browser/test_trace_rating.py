@@ -55,10 +55,17 @@ def traced(db: None) -> None:
         "turns": [
             {
                 "correlation_id": "run-1",
+                "session_id": "conv-1",
                 "component_name": "support-agent",
                 "rated_turn": turn(),
                 "steps": STEPS,
-            }
+            },
+            {
+                "correlation_id": "run-2",
+                "session_id": "conv-1",
+                "component_name": "support-agent",
+                "rated_turn": turn(prompt="And when will it arrive?", response="On the 9th."),
+            },
         ]
     }
     assert agent.rest("post", "/api/turns/", body).status_code == 201
@@ -116,7 +123,7 @@ def test_an_annotator_rates_one_tool_call_of_a_run_by_keyboard(
         "tool_ok": False,
         "why": "It asked for the eta but the answer never used it.",
     }
-    assert not Lease.objects.filter(username="aria").exists()  # the rating ended the lease
+    assert not Lease.objects.filter(username="aria", turn__correlation_id="run-1").exists()
 
 
 def test_a_step_is_opened_and_rated_by_touch_on_a_phone(
@@ -137,3 +144,20 @@ def test_a_step_is_opened_and_rated_by_touch_on_a_phone(
         phone.get_by_role("button", name="Submit rating").tap()
     rating = Rating.objects.get()
     assert (rating.step_id, rating.answers) == ("c3", {"tool_ok": True})
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_a_session_reads_as_its_turns_in_order(
+    traced: None, live_server: LiveServer, chromium: Browser, width: int
+) -> None:
+    page = chromium.new_context(viewport={"width": width, "height": 900}).new_page()
+    page.set_default_timeout(10_000)
+    log_in(page, live_server.url, "aria", "/queue/")
+    with page.expect_navigation():
+        page.locator(".turn-facts a", has_text="conv-1").click()
+    expect(page.locator(".session-turns .prompt")).to_have_text(
+        ["What is the answer?", "And when will it arrive?"]
+    )
+    expect(page.locator(".session-turns .turn-meta").first).to_contain_text("5 steps")
+    fits(page)
+    screenshot(page, f"trace-session-{width}")
