@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Literal, Self
 
-from pydantic import ConfigDict, Field
+from pydantic import ConfigDict, Field, RootModel
 
 from feedback.rubrics.questions import Question
 from learnportal_protocol import Feedback as FeedbackItem
@@ -124,6 +124,21 @@ class QueueLeased(Answer):
     @classmethod
     def of(cls, turn: TurnRow, expires: float) -> QueueLeased:
         return cls(turn=QueueTurn.of(turn), lease_expires=expires)
+
+
+class QueueLeasedStep(QueueLeased):
+    """One step of a turn leased to the caller (asked for with `?steps=`), to rate as its
+    `step_id`."""
+
+    step: StepAnswer
+
+    @classmethod
+    def of_step(cls, turn: TurnRow, expires: float, step: TurnStep) -> QueueLeasedStep:
+        return cls(turn=QueueTurn.of(turn), lease_expires=expires, step=StepAnswer.of(step))
+
+
+class QueueLease(RootModel[QueueLeased | QueueLeasedStep]):
+    """A turn's lease, or a step's."""
 
 
 class QueueUndone(Answer):

@@ -34,7 +34,9 @@ from core.projects.selection import PROJECT_FIELD, principal_in, project_pk
 from feedback.answers import (
     Agreement,
     FeedbackPage,
+    QueueLease,
     QueueLeased,
+    QueueLeasedStep,
     QueueTurn,
     QueueUndone,
     RatingCreated,
@@ -59,6 +61,7 @@ from feedback.selectors.explorer import feedback_matching, feedback_page
 from feedback.selectors.turns import turn_queue, turn_steps
 from feedback.services.ratings import Remarks, rating_record
 from feedback.services.turns import turns_submit
+from feedback.traces.steps import StepKind, step_kinds_named
 from feedback.turn_items import TurnsRequest, turn_inputs, turns_batch_checked
 from learnportal_protocol.errors import ErrorCode, LearnError, detail, not_found
 from learnportal_protocol.models import INT64, Name, RequiredName, Span, StrictModel, Text
@@ -183,8 +186,21 @@ class QueueNextRequest(StrictModel):
     """Nothing to send: the body may be left out, or be `{}`."""
 
 
+_KIND = "|".join(kind.value for kind in StepKind)
+
+
+class QueueNextQuery(QueryModel):
+    steps: str = Field(
+        default="",
+        pattern=rf"^(({_KIND})(,({_KIND}))*)?$",
+        description="step kinds, separated by commas (llm, tool, retrieval, agent, chain, "
+        "other): lease the next step of one of them instead of a turn",
+    )
+
+
 class QueueTurnRequest(StrictModel):
     turn: int = Field(ge=1, le=INT64, description="the id of a turn leased to you")
+    step_id: Name = Field(default="", description="the step of it leased to you, if a step")
 
 
 class QueueUndoRequest(StrictModel):
@@ -200,11 +216,13 @@ class QueueNextView(APIView):
     parser_classes = []
 
     @extend_schema(
-        summary="Lease the next turn to rate",
-        description="A person holding a live lease gets the same turn back.",
+        summary="Lease the next turn, or step, to rate",
+        description="A person holding a live lease gets the same turn back (with `steps`, "
+        "the same step, if it is of one of those kinds).",
+        parameters=query_parameters(QueueNextQuery),
         request={JSON: QueueNextRequest},
         responses={
-            200: QueueLeased,
+            200: QueueLease,
             204: OpenApiResponse(description="nothing left for you to rate"),
             403: PEOPLE_ONLY,
         },
@@ -212,10 +230,16 @@ class QueueNextView(APIView):
     def post(self, request: Request) -> Response:
         principal = principal_of(request)
         parse_body(QueueNextRequest, request.body or b"{}")
-        lease = queue_next(principal)
+        query = parse_query(QueueNextQuery, request.query_params)
+        lease = queue_next(principal, steps=step_kinds_named(query.steps, "steps"))
         if lease is None:
             return Response(status=204)
-        return Response(QueueLeased.of(lease.turn, lease.expires).model_dump(mode="json"))
+        answer = (
+            QueueLeased.of(lease.turn, lease.expires)
+            if lease.step is None
+            else QueueLeasedStep.of_step(lease.turn, lease.expires, lease.step)
+        )
+        return Response(answer.model_dump(mode="json"))
 
 
 class QueueReleaseView(APIView):
@@ -229,7 +253,7 @@ class QueueReleaseView(APIView):
     def post(self, request: Request) -> Response:
         principal = principal_of(request)
         body = parse_body(QueueTurnRequest, request.body or b"{}")
-        queue_release(principal, body.turn)
+        queue_release(principal, body.turn, body.step_id)
         return Response(status=204)
 
 
@@ -244,7 +268,7 @@ class QueueSkipView(APIView):
     def post(self, request: Request) -> Response:
         principal = principal_of(request)
         body = parse_body(QueueTurnRequest, request.body or b"{}")
-        queue_skip(principal, body.turn)
+        queue_skip(principal, body.turn, body.step_id)
         return Response(status=204)
 
 

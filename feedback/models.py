@@ -338,9 +338,11 @@ class Counter(models.Model):
 
 
 class Lease(models.Model):
-    """A turn handed to one person to rate, until `expires`; one lease a person at a time."""
+    """A turn, or one step of it, handed to one person to rate, until `expires`; one lease a
+    person at a time."""
 
     turn = models.ForeignKey(Turn, on_delete=models.CASCADE, related_name="leases")
+    step_id = models.CharField(max_length=200, blank=True, default="")  # "" for the whole turn
     username = models.CharField(max_length=150, unique=True)
     expires = models.FloatField()
 
@@ -352,15 +354,18 @@ class Lease(models.Model):
 
 
 class Skip(models.Model):
-    """A turn a person passed on: never offered to them again."""
+    """A turn, or one step of it, a person passed on: never offered to them again."""
 
     turn = models.ForeignKey(Turn, on_delete=models.CASCADE, related_name="skips")
+    step_id = models.CharField(max_length=200, blank=True, default="")  # "" for the whole turn
     username = models.CharField(max_length=150)
     created = models.FloatField()
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["username", "turn"], name="skip_once_per_person")
+            models.UniqueConstraint(
+                fields=["username", "turn", "step_id"], name="skip_once_per_person"
+            )
         ]
 
     def __str__(self) -> str:

@@ -13,6 +13,11 @@ The rules (docs/contract.md, "The people's side"):
 - a person may undo their own rating for LEARNPORTAL_UNDO_SECONDS: a Retraction record beside it,
   never an edit, and the turn is leased back to them to rate again.
 
+The same rules hold for steps (`queue_next(..., steps=kinds)`): each step of those kinds is a unit
+of its own that needs the project's ratings per turn from distinct people (feedback.raters),
+leased one to a person, the most urgent turn's first. A step's raters are counted when it is
+offered (no kept count: the steps asked about are far fewer than the turns).
+
 One writer at a time per turn: on PostgreSQL the candidate turn's row is locked with
 `SELECT ... FOR UPDATE SKIP LOCKED` (two people asking at once get different turns, neither
 waits), then its live leases are counted again under that lock; on SQLite every transaction is
@@ -49,6 +54,7 @@ from feedback.models import (
     Retraction,
     Skip,
     Turn,
+    TurnStep,
     project_of,
 )
 from feedback.moments import moments_recount
@@ -60,6 +66,8 @@ from learnportal_protocol import FeedbackSource
 from learnportal_protocol.errors import conflict, detail, not_found
 
 if TYPE_CHECKING:
+    from collections.abc import Collection
+
     from django.db.models import QuerySet
 
     from core.accounts.principals import Principal
@@ -71,20 +79,21 @@ CLAIM_ATTEMPTS = 8
 # would grow with it).
 PROGRESS_CAP = 10_000
 LEASE = Columns(Lease)
-LEASE_COLUMNS = LEASE("turn", "username", "expires")
+LEASE_COLUMNS = LEASE("turn", "step_id", "username", "expires")
 UPSERT_LEASE = f"ON CONFLICT ({LEASE.username}) DO UPDATE SET " + ", ".join(
-    f"{c} = excluded.{c}" for c in LEASE("turn", "expires")
+    f"{c} = excluded.{c}" for c in LEASE("turn", "step_id", "expires")
 )
 SKIP = Columns(Skip)
-SKIP_COLUMNS = SKIP("turn", "username", "created")
+SKIP_COLUMNS = SKIP("turn", "step_id", "username", "created")
 
 
 @dataclass(frozen=True)
 class QueueLease:
-    """The turn a person holds, until `expires` (epoch seconds)."""
+    """The turn, or the step of it, a person holds, until `expires` (epoch seconds)."""
 
     turn: Turn
     expires: float
+    step: TurnStep | None = None
 
 
 @dataclass(frozen=True)
@@ -98,18 +107,24 @@ class QueueProgress:
     left_at_least: bool = False
 
 
-def queue_next(principal: Principal, *, now: float | None = None) -> QueueLease | None:
+def queue_next(
+    principal: Principal, *, now: float | None = None, steps: Collection[str] = ()
+) -> QueueLease | None:
     """Lease the next turn to this person, or give back the one they hold; None when nothing
-    is left for them."""
+    is left for them. `steps`: the next step of one of these kinds instead (and the step lease
+    they hold, of one of them)."""
     principal.require(Action.QUEUE)
     now = time.time() if now is None else now
     who = principal.name
     project = project_pk(principal.project)
     with transaction.atomic():
+        if steps:
+            return _next_step(who, project, now, sorted(steps))
         held = (
             Lease.objects.select_related("turn")
             .filter(
                 username=who,
+                step_id="",
                 expires__gt=now,
                 turn__ratings_needed__gt=0,
                 turn__project_id=project,
@@ -127,6 +142,26 @@ def queue_next(principal: Principal, *, now: float | None = None) -> QueueLease 
     return QueueLease(turn=turn, expires=expires)
 
 
+def _next_step(who: str, project: int, now: float, kinds: list[str]) -> QueueLease | None:
+    held = (
+        Lease.objects.select_related("turn")
+        .filter(username=who, expires__gt=now, turn__project_id=project)
+        .exclude(step_id="")
+        .first()
+    )
+    if held is not None:
+        step = TurnStep.objects.filter(turn=held.turn, step_id=held.step_id, kind__in=kinds).first()
+        if step is not None:
+            return QueueLease(turn=held.turn, expires=held.expires, step=step)
+    step = _claim_step(who, project, now, kinds)
+    if step is None:
+        Lease.objects.filter(username=who).delete()
+        return None
+    expires = now + lease_seconds(project)
+    _lease(step.turn, who, expires, step.step_id)
+    return QueueLease(turn=step.turn, expires=expires, step=step)
+
+
 def queue_assign(turn: Turn, username: str, *, now: float | None = None) -> QueueLease:
     """Lease `turn` to this person whatever the queue would offer them, in place of any lease
     they hold: an operator's hand-out (the demo's colleagues each rate turns past the ratings
@@ -137,27 +172,32 @@ def queue_assign(turn: Turn, username: str, *, now: float | None = None) -> Queu
     return QueueLease(turn=turn, expires=expires)
 
 
-def queue_release(principal: Principal, turn_id: int) -> None:
-    """Give back the turn this person holds, for someone else (or them, later) to rate."""
+def queue_release(principal: Principal, turn_id: int, step_id: str = "") -> None:
+    """Give back the turn (or its step) this person holds, for someone else (or them, later)
+    to rate."""
     principal.require(Action.QUEUE)
     with transaction.atomic():
-        deleted, _ = Lease.objects.filter(username=principal.name, turn_id=turn_id).delete()
+        deleted, _ = Lease.objects.filter(
+            username=principal.name, turn_id=turn_id, step_id=step_id
+        ).delete()
     if not deleted:
         raise _not_yours(turn_id)
 
 
-def queue_skip(principal: Principal, turn_id: int) -> None:
-    """Pass on the turn this person holds: it is never offered to them again."""
+def queue_skip(principal: Principal, turn_id: int, step_id: str = "") -> None:
+    """Pass on the turn (or its step) this person holds: it is never offered to them again."""
     principal.require(Action.QUEUE)
     with transaction.atomic():
-        deleted, _ = Lease.objects.filter(username=principal.name, turn_id=turn_id).delete()
+        deleted, _ = Lease.objects.filter(
+            username=principal.name, turn_id=turn_id, step_id=step_id
+        ).delete()
         if not deleted:
             raise _not_yours(turn_id)
         insert_rows(
             Skip,
             SKIP_COLUMNS,
-            [(turn_id, principal.name, time.time())],
-            on_conflict=f"ON CONFLICT ({SKIP.username}, {SKIP.turn}) DO NOTHING",
+            [(turn_id, step_id, principal.name, time.time())],
+            on_conflict=f"ON CONFLICT ({SKIP.username}, {SKIP.turn}, {SKIP.step_id}) DO NOTHING",
         )
 
 
@@ -209,9 +249,9 @@ def queue_undo(principal: Principal, feedback_id: str) -> Turn:
         ratings_take_back([row.pk for row in undone], by=principal.name, now=now)
         turns_tally(project, [turn.correlation_id])
         moments_recount(project, [(row.correlation_id, row.dimension) for row in undone])
-        mine = _my_ratings(principal.name, project)
+        mine = _my_ratings(principal.name, project, step_id=rating.step_id)
         if not mine.filter(correlation_id=turn.correlation_id).exists():
-            _lease(turn, principal.name, now + lease_seconds(turn.project_id))
+            _lease(turn, principal.name, now + lease_seconds(turn.project_id), rating.step_id)
         turn.refresh_from_db()
         broadcast_on_commit(
             "feedback.retracted",
@@ -260,14 +300,17 @@ def queue_progress(principal: Principal, *, now: float | None = None) -> QueuePr
     who = principal.name
     today = datetime.fromtimestamp(now, tz=UTC).replace(hour=0, minute=0, second=0, microsecond=0)
     project = project_pk(principal.project)
-    mine = _my_ratings(who, project)
+    mine = _my_ratings(who, project, step_id=None)
     rated_today = mine.filter(received__gte=today.timestamp(), received__lte=now).count()
     open_turns = Turn.objects.filter(project_id=project, ratings_needed__gt=0).order_by()
-    skipped = open_turns.filter(pk__in=Skip.objects.filter(username=who).values("turn_id"))
+    skips = Skip.objects.filter(username=who, step_id="")
+    skipped = open_turns.filter(pk__in=skips.values("turn_id"))
     done = set(skipped.values_list("pk", flat=True))
     if ratings_per_turn(project) > 1:
         # With one rating a turn, a turn this person rated is closed: none of theirs is open.
-        rated = open_turns.filter(correlation_id__in=mine.values("correlation_id"))
+        rated = open_turns.filter(
+            correlation_id__in=mine.filter(step_id="").values("correlation_id")
+        )
         done |= set(rated.values_list("pk", flat=True))
     counted = open_turns[: PROGRESS_CAP + len(done)].count()
     return QueueProgress(
@@ -287,8 +330,11 @@ def queue_held(principal: Principal, turn_id: int, *, now: float | None = None) 
     )
 
 
-def _my_ratings(who: str, project: int) -> QuerySet[Feedback]:
-    return counted_feedback(project).filter(source=FeedbackSource.HUMAN.value, annotator_id=who)
+def _my_ratings(who: str, project: int, *, step_id: str | None = "") -> QuerySet[Feedback]:
+    """This person's counted ratings of the project: of whole turns (`step_id` ""), of one step
+    id, or of anything (None)."""
+    mine = counted_feedback(project).filter(source=FeedbackSource.HUMAN.value, annotator_id=who)
+    return mine if step_id is None else mine.filter(step_id=step_id)
 
 
 def _not_yours(turn_id: int) -> Exception:
@@ -300,7 +346,7 @@ def _not_yours(turn_id: int) -> Exception:
 
 def _live_leases(now: float) -> Subquery:
     return Subquery(
-        Lease.objects.filter(turn=OuterRef("pk"), expires__gt=now)
+        Lease.objects.filter(turn=OuterRef("pk"), step_id="", expires__gt=now)
         .values("turn")
         .annotate(held=Count("pk"))
         .values("held"),
@@ -312,7 +358,7 @@ def _candidates(who: str, project: int, now: float) -> QuerySet[Turn]:
     """Turns of `project` this person may be leased, most urgent first: open, neither rated nor
     skipped by them, and held by fewer people than they still need."""
     mine = _my_ratings(who, project).filter(correlation_id=OuterRef("correlation_id"))
-    skipped = Skip.objects.filter(turn=OuterRef("pk"), username=who)
+    skipped = Skip.objects.filter(turn=OuterRef("pk"), step_id="", username=who)
     return (
         Turn.objects.filter(project_id=project, ratings_needed__gt=0)
         .exclude(Exists(mine))
@@ -335,13 +381,79 @@ def _claim(who: str, project: int, now: float) -> Turn | None:
             return turn
         # Counted again in a statement of its own: the scan's snapshot may predate a lease
         # that another person committed just before we took the lock.
-        held = Lease.objects.filter(turn=turn, expires__gt=now).exclude(username=who).count()
+        held = (
+            Lease.objects.filter(turn=turn, step_id="", expires__gt=now)
+            .exclude(username=who)
+            .count()
+        )
         if held < turn.ratings_needed:
             return turn
         passed.append(turn.pk)
     return None
 
 
-def _lease(turn: Turn, who: str, expires: float) -> None:
-    """Give `turn` to `who` until `expires`, in place of any lease they held."""
-    insert_rows(Lease, LEASE_COLUMNS, [(turn.pk, who, expires)], on_conflict=UPSERT_LEASE)
+def _step_raters(now: float) -> tuple[QuerySet[Feedback], Subquery, Subquery]:
+    """For a step of the outer query: its counted human ratings, the number of distinct people
+    they are from, and its live leases."""
+    ratings = Feedback.objects.filter(
+        project_id=OuterRef("turn__project_id"),
+        source=FeedbackSource.HUMAN.value,
+        correlation_id=OuterRef("turn__correlation_id"),
+        step_id=OuterRef("step_id"),
+    ).exclude(Exists(Retraction.objects.filter(feedback=OuterRef("pk"))))
+    people = ratings.order_by().values("step_id").annotate(n=Count("annotator_id", distinct=True))
+    leases = Lease.objects.filter(
+        turn=OuterRef("turn"), step_id=OuterRef("step_id"), expires__gt=now
+    )
+    held = leases.order_by().values("step_id").annotate(n=Count("pk"))
+    return (
+        ratings,
+        Subquery(people.values("n"), output_field=IntegerField()),
+        Subquery(held.values("n"), output_field=IntegerField()),
+    )
+
+
+def _step_candidates(who: str, project: int, now: float, kinds: list[str]) -> QuerySet[TurnStep]:
+    """Steps of these kinds in `project` this person may be leased, the most urgent turn's
+    first: neither rated nor skipped by them, and with fewer people rating or holding them
+    than the project's ratings per turn."""
+    ratings, people, held = _step_raters(now)
+    skipped = Skip.objects.filter(turn=OuterRef("turn"), step_id=OuterRef("step_id"), username=who)
+    return (
+        TurnStep.objects.select_related("turn")
+        .filter(turn__project_id=project, kind__in=kinds)
+        .exclude(Exists(ratings.filter(annotator_id=who)))
+        .exclude(Exists(skipped))
+        .alias(taken=Coalesce(people, Value(0)) + Coalesce(held, Value(0)))
+        .filter(taken__lt=ratings_per_turn(project))
+        .order_by("-turn__priority", "turn_id", F("start").asc(nulls_last=True), "id")
+    )
+
+
+def _claim_step(who: str, project: int, now: float, kinds: list[str]) -> TurnStep | None:
+    """The step to lease to `who`, its row locked on PostgreSQL (as `_claim` a turn's)."""
+    passed: list[int] = []
+    for _ in range(CLAIM_ATTEMPTS):
+        candidates = _step_candidates(who, project, now, kinds).exclude(pk__in=passed)
+        if connection.vendor == "postgresql":
+            candidates = candidates.select_for_update(skip_locked=True, of=("self",))
+        step = candidates.first()
+        if step is None or connection.vendor != "postgresql":
+            return step
+        _, people, held = _step_raters(now)
+        taken = (
+            TurnStep.objects.filter(pk=step.pk)
+            .annotate(taken=Coalesce(people, Value(0)) + Coalesce(held, Value(0)))
+            .values_list("taken", flat=True)
+            .get()
+        )
+        if taken < ratings_per_turn(project):
+            return step
+        passed.append(step.pk)
+    return None
+
+
+def _lease(turn: Turn, who: str, expires: float, step_id: str = "") -> None:
+    """Give `turn` (or its step `step_id`) to `who` until `expires`, in place of any lease
+    they held."""
+    insert_rows(Lease, LEASE_COLUMNS, [(turn.pk, step_id, who, expires)], on_conflict=UPSERT_LEASE)

@@ -7,8 +7,9 @@ out from the turn's counted feedback (feedback.facts), so they are right whateve
 arrive in, and working them out again changes nothing. A new turn is written with them.
 
 - `ratings_needed`: the ratings per turn of the turn's project (core.projects.rules) less the
-  distinct people whose human rating
-  counts (a retracted one does not; an agent's or environment's never does); never below 0.
+  distinct people whose human rating of the whole turn counts (a retracted one does not; an
+  agent's or environment's never does; a rating of one of its steps rates the step); never
+  below 0.
 - `priority`: the project's `priority_negative` when a `self` or `env` feedback is negative
   (polarity negative or a score below 0), plus its `priority_unsure` when a counted feedback has
   a confidence below LOW_CONFIDENCE (core.projects.rules.QueueRules). Higher comes first.
@@ -66,7 +67,8 @@ def _queue_fields(facts: Iterable[Fact], rules: QueueRules) -> QueueFields:
     negative = unsure = False
     for fact in facts:
         if fact.source == HUMAN:
-            raters.add(fact.annotator_id)
+            if not fact.step_id:  # a step is rated as a unit of its own (feedback.raters)
+                raters.add(fact.annotator_id)
         elif fact.source in MACHINE_SOURCES and (fact.polarity == NEGATIVE or fact.score < 0):
             negative = True
         if fact.confidence < LOW_CONFIDENCE:

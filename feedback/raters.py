@@ -2,12 +2,15 @@
 rating page, the queue, learn/feedback/req over every transport), inside the write's
 transaction, after the turns' locks (feedback.services.feedbacks.feedback_record).
 
-- A person's rating of a turn (or of one of its steps) on a dimension is one: a later one
-  supersedes the earlier, as an undo and a new rating would (feedback.retractions), so that however often one person rates a
-  turn, one score of theirs counts, in the queue, the component's score and agreement. A resend
+What is rated is a unit: a whole turn, or one step of it (a feedback's `step_id`), each rated
+on its own by the same rules.
+
+- A person's rating of a unit on a dimension is one: a later one supersedes the earlier, as an
+  undo and a new rating would (feedback.retractions), so that however often one person rates a
+  unit, one score of theirs counts, in the queue, the component's score and agreement. A resend
   of the same feedback_id with the same content is a retry and changes nothing; two ratings of
-  one turn on one dimension in one batch are a `conflict` (which is the one meant?).
-- A turn takes ratings from as many distinct people as its project needs (core.projects.rules,
+  one unit on one dimension in one batch are a `conflict` (which is the one meant?).
+- A unit takes ratings from as many distinct people as its project needs (core.projects.rules,
   feedback.queue_state): a newcomer is refused `conflict` when it has them all, or when the
   ones left are leased to others; the one who holds its lease may always rate it.
 
@@ -34,6 +37,7 @@ if TYPE_CHECKING:
     from learnportal_protocol.errors import LearnError
 
 HUMAN = FeedbackSource.HUMAN.value
+Unit = tuple[str, str]  # a turn's correlation_id, and a step id of it or "" for the whole turn
 RATED_TWICE = "rates this turn on {dimension} again in the same batch"
 RATED_ENOUGH = "this turn has the {needed} ratings it needs from distinct people"
 LEASED_TO_OTHERS = "the ratings this turn still needs are leased to other people"
@@ -62,19 +66,22 @@ def raters_check(
     problems: list[dict[str, Any]] = []
     units: set[tuple[str, str, str]] = set()
     superseded: set[int] = set()
-    newcomers: dict[str, int] = {}  # a held turn this person has not rated: the first item on it
+    # A unit of a held turn this person has not rated: the first item on it.
+    newcomers: dict[Unit, int] = {}
     for fact in batch:
         key, index = fact.correlation_id, positions[fact.order - BATCH_ORDER]
-        mine = [f for f in stored.get(key, ()) if f.source == HUMAN and f.annotator_id == who]
-        unit = (key, fact.step_id, fact.dimension)
-        if unit in units:
+        unit = (key, fact.step_id)
+        mine = [
+            f
+            for f in stored.get(key, ())
+            if f.source == HUMAN and f.annotator_id == who and f.step_id == fact.step_id
+        ]
+        if (*unit, fact.dimension) in units:
             problems.append(_problem(index, RATED_TWICE.format(dimension=fact.dimension)))
         elif not mine and key in held:
-            newcomers.setdefault(key, index)
-        units.add(unit)
-        superseded.update(
-            f.order for f in mine if f.dimension == fact.dimension and f.step_id == fact.step_id
-        )
+            newcomers.setdefault(unit, index)
+        units.add((*unit, fact.dimension))
+        superseded.update(f.order for f in mine if f.dimension == fact.dimension)
     problems.extend(_over_needed(who, newcomers, stored, held, now))
     if problems:
         raise conflict(
@@ -86,24 +93,27 @@ def raters_check(
 
 
 def _over_needed(
-    who: str, newcomers: dict[str, int], stored: Facts, held: Held, now: float
+    who: str, newcomers: dict[Unit, int], stored: Facts, held: Held, now: float
 ) -> list[dict[str, Any]]:
-    """The items by which `who` would rate a turn beyond the people it needs."""
+    """The items by which `who` would rate a unit beyond the people it needs."""
     if not newcomers:
         return []
-    per_turn = ratings_per_turn_of(held[key][3] for key in newcomers)
-    leases: dict[int, set[str]] = defaultdict(set)
-    turns = [held[key][0] for key in newcomers]
-    for turn_id, username in Lease.objects.filter(turn_id__in=turns, expires__gt=now).values_list(
-        "turn_id", "username"
-    ):
-        leases[turn_id].add(username)
+    per_turn = ratings_per_turn_of(held[key][3] for key, _ in newcomers)
+    leases: dict[tuple[int, str], set[str]] = defaultdict(set)
+    turns = sorted({held[key][0] for key, _ in newcomers})
+    live = Lease.objects.filter(turn_id__in=turns, expires__gt=now)
+    for turn_id, step_id, username in live.values_list("turn_id", "step_id", "username"):
+        leases[turn_id, step_id].add(username)
     problems = []
-    for key, index in newcomers.items():
-        holders = leases[held[key][0]]
+    for (key, step_id), index in newcomers.items():
+        holders = leases[held[key][0], step_id]
         if who in holders:
             continue
-        raters = {f.annotator_id for f in stored.get(key, ()) if f.source == HUMAN}
+        raters = {
+            f.annotator_id
+            for f in stored.get(key, ())
+            if f.source == HUMAN and f.step_id == step_id
+        }
         wanted = per_turn[held[key][3]]
         needed = wanted - len(raters)
         if needed <= 0:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import time
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlencode
 
 from django.conf import settings
 from django.contrib import messages
@@ -18,7 +19,7 @@ from feedback.forms import QueueRatingForm
 from feedback.lease_notes import LATE_KEPT, late_refusal, not_needed
 from feedback.pages.rating import feedback_of_form, lease_clock, show_refusal, turn_context
 from feedback.pages.rubric_form import STEP_FIELD, RubricForm, rubric_form, rubric_rate
-from feedback.pages.steps import STEP_PARAMETER, step_chosen
+from feedback.pages.steps import STEP_PARAMETER, STEPS_PARAMETER, step_chosen
 from feedback.queue import (
     queue_held,
     queue_next,
@@ -30,6 +31,7 @@ from feedback.queue import (
 from feedback.selectors.turns import turn_in_project, undoable_rating
 from feedback.selectors.visibility import sees_all_ratings
 from feedback.services.feedbacks import feedback_record
+from feedback.traces.steps import step_kinds_named
 from learnportal_protocol.errors import ErrorCode, LearnError
 from learnportal_protocol.ids import new_feedback_id
 
@@ -37,7 +39,7 @@ if TYPE_CHECKING:
     from django.http import HttpRequest, HttpResponse
 
     from core.accounts.principals import Principal
-    from feedback.models import Turn
+    from feedback.models import Turn, TurnStep
 
 
 @requires(Action.QUEUE)
@@ -46,13 +48,27 @@ def queue(request: HttpRequest, principal: Principal) -> HttpResponse:
     undo or give back, then the next turn at once (a redirect to this page)."""
     if request.method == "POST":
         return _queue_post(request, principal)
-    lease = queue_next(principal)
+    try:
+        kinds = step_kinds_named(request.GET.get(STEPS_PARAMETER, ""), STEPS_PARAMETER)
+    except LearnError as error:
+        messages.error(request, error.message)
+        return redirect("portal:queue")  # the whole turns: the kinds named none
+    lease = queue_next(principal, steps=kinds)
     if lease is None:
         return _queue_page(request, principal, None)
     form = QueueRatingForm(initial={"feedback_id": new_feedback_id(), "turn": lease.turn.pk})
-    step = step_chosen(lease.turn, request.GET.get(STEP_PARAMETER, ""))
+    step = lease.step or step_chosen(lease.turn, request.GET.get(STEP_PARAMETER, ""))
     rubric = rubric_form(principal.project, step=step)
-    return _queue_page(request, principal, lease.turn, form, rubric, expires=lease.expires)
+    return _queue_page(
+        request, principal, lease.turn, form, rubric, expires=lease.expires, leased=lease.step
+    )
+
+
+def _queue_url(request: HttpRequest) -> str:
+    """This page, in the mode it was asked in: `?steps=` kinds, or turns."""
+    kinds = request.GET.get(STEPS_PARAMETER, "")
+    url = reverse("portal:queue")
+    return f"{url}?{urlencode({STEPS_PARAMETER: kinds[:200]})}" if kinds else url
 
 
 def _queue_post(request: HttpRequest, principal: Principal) -> HttpResponse:
@@ -67,18 +83,19 @@ def _queue_post(request: HttpRequest, principal: Principal) -> HttpResponse:
             )
         elif do in ("skip", "release"):
             turn_id = _turn_id(request.POST.get("turn", ""))
+            step_id = request.POST.get(STEP_FIELD, "")
             if do == "skip":
-                queue_skip(principal, turn_id)
-                messages.info(request, "Skipped: you will not be offered that turn again.")
+                queue_skip(principal, turn_id, step_id)
+                messages.info(request, "Skipped: you will not be offered that again.")
             else:
-                queue_release(principal, turn_id)
+                queue_release(principal, turn_id, step_id)
                 messages.info(request, "The turn is back in the queue for someone else.")
                 return redirect("portal:home")
         else:
             messages.error(request, f"Unknown queue action {do!r}.")
     except LearnError as error:
         messages.error(request, error.message)
-    return redirect("portal:queue")
+    return redirect(_queue_url(request))
 
 
 def _turn_id(sent: str) -> int:
@@ -96,7 +113,7 @@ def _queue_rate(request: HttpRequest, principal: Principal) -> HttpResponse:
     turn = turn_in_project(int(sent), principal.project) if sent.isdigit() else None
     if turn is None:
         messages.error(request, "That turn is no longer in the queue.")
-        return redirect("portal:queue")
+        return redirect(_queue_url(request))
     # The lease this rating was made under; None when it ended before the person submitted.
     held = queue_held(principal, turn.pk)
     step = step_chosen(turn, request.POST.get(STEP_FIELD, ""))
@@ -111,13 +128,13 @@ def _queue_rate(request: HttpRequest, principal: Principal) -> HttpResponse:
         late = None if held is not None else late_refusal(error, turn.correlation_id)
         if late is not None:
             messages.error(request, late)
-            return redirect("portal:queue")
+            return redirect(_queue_url(request))
         show_refusal(form, error, turn)
         return _queue_page(request, principal, turn, form, expires=held, status=error.http_status)
     if held is None:
         messages.info(request, LATE_KEPT.format(turn=turn.correlation_id))
     # No "thank you" message: the page says what was rated, with its undo (queue_undo.html).
-    return redirect("portal:queue")
+    return redirect(_queue_url(request))
 
 
 def _queue_rate_rubric(
@@ -129,7 +146,7 @@ def _queue_rate_rubric(
         late = None if held is not None else late_refusal(error, turn.correlation_id)
         if late is not None:
             messages.error(request, late)
-            return redirect("portal:queue")
+            return redirect(_queue_url(request))
         rubric.error = not_needed(error, turn.correlation_id) or rubric.error
         form = QueueRatingForm(initial={"feedback_id": new_feedback_id(), "turn": turn.pk})
         return _queue_page(
@@ -137,7 +154,7 @@ def _queue_rate_rubric(
         )
     if held is None:
         messages.info(request, LATE_KEPT.format(turn=turn.correlation_id))
-    return redirect("portal:queue")
+    return redirect(_queue_url(request))
 
 
 def _queue_page(
@@ -148,6 +165,7 @@ def _queue_page(
     rubric: RubricForm | None = None,
     *,
     expires: float | None = None,
+    leased: TurnStep | None = None,
     status: int = 200,
 ) -> HttpResponse:
     now = time.time()
@@ -160,13 +178,15 @@ def _queue_page(
         "undoable": undoable,
         "undo_until": undoable.received + within if undoable else None,
         **lease_clock(expires, now),
-        "queue_url": reverse("portal:queue"),
+        "queue_url": _queue_url(request),
         "turns_url": reverse("portal:turns"),
+        "leased_step": leased,
+        "step_mode": bool(request.GET.get(STEPS_PARAMETER)),
         "sees_all": sees_all_ratings(principal),
     }
     if turn is not None and form is not None:
         context |= turn_context(turn, principal, form, rubric) | {
-            "rate_url": reverse("portal:queue"),
+            "rate_url": _queue_url(request),
             "queued": True,
         }
     return page(request, "feedback/queue.html", context, status=status)

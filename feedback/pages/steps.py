@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 FOLDED_LINES = 12  # a text of more lines than this shows folded, opened on demand
 FOLDED_CHARACTERS = 1200
 STEP_PARAMETER = "step"  # the query parameter of the step to rate
+STEPS_PARAMETER = "steps"  # the queue's: hand out steps of these kinds (comma-separated)
 MIN_BAR = 0.5  # percent: a step of no measurable length still shows as a mark
 MAX_INDENT = 8  # deeper steps are drawn at this depth (their depth is still said)
 

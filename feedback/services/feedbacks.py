@@ -148,7 +148,7 @@ def feedback_store(*, principal: Principal, feedbacks: list[FeedbackItem]) -> Fe
         counter_add(FEEDBACK_COUNTED, len(rows), project=project)
         moments_add(project, stored, facts)
         if principal.is_human and rated:
-            _leases_end(principal.name, project, rated)
+            _leases_end(principal.name, project, {(f.correlation_id, f.step_id) for f in facts})
         stats_add_scores(project, deltas)
         buckets_add_feedback(FEEDBACK_COLUMNS, rows)
         last_component = _feedback_components(project, feedbacks[-1:])[0] if feedbacks else ""
@@ -174,9 +174,10 @@ def _without(facts: Facts, pks: set[int]) -> Facts:
 TURN, LEASE = Columns(Turn), Columns(Lease)
 
 
-def _leases_end(username: str, project: int, rated: set[str]) -> None:
-    """A person's rating of the turn they hold (in the project they rate in) ends that lease,
-    whatever path it came by.
+def _leases_end(username: str, project: int, rated: set[tuple[str, str]]) -> None:
+    """A person's rating of the turn, or the step of it, they hold (in the project they rate
+    in: `rated` holds (correlation_id, step_id) pairs) ends that lease, whatever path it came
+    by. A rating of a step of the turn they hold does not: the turn is still theirs to rate.
 
     A person holds one lease at most (Lease.username is unique): read it, rather than send the
     batch's keys to the database. Raw, as it runs once a person's feedback request: the ORM
@@ -185,14 +186,16 @@ def _leases_end(username: str, project: int, rated: set[str]) -> None:
     qn = connection.ops.quote_name
     with connection.cursor() as cursor:
         cursor.execute(
-            f"SELECT l.id, t.{TURN.correlation_id}, t.{TURN.project}"
+            f"SELECT l.id, t.{TURN.correlation_id}, l.{LEASE.step_id}, t.{TURN.project}"
             f" FROM {qn(Lease._meta.db_table)} l"
             f" JOIN {qn(Turn._meta.db_table)} t ON t.id = l.{LEASE.turn}"
             f" WHERE l.{LEASE.username} = %s",
             [username],
         )
         ended = [
-            pk for pk, key, held_in in cursor.fetchall() if key in rated and held_in == project
+            pk
+            for pk, key, step_id, held_in in cursor.fetchall()
+            if (key, step_id) in rated and held_in == project
         ]
     if ended:
         Lease.objects.filter(pk__in=ended).delete()

@@ -11,6 +11,7 @@ import orjson
 from django.conf import settings
 from pydantic import AfterValidator, BeforeValidator, Field, model_validator
 
+from learnportal_protocol.errors import cut, detail, invalid
 from learnportal_protocol.fielderror import FieldError
 from learnportal_protocol.models import (
     INT64,
@@ -123,3 +124,14 @@ def step_component(step: TurnStep, turn: Turn) -> str:
     """The component a stored step is a call of: a tool step's tool (its name: the OTLP ingest
     names a tool step after `gen_ai.tool.name` or `tool.name`), else the turn's."""
     return step.name if step.kind == StepKind.TOOL else turn.component_name
+
+
+def step_kinds_named(text: str, field: str) -> list[str]:
+    """The step kinds a comma-separated `text` names (a query's), or `invalid` naming `field`."""
+    named = [part.strip() for part in text.split(",") if part.strip()]
+    known = {kind.value for kind in StepKind}
+    unknown = [name for name in named if name not in known]
+    if unknown:
+        said = f"{cut(unknown[0], 40)!r} is not a step kind: one of {', '.join(sorted(known))}"
+        raise invalid(f"{field}: {said}", [detail([field], said)])
+    return sorted(set(named))

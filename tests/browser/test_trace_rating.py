@@ -123,7 +123,8 @@ def test_an_annotator_rates_one_tool_call_of_a_run_by_keyboard(
         "tool_ok": False,
         "why": "It asked for the eta but the answer never used it.",
     }
-    assert not Lease.objects.filter(username="aria", turn__correlation_id="run-1").exists()
+    # Still theirs: a step rated, the turn is left to rate.
+    assert Lease.objects.filter(username="aria", turn__correlation_id="run-1", step_id="").exists()
 
 
 def test_a_step_is_opened_and_rated_by_touch_on_a_phone(

@@ -112,16 +112,44 @@ def test_only_the_kinds_the_rubric_asks_about_can_be_rated_and_a_step_asks_its_o
     assert one(step_page, "input[name=step_id]")["value"] == "b2"
 
 
-def test_a_step_rated_from_the_queue_is_stored_on_that_step_and_ends_the_lease(
+def test_a_step_rated_from_the_queues_turn_is_stored_on_it_and_the_turn_stays_leased(
     aria: Client, traced: Turn
 ) -> None:
     aria.get("/queue/")
-    assert Lease.objects.filter(username="aria").exists()
+    assert Lease.objects.filter(username="aria", turn=traced, step_id="").exists()
     posted = {"do": "rate", "turn": str(traced.pk), "rubric_version": "2", "step_id": "b2"}
     assert aria.post("/queue/", {**posted, "q-tool_ok": "no"}).status_code == 302
     rating = Rating.objects.get()
     assert (rating.step_id, rating.answers) == ("b2", {"tool_ok": False})
+    assert Lease.objects.filter(username="aria", turn=traced, step_id="").exists()
+    assert aria.post("/queue/", {**posted, "step_id": "", "q-quality": "4"}).status_code == 302
+    assert not Lease.objects.filter(username="aria").exists()  # the turn is rated now
+
+
+def test_the_queue_in_step_mode_hands_out_a_step_and_keeps_to_that_mode(
+    aria: Client, traced: Turn
+) -> None:
+    page = soup(aria.get("/queue/?steps=tool"))
+    assert one(page, ".rated-step-note").get_text().startswith("Rating the tool step weather")
+    assert page.select("a.rate-step") == []  # the step is the queue's to hand out
+    assert Lease.objects.get(username="aria").step_id == "b2"
+    action = one(page, "#rubric-form")["action"]
+    assert action == "/queue/?steps=tool"
+    posted = {"do": "rate", "turn": str(traced.pk), "rubric_version": "2", "step_id": "b2"}
+    answered = aria.post(str(action), {**posted, "q-tool_ok": "yes"})
+    assert answered.status_code == 302
+    assert answered["Location"] == "/queue/?steps=tool"
     assert not Lease.objects.filter(username="aria").exists()
+    done = aria.get("/queue/?steps=tool")
+    assert 'id="rubric-form"' not in done.content.decode()  # the one tool step is rated
+
+
+def test_a_step_kind_the_queue_does_not_know_is_said_and_the_turns_are_offered(
+    aria: Client, traced: Turn
+) -> None:
+    response = aria.get("/queue/?steps=spaceship")
+    assert (response.status_code, response["Location"]) == (302, "/queue/")
+    assert "is not a step kind" in aria.get("/queue/").content.decode()
 
 
 def test_a_step_the_turn_does_not_have_is_refused_on_the_page_and_not_stored(

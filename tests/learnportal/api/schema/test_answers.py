@@ -22,7 +22,7 @@ from core.projects.answers import (
 from feedback.answers import (
     Agreement,
     FeedbackPage,
-    QueueLeased,
+    QueueLease,
     QueueUndone,
     RatingCreated,
     RubricAnswer,
@@ -91,7 +91,7 @@ ANSWERS: dict[tuple[str, str, str], type[BaseModel]] = {
     ("post", "/api/proposals/{proposal_id}/apply/", "200"): Applied,
     ("post", "/api/refinements/{refinement_id}/rollback/", "200"): RolledBack,
     ("get", "/api/history/", "200"): History,
-    ("post", "/api/queue/next/", "200"): QueueLeased,
+    ("post", "/api/queue/next/", "200"): QueueLease,
     ("post", "/api/queue/undo/", "200"): QueueUndone,
     ("post", "/api/ratings/", "201"): RatingCreated,
     ("get", "/api/projects/", "200"): ProjectList,
