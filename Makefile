@@ -98,6 +98,7 @@ bench: migrate $(VENV)/.bench-installed
 	$(PY) -m bench.components
 	$(PY) -m bench.projects
 	$(PY) -m bench.loop
+	$(PY) -m bench.traces
 
 docs: dev $(ENV_FILE)
 	$(VENV)/bin/mkdocs build --strict --quiet --site-dir $(SITE_DIR)

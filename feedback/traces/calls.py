@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 import orjson
-from pydantic import ValidationError
+from pydantic import TypeAdapter, ValidationError
 
 from learnportal_protocol.models import Experience
 from learnportal_protocol.wire import invalid_from
@@ -20,19 +20,25 @@ REWARD_KEY = "learnportal.reward"
 REWARDS = {"ok": 1.0, "error": -1.0}
 
 
+EXPERIENCES = TypeAdapter(list[Experience])
+
+
 def tool_calls(traces: list[Trace]) -> tuple[list[Experience], list[str]]:
     """The tool steps of `traces` as experiences, and a line for each that cannot be one."""
+    found = [(trace, step) for trace in traces for step in trace.steps if step["kind"] == "tool"]
+    sent = [orjson.dumps(_call(trace, step)) for trace, step in found]
+    try:  # all at once, as learn/experience reads a batch; one at a time if any is refused
+        return EXPERIENCES.validate_json(b"[" + b",".join(sent) + b"]"), []
+    except ValidationError:
+        pass
     calls: list[Experience] = []
     refused: list[str] = []
-    for trace in traces:
-        for step in trace.steps:
-            if step["kind"] != "tool":
-                continue
-            try:
-                calls.append(Experience.model_validate_json(orjson.dumps(_call(trace, step))))
-            except ValidationError as exc:
-                first = invalid_from(exc).details[0]
-                refused.append(f"tool step {step['step_id']}: {first['msg']} (not counted)")
+    for (_, step), call in zip(found, sent, strict=True):
+        try:
+            calls.append(Experience.model_validate_json(call))
+        except ValidationError as exc:
+            first = invalid_from(exc).details[0]
+            refused.append(f"tool step {step['step_id']}: {first['msg']} (not counted)")
     return calls, refused
 
 

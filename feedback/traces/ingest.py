@@ -19,7 +19,7 @@ from feedback.services.experiences import experience_store
 from feedback.services.turns import turns_store
 from feedback.traces.calls import tool_calls
 from feedback.traces.otlp import traces_of
-from feedback.turn_items import TurnItem, turn_inputs, turns_batch_checked
+from feedback.turn_items import TurnItem, TurnsRequest, turn_inputs, turns_batch_checked
 from learnportal_protocol.errors import ErrorCode, LearnError
 from learnportal_protocol.wire import invalid_from
 
@@ -46,14 +46,19 @@ def traces_ingest(
     turns_batch_checked(len(traces))  # a trace is a turn: as many as one request may carry
     rejected = len(refused)
     kept: list[tuple[Trace, TurnItem]] = []
-    for trace in traces.values():
-        try:
-            kept.append((trace, TurnItem.model_validate_json(orjson.dumps(_item(trace)))))
-        except ValidationError as exc:
-            first = invalid_from(exc).details[0]
-            place = ".".join(str(part) for part in first["loc"])
-            refused.append(f"trace {trace.trace_id}: {place}: {first['msg']}")
-            rejected += trace.spans
+    items = [orjson.dumps(_item(trace)) for trace in traces.values()]
+    try:  # the whole request at once, as /api/turns/ reads one; a trace at a time if refused
+        whole = TurnsRequest.model_validate_json(b'{"turns":[' + b",".join(items) + b"]}")
+        kept = list(zip(traces.values(), whole.turns, strict=True))
+    except ValidationError:
+        for trace, item in zip(traces.values(), items, strict=True):
+            try:
+                kept.append((trace, TurnItem.model_validate_json(item)))
+            except ValidationError as exc:
+                first = invalid_from(exc).details[0]
+                place = ".".join(str(part) for part in first["loc"])
+                refused.append(f"trace {trace.trace_id}: {place}: {first['msg']}")
+                rejected += trace.spans
     for _ in range(2):  # a trace the store refuses (a bound counting stored steps) is left out
         try:
             turns_store(principal=principal, turns=turn_inputs([item for _, item in kept]))

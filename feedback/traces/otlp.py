@@ -182,7 +182,11 @@ def traces_of(request: ExportTraceServiceRequest) -> tuple[dict[str, Trace], lis
 
 def _step(span: Span) -> tuple[dict[str, Any], dict[str, Any]]:
     said = _attributes(span.attributes)
-    events = [(event.name, _attributes(event.attributes)) for event in span.events]
+    events = (
+        [(event.name, _attributes(event.attributes)) for event in span.events]
+        if span.events
+        else []
+    )
     kind = _kind(said)
     name = _first(said, TOOL_KEYS) if kind == "tool" else None
     step = {
@@ -225,7 +229,11 @@ def _kind(said: dict[str, Any]) -> str:
 
 
 def _first(said: dict[str, Any], keys: tuple[str, ...]) -> Any:
-    return next((said[key] for key in keys if said.get(key) not in (None, "")), None)
+    for key in keys:
+        value = said.get(key)
+        if value is not None and value != "":
+            return value
+    return None
 
 
 def _event_text(events: list[tuple[str, dict[str, Any]]], names: tuple[str, ...]) -> Any:
@@ -259,6 +267,9 @@ def _attributes(pairs: Any) -> dict[str, Any]:
 
 def _value(value: AnyValue) -> Any:
     which = value.WhichOneof("value")
+    if which == "string_value":  # the most of them: first
+        text = value.string_value
+        return text.replace("\x00", "") if "\x00" in text else text  # no database keeps a NUL
     if which == "array_value":
         return [_value(item) for item in value.array_value.values]
     if which == "kvlist_value":
@@ -267,8 +278,6 @@ def _value(value: AnyValue) -> Any:
         return base64.b64encode(value.bytes_value).decode()
     if which is None:
         return None
-    if which == "string_value":
-        return value.string_value.replace("\x00", "")  # no database keeps a NUL
     if which == "double_value" and not math.isfinite(value.double_value):
         return str(value.double_value)  # JSON has no NaN nor infinity
     return getattr(value, which)

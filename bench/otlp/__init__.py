@@ -1,0 +1,1 @@
+"""OTLP trace ingest: LearnPortal's /v1/traces against its own /api/turns/ and Arize Phoenix."""
