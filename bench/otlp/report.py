@@ -21,9 +21,11 @@ three tool calls, two retrievals; 100 traces a request, one request after anothe
 LearnPortal's `/api/turns/` (the turns with their steps, as JSON), to its `/v1/traces` (OTLP
 protobuf; each tool span also stored as a call of its tool) and to Arize Phoenix's `/v1/traces`
 (its own venv, SQLite, `phoenix serve`), each on a fresh database. Sending: spans a second
-while the answers come; visible: from the last answer until the last trace can be read
-(`GET /api/turns/?correlation_id=`, Phoenix's `GET /v1/projects/default/spans?trace_id=`);
-memory: the server's peak resident set, its children included.
+while the answers come (Phoenix answers before it stores, from a queue in memory: its burst);
+visible: from the last answer until the last trace can be read (`GET
+/api/turns/?correlation_id=`, Phoenix's `GET /v1/projects/default/spans?trace_id=`); end to
+end: spans over the time until then, what a side sustains; memory: the server's peak resident
+set, its children included.
 """
 
 SIDES = (("turns", "LearnPortal `/api/turns/`"), ("otlp", "LearnPortal `/v1/traces`"),
@@ -62,11 +64,13 @@ def _goals(results: dict[str, Any]) -> list[list[str]]:
         goals.append(["last trace visible after the last answer", f"{seen:.2f} s",
                       f"<= {VISIBLE_GOAL_S:.0f} s", verdict(seen <= VISIBLE_GOAL_S)])  # fmt: skip
     if "spans_s" in otlp and "spans_s" in phoenix:
-        times = otlp["spans_s"] / phoenix["spans_s"]
-        goals.append(["spans/s sending, against Phoenix's", f"{times:.1f}x",
-                      f">= {PHOENIX_GOAL:.0f}x", verdict(times >= PHOENIX_GOAL)])  # fmt: skip
+        # Phoenix answers before it stores (a queue in memory, 503 once full): what it keeps up
+        # with is what it stores, end to end; LearnPortal has stored a trace when it answers.
         end = otlp["end_to_end_spans_s"] / phoenix["end_to_end_spans_s"]
-        goals.append(["spans/s end to end, against Phoenix's", f"{end:.1f}x", "(none)", ""])
+        goals.append(["spans/s stored and readable, against Phoenix's sustained", f"{end:.1f}x",
+                      f">= {PHOENIX_GOAL:.0f}x", verdict(end >= PHOENIX_GOAL)])  # fmt: skip
+        times = otlp["spans_s"] / phoenix["spans_s"]
+        goals.append(["spans/s answered, against Phoenix's burst", f"{times:.1f}x", "(none)", ""])
         share = otlp["rss_peak_mb"] / phoenix["rss_peak_mb"]
         goals.append(["peak RSS, a share of Phoenix's", f"{share:.2f}", "< 0.33",
                       verdict(share < RSS_SHARE_GOAL)])  # fmt: skip
