@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import orjson
 from asgiref.sync import async_to_sync
@@ -207,3 +207,38 @@ class Broadcasts:
 
     def events(self) -> list[str]:
         return [b.event for b in self.sent]
+
+
+# --- at once ------------------------------------------------------------------------------------
+
+Result = TypeVar("Result")
+
+
+def at_once(calls: list[Callable[[], Result]]) -> list[Result | None]:
+    """Each call on a thread and a database connection of its own, all released at the same
+    moment; their results in order (None for one that did not finish). An error in any is
+    raised here."""
+    import threading
+
+    from django.db import connections
+
+    barrier = threading.Barrier(len(calls))
+    answers: list[Result | None] = [None] * len(calls)
+    errors: list[BaseException] = []
+
+    def run(index: int) -> None:
+        try:
+            barrier.wait(timeout=10)
+            answers[index] = calls[index]()
+        except BaseException as exc:
+            errors.append(exc)
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(len(calls))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert not errors, errors
+    return answers

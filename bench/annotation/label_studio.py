@@ -10,7 +10,6 @@ import os
 import shutil
 import signal
 import subprocess
-import sys
 import time
 from typing import TYPE_CHECKING, Any
 
@@ -19,12 +18,12 @@ import httpx
 from bench.annotation.compare import Side
 from bench.annotation.data import BATCH
 from bench.harness.databases import ROOT, BenchError
+from bench.harness.peers import peer_command
 from bench.harness.report import log
 from bench.harness.servers import free_port, wait_for
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
-    from pathlib import Path
 
 
 LABEL_STUDIO = "label-studio==1.23.2"
@@ -80,31 +79,10 @@ class LabelStudioUnavailable(BenchError):
     pass
 
 
-def ls_venv() -> Path:
-    """Label Studio's own venv (never the project's), created with it on first use."""
-    binary = LS_VENV / "bin" / "label-studio"
-    if binary.exists():
-        return binary
-    log(f"label studio: creating {LS_VENV.relative_to(ROOT)} and installing {LABEL_STUDIO}")
-    LS_VENV.parent.mkdir(parents=True, exist_ok=True)
-    base = getattr(sys, "_base_executable", sys.executable)
-    steps = [
-        [base, "-m", "venv", str(LS_VENV)],
-        [str(LS_VENV / "bin" / "python"), "-m", "pip", "install", "--quiet", LABEL_STUDIO],
-    ]
-    for step in steps:
-        done = subprocess.run(step, capture_output=True, text=True, check=False)
-        if done.returncode != 0:
-            raise LabelStudioUnavailable(
-                f"`{' '.join(step)}` failed: {(done.stderr or done.stdout).strip()[-1500:]}"
-            )
-    return binary
-
-
 @contextlib.contextmanager
 def label_studio_server() -> Iterator[tuple[str, str]]:
     """Label Studio on a free loopback port with a fresh SQLite data dir: (base URL, token)."""
-    binary = ls_venv()
+    binary = peer_command(LS_VENV, LABEL_STUDIO, "label-studio", LabelStudioUnavailable)
     data = ROOT / "var" / "bench" / f"label-studio-data-{os.getpid()}"
     shutil.rmtree(data, ignore_errors=True)
     data.mkdir(parents=True)

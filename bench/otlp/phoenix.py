@@ -8,16 +8,14 @@ import os
 import shutil
 import signal
 import subprocess
-import sys
 from typing import TYPE_CHECKING
 
 from bench.harness.databases import ROOT, BenchError
-from bench.harness.report import log
+from bench.harness.peers import peer_command
 from bench.harness.servers import free_port, wait_for
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
-    from pathlib import Path
 
 PHOENIX = "arize-phoenix==20.26.1"
 PHOENIX_VENV = ROOT / "var" / "bench" / "phoenix-venv"
@@ -27,30 +25,10 @@ class PhoenixUnavailable(BenchError):
     pass
 
 
-def phoenix_venv() -> Path:
-    """Phoenix's own venv, created with it on first use."""
-    binary = PHOENIX_VENV / "bin" / "phoenix"
-    if binary.exists():
-        return binary
-    log(f"phoenix: creating {PHOENIX_VENV.relative_to(ROOT)} and installing {PHOENIX}")
-    PHOENIX_VENV.parent.mkdir(parents=True, exist_ok=True)
-    base = getattr(sys, "_base_executable", sys.executable)
-    for step in (
-        [base, "-m", "venv", str(PHOENIX_VENV)],
-        [str(PHOENIX_VENV / "bin" / "python"), "-m", "pip", "install", "--quiet", PHOENIX],
-    ):
-        done = subprocess.run(step, capture_output=True, text=True, check=False)
-        if done.returncode != 0:
-            raise PhoenixUnavailable(
-                f"`{' '.join(step)}` failed: {(done.stderr or done.stdout).strip()[-1500:]}"
-            )
-    return binary
-
-
 @contextlib.contextmanager
 def phoenix_server() -> Iterator[tuple[str, int]]:
     """Phoenix on a free loopback port with a fresh SQLite working dir: (base URL, its pid)."""
-    binary = phoenix_venv()
+    binary = peer_command(PHOENIX_VENV, PHOENIX, "phoenix", PhoenixUnavailable)
     data = ROOT / "var" / "bench" / f"phoenix-data-{os.getpid()}"
     shutil.rmtree(data, ignore_errors=True)
     data.mkdir(parents=True)

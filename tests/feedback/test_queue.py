@@ -12,6 +12,7 @@ import threading
 import time
 from collections import Counter
 from datetime import timedelta
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import orjson
@@ -56,6 +57,7 @@ from tests.factories import (
     RatedTurnFactory,
     TurnFactory,
 )
+from tests.harness import at_once
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -454,26 +456,7 @@ PEOPLE = [PrincipalFactory.build(role=Role.ANNOTATOR, name=f"p-{i}") for i in ra
 
 def _ask_at_once(people: list[Principal]) -> list[QueueLease | None]:
     """Every person asks for a turn at the same moment, each on a thread and a connection."""
-    barrier = threading.Barrier(len(people))
-    answers: list[QueueLease | None] = [None] * len(people)
-    errors: list[BaseException] = []
-
-    def ask(index: int) -> None:
-        try:
-            barrier.wait(timeout=10)
-            answers[index] = queue_next(people[index])
-        except BaseException as exc:
-            errors.append(exc)
-        finally:
-            connections.close_all()
-
-    threads = [threading.Thread(target=ask, args=(i,)) for i in range(len(people))]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=60)
-    assert not errors, errors
-    return answers
+    return at_once([partial(queue_next, who) for who in people])
 
 
 def _never_beyond_need(rounds: int, settings: Settings, *, filled: bool) -> None:

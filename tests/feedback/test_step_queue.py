@@ -5,8 +5,8 @@ step's ratings are its own, not its turn's (feedback.queue, feedback.raters)."""
 
 from __future__ import annotations
 
-import threading
 from collections import Counter
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -17,7 +17,7 @@ from feedback.models import Lease, Turn, TurnStep
 from feedback.queue import QueueLease, queue_next
 from tests.builders import turn
 from tests.factories import PrincipalFactory, TurnFactory
-from tests.harness import Actor, human_actor
+from tests.harness import Actor, at_once, human_actor
 
 if TYPE_CHECKING:
     from core.accounts.principals import Principal
@@ -148,26 +148,7 @@ PEOPLE = [PrincipalFactory.build(role=Role.ANNOTATOR, name=f"p-{i}") for i in ra
 
 def _ask_for_steps_at_once(people: list[Principal]) -> list[QueueLease | None]:
     """Every person asks for a tool step at the same moment, each on a thread and a connection."""
-    barrier = threading.Barrier(len(people))
-    answers: list[QueueLease | None] = [None] * len(people)
-    errors: list[BaseException] = []
-
-    def ask(index: int) -> None:
-        try:
-            barrier.wait(timeout=10)
-            answers[index] = queue_next(people[index], steps=["tool"])
-        except BaseException as exc:
-            errors.append(exc)
-        finally:
-            connections.close_all()
-
-    threads = [threading.Thread(target=ask, args=(i,)) for i in range(len(people))]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=60)
-    assert not errors, errors
-    return answers
+    return at_once([partial(queue_next, who, steps=["tool"]) for who in people])
 
 
 @pytest.mark.django_db(transaction=True)
