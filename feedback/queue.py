@@ -392,15 +392,14 @@ def _claim(who: str, project: int, now: float) -> Turn | None:
     return None
 
 
-def _step_raters(now: float) -> tuple[QuerySet[Feedback], Subquery, Subquery]:
-    """For a step of the outer query: its counted human ratings, the number of distinct people
-    they are from, and its live leases."""
-    ratings = Feedback.objects.filter(
-        project_id=OuterRef("turn__project_id"),
+def _step_raters(project: int, now: float) -> tuple[QuerySet[Feedback], Subquery, Subquery]:
+    """For a step of the outer query (of `project`): its counted human ratings, the number of
+    distinct people they are from, and its live leases."""
+    ratings = counted_feedback(project).filter(
         source=FeedbackSource.HUMAN.value,
         correlation_id=OuterRef("turn__correlation_id"),
         step_id=OuterRef("step_id"),
-    ).exclude(Exists(Retraction.objects.filter(feedback=OuterRef("pk"))))
+    )
     people = ratings.order_by().values("step_id").annotate(n=Count("annotator_id", distinct=True))
     leases = Lease.objects.filter(
         turn=OuterRef("turn"), step_id=OuterRef("step_id"), expires__gt=now
@@ -417,7 +416,7 @@ def _step_candidates(who: str, project: int, now: float, kinds: list[str]) -> Qu
     """Steps of these kinds in `project` this person may be leased, the most urgent turn's
     first: neither rated nor skipped by them, and with fewer people rating or holding them
     than the project's ratings per turn."""
-    ratings, people, held = _step_raters(now)
+    ratings, people, held = _step_raters(project, now)
     skipped = Skip.objects.filter(turn=OuterRef("turn"), step_id=OuterRef("step_id"), username=who)
     return (
         TurnStep.objects.select_related("turn")
@@ -440,7 +439,7 @@ def _claim_step(who: str, project: int, now: float, kinds: list[str]) -> TurnSte
         step = candidates.first()
         if step is None or connection.vendor != "postgresql":
             return step
-        _, people, held = _step_raters(now)
+        _, people, held = _step_raters(project, now)
         taken = (
             TurnStep.objects.filter(pk=step.pk)
             .annotate(taken=Coalesce(people, Value(0)) + Coalesce(held, Value(0)))
