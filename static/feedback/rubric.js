@@ -130,7 +130,7 @@
     if (event.ctrlKey || event.metaKey || event.altKey) return;
     if (event.key === "Enter") {
       const target = event.target;
-      if (target && ["BUTTON", "A", "SUMMARY"].includes(target.tagName)) return;
+      if (target && (target.tagName === "BUTTON" || target.tagName === "A")) return;
       event.preventDefault();
       submit();
       return;
