@@ -7,9 +7,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import shutil
-import signal
-import subprocess
 import time
 from typing import TYPE_CHECKING, Any
 
@@ -18,9 +15,9 @@ import httpx
 from bench.annotation.compare import Side
 from bench.annotation.data import BATCH
 from bench.harness.databases import ROOT, BenchError
-from bench.harness.peers import peer_command
+from bench.harness.peers import peer_command, peer_data, peer_serving
 from bench.harness.report import log
-from bench.harness.servers import free_port, wait_for
+from bench.harness.servers import free_port
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -83,12 +80,10 @@ class LabelStudioUnavailable(BenchError):
 def label_studio_server() -> Iterator[tuple[str, str]]:
     """Label Studio on a free loopback port with a fresh SQLite data dir: (base URL, token)."""
     binary = peer_command(LS_VENV, LABEL_STUDIO, "label-studio", LabelStudioUnavailable)
-    data = ROOT / "var" / "bench" / f"label-studio-data-{os.getpid()}"
-    shutil.rmtree(data, ignore_errors=True)
-    data.mkdir(parents=True)
+    data = peer_data("label-studio")
     port = free_port()
     token = os.urandom(20).hex()
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("DJANGO", "DATABASE_URL"))} | {
+    settings = {
         "LABEL_STUDIO_BASE_DATA_DIR": str(data),
         "LATEST_VERSION_CHECK": "false",
         "COLLECT_ANALYTICS": "false",
@@ -101,25 +96,10 @@ def label_studio_server() -> Iterator[tuple[str, str]]:
         "--username", "bench@example.com", "--password", "bench-pass-123",
         "--user-token", token, "--enable-legacy-api-token",
     ]  # fmt: skip
-    log_path = data / "server.log"
-    with log_path.open("wb") as out:
-        proc = subprocess.Popen(
-            command, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
-        )
     base = f"http://127.0.0.1:{port}"
-    try:
-        wait_for(f"{base}/health", proc, "label-studio", lambda: log_path.read_text()[-2000:],
-                 timeout=300, error=LabelStudioUnavailable)  # fmt: skip
+    with peer_serving("label-studio", command, settings, data, f"{base}/health",
+                      LabelStudioUnavailable):  # fmt: skip
         yield base, token
-    finally:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait(timeout=5)
-        shutil.rmtree(data, ignore_errors=True)
 
 
 @contextlib.contextmanager

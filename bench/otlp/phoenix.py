@@ -4,15 +4,11 @@ project's), a fresh working directory (SQLite), served on a free loopback port."
 from __future__ import annotations
 
 import contextlib
-import os
-import shutil
-import signal
-import subprocess
 from typing import TYPE_CHECKING
 
 from bench.harness.databases import ROOT, BenchError
-from bench.harness.peers import peer_command
-from bench.harness.servers import free_port, wait_for
+from bench.harness.peers import peer_command, peer_data, peer_serving
+from bench.harness.servers import free_port
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -29,37 +25,16 @@ class PhoenixUnavailable(BenchError):
 def phoenix_server() -> Iterator[tuple[str, int]]:
     """Phoenix on a free loopback port with a fresh SQLite working dir: (base URL, its pid)."""
     binary = peer_command(PHOENIX_VENV, PHOENIX, "phoenix", PhoenixUnavailable)
-    data = ROOT / "var" / "bench" / f"phoenix-data-{os.getpid()}"
-    shutil.rmtree(data, ignore_errors=True)
-    data.mkdir(parents=True)
+    data = peer_data("phoenix")
     port = free_port()
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("DJANGO", "DATABASE_URL"))} | {
+    settings = {
         "PHOENIX_WORKING_DIR": str(data),
         "PHOENIX_HOST": "127.0.0.1",
         "PHOENIX_PORT": str(port),
         "PHOENIX_GRPC_PORT": str(free_port()),
         "PHOENIX_TELEMETRY_ENABLED": "false",
     }
-    log_path = data / "server.log"
-    with log_path.open("wb") as out:
-        proc = subprocess.Popen(
-            [str(binary), "serve"],
-            env=env,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
     base = f"http://127.0.0.1:{port}"
-    try:
-        wait_for(f"{base}/healthz", proc, "phoenix", lambda: log_path.read_text()[-2000:],
-                 timeout=300, error=PhoenixUnavailable)  # fmt: skip
+    with peer_serving("phoenix", [str(binary), "serve"], settings, data, f"{base}/healthz",
+                      PhoenixUnavailable) as proc:  # fmt: skip
         yield base, proc.pid
-    finally:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait(timeout=5)
-        shutil.rmtree(data, ignore_errors=True)

@@ -126,4 +126,6 @@ def _duration(step: TurnStep) -> str:
     if step.start is None or step.end is None:
         return ""
     seconds = step.end - step.start
+    if seconds < 0.0005:
+        return "< 1 ms"
     return f"{seconds * 1000:.0f} ms" if seconds < 1 else f"{seconds:.1f} s"
