@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, Literal, Self
 from pydantic import ConfigDict, Field, RootModel
 
 from feedback.rubrics.questions import Question
+from feedback.traces.steps import SESSION_STEP
 from learnportal_protocol import Feedback as FeedbackItem
 from learnportal_protocol import RatedTurn
 from learnportal_protocol.models import Answer, FeedbackDimension
@@ -137,8 +138,28 @@ class QueueLeasedStep(QueueLeased):
         return cls(turn=QueueTurn.of(turn), lease_expires=expires, step=StepAnswer.of(step))
 
 
-class QueueLease(RootModel[QueueLeased | QueueLeasedStep]):
-    """A turn's lease, or a step's."""
+class QueueSession(Answer):
+    """A session leased whole: rated as `step_id` of the turn that begins it (`turn`)."""
+
+    session_id: str
+    step_id: str = Field(description="what a rating of the session names: always `@session`")
+    turns: int = Field(description="how many turns it has")
+
+
+class QueueLeasedSession(QueueLeased):
+    """A session leased to the caller (asked for with `?sessions=true`), through the turn that
+    begins it, to rate whole as its `step_id`."""
+
+    session: QueueSession
+
+    @classmethod
+    def of_session(cls, turn: TurnRow, expires: float, turns: int) -> QueueLeasedSession:
+        session = QueueSession(session_id=turn.session_id, step_id=SESSION_STEP, turns=turns)
+        return cls(turn=QueueTurn.of(turn), lease_expires=expires, session=session)
+
+
+class QueueLease(RootModel[QueueLeased | QueueLeasedStep | QueueLeasedSession]):
+    """A turn's lease, a step's, or a session's."""
 
 
 class QueueUndone(Answer):

@@ -12,7 +12,7 @@ from asgiref.sync import sync_to_async
 from django.core.handlers.asgi import ASGIRequest
 from django.http import StreamingHttpResponse
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
-from pydantic import Field
+from pydantic import Field, model_validator
 from rest_framework.exceptions import NotFound
 from rest_framework.pagination import Cursor, CursorPagination
 from rest_framework.response import Response
@@ -36,6 +36,7 @@ from feedback.answers import (
     FeedbackPage,
     QueueLease,
     QueueLeased,
+    QueueLeasedSession,
     QueueLeasedStep,
     QueueTurn,
     QueueUndone,
@@ -61,9 +62,11 @@ from feedback.selectors.explorer import feedback_matching, feedback_page
 from feedback.selectors.turns import turn_queue, turn_steps
 from feedback.services.ratings import Remarks, rating_record
 from feedback.services.turns import turns_submit
+from feedback.sessions import SESSION_STEP, session_opened, session_size
 from feedback.traces.steps import StepKind, step_kinds_named
 from feedback.turn_items import TurnsRequest, turn_inputs, turns_batch_checked
 from learnportal_protocol.errors import ErrorCode, LearnError, detail, not_found
+from learnportal_protocol.fielderror import FieldError
 from learnportal_protocol.models import INT64, Name, RequiredName, Span, StrictModel, Text
 from learnportal_protocol.wire import parse_body
 
@@ -196,11 +199,25 @@ class QueueNextQuery(QueryModel):
         description="step kinds, separated by commas (llm, tool, retrieval, agent, chain, "
         "other): lease the next step of one of them instead of a turn",
     )
+    sessions: bool = Field(
+        default=False,
+        description="`true`: lease the next session to rate whole instead of a turn (not with "
+        "`steps`)",
+    )
+
+    @model_validator(mode="after")
+    def _one_unit(self) -> QueueNextQuery:
+        if self.sessions and self.steps:
+            raise FieldError("sessions", "either `steps` or `sessions`, not both")
+        return self
 
 
 class QueueTurnRequest(StrictModel):
     turn: int = Field(ge=1, le=INT64, description="the id of a turn leased to you")
-    step_id: Name = Field(default="", description="the step of it leased to you, if a step")
+    step_id: Name = Field(
+        default="",
+        description="the step of it leased to you, if a step; `@session` for the session it begins",
+    )
 
 
 class QueueUndoRequest(StrictModel):
@@ -216,9 +233,9 @@ class QueueNextView(APIView):
     parser_classes = []
 
     @extend_schema(
-        summary="Lease the next turn, or step, to rate",
+        summary="Lease the next turn, step or session to rate",
         description="A person holding a live lease gets the same turn back (with `steps`, "
-        "the same step, if it is of one of those kinds).",
+        "the same step, if it is of one of those kinds; with `sessions`, the same session).",
         parameters=query_parameters(QueueNextQuery),
         request={JSON: QueueNextRequest},
         responses={
@@ -231,14 +248,19 @@ class QueueNextView(APIView):
         principal = principal_of(request)
         parse_body(QueueNextRequest, request.body or b"{}")
         query = parse_query(QueueNextQuery, request.query_params)
-        lease = queue_next(principal, steps=step_kinds_named(query.steps, "steps"))
+        lease = queue_next(
+            principal, steps=step_kinds_named(query.steps, "steps"), sessions=query.sessions
+        )
         if lease is None:
             return Response(status=204)
-        answer = (
-            QueueLeased.of(lease.turn, lease.expires)
-            if lease.step is None
-            else QueueLeasedStep.of_step(lease.turn, lease.expires, lease.step)
-        )
+        answer: QueueLeased
+        if lease.session:
+            turns = session_size(lease.turn)
+            answer = QueueLeasedSession.of_session(lease.turn, lease.expires, turns)
+        elif lease.step is not None:
+            answer = QueueLeasedStep.of_step(lease.turn, lease.expires, lease.step)
+        else:
+            answer = QueueLeased.of(lease.turn, lease.expires)
         return Response(answer.model_dump(mode="json"))
 
 
@@ -298,7 +320,15 @@ class QueueUndoView(APIView):
 
 
 class RatingRequest(StrictModel):
-    turn: RequiredName = Field(description="the turn rated: its id, or its correlation_id")
+    turn: Name = Field(
+        default="", description="the turn rated: its id, or its correlation_id (or `session_id`)"
+    )
+    session_id: Name = Field(
+        default="",
+        description="the session rated whole, instead of `turn` (as `step_id` `@session` of "
+        "the turn that begins it): the answers are to the questions asked of a whole turn, "
+        "but spans",
+    )
     answers: dict[str, Any] = Field(description="question key to answer (docs/contract.md)")
     project: Name = Field(default="", description="the project rated in, as `?project=`")
     comment: Text = ""
@@ -319,6 +349,14 @@ class RatingRequest(StrictModel):
         description="the version of the rubric the answers were given on; refused (409) when "
         "it is no longer the current one",
     )
+
+    @model_validator(mode="after")
+    def _one_rated(self) -> RatingRequest:
+        if bool(self.turn) == bool(self.session_id):
+            raise FieldError("turn", "name the turn rated, or the `session_id`, not both")
+        if self.session_id and self.step_id:
+            raise FieldError("step_id", "a session is rated whole: no `step_id` with it")
+        return self
 
 
 class RatingsView(APIView):
@@ -343,13 +381,14 @@ class RatingsView(APIView):
         remarks = Remarks(
             comment=body.comment, correction=body.correction, correction_span=body.correction_span
         )
+        opener = session_opened(principal.project, body.session_id) if body.session_id else None
         outcome = rating_record(
             principal=principal,
-            turn=body.turn,
+            turn=body.turn or str(opener),
             answers=body.answers,
             remarks=remarks,
             rubric_version=body.rubric_version,
-            step_id=body.step_id,
+            step_id=SESSION_STEP if opener is not None else body.step_id,
         )
         answer = RatingCreated(rating_id=outcome.rating_id, rubric_version=outcome.rubric_version)
         return Response(answer.model_dump(mode="json"), status=201)

@@ -368,7 +368,8 @@ def _chunks(batches: Iterator[list[Record]]) -> Iterator[bytes]:
 
 ANSWERS = "answers"
 RATING_FIELDS = (
-    *("id", "rating_id", "turn_id", "turn__correlation_id", "step_id", "annotator"),
+    *("id", "rating_id", "turn_id", "turn__correlation_id", "turn__session_id", "step_id"),
+    "annotator",
     "rubric_version",
     *("answers", "comment", "correction", "span_start", "span_end", "ts"),
 )
@@ -389,6 +390,7 @@ def _rating_line(
     rating_id: str,
     turn: int,
     correlation_id: str,
+    session_id: str,
     step_id: str,
     annotator: str,
     rubric_version: int,
@@ -404,6 +406,7 @@ def _rating_line(
         "rating_id": rating_id,
         "turn": turn,
         "correlation_id": correlation_id,
+        "session_id": session_id,
         "step_id": step_id,
         "annotator": annotator,
         "rubric_version": rubric_version,

@@ -13,6 +13,7 @@ from django.conf import settings
 from django.db import models
 
 from core.projects.selection import default_project_pk
+from feedback.traces.steps import rated_part
 
 
 def ratings_per_turn() -> int:
@@ -199,6 +200,11 @@ class Feedback(models.Model):
 
     def __str__(self) -> str:
         return self.feedback_id
+
+    @property
+    def rated_part(self) -> str:
+        """What of its turn this feedback rates, in words (feedback.traces.steps.rated_part)."""
+        return rated_part(self.step_id)
 
 
 class Retraction(models.Model):

@@ -16,7 +16,9 @@ The rules (docs/contract.md, "The people's side"):
 The same rules hold for steps (`queue_next(..., steps=kinds)`): each step of those kinds is a unit
 of its own that needs the project's ratings per turn from distinct people (feedback.raters),
 leased one to a person, the most urgent turn's first. A step's raters are counted when it is
-offered (no kept count: the steps asked about are far fewer than the turns).
+offered (no kept count: the steps asked about are far fewer than the turns). And for sessions
+(`queue_next(..., sessions=True)`, feedback.sessions): each session is a unit, leased through
+the turn that begins it, the most urgent first.
 
 One writer at a time per turn: on PostgreSQL the candidate turn's row is locked with
 `SELECT ... FOR UPDATE SKIP LOCKED` (two people asking at once get different turns, neither
@@ -33,7 +35,7 @@ import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from django.conf import settings
 from django.db import connection, transaction
@@ -62,11 +64,12 @@ from feedback.queue_state import turns_tally
 from feedback.retractions import ratings_take_back
 from feedback.selectors.overview import live_counts
 from feedback.selectors.visibility import counted_feedback
+from feedback.sessions import SESSION_STEP, session_openers
 from learnportal_protocol import FeedbackSource
 from learnportal_protocol.errors import conflict, detail, not_found
 
 if TYPE_CHECKING:
-    from collections.abc import Collection
+    from collections.abc import Callable, Collection
 
     from django.db.models import QuerySet
 
@@ -85,15 +88,18 @@ UPSERT_LEASE = f"ON CONFLICT ({LEASE.username}) DO UPDATE SET " + ", ".join(
 )
 SKIP = Columns(Skip)
 SKIP_COLUMNS = SKIP("turn", "step_id", "username", "created")
+Unit = TypeVar("Unit", Turn, TurnStep)  # what a claim leases: a turn (or its session), a step
 
 
 @dataclass(frozen=True)
 class QueueLease:
-    """The turn, or the step of it, a person holds, until `expires` (epoch seconds)."""
+    """The turn, the step of it, or the session it begins (`session`), a person holds, until
+    `expires` (epoch seconds)."""
 
     turn: Turn
     expires: float
     step: TurnStep | None = None
+    session: bool = False
 
 
 @dataclass(frozen=True)
@@ -108,16 +114,22 @@ class QueueProgress:
 
 
 def queue_next(
-    principal: Principal, *, now: float | None = None, steps: Collection[str] = ()
+    principal: Principal,
+    *,
+    now: float | None = None,
+    steps: Collection[str] = (),
+    sessions: bool = False,
 ) -> QueueLease | None:
     """Lease the next turn to this person, or give back the one they hold; None when nothing
     is left for them. `steps`: the next step of one of these kinds instead (and the step lease
-    they hold, of one of them)."""
+    they hold, of one of them); `sessions`: the next session (feedback.sessions)."""
     principal.require(Action.QUEUE)
     now = time.time() if now is None else now
     who = principal.name
     project = project_pk(principal.project)
     with transaction.atomic():
+        if sessions:
+            return _next_session(who, project, now)
         if steps:
             return _next_step(who, project, now, sorted(steps))
         held = (
@@ -146,7 +158,7 @@ def _next_step(who: str, project: int, now: float, kinds: list[str]) -> QueueLea
     held = (
         Lease.objects.select_related("turn")
         .filter(username=who, expires__gt=now, turn__project_id=project)
-        .exclude(step_id="")
+        .exclude(step_id__in=("", SESSION_STEP))
         .first()
     )
     if held is not None:
@@ -160,6 +172,23 @@ def _next_step(who: str, project: int, now: float, kinds: list[str]) -> QueueLea
     expires = now + lease_seconds(project)
     _lease(step.turn, who, expires, step.step_id)
     return QueueLease(turn=step.turn, expires=expires, step=step)
+
+
+def _next_session(who: str, project: int, now: float) -> QueueLease | None:
+    held = (
+        Lease.objects.select_related("turn")
+        .filter(username=who, step_id=SESSION_STEP, expires__gt=now, turn__project_id=project)
+        .first()
+    )
+    if held is not None:
+        return QueueLease(turn=held.turn, expires=held.expires, session=True)
+    turn = _claim_session(who, project, now)
+    if turn is None:
+        Lease.objects.filter(username=who).delete()
+        return None
+    expires = now + lease_seconds(project)
+    _lease(turn, who, expires, SESSION_STEP)
+    return QueueLease(turn=turn, expires=expires, session=True)
 
 
 def queue_assign(turn: Turn, username: str, *, now: float | None = None) -> QueueLease:
@@ -392,23 +421,38 @@ def _claim(who: str, project: int, now: float) -> Turn | None:
     return None
 
 
-def _step_raters(project: int, now: float) -> tuple[QuerySet[Feedback], Subquery, Subquery]:
-    """For a step of the outer query (of `project`): its counted human ratings, the number of
-    distinct people they are from, and its live leases."""
+def _unit_raters(
+    project: int, now: float, *, key: OuterRef, step_id: str | OuterRef, turn: OuterRef
+) -> tuple[QuerySet[Feedback], Subquery, Subquery]:
+    """For a unit of the outer query (of `project`; its turn's correlation_id `key`, its step
+    id, its turn): its counted human ratings, the number of distinct people they are from, and
+    its live leases."""
     ratings = counted_feedback(project).filter(
-        source=FeedbackSource.HUMAN.value,
-        correlation_id=OuterRef("turn__correlation_id"),
-        step_id=OuterRef("step_id"),
+        source=FeedbackSource.HUMAN.value, correlation_id=key, step_id=step_id
     )
     people = ratings.order_by().values("step_id").annotate(n=Count("annotator_id", distinct=True))
-    leases = Lease.objects.filter(
-        turn=OuterRef("turn"), step_id=OuterRef("step_id"), expires__gt=now
-    )
+    leases = Lease.objects.filter(turn=turn, step_id=step_id, expires__gt=now)
     held = leases.order_by().values("step_id").annotate(n=Count("pk"))
     return (
         ratings,
         Subquery(people.values("n"), output_field=IntegerField()),
         Subquery(held.values("n"), output_field=IntegerField()),
+    )
+
+
+def _step_raters(project: int, now: float) -> tuple[QuerySet[Feedback], Subquery, Subquery]:
+    return _unit_raters(
+        project,
+        now,
+        key=OuterRef("turn__correlation_id"),
+        step_id=OuterRef("step_id"),
+        turn=OuterRef("turn"),
+    )
+
+
+def _session_raters(project: int, now: float) -> tuple[QuerySet[Feedback], Subquery, Subquery]:
+    return _unit_raters(
+        project, now, key=OuterRef("correlation_id"), step_id=SESSION_STEP, turn=OuterRef("pk")
     )
 
 
@@ -429,26 +473,66 @@ def _step_candidates(who: str, project: int, now: float, kinds: list[str]) -> Qu
     )
 
 
+def _session_candidates(who: str, project: int, now: float) -> QuerySet[Turn]:
+    """The turns that begin a session of `project` whose session this person may be leased,
+    the most urgent first: as `_step_candidates` a step."""
+    ratings, people, held = _session_raters(project, now)
+    skipped = Skip.objects.filter(turn=OuterRef("pk"), step_id=SESSION_STEP, username=who)
+    return (
+        session_openers(project)
+        .exclude(Exists(ratings.filter(annotator_id=who)))
+        .exclude(Exists(skipped))
+        .alias(taken=Coalesce(people, Value(0)) + Coalesce(held, Value(0)))
+        .filter(taken__lt=ratings_per_turn(project))
+        .order_by("-priority", "id")
+    )
+
+
 def _claim_step(who: str, project: int, now: float, kinds: list[str]) -> TurnStep | None:
     """The step to lease to `who`, its row locked on PostgreSQL (as `_claim` a turn's)."""
+    return _claim_unit(
+        lambda passed: _step_candidates(who, project, now, kinds).exclude(pk__in=passed),
+        _step_raters(project, now),
+        ratings_per_turn(project),
+    )
+
+
+def _claim_session(who: str, project: int, now: float) -> Turn | None:
+    """The turn whose session to lease to `who`, its row locked on PostgreSQL."""
+    return _claim_unit(
+        lambda passed: _session_candidates(who, project, now).exclude(pk__in=passed),
+        _session_raters(project, now),
+        ratings_per_turn(project),
+    )
+
+
+def _claim_unit(
+    candidates: Callable[[list[int]], QuerySet[Unit]],
+    raters: tuple[QuerySet[Feedback], Subquery, Subquery],
+    needed: int,
+) -> Unit | None:
+    """The first of `candidates` (all but those passed) with fewer people rating or holding it
+    than `needed`, its row locked on PostgreSQL and counted again under the lock (as `_claim`
+    a turn)."""
     passed: list[int] = []
+    _, people, held = raters
     for _ in range(CLAIM_ATTEMPTS):
-        candidates = _step_candidates(who, project, now, kinds).exclude(pk__in=passed)
+        found = candidates(passed)
         if connection.vendor == "postgresql":
-            candidates = candidates.select_for_update(skip_locked=True, of=("self",))
-        step = candidates.first()
-        if step is None or connection.vendor != "postgresql":
-            return step
-        _, people, held = _step_raters(project, now)
+            found = found.select_for_update(skip_locked=True, of=("self",))
+        unit = found.first()
+        if unit is None or connection.vendor != "postgresql":
+            return unit
         taken = (
-            TurnStep.objects.filter(pk=step.pk)
+            type(unit)
+            .objects.filter(pk=unit.pk)
             .annotate(taken=Coalesce(people, Value(0)) + Coalesce(held, Value(0)))
             .values_list("taken", flat=True)
             .get()
         )
-        if taken < ratings_per_turn(project):
-            return step
-        passed.append(step.pk)
+        if taken < needed:
+            return unit
+        passed.append(unit.pk)
     return None
 
 

@@ -26,6 +26,7 @@ from feedback.selectors.explorer import (
 )
 from feedback.selectors.turns import turn_ids, turn_in_project, turn_ratings
 from feedback.selectors.visibility import sees_all_ratings, still_blind
+from feedback.traces.steps import rated_part
 from learnportal_protocol import FeedbackDimension, FeedbackPolarity, FeedbackSource
 from learnportal_protocol.errors import LearnError
 
@@ -89,7 +90,12 @@ def explorer(request: HttpRequest, principal: Principal) -> HttpResponse:
     matches, more_matches = feedback_match_count(query, viewer=principal)
     context.update(
         rows=[
-            (item, turns_of.get(row.correlation_id or row.feedback_id), when(item.ts))
+            (
+                item,
+                turns_of.get(row.correlation_id or row.feedback_id),
+                when(item.ts),
+                rated_part(item.step_id),
+            )
             for row, item in zip(rows, as_items(rows), strict=True)
         ],
         filters=filters,

@@ -18,7 +18,14 @@ from core.web import page, requires
 from feedback.forms import QueueRatingForm
 from feedback.lease_notes import LATE_KEPT, late_refusal, not_needed
 from feedback.pages.rating import feedback_of_form, lease_clock, show_refusal, turn_context
-from feedback.pages.rubric_form import STEP_FIELD, RubricForm, rubric_form, rubric_rate
+from feedback.pages.rubric_form import (
+    STEP_FIELD,
+    RubricForm,
+    rubric_form,
+    rubric_rate,
+    step_kinds_asked,
+)
+from feedback.pages.sessions import SESSIONS_ON, SESSIONS_PARAMETER
 from feedback.pages.steps import STEP_PARAMETER, STEPS_PARAMETER, step_chosen
 from feedback.queue import (
     queue_held,
@@ -31,6 +38,7 @@ from feedback.queue import (
 from feedback.selectors.turns import turn_in_project, undoable_rating
 from feedback.selectors.visibility import sees_all_ratings
 from feedback.services.feedbacks import feedback_record
+from feedback.sessions import SESSION_STEP
 from feedback.traces.steps import step_kinds_named
 from learnportal_protocol.errors import ErrorCode, LearnError
 from learnportal_protocol.ids import new_feedback_id
@@ -53,22 +61,40 @@ def queue(request: HttpRequest, principal: Principal) -> HttpResponse:
     except LearnError as error:
         messages.error(request, error.message)
         return redirect("portal:queue")  # the whole turns: the kinds named none
-    lease = queue_next(principal, steps=kinds)
+    sessions = _sessions_mode(request) and not kinds
+    lease = queue_next(principal, steps=kinds, sessions=sessions)
     if lease is None:
         return _queue_page(request, principal, None)
     form = QueueRatingForm(initial={"feedback_id": new_feedback_id(), "turn": lease.turn.pk})
-    step = lease.step or step_chosen(lease.turn, request.GET.get(STEP_PARAMETER, ""))
-    rubric = rubric_form(principal.project, step=step)
+    step = lease.step
+    if step is None and not lease.session:
+        step = step_chosen(lease.turn, request.GET.get(STEP_PARAMETER, ""))
+    rubric = rubric_form(principal.project, step=step, session=lease.session)
     return _queue_page(
-        request, principal, lease.turn, form, rubric, expires=lease.expires, leased=lease.step
+        request,
+        principal,
+        lease.turn,
+        form,
+        rubric,
+        expires=lease.expires,
+        leased=lease.step,
+        session=lease.session,
     )
 
 
+def _sessions_mode(request: HttpRequest) -> bool:
+    return request.GET.get(SESSIONS_PARAMETER, "") == SESSIONS_ON
+
+
 def _queue_url(request: HttpRequest) -> str:
-    """This page, in the mode it was asked in: `?steps=` kinds, or turns."""
+    """This page, in the mode it was asked in: `?steps=` kinds, `?sessions=1`, or turns."""
     kinds = request.GET.get(STEPS_PARAMETER, "")
     url = reverse("portal:queue")
-    return f"{url}?{urlencode({STEPS_PARAMETER: kinds[:200]})}" if kinds else url
+    if kinds:
+        return f"{url}?{urlencode({STEPS_PARAMETER: kinds[:200]})}"
+    return (
+        f"{url}?{urlencode({SESSIONS_PARAMETER: SESSIONS_ON})}" if _sessions_mode(request) else url
+    )
 
 
 def _queue_post(request: HttpRequest, principal: Principal) -> HttpResponse:
@@ -116,21 +142,27 @@ def _queue_rate(request: HttpRequest, principal: Principal) -> HttpResponse:
         return redirect(_queue_url(request))
     # The lease this rating was made under; None when it ended before the person submitted.
     held = queue_held(principal, turn.pk)
-    step = step_chosen(turn, request.POST.get(STEP_FIELD, ""))
-    rubric = rubric_form(principal.project, request.POST, step)
+    session = request.POST.get(STEP_FIELD, "") == SESSION_STEP
+    step = None if session else step_chosen(turn, request.POST.get(STEP_FIELD, ""))
+    rubric = rubric_form(principal.project, request.POST, step, session=session)
     if rubric is not None:
         return _queue_rate_rubric(request, principal, turn, rubric, held)
     if not form.is_valid():
-        return _queue_page(request, principal, turn, form, expires=held, status=400)
+        return _queue_page(
+            request, principal, turn, form, expires=held, session=session, status=400
+        )
     try:
-        feedback_record(principal=principal, feedbacks=[feedback_of_form(turn, form)])
+        rated = feedback_of_form(turn, form, session=session)
+        feedback_record(principal=principal, feedbacks=[rated])
     except LearnError as error:
         late = None if held is not None else late_refusal(error, turn.correlation_id)
         if late is not None:
             messages.error(request, late)
             return redirect(_queue_url(request))
         show_refusal(form, error, turn)
-        return _queue_page(request, principal, turn, form, expires=held, status=error.http_status)
+        return _queue_page(
+            request, principal, turn, form, expires=held, session=session, status=error.http_status
+        )
     if held is None:
         messages.info(request, LATE_KEPT.format(turn=turn.correlation_id))
     # No "thank you" message: the page says what was rated, with its undo (queue_undo.html).
@@ -150,7 +182,14 @@ def _queue_rate_rubric(
         rubric.error = not_needed(error, turn.correlation_id) or rubric.error
         form = QueueRatingForm(initial={"feedback_id": new_feedback_id(), "turn": turn.pk})
         return _queue_page(
-            request, principal, turn, form, rubric, expires=held, status=error.http_status
+            request,
+            principal,
+            turn,
+            form,
+            rubric,
+            expires=held,
+            session=rubric.session,
+            status=error.http_status,
         )
     if held is None:
         messages.info(request, LATE_KEPT.format(turn=turn.correlation_id))
@@ -166,6 +205,7 @@ def _queue_page(
     *,
     expires: float | None = None,
     leased: TurnStep | None = None,
+    session: bool = False,
     status: int = 200,
 ) -> HttpResponse:
     now = time.time()
@@ -181,11 +221,14 @@ def _queue_page(
         "queue_url": _queue_url(request),
         "turns_url": reverse("portal:turns"),
         "leased_step": leased,
-        "step_mode": bool(request.GET.get(STEPS_PARAMETER)),
+        "step_mode": request.GET.get(STEPS_PARAMETER, "")[:200],
+        "session_mode": _sessions_mode(request),
+        "session_step": SESSION_STEP,
+        "asked_step_kinds": step_kinds_asked(principal.project),
         "sees_all": sees_all_ratings(principal),
     }
     if turn is not None and form is not None:
-        context |= turn_context(turn, principal, form, rubric) | {
+        context |= turn_context(turn, principal, form, rubric, session=session) | {
             "rate_url": _queue_url(request),
             "queued": True,
         }

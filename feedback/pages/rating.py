@@ -13,9 +13,11 @@ from core.web import show_learn_error, when
 from feedback.forms import POLARITY_HELP, RATING_LOCS, RatingForm
 from feedback.lease_notes import LEASE_WARNING_SECONDS, not_needed
 from feedback.pages.guidelines import guidelines_context
+from feedback.pages.sessions import session_transcript
 from feedback.pages.steps import step_rows
 from feedback.selectors.turns import turn_ratings
 from feedback.selectors.visibility import still_blind
+from feedback.sessions import SESSION_STEP
 from learnportal_protocol import Feedback
 from learnportal_protocol.wire import invalid_from
 
@@ -37,22 +39,25 @@ def show_refusal(form: RatingForm, error: LearnError, turn: Turn) -> None:
         form.add_error(None, said)
 
 
-def feedback_of_form(turn: Turn, form: RatingForm) -> Feedback:
+def feedback_of_form(turn: Turn, form: RatingForm, *, session: bool = False) -> Feedback:
     """The protocol's Feedback for this form, read as the API reads a body (JSON): its own
-    rules, and only they, refuse it as `invalid`. A field left empty is left out."""
+    rules, and only they, refuse it as `invalid`. A field left empty is left out. `session`:
+    it rates the session `turn` begins (feedback.sessions), which has no rated turn."""
     data = form.cleaned_data
+    rated = {
+        "prompt": turn.prompt,
+        "response": turn.response,
+        "model": turn.model,
+        "environment": turn.environment_value(),
+        "version": turn.version,
+    }
     sent: dict[str, Any] = {
         "feedback_id": data["feedback_id"],
         "correlation_id": turn.correlation_id,
         "session_id": turn.session_id,
         "component_name": turn.component_name,
-        "rated_turn": {
-            "prompt": turn.prompt,
-            "response": turn.response,
-            "model": turn.model,
-            "environment": turn.environment_value(),
-            "version": turn.version,
-        },
+        "step_id": SESSION_STEP if session else None,
+        "rated_turn": None if session else rated,
         "polarity": data["polarity"] or None,
         "score": data["score"],
         "dimension": data["dimension"],
@@ -83,14 +88,23 @@ def environment_text(turn: Turn) -> str:
 
 
 def turn_context(
-    turn: Turn, principal: Principal, form: RatingForm, rubric: RubricForm | None = None
+    turn: Turn,
+    principal: Principal,
+    form: RatingForm,
+    rubric: RubricForm | None = None,
+    *,
+    session: bool = False,
 ) -> dict[str, Any]:
     """What the partials of one turn and its rating form need (templates/feedback/partials/):
-    the form of the project's own rubric when it has one (for the whole turn or one of its
-    steps), else the five-dimension form, the turn's steps, and the project's guidelines
-    beside them."""
+    the form of the project's own rubric when it has one (for the whole turn, one of its
+    steps or, `session`, the session it begins), else the five-dimension form, the turn's
+    steps (or its session's turns), and the project's guidelines beside them."""
     ratings = turn_ratings(turn, viewer=principal)
+    if session:
+        ratings = [rating for rating in ratings if rating.step_id == SESSION_STEP]
     return {
+        **(session_transcript(principal, turn.session_id) if session else {}),
+        "rated_session": session,
         "turn": turn,
         "steps": step_rows(turn, rubric.step_kinds if rubric is not None else frozenset()),
         "rated_step": rubric.step if rubric is not None else None,

@@ -19,7 +19,7 @@ import orjson
 
 from core.projects.selection import project_pk
 from feedback.models import RubricVersion
-from feedback.rubrics.answers import shown
+from feedback.rubrics.answers import asked_of_rated, shown
 from feedback.rubrics.questions import (
     AnyQuestion,
     BooleanQuestion,
@@ -95,6 +95,7 @@ class RubricForm:
     error: str = ""
     step: TurnStep | None = None  # the step rated, whose kind's questions these are
     step_kinds: frozenset[str] = frozenset()  # the kinds of step the rubric asks anything of
+    session: bool = False  # rating the session the turn begins (feedback.sessions)
 
     @property
     def marks_spans(self) -> bool:
@@ -116,29 +117,53 @@ def has_own_rubric(project: str) -> bool:
 
 
 def rubric_form(
-    project: str, sent: QueryDict | None = None, step: TurnStep | None = None
+    project: str,
+    sent: QueryDict | None = None,
+    step: TurnStep | None = None,
+    *,
+    session: bool = False,
 ) -> RubricForm | None:
-    """The form of the project's rubric (`sent`: as a browser posted it) for the whole turn or
-    for one of its steps, or None for a project that rates on the default form."""
+    """The form of the project's rubric (`sent`: as a browser posted it) for the whole turn,
+    one of its steps or (`session`) the session it begins, or None for a project that rates on
+    the default form."""
     if not has_own_rubric(project):
         return None
-    return rubric_form_of(rubric_current(project_pk(project)), sent, step)
+    return rubric_form_of(rubric_current(project_pk(project)), sent, step, session=session)
 
 
 def rubric_form_of(
-    stored: StoredRubric, sent: QueryDict | None = None, step: TurnStep | None = None
+    stored: StoredRubric,
+    sent: QueryDict | None = None,
+    step: TurnStep | None = None,
+    *,
+    session: bool = False,
 ) -> RubricForm:
     """The form of any version of a rubric, a draft too (the rubric builder's preview): the
-    questions asked of the whole turn, or of the kind of `step`."""
+    questions asked of the whole turn, of the kind of `step`, or of a session."""
     answers = {} if sent is None else answers_sent(stored.rubric, sent)
     remarks = {} if sent is None else {name: sent.get(name, "") for name in REMARKS}
     kind = StepKind(step.kind) if step is not None else None
-    questions = [q for q in stored.rubric.questions if not q.retired and q.asked_of(kind)]
+    questions = [
+        q
+        for q in stored.rubric.questions
+        if not q.retired and asked_of_rated(q, kind, session=session)
+    ]
     fields = [_field(q, answers.get(q.key)) for q in questions]
-    asked = frozenset(
-        kind.value for q in stored.rubric.questions if not q.retired for kind in q.step_kinds
-    )
-    return RubricForm(stored.version, fields, remarks, step=step, step_kinds=asked)
+    asked = _kinds_asked(stored.rubric)
+    return RubricForm(stored.version, fields, remarks, step=step, step_kinds=asked, session=session)
+
+
+def step_kinds_asked(project: str) -> list[str]:
+    """The kinds of step the project's rubric asks anything of, in the kinds' order (none for
+    a project on the default form)."""
+    if not has_own_rubric(project):
+        return []
+    asked = _kinds_asked(rubric_current(project_pk(project)).rubric)
+    return [kind.value for kind in StepKind if kind.value in asked]
+
+
+def _kinds_asked(rubric: Rubric) -> frozenset[str]:
+    return frozenset(kind.value for q in rubric.questions if not q.retired for kind in q.step_kinds)
 
 
 def answers_sent(rubric: Rubric, sent: QueryDict) -> dict[str, Any]:

@@ -45,14 +45,15 @@ def answers_clean(
     rubric: Rubric,
     answers: dict[str, Any],
     *,
-    response: str,
+    response: str | None,
     step_kind: StepKind | None = None,
 ) -> dict[str, Any]:
     """The answers normalised, or `invalid` with one detail `["answers", key]` for each bad
     one: an unknown or retired key, a question not asked of what is rated (a step of
-    `step_kind`, or the whole turn: None), a missing required answer, a value of the wrong
-    type, out of range, off the step, not an option, a span outside `response` (the rated
-    step's output, for a step), a text too long."""
+    `step_kind`, or the whole turn: None; a session, `response` None, is asked what a whole
+    turn is but spans), a missing required answer, a value of the wrong type, out of range,
+    off the step, not an option, a span outside `response` (the rated step's output, for a
+    step), a text too long."""
     if not isinstance(answers, dict):
         raise invalid("answers must be an object", [detail(["answers"], "must be an object")])
     asked = len(rubric.questions)
@@ -67,7 +68,9 @@ def answers_clean(
             question = questions.get(key)
             if question is not None and not question.asked_of(step_kind):
                 raise Refused(f"the question is asked of {asked_of_words(question)}")
-            answer = _clean(question, value, response)
+            if response is None and isinstance(question, SpansQuestion):
+                raise Refused("a session has no one response to mark spans in")
+            answer = _clean(question, value, response or "")
         except Refused as reason:
             details.append(detail(["answers", key], f"{shown(key)}: {reason}"))
             continue
@@ -79,13 +82,20 @@ def answers_clean(
         for q in rubric.questions
         if q.required
         and not q.retired
-        and q.asked_of(step_kind)
+        and asked_of_rated(q, step_kind, session=response is None)
         and q.key not in clean
         and q.key not in refused
     ]
     if details:
         raise invalid(summarize(details), details)
     return clean
+
+
+def asked_of_rated(question: AnyQuestion, kind: StepKind | None, *, session: bool) -> bool:
+    """Whether a rating of a step of `kind` (None: of the whole turn, or with `session` of the
+    session it begins) answers `question`: a session is asked what a whole turn is, but for
+    spans (it has no one response to mark)."""
+    return question.asked_of(kind) and not (session and isinstance(question, SpansQuestion))
 
 
 def asked_of_words(question: AnyQuestion) -> str:

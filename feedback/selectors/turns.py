@@ -132,23 +132,25 @@ def rated_for(turns: list[Turn], viewer: Principal) -> set[int]:
     mine = set(
         counted_feedback(project_pk(viewer.project))
         .filter(own_human(viewer), correlation_id__in=[turn.correlation_id for turn in turns])
+        .filter(step_id="")  # of the whole turn: a step's or its session's rating is not its
         .values_list("correlation_id", flat=True)
     )
     return {turn.pk for turn in turns if turn.correlation_id in mine}
 
 
 def turn_ratings(turn: Turn, *, viewer: Principal | None) -> list[Feedback]:
-    """A turn's ratings that this viewer may see, newest first (docs/contract.md, "Blind"): to
-    an annotator who has not rated the turn, what `seen_by` shows (nothing of it, but their
-    own); once they have, or when the project is not blind, everyone's."""
+    """A turn's ratings (of it, its steps and the session it begins) that this viewer may see,
+    newest first (docs/contract.md, "Blind"): to an annotator, what `seen_by` shows, and of
+    each unit they rated themselves (the turn, a step: feedback.raters), everyone's; when the
+    project is not blind, everyone's."""
     ratings = counted_feedback(project_of(turn)).filter(correlation_id=turn.correlation_id)
     if not sees_all_ratings(viewer):
         assert viewer is not None
-        opened = viewer.is_human and (
-            not is_blind(viewer.project) or ratings.filter(own_human(viewer)).exists()
-        )
-        if not opened:
+        if not viewer.is_human:
             ratings = ratings.filter(seen_by(viewer))
+        elif is_blind(viewer.project):
+            rated = set(ratings.filter(own_human(viewer)).values_list("step_id", flat=True))
+            ratings = ratings.filter(seen_by(viewer) | Q(step_id__in=sorted(rated)))
     return list(ratings.order_by("-ts", "-id"))
 
 

@@ -69,9 +69,10 @@ def seen_by(viewer: Principal | None) -> Q:
 
 
 def _blind_turn(viewer: Principal) -> Q:
-    """Feedback on a queued turn this viewer has not rated. A feedback's turn is the one of
-    its project with its correlation_id, or, without one, its feedback_id (a rated turn carried
-    without a correlation_id is queued under the feedback's id: feedback.services.feedbacks)."""
+    """Feedback on a queued turn this viewer has not rated, or on a unit of it (a step, its
+    session: feedback.raters) they have not rated. A feedback's turn is the one of its project
+    with its correlation_id, or, without one, its feedback_id (a rated turn carried without a
+    correlation_id is queued under the feedback's id: feedback.services.feedbacks)."""
     conditions = Q()
     project = project_pk(viewer.project)
     for has_key, key in (
@@ -80,7 +81,9 @@ def _blind_turn(viewer: Principal) -> Q:
     ):
         queued = Exists(Turn.objects.filter(project_id=project, correlation_id=OuterRef(key)))
         rated = Exists(
-            counted_feedback(project).filter(own_human(viewer), correlation_id=OuterRef(key))
+            counted_feedback(project).filter(
+                own_human(viewer), correlation_id=OuterRef(key), step_id=OuterRef("step_id")
+            )
         )
         conditions |= has_key & queued & ~rated
     return conditions

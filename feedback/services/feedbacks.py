@@ -129,7 +129,9 @@ def feedback_store(*, principal: Principal, feedbacks: list[FeedbackItem]) -> Fe
         # the dimensions' totals; then what is stored about them, read once.
         held = turns_held(project, rated | turns.keys())
         if named := [
-            (i, f.correlation_id, f.step_id) for i, f in enumerate(feedbacks) if f.step_id
+            (i, f.correlation_id, f.step_id, bool(f.correction))
+            for i, f in enumerate(feedbacks)
+            if f.step_id
         ]:
             steps_named_check(held, named)
         moments_lock(project, human_dimensions(facts))

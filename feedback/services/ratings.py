@@ -29,7 +29,9 @@ from feedback.rubrics.scores import DIMENSIONS, feedback_keys, scores_of
 from feedback.selectors.turns import turn_named, turn_step
 from feedback.services.feedbacks import feedback_store
 from feedback.services.rubrics import rubric_current
-from feedback.traces.steps import StepKind, step_component
+from feedback.sessions import opens_session
+from feedback.traces.steps import SESSION_STEP, StepKind, step_component
+from feedback.traces.store import SESSION_UNCORRECTED
 from learnportal_protocol import Feedback, FeedbackPolarity, RatedTurn
 from learnportal_protocol.errors import conflict, detail, invalid
 from learnportal_protocol.wire import invalid_from
@@ -86,20 +88,25 @@ def rating_record(
             f"version {rubric_version}: read it again and rate"
         )
         raise conflict(f"rubric_version: {said}", [detail(["rubric_version"], said)])
-    step = turn_step(turn_row, step_id) if step_id else None
+    session = step_id == SESSION_STEP
+    if session:
+        _session_check(turn_row, remarks)
+    step = turn_step(turn_row, step_id) if step_id and not session else None
     kind = StepKind(step.kind) if step is not None else None
     if kind is not None and not any(
         q.asked_of(kind) and not q.retired for q in stored.rubric.questions
     ):
         said = f"the rubric asks nothing of {kind.value} steps"
         raise invalid(f"step_id: {said}", [detail(["step_id"], said)])
-    rated = rated_of(turn_row, step)
-    clean = answers_clean(stored.rubric, answers, response=rated.response, step_kind=kind)
+    rated = None if session else rated_of(turn_row, step)
+    clean = answers_clean(
+        stored.rubric, answers, response=None if rated is None else rated.response, step_kind=kind
+    )
     scores = scores_of(stored.rubric, clean)
     if not scores:
         raise invalid(f"answers: {NO_SCORE}", [detail(["answers"], NO_SCORE)])
     rating_id = uuid.uuid4().hex
-    feedbacks = rating_feedbacks(turn_row, rating_id, scores, remarks, step=step)
+    feedbacks = rating_feedbacks(turn_row, rating_id, scores, remarks, step=step, session=session)
     with transaction.atomic():
         feedback_store(principal=principal, feedbacks=feedbacks)
         span = remarks.correction_span or (None, None)
@@ -119,6 +126,17 @@ def rating_record(
         )
         question_sums_recount(project_id, [turn_row.pk])
     return RatingOutcome(rating_id=rating_id, rubric_version=stored.version)
+
+
+def _session_check(turn: Turn, remarks: Remarks) -> None:
+    """`invalid` unless `turn` begins its session and the remarks correct nothing."""
+    if not opens_session([turn.pk]):
+        said = f"{SESSION_STEP!r} rates a session through its first turn; this turn is not one"
+        raise invalid(f"step_id: {said}", [detail(["step_id"], said)])
+    if remarks.correction or remarks.correction_span is not None:
+        raise invalid(
+            f"correction: {SESSION_UNCORRECTED}", [detail(["correction"], SESSION_UNCORRECTED)]
+        )
 
 
 def rated_of(turn: Turn, step: TurnStep | None) -> RatedTurn:
@@ -141,18 +159,25 @@ def rating_feedbacks(
     remarks: Remarks,
     *,
     step: TurnStep | None = None,
+    session: bool = False,
 ) -> list[Feedback]:
     """The feedback items a rating with these `scores` (in the rubric's order, one at least) is
     stored as: one for each score whose key is a dimension, else one for the first; the
     remarks with the first only (the module's docstring says why). A rating of a tool step
-    rates the tool: its component is the step's (feedback.traces.steps.step_component)."""
+    rates the tool: its component is the step's (feedback.traces.steps.step_component). A
+    rating of the session `turn` begins (`session`) rates no one response: no rated turn."""
     scored = {key: scores[key] for key in feedback_keys(scores)}
-    rated = Rated(
-        turn=turn,
-        rated_turn=rated_of(turn, step),
-        component=turn.component_name if step is None else step_component(step, turn),
-        step_id="" if step is None else step.step_id,
-    )
+    if session:
+        rated = Rated(
+            turn=turn, rated_turn=None, component=turn.component_name, step_id=SESSION_STEP
+        )
+    else:
+        rated = Rated(
+            turn=turn,
+            rated_turn=rated_of(turn, step),
+            component=turn.component_name if step is None else step_component(step, turn),
+            step_id="" if step is None else step.step_id,
+        )
     return [
         _feedback(
             rated,
@@ -167,10 +192,11 @@ def rating_feedbacks(
 
 @dataclass(frozen=True)
 class Rated:
-    """What a rating's feedback is about: its turn, or one step of it."""
+    """What a rating's feedback is about: its turn, one step of it, or the session it begins
+    (no rated turn)."""
 
     turn: Turn
-    rated_turn: RatedTurn
+    rated_turn: RatedTurn | None
     component: str
     step_id: str
 

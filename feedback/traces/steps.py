@@ -42,6 +42,17 @@ class StepStatus(StrEnum):
 
 
 Count = Annotated[int, Field(ge=0, le=INT64)]
+# The step id that names the session a turn begins rather than a step of it (feedback.sessions):
+# no step has it.
+SESSION_STEP = "@session"
+
+
+def rated_part(step_id: str) -> str:
+    """What of its turn a feedback with this `step_id` rates, in words: "" the whole turn,
+    "the session" it begins, or "step <id>"."""
+    if not step_id:
+        return ""
+    return "the session" if step_id == SESSION_STEP else f"step {cut(step_id, 40)}"
 
 
 class Step(StrictModel):
@@ -62,6 +73,8 @@ class Step(StrictModel):
 
     @model_validator(mode="after")
     def _check(self) -> Step:
+        if self.step_id == SESSION_STEP:
+            raise FieldError("step_id", f"{SESSION_STEP!r} names a session, not a step")
         if self.start is not None and self.end is not None and self.end < self.start:
             raise FieldError("end", f"end {self.end} is before start {self.start}")
         if self.parent_id == self.step_id:

@@ -12,6 +12,7 @@ from django.conf import settings
 from core.columns import Columns
 from feedback.bulk import Row, insert_rows
 from feedback.models import TurnStep
+from feedback.sessions import SESSION_STEP, opens_session
 from feedback.traces.steps import step_depths
 from learnportal_protocol.errors import detail, invalid
 
@@ -111,14 +112,18 @@ def _row(turn_id: int, step: Step) -> Row:
 
 
 NOT_A_STEP = "is not a step of the turn {correlation_id!r}"
+NOT_AN_OPENER = "names the session of the turn {correlation_id!r}, which does not begin one"
+SESSION_UNCORRECTED = "a rating of a session corrects no one response: rate its turns for that"
 
 
-def steps_named_check(held: Held, named: list[tuple[int, str, str]]) -> None:
-    """`invalid` naming each feedback that names a step its turn does not have: `named` holds
-    (index in the request, correlation_id, step_id), `held` the stored turns."""
+def steps_named_check(held: Held, named: list[tuple[int, str, str, bool]]) -> None:
+    """`invalid` naming each feedback that names a step its turn does not have, or the session
+    (SESSION_STEP) of a turn that does not begin one, or corrects a session: `named` holds
+    (index in the request, correlation_id, step_id, has a correction), `held` the stored
+    turns."""
     wanted: dict[int, set[str]] = {}
-    for _, key, step_id in named:
-        if key in held:
+    for _, key, step_id, _ in named:
+        if key in held and step_id != SESSION_STEP:
             wanted.setdefault(held[key][0], set()).add(step_id)
     found: set[tuple[int, str]] = set()
     for turn_id, step_ids in wanted.items():
@@ -128,16 +133,23 @@ def steps_named_check(held: Held, named: list[tuple[int, str, str]]) -> None:
                 turn_id=turn_id, step_id__in=sorted(step_ids)
             ).values_list("step_id", flat=True)
         )
-    problems = [
-        detail(
-            ["feedbacks", index, "step_id"],
-            f"step_id {step_id!r} {NOT_A_STEP.format(correlation_id=key)}",
-        )
-        for index, key, step_id in named
-        if key not in held or (held[key][0], step_id) not in found
-    ]
+    sessions = [held[key][0] for _, key, step_id, _ in named if step_id == SESSION_STEP]
+    found.update((turn_id, SESSION_STEP) for turn_id in opens_session(sorted(set(sessions))))
+    problems = []
+    for index, key, step_id, corrects in named:
+        if key not in held or (held[key][0], step_id) not in found:
+            said = NOT_AN_OPENER if step_id == SESSION_STEP else NOT_A_STEP
+            problems.append(
+                detail(
+                    ["feedbacks", index, "step_id"],
+                    f"step_id {step_id!r} {said.format(correlation_id=key)}",
+                )
+            )
+        elif step_id == SESSION_STEP and corrects:
+            problems.append(detail(["feedbacks", index, "correction"], SESSION_UNCORRECTED))
     if problems:
         raise invalid(
-            f"{len(problems)} feedbacks name a step their turn does not have; nothing was stored.",
+            f"{len(problems)} feedbacks name a step or session their turn does not have, or "
+            "correct a session; nothing was stored.",
             problems,
         )

@@ -25,8 +25,10 @@
   // ---- The rating form, where there is one (the queue may be empty) ----
   const rating = (function () {
     const form = document.getElementById("rating-form");
-    const response = document.getElementById("response-text");
-    if (!form || !response) return null;
+    if (!form) return null;
+    // A session has no one response to mark (its turns are the text): an empty stand-in keeps
+    // the span code below inert.
+    const response = document.getElementById("response-text") || document.createElement("div");
 
     const score = form.querySelector("input[name=score]");
     const scoreValue = document.getElementById("score-value");

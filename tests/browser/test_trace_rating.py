@@ -162,3 +162,45 @@ def test_a_session_reads_as_its_turns_in_order(
     expect(page.locator(".session-turns .turn-meta").first).to_contain_text("5 steps")
     fits(page)
     screenshot(page, f"trace-session-{width}")
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_an_annotator_rates_a_whole_session_from_the_queue_by_keyboard_blind(
+    traced: None, live_server: LiveServer, chromium: Browser, width: int, settings: Any
+) -> None:
+    settings.LEARNPORTAL_RATINGS_PER_TURN = 2
+    olga = human_actor("olga", "annotator")
+    rated = olga.rest("post", "/api/ratings/", {"session_id": "conv-1", "answers": {"quality": 1}})
+    assert rated.status_code == 201, rated.content
+    page = chromium.new_context(viewport={"width": width, "height": 900}).new_page()
+    page.set_default_timeout(10_000)
+    log_in(page, live_server.url, "aria", "/queue/")
+    with page.expect_navigation():
+        page.locator(".queue-modes a", has_text="Sessions").click()
+    expect(page.locator("#session-label")).to_have_text("The session to rate: conv-1")
+    expect(page.locator(".session-turns .prompt")).to_have_text(
+        ["What is the answer?", "And when will it arrive?"]
+    )
+    expect(page.locator("#rubric-form legend")).to_have_text(["Quality"])  # no tool question
+    expect(page.locator(".blind-note")).to_contain_text("this session stay hidden")
+    assert Lease.objects.get(username="aria").step_id == "@session"
+    fits(page)
+    screenshot(page, f"trace-session-rate-{width}")
+    page.locator("body").focus()
+    page.keyboard.press("4")
+    with page.expect_navigation():
+        page.keyboard.press("Enter")
+    mine = Rating.objects.get(annotator="aria")
+    assert (mine.step_id, mine.turn.correlation_id, mine.answers) == (
+        "@session",
+        "run-1",
+        {"quality": 4.0},
+    )
+    expect(page.locator("#empty-title")).to_be_visible()  # the one session is rated
+    assert not Lease.objects.filter(username="aria").exists()
+    page.goto(f"{live_server.url}/sessions/?id=conv-1")
+    shown = page.locator("section[aria-labelledby=session-ratings] table.ratings tbody tr")
+    expect(shown).to_have_count(2)
+    expect(shown.first).to_contain_text("the session")
+    fits(page)
+    screenshot(page, f"trace-session-rated-{width}")

@@ -369,6 +369,7 @@ def test_the_answers_export_holds_each_rating_as_stored(
             "rating_id": rating.rating_id,
             "turn": rating.turn_id,
             "correlation_id": rating.turn.correlation_id,
+            "session_id": rating.turn.session_id,
             "step_id": "",
             "annotator": rating.annotator,
             "rubric_version": 2,
