@@ -224,3 +224,28 @@ def test_a_rubric_keeps_the_step_kinds_of_its_questions_and_refuses_an_unknown_o
     refused = boss.rest("put", url, {"questions": bad})
     assert refused.status_code == 400, refused.content
     assert refused.json()["details"][0]["loc"][:3] == ["questions", 1, "step_kinds"]
+
+
+def test_rating_a_step_opens_the_others_ratings_of_that_step_only(
+    traced: Turn, ann: Actor, rev: Actor, agent: Actor, settings: Any
+) -> None:
+    settings.LEARNPORTAL_RATINGS_PER_TURN = 2
+    assert rate(rev, {"correctness": 1}, comment="rev-on-turn").status_code == 201
+    assert rate(rev, {"tool_ok": True}, step_id="b2", comment="rev-on-step").status_code == 201
+    judged = feedback(correlation_id="t-1", source="self", comment="agent-on-turn")
+    assert agent.learn(feedback_req(judged)).status_code == 200
+    assert rate(ann, {"tool_ok": False}, step_id="b2").status_code == 201
+
+    def shown_to_ann() -> set[str]:
+        page = ann.browser().get(f"/turns/{traced.pk}/")
+        return {rating.comment for rating, _ in page.context["ratings"]} - {""}
+
+    def listed_to_ann() -> set[str]:
+        results = ann.rest("get", "/api/feedback/").json()["results"]
+        return {item["comment"] for item in results} - {""}
+
+    assert shown_to_ann() == {"rev-on-step"}  # the step's, which ann rated; not the turn's
+    assert "agent-on-turn" not in listed_to_ann()  # nor the agent's judgement of the turn
+    assert rate(ann, {"correctness": -1}).status_code == 201
+    assert shown_to_ann() == {"rev-on-step", "rev-on-turn", "agent-on-turn"}
+    assert "agent-on-turn" in listed_to_ann()
