@@ -12,7 +12,7 @@ from asgiref.sync import sync_to_async
 from django.core.handlers.asgi import ASGIRequest
 from django.http import StreamingHttpResponse
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
-from pydantic import Field, model_validator
+from pydantic import ConfigDict, Field, model_validator
 from rest_framework.exceptions import NotFound
 from rest_framework.pagination import Cursor, CursorPagination
 from rest_framework.response import Response
@@ -320,6 +320,19 @@ class QueueUndoView(APIView):
 
 
 class RatingRequest(StrictModel):
+    # What `_one_rated` says, for the schema: a turn (its step, if any), or a session whole.
+    model_config = ConfigDict(
+        json_schema_extra={
+            "oneOf": [
+                {"required": ["turn"], "properties": {"turn": {"minLength": 1}}},
+                {
+                    "required": ["session_id"],
+                    "properties": {"session_id": {"minLength": 1}, "step_id": {"maxLength": 0}},
+                },
+            ]
+        }
+    )
+
     turn: Name = Field(
         default="", description="the turn rated: its id, or its correlation_id (or `session_id`)"
     )

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 from django.conf import settings
+from django.db import transaction
 from pydantic import ValidationError
 
 from core.accounts.roles import Action
@@ -59,24 +60,25 @@ def traces_ingest(
                 place = ".".join(str(part) for part in first["loc"])
                 refused.append(f"trace {trace.trace_id}: {place}: {first['msg']}")
                 rejected += trace.spans
-    for _ in range(2):  # a trace the store refuses (a bound counting stored steps) is left out
-        try:
-            turns_store(principal=principal, turns=turn_inputs([item for _, item in kept]))
-            break
-        except LearnError as error:
-            if error.code != ErrorCode.INVALID:
-                raise
-            named = {d["loc"][1] for d in error.details if d["loc"][:1] == ["turns"]}
-            for index in sorted(named, reverse=True):
-                trace, _ = kept.pop(index)
-                refused.append(f"trace {trace.trace_id}: {_message(error, index)}")
-                rejected += trace.spans
-    _roots_fill(principal, [trace for trace, _ in kept if trace.root is not None])
-    calls, refused_calls = tool_calls([trace for trace, _ in kept])
-    refused.extend(refused_calls)
-    for start in range(0, len(calls), settings.LEARNPORTAL_MAX_BATCH):
-        part = calls[start : start + settings.LEARNPORTAL_MAX_BATCH]
-        experience_store(principal=principal, experiences=part, policy=policy)
+    with transaction.atomic():  # one commit: the turns and their calls, or neither
+        for _ in range(2):  # a trace the store refuses (a bound counting stored steps) is left out
+            try:
+                turns_store(principal=principal, turns=turn_inputs([item for _, item in kept]))
+                break
+            except LearnError as error:
+                if error.code != ErrorCode.INVALID:
+                    raise
+                named = {d["loc"][1] for d in error.details if d["loc"][:1] == ["turns"]}
+                for index in sorted(named, reverse=True):
+                    trace, _ = kept.pop(index)
+                    refused.append(f"trace {trace.trace_id}: {_message(error, index)}")
+                    rejected += trace.spans
+        _roots_fill(principal, [trace for trace, _ in kept if trace.root is not None])
+        calls, refused_calls = tool_calls([trace for trace, _ in kept])
+        refused.extend(refused_calls)
+        for start in range(0, len(calls), settings.LEARNPORTAL_MAX_BATCH):
+            part = calls[start : start + settings.LEARNPORTAL_MAX_BATCH]
+            experience_store(principal=principal, experiences=part, policy=policy)
     return rejected, refused
 
 

@@ -367,3 +367,20 @@ def test_a_revoked_token_sends_no_more_traces(agent: Actor) -> None:
     other = orjson.dumps(otlp_json({**span(TOOL, "", "later"), "traceId": "1" * 32}))
     assert post(agent, other).status_code == 401
     assert list(Turn.objects.values_list("correlation_id", flat=True)) == [TRACE]
+
+
+def test_calls_over_the_experience_quota_store_none_of_the_request(
+    agent: Actor, settings: Any
+) -> None:
+    """The turns and their tool calls are one write: a refusal of the calls leaves no turn
+    stored without them."""
+    settings.LEARNPORTAL_EXPERIENCE_OVERFLOW = "reject"
+    settings.LEARNPORTAL_EXPERIENCE_LIMIT = 1
+    tools = [
+        span(step_id, ROOT, "lookup", gen_ai_operation_name="execute_tool", gen_ai_tool_name="db")
+        for step_id in (TOOL, LLM)
+    ]
+    response = post(agent, orjson.dumps(otlp_json(span(ROOT, "", "agent"), *tools)))
+    assert response.status_code == 429, response.content
+    assert not Turn.objects.exists()
+    assert not Experience.objects.exists()
