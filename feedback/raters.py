@@ -19,12 +19,14 @@ An agent's or environment's feedback never rates a turn, so none of this applies
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from typing import TYPE_CHECKING, Any
 
 from core.projects.rules import ratings_per_turn_of
 from feedback.facts import BATCH_ORDER
 from feedback.models import Lease
+from feedback.traces.steps import SESSION_STEP
 from learnportal_protocol import FeedbackSource
 from learnportal_protocol.errors import ErrorCode, conflict, detail
 
@@ -38,10 +40,13 @@ if TYPE_CHECKING:
 
 HUMAN = FeedbackSource.HUMAN.value
 Unit = tuple[str, str]  # a turn's correlation_id, and a step id of it or "" for the whole turn
-RATED_TWICE = "rates this turn on {dimension} again in the same batch"
-RATED_ENOUGH = "this turn has the {needed} ratings it needs from distinct people"
-LEASED_TO_OTHERS = "the ratings this turn still needs are leased to other people"
-_ENOUGH_START, _ENOUGH_END = RATED_ENOUGH.split("{needed}")
+RATED_TWICE = "rates this {unit} on {dimension} again in the same batch"
+RATED_ENOUGH = "this {unit} has the {needed} ratings it needs from distinct people"
+LEASED_TO_OTHERS = "the ratings this {unit} still needs are leased to other people"
+_REFUSALS = {
+    "enough": re.compile(RATED_ENOUGH.format(unit=r"\w+", needed=r"\d+")),
+    "leased": re.compile(LEASED_TO_OTHERS.format(unit=r"\w+")),
+}
 
 
 def raters_check(
@@ -77,7 +82,8 @@ def raters_check(
             if f.source == HUMAN and f.annotator_id == who and f.step_id == fact.step_id
         ]
         if (*unit, fact.dimension) in units:
-            problems.append(_problem(index, RATED_TWICE.format(dimension=fact.dimension)))
+            said = RATED_TWICE.format(unit=_unit(fact.step_id), dimension=fact.dimension)
+            problems.append(_problem(index, said))
         elif not mine and key in held:
             newcomers.setdefault(unit, index)
         units.add((*unit, fact.dimension))
@@ -117,9 +123,10 @@ def _over_needed(
         wanted = per_turn[held[key][3]]
         needed = wanted - len(raters)
         if needed <= 0:
-            problems.append(_problem(index, RATED_ENOUGH.format(needed=wanted)))
+            said = RATED_ENOUGH.format(unit=_unit(step_id), needed=wanted)
+            problems.append(_problem(index, said))
         elif needed <= len(holders):
-            problems.append(_problem(index, LEASED_TO_OTHERS))
+            problems.append(_problem(index, LEASED_TO_OTHERS.format(unit=_unit(step_id))))
     return problems
 
 
@@ -129,9 +136,17 @@ def newcomer_refused(error: LearnError) -> str | None:
     if error.code != ErrorCode.CONFLICT:
         return None
     said = [str(item.get("msg")) for item in error.details]
-    if any(message.startswith(_ENOUGH_START) and message.endswith(_ENOUGH_END) for message in said):
-        return "enough"
-    return "leased" if LEASED_TO_OTHERS in said else None
+    for why, pattern in _REFUSALS.items():
+        if any(pattern.fullmatch(message) for message in said):
+            return why
+    return None
+
+
+def _unit(step_id: str) -> str:
+    """The unit a rating with this step id rates, in a word."""
+    if not step_id:
+        return "turn"
+    return "session" if step_id == SESSION_STEP else "step"
 
 
 def _problem(index: int, message: str) -> dict[str, Any]:

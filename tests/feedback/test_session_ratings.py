@@ -126,11 +126,18 @@ def test_a_session_goes_to_as_many_people_at_once_as_it_needs_and_no_more(
     third = human_actor("tess", "annotator")
     assert next_session(ann) == next_session(rev) == "s-a"
     assert next_session(third) == "s-b"  # s-a is held by the two it needs
-    assert refused_at(rate_session(third, "s-a"), 409) == [["feedbacks", 0, "correlation_id"]]
+    held = rate_session(third, "s-a")
+    assert refused_at(held, 409) == [["feedbacks", 0, "correlation_id"]]
+    assert held.json()["details"][0]["msg"] == (
+        "the ratings this session still needs are leased to other people"
+    )
     assert rate_session(ann, "s-a").status_code == 201
     assert next_session(ann) == "s-b"  # never s-a again: ann rated it
     assert rate_session(rev, "s-a").status_code == 201
-    assert refused_at(rate_session(third, "s-a"), 409) == [["feedbacks", 0, "correlation_id"]]
+    refused = rate_session(third, "s-a")
+    assert refused_at(refused, 409) == [["feedbacks", 0, "correlation_id"]]
+    said = refused.json()["details"][0]["msg"]
+    assert said == "this session has the 2 ratings it needs from distinct people"
 
 
 def test_a_skipped_session_is_not_offered_again_and_a_released_one_is(
