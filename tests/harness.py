@@ -78,6 +78,21 @@ class Actor:
             return call(url)
         return call(url, data=orjson.dumps(body), content_type="application/json")
 
+    def exported(self, name: str) -> list[dict[str, Any]]:
+        """The lines of the export `name` (`GET /api/exports/<name>.jsonl`), read whole."""
+        from django.http import StreamingHttpResponse
+
+        response = self.client.get(f"/api/exports/{name}.jsonl")
+        assert response.status_code == 200, (name, response)
+        assert isinstance(response, StreamingHttpResponse)
+        return [orjson.loads(line) for line in b"".join(response.streaming_content).splitlines()]
+
+
+def refused_at(response: Any, status: int = 400) -> list[list[Any]]:
+    """The places a refusal names (its details' `loc`), once its status is `status`."""
+    assert response.status_code == status, response.content
+    return [line["loc"] for line in response.json()["details"]]
+
 
 def keyed(key: str, *, project: str = DEFAULT_PROJECT) -> Principal:
     """A principal whose key is `key`: `user:NAME` a person (a reviewer), `token:NAME` a machine

@@ -6,9 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-import orjson
 import pytest
-from django.http import StreamingHttpResponse
 
 from core.projects.services import project_add
 from feedback.models import Rating, RubricVersion
@@ -75,13 +73,6 @@ def rated(actor: Actor, name: str, answers: dict[str, Any], **extra: Any) -> str
     return rating_id
 
 
-def export(actor: Actor, name: str) -> list[dict[str, Any]]:
-    response = actor.client.get(f"/api/exports/{name}.jsonl")
-    assert response.status_code == 200, response
-    assert isinstance(response, StreamingHttpResponse)
-    return [orjson.loads(line) for line in b"".join(response.streaming_content).splitlines()]
-
-
 def test_rewards_has_a_sample_for_every_scored_answer_and_every_answer_beside(
     lead: Actor, aria: Actor, rene: Actor, alpha_agent: Actor
 ) -> None:
@@ -95,7 +86,7 @@ def test_rewards_has_a_sample_for_every_scored_answer_and_every_answer_beside(
         "errors": [{"start": 0, "end": 4, "label": "factual"}],
     }
     rating_id = rated(aria, "t-1", answers)
-    lines = export(rene, "rewards")
+    lines = rene.exported("rewards")
     stored = Rating.objects.get(rating_id=rating_id).answers
     assert {line["question"]: line["score"] for line in lines} == {
         "quality": 1.0,
@@ -114,7 +105,7 @@ def test_rewards_of_a_default_rubric_rating_is_one_sample_a_dimension(
 ) -> None:
     queued(alpha_agent, "t-1")
     rated(aria, "t-1", {"correctness": -0.5, "helpfulness": 0.75})
-    lines = export(rene, "rewards")
+    lines = rene.exported("rewards")
     assert sorted((line["question"], line["dimension"], line["score"]) for line in lines) == [
         ("correctness", "correctness", -0.5),
         ("helpfulness", "helpfulness", 0.75),
@@ -130,8 +121,8 @@ def test_rewards_and_the_answers_export_agree_on_every_rating(
         queued(alpha_agent, name)
         answers = {"quality": 1 + index, "solved": index % 2 == 0, "why": f"reason {index}"}
         rated(aria, name, answers, correction="Better." if index == 1 else "")
-    by_rating = {line["rating_id"]: line for line in export(rene, "answers")}
-    rewards = export(rene, "rewards")
+    by_rating = {line["rating_id"]: line for line in rene.exported("answers")}
+    rewards = rene.exported("rewards")
     assert {line["rating_id"] for line in rewards} == set(by_rating)
     for line in rewards:
         assert line["answers"] == by_rating[line["rating_id"]]["answers"]
@@ -148,7 +139,7 @@ def test_feedback_named_like_a_rating_is_not_read_as_one(
         feedback_id=f"{rating_id}.verdict", correlation_id="t-1", source="self", score=0.5
     )
     assert alpha_agent.learn(feedback_req(forged)).status_code == 200
-    lines = export(rene, "rewards")
+    lines = rene.exported("rewards")
     from_rating = [line for line in lines if "rating_id" in line]
     assert sorted(line["question"] for line in from_rating) == ["quality", "verdict"]
     assert all(line["source"] == "human" for line in from_rating)
@@ -162,12 +153,12 @@ def test_kto_labels_a_rating_by_its_preference_question(
     assert rubric_put(lead, RUBRIC).status_code == 200
     queued(alpha_agent, "t-1")
     rated(aria, "t-1", {"quality": 5, "solved": False})
-    assert [line["label"] for line in export(rene, "kto")] == [True]  # the rating's score
+    assert [line["label"] for line in rene.exported("kto")] == [True]  # the rating's score
     assert rubric_put(lead, RUBRIC, preference="solved").status_code == 200
-    assert [line["label"] for line in export(rene, "kto")] == [False]
+    assert [line["label"] for line in rene.exported("kto")] == [False]
     assert rubric_put(lead, RUBRIC, preference="verdict").status_code == 200
     # Not answered: the rating's own score speaks for it.
-    assert [line["label"] for line in export(rene, "kto")] == [True]
+    assert [line["label"] for line in rene.exported("kto")] == [True]
 
 
 def test_kto_takes_one_line_a_rating_once_a_dimension_is_the_preference(
@@ -175,10 +166,10 @@ def test_kto_takes_one_line_a_rating_once_a_dimension_is_the_preference(
 ) -> None:
     queued(alpha_agent, "t-1")
     rated(aria, "t-1", {"correctness": -0.5, "helpfulness": 0.75})
-    assert sorted(line["label"] for line in export(rene, "kto")) == [False, True]
+    assert sorted(line["label"] for line in rene.exported("kto")) == [False, True]
     questions = lead.rest("get", RUBRIC_URL).json()["questions"]
     assert rubric_put(lead, questions, preference="helpfulness").status_code == 200
-    assert [line["label"] for line in export(rene, "kto")] == [True]
+    assert [line["label"] for line in rene.exported("kto")] == [True]
 
 
 def test_a_correction_is_one_pair_a_rating_whatever_the_preference_question(
@@ -187,9 +178,9 @@ def test_a_correction_is_one_pair_a_rating_whatever_the_preference_question(
     assert rubric_put(lead, RUBRIC, preference="solved").status_code == 200
     queued(alpha_agent, "t-1")
     rated(aria, "t-1", {"quality": 1, "solved": True}, correction="The fixed answer.")
-    (pair,) = export(rene, "trl")
+    (pair,) = rene.exported("trl")
     assert (pair["chosen"], pair["rejected"]) == ("The fixed answer.", turn()["response"])
-    assert [line["label"] for line in export(rene, "kto")] == [False, True]
+    assert [line["label"] for line in rene.exported("kto")] == [False, True]
 
 
 @pytest.mark.parametrize("preference", ["why", "errors", "nosuch"])

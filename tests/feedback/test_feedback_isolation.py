@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Any
 import orjson
 import pytest
 from django.core.management import CommandError, call_command
-from django.http import StreamingHttpResponse
 
 from core.accounts.models import User
 from core.projects.services import member_set, project_add, project_named
@@ -102,14 +101,6 @@ def explored(actor: Actor) -> list[dict[str, Any]]:
 
 def explored_ids(actor: Actor) -> list[str]:
     return sorted(item["feedback_id"] for item in explored(actor))
-
-
-def exported(actor: Actor, kind: str) -> list[dict[str, Any]]:
-    response = actor.client.get(f"/api/exports/{kind}.jsonl")
-    assert response.status_code == 200, kind
-    assert isinstance(response, StreamingHttpResponse)
-    body = b"".join(response.streaming_content)
-    return [orjson.loads(line) for line in body.splitlines()]
 
 
 def agreement(actor: Actor) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -291,13 +282,13 @@ def test_each_projects_reviewer_reads_only_its_feedback_in_the_explorer_exports_
     lines_each = {kind: 2 if kind == "kto" else 1 for kind in prompts}  # kto: two a correction
     for kind, prompt_of in prompts.items():
         n = lines_each[kind]
-        assert sorted(map(prompt_of, exported(default_rev, kind))) == [d] * (3 * n), kind
-        assert sorted(map(prompt_of, exported(alpha_rev, kind))) == sorted(
+        assert sorted(map(prompt_of, default_rev.exported(kind))) == [d] * (3 * n), kind
+        assert sorted(map(prompt_of, alpha_rev.exported(kind))) == sorted(
             [a] * (3 * n) + [a_only] * (2 * n)
         ), kind
     # The `answers` export: one line a rating on the rubric, the project's alone.
     for reviewer, ids in ((default_rev, default_ids), (alpha_rev, alpha_ids)):
-        lines = exported(reviewer, ANSWERS)
+        lines = reviewer.exported(ANSWERS)
         assert sorted(f"{line['rating_id']}.helpfulness" for line in lines) == sorted(
             ids - {"d-agent", "a-agent"}
         )

@@ -10,10 +10,8 @@ from collections import Counter
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-import orjson
 import pytest
 from django.db import connections
-from django.http import StreamingHttpResponse
 
 from core.accounts.roles import Role
 from feedback.models import Feedback, Lease, Rating, Turn
@@ -21,7 +19,7 @@ from feedback.queue import QueueLease, queue_next
 from feedback.sessions import SESSION_STEP
 from tests.builders import feedback, feedback_req, turn
 from tests.factories import PrincipalFactory, TurnFactory
-from tests.harness import Actor, at_once, human_actor
+from tests.harness import Actor, at_once, human_actor, refused_at
 
 if TYPE_CHECKING:
     from core.accounts.principals import Principal
@@ -68,18 +66,6 @@ def rate_session(actor: Actor, session_id: str, score: float = 1.0, **extra: Any
     return actor.rest("post", "/api/ratings/", body)
 
 
-def refused_at(response: Any, status: int = 400) -> list[list[Any]]:
-    assert response.status_code == status, response.content
-    return [line["loc"] for line in response.json()["details"]]
-
-
-def exported(actor: Actor, name: str) -> list[dict[str, Any]]:
-    response = actor.client.get(f"/api/exports/{name}.jsonl")
-    assert response.status_code == 200, response
-    assert isinstance(response, StreamingHttpResponse)
-    return [orjson.loads(line) for line in b"".join(response.streaming_content).splitlines()]
-
-
 def test_sessions_are_handed_out_first_first_and_each_rating_ends_its_lease(
     sessions: None, ann: Actor
 ) -> None:
@@ -110,11 +96,11 @@ def test_a_session_rating_is_the_sessions_and_not_its_first_turns(
     # It rates no one response: no pair, no reward sample; the answers export keeps it.
     rating_ids = set(Rating.objects.values_list("rating_id", flat=True))
     turns_own = Rating.objects.get(step_id="").rating_id
-    assert {line["rating_id"] for line in exported(rev, "rewards")} == {turns_own} != rating_ids
-    assert [line["label"] for line in exported(rev, "kto")] == [True]
+    assert {line["rating_id"] for line in rev.exported("rewards")} == {turns_own} != rating_ids
+    assert [line["label"] for line in rev.exported("kto")] == [True]
     answers = {
         (line["correlation_id"], line["session_id"], line["step_id"])
-        for line in exported(rev, "answers")
+        for line in rev.exported("answers")
     }
     assert answers == {("a-1", "s-a", "@session"), ("a-1", "s-a", "")}
 

@@ -9,11 +9,10 @@ from typing import Any
 
 import orjson
 import pytest
-from django.http import StreamingHttpResponse
 
 from feedback.models import Feedback, Rating, Turn
 from tests.builders import feedback, feedback_req, turn
-from tests.harness import Actor, human_actor
+from tests.harness import Actor, human_actor, refused_at
 
 pytestmark = pytest.mark.django_db
 
@@ -58,18 +57,6 @@ def traced(agent: Actor, boss: Actor) -> Turn:
 
 def rate(actor: Actor, answers: dict[str, Any], **extra: Any) -> Any:
     return actor.rest("post", "/api/ratings/", {"turn": "t-1", "answers": answers, **extra})
-
-
-def refused_at(response: Any, status: int = 400) -> list[list[Any]]:
-    assert response.status_code == status, response.content
-    return [line["loc"] for line in response.json()["details"]]
-
-
-def exported(actor: Actor, name: str) -> list[dict[str, Any]]:
-    response = actor.client.get(f"/api/exports/{name}.jsonl")
-    assert response.status_code == 200, response
-    assert isinstance(response, StreamingHttpResponse)
-    return [orjson.loads(line) for line in b"".join(response.streaming_content).splitlines()]
 
 
 def test_a_rating_of_a_tool_step_answers_its_kinds_questions_and_rates_the_tool(
@@ -140,18 +127,18 @@ def test_a_step_correction_splices_into_the_exports_as_a_pair_of_the_steps_own(
     sent = rate(ann, answers, step_id="b2", correction="rainy", correction_span=span)
     assert sent.status_code == 201, sent.content
     spliced = "It is rainy in Paris today."
-    assert exported(rev, "trl") == [
+    assert rev.exported("trl") == [
         {"prompt": TOOL_INPUT, "chosen": spliced, "rejected": TOOL_OUTPUT}
     ]
-    (dpo,) = exported(rev, "openai-dpo")
+    (dpo,) = rev.exported("openai-dpo")
     assert dpo["input"]["messages"][0]["content"] == TOOL_INPUT
     assert dpo["preferred_output"][0]["content"] == spliced
-    kto = exported(rev, "kto")
+    kto = rev.exported("kto")
     assert {(line["completion"], line["label"]) for line in kto} == {
         (TOOL_OUTPUT, False),
         (spliced, True),
     }
-    (line,) = exported(rev, "answers")
+    (line,) = rev.exported("answers")
     assert (line["step_id"], line["correction_span"]) == ("b2", span)
 
 
@@ -162,7 +149,7 @@ def test_an_agents_feedback_may_name_a_step_of_its_turn_and_only_that(
     assert agent.learn(feedback_req(named)).status_code == 200
     assert Feedback.objects.get().step_id == "b2"
     # Stored with no rated turn of its own: the exports pair the step's input and output.
-    assert exported(rev, "trl") == [
+    assert rev.exported("trl") == [
         {"prompt": TOOL_INPUT, "chosen": "rainy", "rejected": TOOL_OUTPUT}
     ]
     for wrong, place in (
