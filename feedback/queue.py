@@ -475,16 +475,18 @@ def _step_candidates(who: str, project: int, now: float, kinds: list[str]) -> Qu
 
 def _session_candidates(who: str, project: int, now: float) -> QuerySet[Turn]:
     """The turns that begin a session of `project` whose session this person may be leased,
-    the most urgent first: as `_step_candidates` a step."""
+    as `_step_candidates` a step: the session with the most urgent of its turns first."""
     ratings, people, held = _session_raters(project, now)
     skipped = Skip.objects.filter(turn=OuterRef("pk"), step_id=SESSION_STEP, username=who)
+    its_turns = Turn.objects.filter(project_id=project, session_id=OuterRef("session_id"))
+    urgency = Subquery(its_turns.order_by("-priority").values("priority")[:1])
     return (
         session_openers(project)
         .exclude(Exists(ratings.filter(annotator_id=who)))
         .exclude(Exists(skipped))
-        .alias(taken=Coalesce(people, Value(0)) + Coalesce(held, Value(0)))
+        .alias(taken=Coalesce(people, Value(0)) + Coalesce(held, Value(0)), urgency=urgency)
         .filter(taken__lt=ratings_per_turn(project))
-        .order_by("-priority", "id")
+        .order_by("-urgency", "id")
     )
 
 

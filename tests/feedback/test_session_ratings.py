@@ -79,6 +79,17 @@ def test_sessions_are_handed_out_first_first_and_each_rating_ends_its_lease(
     assert next_session(ann) is None  # n-1 begins no session
 
 
+def test_the_session_with_the_most_urgent_turn_comes_first(
+    sessions: None, agent: Actor, ann: Actor
+) -> None:
+    later = {"correlation_id": "b-2", "session_id": "s-b", "rated_turn": turn()}
+    assert agent.rest("post", "/api/turns/", {"turns": [later]}).status_code == 201
+    judged = feedback(correlation_id="b-2", source="self", polarity="negative", score=-1.0)
+    assert agent.learn(feedback_req(judged)).status_code == 200
+    assert Turn.objects.get(correlation_id="b-2").priority > 0
+    assert next_session(ann) == "s-b"  # its second turn went wrong: before s-a
+
+
 def test_a_session_rating_is_the_sessions_and_not_its_first_turns(
     sessions: None, ann: Actor, rev: Actor
 ) -> None:
