@@ -416,11 +416,15 @@ def test_a_session_ended_while_its_stream_was_away_still_delivers_the_refusal(
 ) -> None:
     session = connect(agent.token)
     assert session.stream is not None
-    session.stream.close()
     # Away means the server has let the stream go: until then its watch would end the session
-    # at the revocation, and the send would find it ended (as it should).
+    # at the revocation, and the send would find it ended (as it should). The watch begins once
+    # the stream has written what it had: closed before, the stream might begin it after.
     credential = Credential("token", hash_token(agent.token))
     deadline = time.monotonic() + 5
+    while not principals.watched(credential) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert principals.watched(credential)
+    session.stream.close()
     while principals.watched(credential) and time.monotonic() < deadline:
         time.sleep(0.02)
     assert not principals.watched(credential)
