@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any, Literal, Self
 
 from pydantic import ConfigDict, Field, RootModel
 
+from feedback.comparisons.answers import QueueLeasedComparison
 from feedback.rubrics.questions import Question
 from feedback.traces.steps import SESSION_STEP
 from learnportal_protocol import Feedback as FeedbackItem
@@ -158,8 +159,10 @@ class QueueLeasedSession(QueueLeased):
         return cls(turn=QueueTurn.of(turn), lease_expires=expires, session=session)
 
 
-class QueueLease(RootModel[QueueLeased | QueueLeasedStep | QueueLeasedSession]):
-    """A turn's lease, a step's, or a session's."""
+class QueueLease(
+    RootModel[QueueLeased | QueueLeasedStep | QueueLeasedSession | QueueLeasedComparison]
+):
+    """A turn's lease, a step's, a session's, or a comparison's (`?kind=comparison`)."""
 
 
 class QueueUndone(Answer):

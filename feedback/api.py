@@ -5,7 +5,8 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from itertools import chain
+from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urlencode
 
 from asgiref.sync import sync_to_async
@@ -46,6 +47,14 @@ from feedback.answers import (
     TurnPage,
     TurnsCreated,
 )
+from feedback.comparisons.answers import QueueLeasedComparison
+from feedback.comparisons.exports import (
+    COMPARISONS,
+    PAIR_FORMATS,
+    judgment_chunks,
+    judgments_matching,
+)
+from feedback.comparisons.queue import comparison_next, comparison_release, comparison_skip
 from feedback.exports import ANSWERS, FORMATS, as_items, export_chunks, rating_chunks
 from feedback.filters import (
     FeedbackFilters,
@@ -204,20 +213,58 @@ class QueueNextQuery(QueryModel):
         description="`true`: lease the next session to rate whole instead of a turn (not with "
         "`steps`)",
     )
+    kind: Literal["turn", "comparison"] = Field(
+        default="turn",
+        description="`comparison`: lease the next comparison to judge (not with `steps` or "
+        "`sessions`)",
+    )
 
     @model_validator(mode="after")
     def _one_unit(self) -> QueueNextQuery:
         if self.sessions and self.steps:
             raise FieldError("sessions", "either `steps` or `sessions`, not both")
+        if self.kind == "comparison" and (self.sessions or self.steps):
+            raise FieldError("kind", "a comparison is leased whole: no `steps` or `sessions`")
         return self
 
 
 class QueueTurnRequest(StrictModel):
-    turn: int = Field(ge=1, le=INT64, description="the id of a turn leased to you")
+    # What `_one_leased` says, for the schema: a turn (its step, if any), or a comparison.
+    model_config = ConfigDict(
+        json_schema_extra={
+            "oneOf": [
+                {
+                    "required": ["turn"],
+                    "properties": {"turn": {"type": "integer"}},
+                    "not": {"required": ["comparison"]},
+                },
+                {
+                    "required": ["comparison"],
+                    "properties": {"comparison": {"type": "integer"}},
+                    "not": {"anyOf": [{"required": ["turn"]}, {"required": ["step_id"]}]},
+                },
+            ]
+        }
+    )
+
+    turn: int | None = Field(
+        default=None, ge=1, le=INT64, description="the id of a turn leased to you"
+    )
     step_id: Name = Field(
         default="",
         description="the step of it leased to you, if a step; `@session` for the session it begins",
     )
+    comparison: int | None = Field(
+        default=None, ge=1, le=INT64, description="the id of a comparison leased to you, instead"
+    )
+
+    @model_validator(mode="after")
+    def _one_leased(self) -> QueueTurnRequest:
+        if (self.turn is None) == (self.comparison is None):
+            raise FieldError("turn", "name the turn leased to you, or the `comparison`, not both")
+        if self.comparison is not None and self.step_id:
+            raise FieldError("step_id", "a comparison is leased whole: no `step_id` with it")
+        return self
 
 
 class QueueUndoRequest(StrictModel):
@@ -248,6 +295,11 @@ class QueueNextView(APIView):
         principal = principal_of(request)
         parse_body(QueueNextRequest, request.body or b"{}")
         query = parse_query(QueueNextQuery, request.query_params)
+        if query.kind == "comparison":
+            held = comparison_next(principal)
+            if held is None:
+                return Response(status=204)
+            return Response(QueueLeasedComparison.of(held).model_dump(mode="json"))
         lease = queue_next(
             principal, steps=step_kinds_named(query.steps, "steps"), sessions=query.sessions
         )
@@ -275,7 +327,11 @@ class QueueReleaseView(APIView):
     def post(self, request: Request) -> Response:
         principal = principal_of(request)
         body = parse_body(QueueTurnRequest, request.body or b"{}")
-        queue_release(principal, body.turn, body.step_id)
+        if body.comparison is not None:
+            comparison_release(principal, body.comparison)
+        else:
+            assert body.turn is not None  # QueueTurnRequest._one_leased
+            queue_release(principal, body.turn, body.step_id)
         return Response(status=204)
 
 
@@ -290,7 +346,11 @@ class QueueSkipView(APIView):
     def post(self, request: Request) -> Response:
         principal = principal_of(request)
         body = parse_body(QueueTurnRequest, request.body or b"{}")
-        queue_skip(principal, body.turn, body.step_id)
+        if body.comparison is not None:
+            comparison_skip(principal, body.comparison)
+        else:
+            assert body.turn is not None  # QueueTurnRequest._one_leased
+            queue_skip(principal, body.turn, body.step_id)
         return Response(status=204)
 
 
@@ -438,7 +498,7 @@ class FeedbackView(APIView):
 
 
 JSONL = "application/jsonl"
-EXPORT_FORMATS = (*FORMATS, ANSWERS)
+EXPORT_FORMATS = (*FORMATS, ANSWERS, COMPARISONS)
 
 
 def streamed(request: Request, chunks: Iterator[bytes], filename: str) -> StreamingHttpResponse:
@@ -500,11 +560,17 @@ class ExportView(APIView):
                 [detail(["format"], "unknown format")],
             )
         filters = parse_filters(request.query_params)
+        project = project_pk(principal.project)
         if kind == ANSWERS:
-            chunks = rating_chunks(project_pk(principal.project))
+            return streamed(request, rating_chunks(project), f"{kind}.jsonl")
+        judged = judgments_matching(project, filters)
+        if kind == COMPARISONS:
+            chunks = judgment_chunks(kind, judged, component=filters.component)
             return streamed(request, chunks, f"{kind}.jsonl")
-        rows = feedback_matching(filters, viewer=principal)
-        return streamed(request, export_chunks(kind, rows), f"{kind}.jsonl")
+        chunks = export_chunks(kind, feedback_matching(filters, viewer=principal))
+        if kind in PAIR_FORMATS:  # the pairs of corrections, then the pairs judged
+            chunks = chain(chunks, judgment_chunks(kind, judged, component=filters.component))
+        return streamed(request, chunks, f"{kind}.jsonl")
 
 
 class AgreementView(APIView):

@@ -16,6 +16,8 @@ class FeedbackConfig(AppConfig):
 
 
 def _recount(sender: object, *, project_id: int, **kwargs: Any) -> None:
+    from feedback.comparisons.queue import comparisons_recount
     from feedback.queue_state import project_recount
 
     project_recount(project_id)
+    comparisons_recount(project_id)

@@ -236,15 +236,17 @@ def _trl(row: Exported) -> list[Record]:
     ]
 
 
+def openai_dpo_line(pair: Record) -> Record:
+    """A `trl` pair as OpenAI's preference fine-tuning reads one."""
+    return {
+        "input": {"messages": [{"role": "user", "content": pair["prompt"]}]},
+        "preferred_output": [{"role": "assistant", "content": pair["chosen"]}],
+        "non_preferred_output": [{"role": "assistant", "content": pair["rejected"]}],
+    }
+
+
 def _openai_dpo(row: Exported) -> list[Record]:
-    return [
-        {
-            "input": {"messages": [{"role": "user", "content": pair["prompt"]}]},
-            "preferred_output": [{"role": "assistant", "content": pair["chosen"]}],
-            "non_preferred_output": [{"role": "assistant", "content": pair["rejected"]}],
-        }
-        for pair in _trl(row)
-    ]
+    return [openai_dpo_line(pair) for pair in _trl(row)]
 
 
 def kto_label(polarity: FeedbackPolarity, score: float) -> bool | None:

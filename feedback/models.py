@@ -623,3 +623,13 @@ class Rating(models.Model):
 
     def __str__(self) -> str:
         return self.rating_id
+
+
+# Comparisons live in their own module (feedback.comparisons): imported here, Django finds them.
+from feedback.comparisons.models import (  # noqa: E402, F401
+    Candidate,
+    Comparison,
+    ComparisonLease,
+    ComparisonSkip,
+    Judgment,
+)

@@ -14,6 +14,7 @@ from feedback.api import (
     TurnsView,
     TurnView,
 )
+from feedback.comparisons.api import ComparisonsView, JudgmentsView, LeaderboardView
 from feedback.pages import agreement, explorer, file_import, queue, sessions, turns
 
 # Under /api/ (learnportal.urls).
@@ -28,6 +29,9 @@ urlpatterns = [
     path("feedback/", FeedbackView.as_view(), name="feedback"),
     path("exports/<str:kind>.jsonl", ExportView.as_view(), name="export"),
     path("agreement/", AgreementView.as_view(), name="agreement"),
+    path("comparisons/", ComparisonsView.as_view(), name="comparisons"),
+    path("comparisons/<int:pk>/judgments/", JudgmentsView.as_view(), name="judgments"),
+    path("leaderboard/", LeaderboardView.as_view(), name="leaderboard"),
 ]
 
 # The annotators' pages, under / in the `portal` namespace (learnportal.urls).

@@ -351,6 +351,8 @@ LEARNPORTAL_REPLAY_WINDOW = env_int("LEARNPORTAL_REPLAY_WINDOW", 10_000, minimum
 LEARNPORTAL_RATINGS_PER_TURN = env_int("LEARNPORTAL_RATINGS_PER_TURN", 1, minimum=1)
 LEARNPORTAL_LEASE_SECONDS = env_int("LEARNPORTAL_LEASE_SECONDS", 600, minimum=1)
 LEARNPORTAL_UNDO_SECONDS = env_int("LEARNPORTAL_UNDO_SECONDS", 60, minimum=0)
+# A comparison (feedback.comparisons): the most candidates judged side by side.
+LEARNPORTAL_MAX_CANDIDATES = env_int("LEARNPORTAL_MAX_CANDIDATES", 8, minimum=2)
 # A project's rubric (feedback.rubrics): the most questions it holds, options a categorical
 # question (or span labels a spans question) offers, characters a text answer holds, and spans
 # one answer marks.

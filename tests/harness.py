@@ -78,14 +78,19 @@ class Actor:
             return call(url)
         return call(url, data=orjson.dumps(body), content_type="application/json")
 
-    def exported(self, name: str) -> list[dict[str, Any]]:
-        """The lines of the export `name` (`GET /api/exports/<name>.jsonl`), read whole."""
+    def exported(self, name: str, query: str = "") -> list[dict[str, Any]]:
+        """The lines of the export `name` (`GET /api/exports/<name>.jsonl?<query>`), read
+        whole."""
+        return [orjson.loads(line) for line in self.exported_bytes(name, query).splitlines()]
+
+    def exported_bytes(self, name: str, query: str = "") -> bytes:
+        """The export `name` as it downloads."""
         from django.http import StreamingHttpResponse
 
-        response = self.client.get(f"/api/exports/{name}.jsonl")
+        response = self.client.get(f"/api/exports/{name}.jsonl?{query}")
         assert response.status_code == 200, (name, response)
         assert isinstance(response, StreamingHttpResponse)
-        return [orjson.loads(line) for line in b"".join(response.streaming_content).splitlines()]
+        return b"".join(response.streaming_content)
 
 
 def refused_at(response: Any, status: int = 400) -> list[list[Any]]:

@@ -39,6 +39,8 @@ class Action(StrEnum):
     SUBMIT_TURNS = "submit turns"
     IMPORT_TURNS = "import turns from a file"
     READ_TURNS = "read turns"
+    SUBMIT_COMPARISONS = "submit comparisons"
+    READ_LEADERBOARD = "read the leaderboard"
     DECIDE = "approve or reject refinements"
     MANAGE_STEPS = "change step settings"
     REPORT_RUNS = "report step runs"
@@ -69,6 +71,10 @@ ALLOWED: dict[Action, frozenset[Role]] = {
     # A team bringing its own turns (a JSONL, CSV or dataset file: feedback.turn_import).
     Action.IMPORT_TURNS: DECIDERS,
     Action.READ_TURNS: EVERYONE,
+    # Candidates side by side (feedback.comparisons): sent by the agents or a project's manager;
+    # the leaderboard names components and models, which annotators judge blind to.
+    Action.SUBMIT_COMPARISONS: MACHINE_ROLES | {Role.MANAGER, Role.ADMIN},
+    Action.READ_LEADERBOARD: MACHINE_ROLES | DECIDERS,
     Action.DECIDE: DECIDERS,
     Action.MANAGE_STEPS: frozenset({Role.ADMIN}),
     Action.REPORT_RUNS: MACHINES_AND_ADMIN,

@@ -184,6 +184,20 @@ def require_message_type(components: dict[str, Any]) -> None:
             schema["required"] = ["type", *schema.get("required", [])]
 
 
+def require_alternatives(operation: dict[str, Any], components: dict[str, Any]) -> None:
+    """A body whose model has no required field of its own but requires one in each of its
+    alternatives (`oneOf`: a turn or a comparison, say) must be sent: say so, as the document
+    says it of a model with a required field."""
+    body = operation.get("requestBody")
+    if body is None or body.get("required"):
+        return
+    for content in body.get("content", {}).values():
+        name = content.get("schema", {}).get("$ref", "").rpartition("/")[2]
+        branches = components.get(name, {}).get("oneOf", [])
+        if branches and all(branch.get("required") for branch in branches):
+            body["required"] = True
+
+
 def document_errors(
     result: dict[str, Any], generator: Any, request: Any, public: bool
 ) -> dict[str, Any]:
@@ -195,6 +209,7 @@ def document_errors(
     add_model_rules(components)
     for operations in result.get("paths", {}).values():
         for method, operation in operations.items():
+            require_alternatives(operation, components)
             responses = operation.setdefault("responses", {})
             for status in sorted(error_statuses(method, operation)):
                 responses[str(status)] = error_response(status, responses.get(str(status)))

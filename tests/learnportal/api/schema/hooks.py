@@ -113,6 +113,34 @@ BEYOND_THE_SCHEMA = [
         "sums the lengths of an object's values)",
     ),
     Rule(
+        "POST /api/comparisons/",
+        ("comparisons", None, "candidates"),
+        "a comparison holds at most LEARNPORTAL_MAX_CANDIDATES candidates, a setting",
+    ),
+    Rule(
+        "POST /api/comparisons/",
+        ("comparisons", None, "candidates", None, "turn"),
+        "a candidate's turn is one stored in the project, of the comparison's prompt, and once "
+        "in the comparison",
+    ),
+    *(
+        Rule(
+            "POST /api/comparisons/{id}/judgments/",
+            loc,
+            "a preference is of a stored comparison of two candidates, a ranking names each of "
+            "its candidates once",
+        )
+        for loc in (("preference",), ("ranking",))
+    ),
+    *(
+        Rule(
+            "POST /api/queue/next/",
+            loc,
+            "one unit at a time: `steps` or `sessions`, and `kind=comparison` with neither",
+        )
+        for loc in (("kind",), ("sessions",))
+    ),
+    Rule(
         "POST /api/learn/",
         ("feedbacks", None, "correction_span"),
         "a correction_span [start, end] has start <= end <= the rated response's length",

@@ -30,6 +30,7 @@ from feedback.answers import (
     TurnPage,
     TurnsCreated,
 )
+from feedback.comparisons.answers import ComparisonsCreated, JudgmentCreated, Leaderboard
 from learnportal.api.openapi import ResponseJsonSchema
 from learnportal.api.schema import LearnResponse
 from learnportal_protocol.messages import (
@@ -94,6 +95,9 @@ ANSWERS: dict[tuple[str, str, str], type[BaseModel]] = {
     ("post", "/api/queue/next/", "200"): QueueLease,
     ("post", "/api/queue/undo/", "200"): QueueUndone,
     ("post", "/api/ratings/", "201"): RatingCreated,
+    ("post", "/api/comparisons/", "201"): ComparisonsCreated,
+    ("post", "/api/comparisons/{id}/judgments/", "201"): JudgmentCreated,
+    ("get", "/api/leaderboard/", "200"): Leaderboard,
     ("get", "/api/projects/", "200"): ProjectList,
     ("post", "/api/projects/", "201"): ProjectAnswer,
     ("get", "/api/projects/{slug}/", "200"): ProjectAnswer,
