@@ -231,6 +231,11 @@ class Agreement(Answer):
     questions: list[QuestionAgreement] = Field(
         default_factory=list, description="over the ratings given through /api/ratings/"
     )
+    comparisons: list[QuestionAgreement] = Field(
+        default_factory=list,
+        description="over the judgments of comparisons: `preference` (ordinal, of two, in the "
+        "order sent) and `winner` (nominal)",
+    )
 
 
 class RubricAnswer(Answer):

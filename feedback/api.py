@@ -47,6 +47,7 @@ from feedback.answers import (
     TurnPage,
     TurnsCreated,
 )
+from feedback.comparisons.agreement import comparison_agreement
 from feedback.comparisons.answers import QueueLeasedComparison
 from feedback.comparisons.exports import (
     COMPARISONS,
@@ -585,6 +586,9 @@ class AgreementView(APIView):
         principal = principal_of(request)
         principal.require(Action.READ_AGREEMENT)
         answer = agreement_read(principal.project).agreement.model_copy(
-            update={"questions": question_agreements(principal.project)}
+            update={
+                "questions": question_agreements(principal.project),
+                "comparisons": comparison_agreement(project_pk(principal.project)),
+            }
         )
         return Response(answer.model_dump(mode="json"))
