@@ -32,8 +32,10 @@ if TYPE_CHECKING:
 
     from learnportal_client.exchanges import Exchange
     from learnportal_client.rest import (
+        ComparisonsCreated,
         FeedbackPage,
         Invitation,
+        Leaderboard,
         Member,
         MemberList,
         Project,
@@ -181,6 +183,16 @@ class LearnClient(
     def turns(self, cursor: str = "", **filters: str | int | float | bool | None) -> TurnPage:
         """`GET /api/turns/` with its filters; pass a page's `next` as `cursor` for the next."""
         return self._carry(exchanges.turns_page(cursor, filters))
+
+    def submit_comparisons(self, comparisons: Iterable[Mapping[str, Any]]) -> ComparisonsCreated:
+        """`POST /api/comparisons/`: candidates for one prompt each, to be judged side by side
+        (split at the batch limit)."""
+        batches = exchanges.comparison_batches(comparisons, self.batch_limit())
+        return exchanges.comparisons_total([self._carry(b) for b in batches])
+
+    def leaderboard(self, by: str = "component") -> Leaderboard:
+        """`GET /api/leaderboard/`: the components' (or models') strengths from judgments."""
+        return self._carry(exchanges.leaderboard(by))
 
     def turn(self, turn_id: int) -> TurnDetail:
         """`GET /api/turns/<id>/`: one turn with its steps."""
@@ -363,6 +375,15 @@ class AsyncLearnClient(
     async def submit_turns(self, turns: Iterable[QueuedTurn | Mapping[str, Any]]) -> TurnsCreated:
         batches = exchanges.turn_batches(turns, await self.batch_limit())
         return exchanges.turns_total([await self._carry(b) for b in batches])
+
+    async def submit_comparisons(
+        self, comparisons: Iterable[Mapping[str, Any]]
+    ) -> ComparisonsCreated:
+        batches = exchanges.comparison_batches(comparisons, await self.batch_limit())
+        return exchanges.comparisons_total([await self._carry(b) for b in batches])
+
+    async def leaderboard(self, by: str = "component") -> Leaderboard:
+        return await self._carry(exchanges.leaderboard(by))
 
     async def turns(self, cursor: str = "", **filters: str | int | float | bool | None) -> TurnPage:
         return await self._carry(exchanges.turns_page(cursor, filters))

@@ -15,8 +15,10 @@ from urllib.parse import quote
 
 from learnportal_client.calls import RESEND_SAFE, chunks
 from learnportal_client.rest import (
+    ComparisonsCreated,
     FeedbackPage,
     Invitation,
+    Leaderboard,
     Member,
     MemberList,
     Project,
@@ -151,6 +153,29 @@ def turns_total(answers: Sequence[TurnsCreated]) -> TurnsCreated:
     return TurnsCreated(
         received=sum(a.received for a in answers), created=sum(a.created for a in answers)
     )
+
+
+def comparison_batches(
+    comparisons: Iterable[Mapping[str, Any]], limit: int
+) -> list[Exchange[ComparisonsCreated]]:
+    """`POST /api/comparisons/`, split at the batch limit (each deduplicated by comparison_id)."""
+    items = [dict(c) for c in comparisons]
+    return [
+        rest(ComparisonsCreated, "POST", "/api/comparisons/", json={"comparisons": part})
+        for part in chunks(items, limit)
+    ]
+
+
+def comparisons_total(answers: Sequence[ComparisonsCreated]) -> ComparisonsCreated:
+    return ComparisonsCreated(
+        received=sum(a.received for a in answers),
+        created=sum(a.created for a in answers),
+        comparisons=[c for a in answers for c in a.comparisons],
+    )
+
+
+def leaderboard(by: str) -> Exchange[Leaderboard]:
+    return rest(Leaderboard, "GET", "/api/leaderboard/", params={"by": by})
 
 
 def step_run(

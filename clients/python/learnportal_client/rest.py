@@ -28,6 +28,39 @@ class Lenient(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
 
+class StoredComparison(Lenient):
+    id: int
+    comparison_id: str
+    candidates: list[str]
+
+
+class ComparisonsCreated(Lenient):
+    """`POST /api/comparisons/`: each comparison sent, with its candidates' ids."""
+
+    received: int
+    created: int
+    comparisons: list[StoredComparison]
+
+
+class LeaderboardEntry(Lenient):
+    name: str
+    strength: float
+    interval: tuple[float, float]
+    wins: int
+    losses: int
+    ties: int
+    judgments: int
+
+
+class Leaderboard(Lenient):
+    """`GET /api/leaderboard/`: Bradley-Terry strengths from judged comparisons."""
+
+    by: str
+    entries: list[LeaderboardEntry]
+    position_bias: float | None
+    pairs: int
+
+
 class Routing(Lenient):
     """`GET /api/routing/`: each component's weight relative to the most favoured (1.0)."""
 
