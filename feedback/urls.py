@@ -30,7 +30,7 @@ urlpatterns = [
     path("exports/<str:kind>.jsonl", ExportView.as_view(), name="export"),
     path("agreement/", AgreementView.as_view(), name="agreement"),
     path("comparisons/", ComparisonsView.as_view(), name="comparisons"),
-    path("comparisons/<int:pk>/judgments/", JudgmentsView.as_view(), name="judgments"),
+    path("comparisons/<int:comparison>/judgments/", JudgmentsView.as_view(), name="judgments"),
     path("leaderboard/", LeaderboardView.as_view(), name="leaderboard"),
 ]
 

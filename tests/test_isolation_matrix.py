@@ -203,10 +203,35 @@ def alpha() -> dict[str, Any]:
         {"username": f"new-{SECRET}", "role": "annotator"},
     )
     assert invited.status_code == 201, invited.content
+    compared = agent.rest(
+        "post",
+        "/api/comparisons/",
+        {
+            "comparisons": [
+                {
+                    "comparison_id": f"cmp-{SECRET}",
+                    "prompt": turn["prompt"],
+                    "candidates": [
+                        {"response": f"this {SECRET}", "component_name": COMPONENT},
+                        {"turn": CORRELATION},
+                    ],
+                }
+            ]
+        },
+    )
+    assert compared.status_code == 201, compared.content
+    comparison = compared.json()["comparisons"][0]["id"]
+    judged = ann.rest(
+        "post",
+        f"/api/comparisons/{comparison}/judgments/",
+        {"preference": 1, "rationale": f"since {SECRET}"},
+    )
+    assert judged.status_code == 201, judged.content
     ids: dict[str, Any] = {
+        "comparison": comparison,
         "slug": "alpha",
         "pk": turn_id,
-        "kind": [*FORMATS, "answers"],
+        "kind": [*FORMATS, "answers", "comparisons"],
         "path": SKILL,
         "step_id": STEP,
         "plan_id": plan.plan_id,

@@ -62,10 +62,10 @@ class JudgmentsView(APIView):
             ),
         },
     )
-    def post(self, request: Request, pk: int) -> Response:
+    def post(self, request: Request, comparison: int) -> Response:
         principal = principal_of(request)
         body = parse_body(JudgmentRequest, request.body or b"{}")
-        judged = judgment_record(principal=principal, comparison=pk, judgment=body)
+        judged = judgment_record(principal=principal, comparison=comparison, judgment=body)
         answer = JudgmentCreated(
             judgment_id=judged.judgment_id, ranking=judged.ranking, tie=judged.tie
         )

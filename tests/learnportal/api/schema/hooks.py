@@ -125,7 +125,7 @@ BEYOND_THE_SCHEMA = [
     ),
     *(
         Rule(
-            "POST /api/comparisons/{id}/judgments/",
+            "POST /api/comparisons/{comparison}/judgments/",
             loc,
             "a preference is of a stored comparison of two candidates, a ranking names each of "
             "its candidates once",

@@ -96,7 +96,7 @@ ANSWERS: dict[tuple[str, str, str], type[BaseModel]] = {
     ("post", "/api/queue/undo/", "200"): QueueUndone,
     ("post", "/api/ratings/", "201"): RatingCreated,
     ("post", "/api/comparisons/", "201"): ComparisonsCreated,
-    ("post", "/api/comparisons/{id}/judgments/", "201"): JudgmentCreated,
+    ("post", "/api/comparisons/{comparison}/judgments/", "201"): JudgmentCreated,
     ("get", "/api/leaderboard/", "200"): Leaderboard,
     ("get", "/api/projects/", "200"): ProjectList,
     ("post", "/api/projects/", "201"): ProjectAnswer,
