@@ -15,7 +15,7 @@ from feedback.api import (
     TurnView,
 )
 from feedback.comparisons.api import ComparisonsView, JudgmentsView, LeaderboardView
-from feedback.pages import agreement, explorer, file_import, queue, sessions, turns
+from feedback.pages import agreement, explorer, file_import, leaderboard, queue, sessions, turns
 
 # Under /api/ (learnportal.urls).
 urlpatterns = [
@@ -46,4 +46,5 @@ page_urlpatterns = [
     path("explorer/", explorer.explorer, name="explorer"),
     path("explorer/turns/<int:pk>/", explorer.turn_detail, name="turn_detail"),
     path("agreement/", agreement.agreement, name="agreement"),
+    path("leaderboard/", leaderboard.leaderboard, name="leaderboard"),
 ]

@@ -232,6 +232,98 @@ def demo_agreement(base: float) -> None:
             )
 
 
+# Two summarizers on the same articles: the colleagues judged the first five, side by side; the
+# rest (and a three-way one) wait for the demo's annotator.
+COMPARED = [
+    (
+        "Summarize: the city council voted 7-2 to extend the bike lane network by 40 km by 2028.",
+        "The council approved, 7-2, a 40 km extension of the bike lanes, due by 2028.",
+        "The city is doing something about bikes.",
+    ),
+    (
+        "Summarize: the library will open on Sundays from March, funded by a local foundation.",
+        "From March the library opens on Sundays, paid for by a local foundation.",
+        "Libraries are open on Sundays now, everywhere.",
+    ),
+    (
+        "Summarize: rainfall this spring was 30% below average; reservoirs are at 62%.",
+        "A dry spring (30% less rain than usual) left reservoirs 62% full.",
+        "It rained less, reservoirs are at 62%.",
+    ),
+    (
+        "Summarize: the bakery on 5th street closes after 60 years; the owners retire.",
+        "After 60 years the 5th street bakery closes: its owners are retiring.",
+        "A bakery closed.",
+    ),
+    (
+        "Summarize: the school adds a robotics club, meeting Thursdays, open to all grades.",
+        "A robotics club starts at the school, on Thursdays, for every grade.",
+        "Robots at school on Thursdays for all grades.",
+    ),
+    (
+        "Summarize: the museum's new wing, closed for repairs since May, reopens on Friday.",
+        "The museum's new wing reopens on Friday after repairs that began in May.",
+        "The museum is open again.",
+    ),
+    (
+        "Summarize: bus fares rise by 10 cents in July; monthly passes keep their price.",
+        "Single bus fares go up 10 cents in July; monthly passes stay the same.",
+        "Buses cost more from July, passes too.",
+    ),
+]
+# What each colleague preferred, comparison by comparison: -2 (the careful one much better) to 2.
+COLLEAGUES_PREFERRED = [(-2, -1, -2), (-2, -2, -1), (-1, 0, -1), (-2, -1, -1), (0, -1, 1)]
+
+
+def demo_comparisons() -> None:
+    """The comparisons the demo agent sent, and what the colleagues judged of them."""
+    from feedback.comparisons.judgments import JudgmentRequest, judgment_record
+    from feedback.comparisons.models import Comparison, Judgment
+    from feedback.comparisons.queue import candidates_shown, comparison_assign
+    from feedback.comparisons.submit import ComparisonItem, comparisons_submit
+
+    items = [
+        ComparisonItem.model_validate(
+            {
+                "comparison_id": f"demo-compare-{i}",
+                "prompt": prompt,
+                "candidates": [
+                    {"response": careful, "component_name": "summarize", "model": "careful-v2"},
+                    {"response": hasty, "component_name": "summarize_fast", "model": "fast-v1"},
+                ],
+            }
+        )
+        for i, (prompt, careful, hasty) in enumerate(COMPARED)
+    ]
+    three = {"response": "Fares: +10 cents in July.", "component_name": "summarize_terse"}
+    last = items[-1].model_dump(exclude_defaults=True)
+    items.append(
+        ComparisonItem.model_validate(
+            {
+                **last,
+                "comparison_id": "demo-compare-three",
+                "candidates": [*last["candidates"], three],
+            }
+        )
+    )
+    comparisons_submit(principal=DEMO_AGENT, items=items)
+    for i, preferred in enumerate(COLLEAGUES_PREFERRED):
+        comparison = Comparison.objects.get(comparison_id=f"demo-compare-{i}")
+        for name, careful_over_fast in zip(DEMO_COLLEAGUES, preferred, strict=True):
+            if Judgment.objects.filter(comparison=comparison, annotator=name).exists():
+                continue  # seeded before: safe to run twice
+            shown = [response for _, response in candidates_shown(comparison.pk, name)]
+            careful_first = shown[0] == COMPARED[i][1]
+            preference = careful_over_fast if careful_first else -careful_over_fast
+            comparison_assign(comparison, name)
+            colleague = Principal(role=Role.ANNOTATOR, name=name, is_human=True)
+            judgment_record(
+                principal=colleague,
+                comparison=comparison.pk,
+                judgment=JudgmentRequest(preference=preference),
+            )
+
+
 def _polarity_of(score: float) -> FeedbackPolarity:
     if score > 0.2:
         return FeedbackPolarity.POSITIVE
@@ -269,3 +361,4 @@ def seed_demo(now: float | None = None) -> None:
     demo_experiences(base)
     demo_feedback(base)
     demo_plan()
+    demo_comparisons()

@@ -81,4 +81,8 @@ class Leaderboard(Answer):
         description="of the decisive pairs judged, the share won by the candidate shown first "
         "(0.5: no bias); null with none"
     )
+    position_bias_interval: tuple[float, float] | None = Field(
+        default=None,
+        description="its 95% (Wilson) interval: a bias worth a look when 0.5 lies outside",
+    )
     pairs: int = Field(description="pairs judged (a ranking of k candidates is k(k-1)/2)")

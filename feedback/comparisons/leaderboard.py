@@ -10,6 +10,7 @@ often the candidate shown first won.
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -31,6 +32,7 @@ class RankedBy(StrEnum):
     MODEL = "model"
 
 
+Z95 = 1.959963984540054  # the standard normal's 97.5% quantile
 NAME_FIELD = {RankedBy.COMPONENT: "component_name", RankedBy.MODEL: "model"}
 
 
@@ -96,7 +98,24 @@ def leaderboard_of(pairs: list[JudgedPair], by: RankedBy) -> Leaderboard:
     rows.sort(key=lambda entry: (-entry.strength, entry.name))
     decisive = [pair.first_score for pair in pairs if pair.first_score != 0.5]
     bias = float(np.mean(decisive)) if decisive else None
-    return Leaderboard(by=by.value, entries=rows, position_bias=bias, pairs=len(pairs))
+    interval = wilson(int(sum(decisive)), len(decisive)) if decisive else None
+    return Leaderboard(
+        by=by.value,
+        entries=rows,
+        position_bias=bias,
+        position_bias_interval=interval,
+        pairs=len(pairs),
+    )
+
+
+def wilson(successes: int, trials: int, z: float = Z95) -> tuple[float, float]:
+    """The Wilson score interval of a share `successes / trials` (trials > 0): unlike the
+    normal approximation, it stays inside [0, 1] and is honest for a handful of trials."""
+    share = successes / trials
+    centre = (share + z * z / (2 * trials)) / (1 + z * z / trials)
+    half = z * math.sqrt(share * (1 - share) / trials + z * z / (4 * trials * trials))
+    half /= 1 + z * z / trials
+    return (max(0.0, centre - half), min(1.0, centre + half))
 
 
 def _count(tally: _Tally, score: float, judgment: int) -> None:

@@ -101,6 +101,17 @@ def comparison_next(principal: Principal, *, now: float | None = None) -> Compar
     return ComparisonHeld(comparison, candidates_shown(comparison.pk, who), expires)
 
 
+def comparison_assign(comparison: Comparison, username: str, *, now: float | None = None) -> None:
+    """Lease `comparison` to this person whatever the queue would offer them, in place of any
+    lease they hold: an operator's hand-out (the demo's colleagues each judge comparisons past
+    the judgments they need, which only a lease allows), as feedback.queue.queue_assign."""
+    now = time.time() if now is None else now
+    expires = now + lease_seconds(comparison.project_id)
+    ComparisonLease.objects.update_or_create(
+        username=username, defaults={"comparison": comparison, "expires": expires}
+    )
+
+
 def comparison_release(principal: Principal, comparison: int) -> None:
     """Give back the comparison this person holds, for someone else (or them, later)."""
     principal.require(Action.QUEUE)

@@ -13,6 +13,7 @@ import pytest
 from core.accounts.roles import Role
 from core.projects.services import project_add
 from feedback.comparisons.judgments import JudgmentRequest, judgment_record
+from feedback.comparisons.leaderboard import wilson
 from feedback.comparisons.queue import candidates_shown
 from feedback.comparisons.strengths import PRIOR
 from tests.factories import PrincipalFactory
@@ -127,12 +128,31 @@ def test_a_judge_who_always_takes_the_first_shows_full_bias(agent: Actor, rev: A
     ids = comparisons(agent, [("alpha", "beta"), ("beta", "alpha"), ("gamma", "alpha")])
     for comparison in ids:
         judged("lazy", comparison, -1)
-    assert rev.rest("get", "/api/leaderboard/").json()["position_bias"] == 1.0
+    board = rev.rest("get", "/api/leaderboard/").json()
+    assert board["position_bias"] == 1.0
+    low, high = board["position_bias_interval"]
+    assert low < 0.5 < high == 1.0  # three pairs say little: no bias shown beyond doubt
+
+
+@pytest.mark.parametrize(
+    ("successes", "trials", "interval"),
+    [(0, 10, (0.0, 0.2775)), (5, 10, (0.2366, 0.7634)), (13, 13, (0.7719, 1.0))],
+)
+def test_the_position_bias_interval_is_wilsons(
+    successes: int, trials: int, interval: tuple[float, float]
+) -> None:
+    assert wilson(successes, trials) == pytest.approx(interval, abs=1e-4)
 
 
 def test_a_leaderboard_of_no_judgments_is_empty(rev: Actor) -> None:
     board = rev.rest("get", "/api/leaderboard/").json()
-    assert board == {"by": "component", "entries": [], "position_bias": None, "pairs": 0}
+    assert board == {
+        "by": "component",
+        "entries": [],
+        "position_bias": None,
+        "position_bias_interval": None,
+        "pairs": 0,
+    }
 
 
 def test_by_model_names_the_models_and_leaves_out_candidates_without_one(
