@@ -16,6 +16,7 @@ from feedback.api import (
 )
 from feedback.comparisons.api import ComparisonsView, JudgmentsView, LeaderboardView
 from feedback.pages import agreement, explorer, file_import, leaderboard, queue, sessions, turns
+from feedback.pages.comparisons import compare
 
 # Under /api/ (learnportal.urls).
 urlpatterns = [
@@ -43,6 +44,7 @@ page_urlpatterns = [
     path("turns/import/", file_import.turn_import, name="turn_import"),
     path("turns/import/<str:token>/", file_import.turn_import_file, name="turn_import_file"),
     path("queue/", queue.queue, name="queue"),
+    path("compare/", compare, name="compare"),
     path("explorer/", explorer.explorer, name="explorer"),
     path("explorer/turns/<int:pk>/", explorer.turn_detail, name="turn_detail"),
     path("agreement/", agreement.agreement, name="agreement"),

@@ -30,8 +30,10 @@ class ShownCandidate(Answer):
 
 
 class LeasedComparison(Answer):
+    """What a judge sees: not the sender's `comparison_id`, which may name the candidates'
+    models (a judgment is blind to them)."""
+
     id: int
-    comparison_id: str
     prompt: str
     candidates: list[ShownCandidate] = Field(
         description="in the order shown to you (shuffled per person): a `preference` is read in it"
@@ -51,7 +53,6 @@ class QueueLeasedComparison(Answer):
     def of(cls, held: ComparisonHeld) -> QueueLeasedComparison:
         comparison = LeasedComparison(
             id=held.comparison.pk,
-            comparison_id=held.comparison.comparison_id,
             prompt=held.comparison.prompt,
             candidates=[ShownCandidate(candidate_id=c, response=r) for c, r in held.shown],
         )

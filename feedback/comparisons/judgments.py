@@ -23,7 +23,6 @@ from core.accounts.roles import Action
 from core.projects.selection import project_pk
 from feedback.comparisons.models import Comparison, Judgment
 from feedback.comparisons.queue import candidates_shown, lease_end, live_holders
-from feedback.raters import LEASED_TO_OTHERS, RATED_ENOUGH
 from learnportal_protocol.errors import conflict, detail, invalid, not_found
 from learnportal_protocol.fielderror import FieldError
 from learnportal_protocol.models import Name, StrictModel, Text
@@ -33,6 +32,10 @@ if TYPE_CHECKING:
 
 PREFERENCE_BOUND = 2  # -2: the first shown much better ... 2: the second much better
 JUDGED_ALREADY = "you judged this comparison already"
+# As feedback.raters says of ratings, in the words of judgments.
+JUDGED_ENOUGH = "this comparison has the {needed} judgments it needs from distinct people"
+LEASED_TO_OTHERS = "the judgments this comparison still needs are leased to other people"
+RATIONALE_LENGTH = 10_000
 
 
 class JudgmentRequest(StrictModel):
@@ -46,7 +49,7 @@ class JudgmentRequest(StrictModel):
     ranking: list[Name] | None = Field(
         default=None, description="every candidate_id of the comparison, best first"
     )
-    rationale: Text = ""
+    rationale: Text = Field(default="", max_length=RATIONALE_LENGTH, description="why, in words")
 
     @model_validator(mode="after")
     def _one_judgment(self) -> JudgmentRequest:
@@ -131,12 +134,11 @@ def _may_judge(comparison: Comparison, who: str, now: float) -> None:
     holders = live_holders(comparison.pk, now)
     if who in holders:
         return
-    unit = "comparison"
     if comparison.judgments_needed <= 0:
         judged = Judgment.objects.filter(comparison=comparison).count()
-        said = RATED_ENOUGH.format(unit=unit, needed=judged)
+        said = JUDGED_ENOUGH.format(needed=judged)
     elif comparison.judgments_needed <= len(holders):
-        said = LEASED_TO_OTHERS.format(unit=unit)
+        said = LEASED_TO_OTHERS
     else:
         return
     raise conflict(f"Comparison {comparison.pk}: {said}.", [detail(["comparison"], said)])

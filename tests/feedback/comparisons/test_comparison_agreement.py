@@ -23,7 +23,7 @@ pytestmark = pytest.mark.django_db
 JUDGES = ["j-0", "j-1", "j-2"]
 # What each judge thinks of the second candidate sent against the first, comparison by comparison
 # (None: not judged): -2 the first much better ... 2 the second much better.
-SAID = [
+SAID: list[list[int | None]] = [
     [-2, -1, -2],
     [1, 2, 2],
     [0, 0, 1],

@@ -48,6 +48,10 @@ def lease(actor: Actor) -> dict[str, Any] | None:
     return leased
 
 
+def by_key(comparison_id: str) -> int:
+    return Comparison.objects.get(comparison_id=comparison_id).pk
+
+
 def judge(actor: Actor, comparison: int, **judgment: Any) -> Any:
     return actor.rest("post", f"/api/comparisons/{comparison}/judgments/", judgment)
 
@@ -149,7 +153,8 @@ def test_the_queue_leases_a_comparison_in_an_order_of_each_persons_own_without_n
     ids = submit(agent, pair("c-1")).json()["comparisons"][0]["candidates"]
     mine, theirs = lease(ann), lease(rev)
     assert mine is not None and theirs is not None
-    assert mine["comparison_id"] == theirs["comparison_id"] == "c-1"
+    assert mine["id"] == theirs["id"] == Comparison.objects.get(comparison_id="c-1").pk
+    assert "comparison_id" not in mine  # the sender's id may name the models
     assert [c["candidate_id"] for c in mine["candidates"]] == shown_order(mine["id"], ids, "ann")
     assert [c["candidate_id"] for c in theirs["candidates"]] == shown_order(mine["id"], ids, "rev")
     assert lease(ann) == mine  # held: the same, in the same order
@@ -245,17 +250,17 @@ def test_a_comparison_takes_as_many_people_as_it_needs_and_no_more(
     first, second = lease(ann), lease(rev)
     assert first is not None and second is not None and first["id"] == second["id"]
     held = lease(third)
-    assert held is not None and held["comparison_id"] == "c-2"  # c-1 is held by the two
+    assert held is not None and held["id"] == by_key("c-2")  # c-1 is held by the two
     refused = judge(third, first["id"], preference=1)
     assert refused_at(refused, 409) == [["comparison"]]
     assert refused.json()["details"][0]["msg"] == (
-        "the ratings this comparison still needs are leased to other people"
+        "the judgments this comparison still needs are leased to other people"
     )
     assert judge(ann, first["id"], preference=1).status_code == 201
     assert judge(rev, first["id"], preference=-1).status_code == 201
     refused = judge(third, first["id"], preference=1)
     assert refused.json()["details"][0]["msg"] == (
-        "this comparison has the 2 ratings it needs from distinct people"
+        "this comparison has the 2 judgments it needs from distinct people"
     )
     assert Comparison.objects.get(comparison_id="c-1").judgments_needed == 0
 
@@ -272,7 +277,7 @@ def test_a_released_comparison_is_offered_again_and_a_skipped_one_is_not(
     assert again is not None and again["id"] == leased["id"]
     assert ann.rest("post", "/api/queue/skip/", release).status_code == 204
     after = lease(ann)
-    assert after is not None and after["comparison_id"] == "c-2"
+    assert after is not None and after["id"] == by_key("c-2")
     assert refused_at(ann.rest("post", "/api/queue/skip/", release), 404) == [["comparison"]]
 
 

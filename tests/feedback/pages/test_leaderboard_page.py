@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 import pytest
-from bs4 import BeautifulSoup
+from bs4 import BeautifulSoup, Tag
 from django.urls import reverse
 
 from core.accounts.roles import Role
@@ -54,12 +54,18 @@ def rows(page: Any) -> list[dict[str, str]]:
     soup = BeautifulSoup(page.content, "html.parser")
     return [
         {
-            "name": tr["data-name"],
-            "strength": tr.select_one('td[data-label="Strength"]').get_text(strip=True),
-            "won": tr.select_one('td[data-label="Won"]').get_text(strip=True),
+            "name": str(tr["data-name"]),
+            "strength": cell(tr, 'td[data-label="Strength"]'),
+            "won": cell(tr, 'td[data-label="Won"]'),
         }
         for tr in soup.select("table.leaderboard tbody tr")
     ]
+
+
+def cell(tag: Tag, selector: str) -> str:
+    found = tag.select_one(selector)
+    assert found is not None, selector
+    return found.get_text(strip=True)
 
 
 def test_the_page_shows_what_the_api_answers_in_its_order(judged: None, rev: Actor) -> None:
@@ -72,7 +78,7 @@ def test_the_page_shows_what_the_api_answers_in_its_order(judged: None, rev: Act
     ]
     assert [row["name"] for row in rows(page)] == ["careful", "hasty", "sloppy"]
     soup = BeautifulSoup(page.content, "html.parser")
-    assert f"{answer['position_bias']:.3f}" in soup.select_one("#position-bias").get_text()
+    assert f"{answer['position_bias']:.3f}" in cell(soup, "#position-bias")
     assert {tr["data-key"] for tr in soup.select("tr[data-key]")} == {"preference", "winner"}
 
 
@@ -81,9 +87,9 @@ def test_each_interval_is_drawn_inside_one_scale(judged: None, rev: Actor) -> No
     bars = soup.select("svg.interval-bar rect.bar")
     assert len(bars) == 3
     for bar in bars:
-        x, width = float(bar["x"]), float(bar["width"])
+        x, width = float(str(bar["x"])), float(str(bar["width"]))
         assert x >= 0 and x + width <= 100.01
-    assert min(float(bar["x"]) for bar in bars) == 0
+    assert min(float(str(bar["x"])) for bar in bars) == 0
 
 
 def test_by_model_ranks_the_models_and_an_unknown_choice_ranks_components(

@@ -1,0 +1,276 @@
+// Judging a comparison, keyboard first (/compare/, templates/feedback/compare.html), in the
+// ways of rate.js. Two responses: 1-5 choose the preference (A much better ... B much better).
+// Three and more: a ranking, best first. Focus a response in the list (Tab, then Up/Down),
+// move it with Alt+Up/Down or put it at a place with its number, or drag it by its handle
+// (pointer events: a mouse anywhere on the row, a finger or a pen on the handle).
+// Enter submits (Ctrl+Enter also inside the text field), M writes why, S skips, ? lists them.
+// Shortcuts never fire while a text field has the focus; Esc leaves the field.
+// Without this script the form still works: radios, or a rank select per response.
+(function () {
+  "use strict";
+  const form = document.getElementById("judge-form");
+  const dialog = document.getElementById("shortcuts");
+  const skipForm = document.getElementById("skip-form");
+  const status = document.getElementById("key-status");
+  const rationale = document.getElementById("rationale");
+
+  function say(text) {
+    if (status) status.textContent = text;
+  }
+
+  // ---- Sending: once (and again after the back button brought the page back) ----
+  let sending = false;
+  function send(which) {
+    if (sending || !which) return;
+    sending = true;
+    which.requestSubmit();
+  }
+  document.querySelectorAll("form").forEach(function (each) {
+    each.addEventListener("submit", function () { sending = true; });
+  });
+  window.addEventListener("pageshow", function (event) {
+    if (event.persisted) sending = false;
+  });
+
+  // ---- A preference of two ----
+  const radios = form ? Array.from(form.querySelectorAll("input[name=preference]")) : [];
+  function choose(index) {
+    const radio = radios[index];
+    if (!radio) return false;
+    radio.checked = true;
+    radio.dispatchEvent(new Event("change", { bubbles: true }));
+    say("Chosen: " + radio.parentElement.textContent.trim().replace(/^\d\s*/, "") + ".");
+    return true;
+  }
+
+  // ---- A ranking of three and more ----
+  const ranking = (function () {
+    const list = document.getElementById("ranking-list");
+    const field = document.getElementById("ranking-field");
+    if (!form || !list || !field) return null;
+    form.classList.add("js-ranking");
+    const help = document.getElementById("ranking-help");
+    const helpKeys = document.getElementById("ranking-help-js");
+    if (help) help.hidden = true;
+    if (helpKeys) helpKeys.hidden = false;
+    // The list says the ranking now: the selects are neither shown nor sent.
+    list.querySelectorAll("select").forEach(function (select) { select.disabled = true; });
+
+    function items() {
+      return Array.from(list.querySelectorAll(":scope > .rank-item"));
+    }
+    function renumber() {
+      const all = items();
+      all.forEach(function (item, i) {
+        item.querySelector(".rank-place").textContent = String(i + 1);
+        item.setAttribute(
+          "aria-label",
+          "Response " + item.dataset.label + ", place " + (i + 1) + " of " + all.length
+        );
+        const select = item.querySelector("select");
+        if (select) select.value = String(i + 1);
+      });
+      field.value = all.map(function (item) { return item.dataset.candidate; }).join(",");
+    }
+    function placed(item) {
+      const all = items();
+      say("Response " + item.dataset.label + " is at place " + (all.indexOf(item) + 1) +
+        " of " + all.length + ".");
+    }
+    items().forEach(function (item) {
+      item.tabIndex = 0;
+      item.setAttribute("aria-describedby", "ranking-help-js");
+    });
+    renumber();
+
+    // `place` counts from 0; the item keeps the focus (moving a node in the DOM loses it).
+    function moveTo(item, place) {
+      const all = items();
+      const to = Math.max(0, Math.min(all.length - 1, place));
+      if (to !== all.indexOf(item)) {
+        const rest = all.filter(function (other) { return other !== item; });
+        list.insertBefore(item, rest[to] || null);
+        renumber();
+      }
+      item.focus();
+      placed(item);
+    }
+
+    function keys(event) {
+      const item = event.target && event.target.closest ? event.target.closest(".rank-item") : null;
+      if (!item || !list.contains(item)) return false;
+      const all = items();
+      const at = all.indexOf(item);
+      if (event.key === "ArrowUp" || event.key === "ArrowDown") {
+        const step = event.key === "ArrowUp" ? -1 : 1;
+        if (event.altKey) {
+          moveTo(item, at + step);
+          return true;
+        }
+        if (event.ctrlKey || event.metaKey || event.shiftKey) return false;
+        const next = all[at + step];
+        if (next) next.focus();
+        return true;
+      }
+      if (event.ctrlKey || event.metaKey || event.altKey) return false;
+      if (/^[1-9]$/.test(event.key) && Number(event.key) <= all.length) {
+        moveTo(item, Number(event.key) - 1);
+        return true;
+      }
+      return false;
+    }
+
+    // By drag: the row follows the pointer among the others; the list holds the capture, so
+    // that moving the row in the DOM never ends the drag.
+    let drag = null;
+    list.addEventListener("pointerdown", function (event) {
+      const item = event.target.closest(".rank-item");
+      if (!item || event.button !== 0) return;
+      // A finger elsewhere on the row scrolls the page; only the handle drags by touch.
+      if (event.pointerType !== "mouse" && !event.target.closest(".rank-handle")) return;
+      event.preventDefault();
+      drag = { item: item, pointer: event.pointerId, moved: false };
+      list.setPointerCapture(event.pointerId);
+      item.classList.add("dragging");
+    });
+    list.addEventListener("pointermove", function (event) {
+      if (!drag || event.pointerId !== drag.pointer) return;
+      let before = null;
+      for (const other of items()) {
+        if (other === drag.item) continue;
+        const box = other.getBoundingClientRect();
+        if (event.clientY < box.top + box.height / 2) {
+          before = other;
+          break;
+        }
+      }
+      if (drag.item.nextElementSibling === before) return;
+      list.insertBefore(drag.item, before);
+      drag.moved = true;
+      renumber();
+    });
+    function drop(event) {
+      if (!drag || event.pointerId !== drag.pointer) return;
+      const item = drag.item;
+      item.classList.remove("dragging");
+      if (list.hasPointerCapture(event.pointerId)) list.releasePointerCapture(event.pointerId);
+      drag = null;
+      item.focus({ preventScroll: true });
+      placed(item);
+    }
+    list.addEventListener("pointerup", drop);
+    list.addEventListener("pointercancel", drop);
+
+    return { keys: keys };
+  })();
+
+  // ---- The cheat-sheet ----
+  let before = null;
+  function openShortcuts() {
+    if (!dialog || dialog.open) return;
+    before = document.activeElement;
+    dialog.showModal();
+  }
+  if (dialog) {
+    dialog.addEventListener("close", function () {
+      if (before && before.focus) before.focus({ preventScroll: true });
+    });
+    document.querySelectorAll(".shortcuts-open").forEach(function (button) {
+      button.hidden = false;
+      button.addEventListener("click", openShortcuts);
+    });
+  }
+
+  // ---- The lease: a countdown, a warning in its last minute, and what its end means ----
+  const clock = document.getElementById("lease-clock");
+  if (clock) {
+    const left = clock.querySelector(".lease-left");
+    const note = clock.querySelector(".lease-note");
+    const until = performance.now() + Number(clock.dataset.remaining) * 1000;
+    const warn = Number(clock.dataset.warn);
+    let state = "";
+    const tick = function () {
+      const seconds = Math.max(0, Math.ceil((until - performance.now()) / 1000));
+      left.textContent =
+        Math.floor(seconds / 60) + ":" + String(seconds % 60).padStart(2, "0");
+      const now = seconds === 0 ? "ended" : seconds <= warn ? "ending" : "";
+      if (now === state) return;
+      state = now;
+      clock.classList.toggle("lease-ending", now === "ending");
+      clock.classList.toggle("lease-ended", now === "ended");
+      note.textContent = now === "ending"
+        ? "Your hold ends soon: submit before it does, or the comparison may go to someone else."
+        : now === "ended"
+          ? "Your hold on this comparison has ended. A judgment sent now is kept only if the " +
+            "comparison still needs one; reload for a comparison held for you."
+          : "";
+      if (now === "ended") window.clearInterval(timer);
+    };
+    const timer = window.setInterval(tick, 1000);
+    tick();
+  }
+
+  // ---- Keys ----
+  function typing(element) {
+    if (!element || element === document.body) return false;
+    if (element.isContentEditable) return true;
+    if (element.tagName === "TEXTAREA" || element.tagName === "SELECT") return true;
+    if (element.tagName !== "INPUT") return false;
+    return ["radio", "checkbox", "range", "button", "submit", "reset", "hidden"].indexOf(
+      element.type
+    ) < 0;
+  }
+  function pressable(element) {
+    return element && (element.tagName === "BUTTON" || element.tagName === "A" ||
+      element.tagName === "SUMMARY");
+  }
+
+  document.addEventListener("keydown", function (event) {
+    if (event.defaultPrevented || event.isComposing) return;
+    if (dialog && dialog.open) return; // the dialog closes itself on Esc
+    const target = event.target;
+    if (event.key === "Enter" && (event.ctrlKey || event.metaKey) && form) {
+      event.preventDefault();
+      send(form);
+      return;
+    }
+    if (typing(target)) {
+      if (event.key === "Escape") target.blur();
+      return;
+    }
+    if (event.key === "Enter" && pressable(target)) return;
+    if (ranking && ranking.keys(event)) {
+      event.preventDefault();
+      return;
+    }
+    if (event.ctrlKey || event.metaKey || event.altKey) return; // the browser's own
+    let done = true;
+    switch (event.key) {
+      case "1": case "2": case "3": case "4": case "5":
+        done = choose(Number(event.key) - 1);
+        break;
+      case "Enter":
+        if (form) send(form);
+        else done = false;
+        break;
+      case "m": case "M":
+        if (rationale) rationale.focus();
+        else done = false;
+        break;
+      case "s": case "S":
+        if (skipForm) send(skipForm);
+        else done = false;
+        break;
+      case "?":
+        openShortcuts();
+        break;
+      default:
+        done = false;
+    }
+    if (done) event.preventDefault();
+  });
+
+  // After a refused submit: the refusal, read out and in view.
+  const refused = document.getElementById("judge-error");
+  if (refused) refused.focus();
+})();
