@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from feedback.comparisons.models import Candidate, Judgment
+from feedback.comparisons.models import Candidate, Judgment, judgment_readable
 from feedback.rubrics.agreement import QuestionAgreement, question_agreement
 from feedback.rubrics.questions import CategoricalQuestion
 
@@ -39,7 +39,9 @@ def comparison_agreement(project: int) -> list[QuestionAgreement]:
     for comparison, shown, ranks, preference in judgments.values_list(
         "comparison_id", "shown", "ranks", "preference"
     ).iterator(chunk_size=2000):
-        if preference is not None:
+        if not judgment_readable(shown, ranks, preference):
+            continue
+        if preference is not None and len(shown) == 2:
             as_sent = preference if sent.get(shown[0], 0) == 0 else -preference
             preferences.append((comparison, str(as_sent)))
         best = [candidate for candidate, rank in zip(shown, ranks, strict=True) if rank == 0]

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 from django.db.models import Q
 
-from feedback.comparisons.models import Candidate, Judgment
+from feedback.comparisons.models import Candidate, Judgment, judgment_readable
 from feedback.exports import BATCH, openai_dpo_line
 from learnportal_protocol import FeedbackSource
 
@@ -78,6 +78,8 @@ def judgment_records(
         lines: list[Record] = []
         for row in page:
             line = _judgment_line(row, candidates)
+            if line is None:
+                continue
             if kind == COMPARISONS:
                 lines.append(line)
                 continue
@@ -123,15 +125,18 @@ def _names(pair: Record, component: str) -> bool:
 
 
 def _candidates_of(page: list[tuple[Any, ...]]) -> dict[str, Record]:
-    ids = {candidate for row in page for candidate in row[5]}
+    ids = {c for row in page if isinstance(row[5], list) for c in row[5] if isinstance(c, str)}
     rows = Candidate.objects.filter(candidate_id__in=ids).values(
         "candidate_id", "response", "component_name", "model"
     )
     return {row["candidate_id"]: dict(row) for row in rows}
 
 
-def _judgment_line(row: tuple[Any, ...], candidates: dict[str, Record]) -> Record:
+def _judgment_line(row: tuple[Any, ...], candidates: dict[str, Record]) -> Record | None:
+    """A judgment's line, or None for one whose stored fields cannot make one."""
     _, judgment_id, comparison_id, prompt, annotator, shown, ranks, preference, why, ts = row
+    if not judgment_readable(shown, ranks, preference) or not all(c in candidates for c in shown):
+        return None
     return {
         "judgment_id": judgment_id,
         "comparison_id": comparison_id,

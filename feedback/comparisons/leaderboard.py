@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from feedback.comparisons.answers import Leaderboard, LeaderboardEntry
-from feedback.comparisons.models import Candidate, Judgment
+from feedback.comparisons.models import Candidate, Judgment, judgment_readable
 from feedback.comparisons.strengths import bradley_terry
 
 if TYPE_CHECKING:
@@ -61,6 +61,8 @@ def judged_pairs(
     """The pairs of named candidates in each judgment (id, shown, ranks), in the shown order."""
     pairs = []
     for judgment, shown, ranks in judgments:
+        if not judgment_readable(shown, ranks):
+            continue
         for i, j in combinations(range(len(shown)), 2):
             first, second = names.get(shown[i], ""), names.get(shown[j], "")
             if not first or not second or first == second:

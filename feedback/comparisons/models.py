@@ -9,6 +9,8 @@ at once, each from its own queue).
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.db import models
 
 from core.projects.selection import default_project_pk
@@ -91,6 +93,20 @@ class Judgment(models.Model):
 
     def __str__(self) -> str:
         return self.judgment_id
+
+
+def judgment_readable(shown: Any, ranks: Any, preference: Any = None) -> bool:
+    """Whether a stored judgment's fields say what the service writes: two or more candidate
+    ids, a rank each, and a preference of -2..2 or none. Every read of judgments leaves out
+    any other (a row written by hand, or by code of another time) rather than fail on it."""
+    return (
+        isinstance(shown, list)
+        and isinstance(ranks, list)
+        and len(shown) == len(ranks) >= 2
+        and all(isinstance(candidate, str) for candidate in shown)
+        and all(type(rank) is int and 0 <= rank < len(ranks) for rank in ranks)
+        and (preference is None or (type(preference) is int and -2 <= preference <= 2))
+    )
 
 
 class ComparisonLease(models.Model):

@@ -25,7 +25,15 @@ from core.accounts.models import ApiToken, User
 from core.projects.models import GuidelinesVersion, Project
 from feedback.exports import FORMATS
 from feedback.import_staging import TOKEN_BYTES
-from feedback.models import ComponentStats, Experience, Feedback, Turn
+from feedback.models import (
+    Candidate,
+    Comparison,
+    ComponentStats,
+    Experience,
+    Feedback,
+    Judgment,
+    Turn,
+)
 from learnportal_protocol.models import TIMESTAMP_MAX
 from refinement.models import Plan, Proposal, Refinement, Step, StoreValue
 from tests.builders import experience, experience_req, feedback, feedback_req, turn
@@ -165,6 +173,17 @@ def age_rows_as_legacy() -> None:
     Experience.objects.filter(pk=Experience.objects.order_by("pk")[0].pk).update(
         state="[]", action="null"
     )
+    candidate = Candidate.objects.order_by("pk").first()
+    assert candidate is not None
+    Candidate.objects.filter(pk=candidate.pk).update(
+        component_name=LEGACY_NAME, model=LEGACY_NAME, response=HUGE_TEXT
+    )
+    Comparison.objects.filter(pk=candidate.comparison_id).update(prompt=HUGE_TEXT)
+    judgments = list(Judgment.objects.order_by("pk").values_list("pk", flat=True)[:3])
+    assert len(judgments) == 3
+    Judgment.objects.filter(pk=judgments[0]).update(shown={"a": 1}, ranks="x")
+    Judgment.objects.filter(pk=judgments[1]).update(shown=["no-such-candidate"], ranks=[0, 1])
+    Judgment.objects.filter(pk=judgments[2]).update(rationale=HUGE_TEXT, preference=7)
     default = Project.objects.get(slug="default")
     Project.objects.filter(pk=default.pk).update(guidelines_ack_required=True)
     for version, questions in ((1, {"Bad Key\n": LEGACY_NAME}), (2, {"tone": HUGE_TEXT})):
@@ -183,6 +202,7 @@ def _values() -> dict[str, list[str]]:
     users = list(User.objects.values_list("pk", flat=True))
     return {
         "pk": [str(pk) for pk in Turn.objects.values_list("pk", flat=True)[:3]],
+        "comparison": [str(pk) for pk in Comparison.objects.values_list("pk", flat=True)[:3]],
         "plan_id": list(Plan.objects.values_list("plan_id", flat=True)[:3]),
         "proposal_id": list(Proposal.objects.values_list("proposal_id", flat=True)[:3]),
         "decision": ["approve", "reject"],
@@ -197,7 +217,7 @@ def _values() -> dict[str, list[str]]:
         or ["1"],
         "delivery_id": [str(pk) for pk in Delivery.objects.values_list("pk", flat=True)[:1]]
         or ["1"],
-        "kind": list(FORMATS),
+        "kind": [*FORMATS, "answers", "comparisons"],
         "token": ["0" * 2 * TOKEN_BYTES, "not-an-upload"],  # an import's upload: none is kept
         "slug": list(Project.objects.values_list("slug", flat=True)[:2]),
         "username": list(User.objects.values_list("username", flat=True)[:2]),
