@@ -99,6 +99,7 @@ bench: migrate $(VENV)/.bench-installed
 	$(PY) -m bench.projects
 	$(PY) -m bench.loop
 	$(PY) -m bench.traces
+	$(PY) -m bench.comparisons
 
 docs: dev $(ENV_FILE)
 	$(VENV)/bin/mkdocs build --strict --quiet --site-dir $(SITE_DIR)

@@ -83,7 +83,7 @@ def judgment_record(
                 [detail(["comparison"], "no such comparison")],
             )
         shown = [candidate for candidate, _ in candidates_shown(found.pk, who)]
-        ranks = _ranks(judgment, shown)
+        ranks = ranks_of(judgment, shown)
         _may_judge(found, who, now)
         row = Judgment.objects.create(
             judgment_id=uuid.uuid4().hex,
@@ -104,7 +104,7 @@ def judgment_record(
     return Judged(row.judgment_id, ranking, tie=len(set(ranks)) < len(ranks))
 
 
-def _ranks(judgment: JudgmentRequest, shown: list[str]) -> list[int]:
+def ranks_of(judgment: JudgmentRequest, shown: list[str]) -> list[int]:
     """Each shown candidate's rank (0 best), or `invalid` naming what does not fit."""
     if judgment.preference is not None:
         if len(shown) != 2:
