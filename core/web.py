@@ -56,7 +56,6 @@ def nav_links(principal: Principal | None) -> dict[str, bool]:
         "plans": principal.may(Action.DECIDE),
         "history": principal.may(Action.HISTORY),
         "agreement": principal.may(Action.READ_AGREEMENT),
-        "leaderboard": principal.may(Action.READ_LEADERBOARD),
         "skills": principal.may(Action.DECIDE),
         "accounts": principal.may(Action.MANAGE_ACCOUNTS),
         "webhooks": principal.may(Action.MANAGE_WEBHOOKS),

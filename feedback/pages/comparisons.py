@@ -49,6 +49,8 @@ PREFERENCES = (
 RANKING_FIELD = "ranking"  # the ids best first, comma-separated (compare.js fills it)
 RANK_PREFIX = "rank-"  # `rank-<candidate id>`: its rank, 1 best (the selects without script)
 FIELDS = ("preference", "ranking", "rationale")  # what a refusal may name beside its field
+# What the lease clock (hold.js) calls what is held, and what a late submit sends.
+COMPARISON_HOLD = {"lease_unit": "comparison", "lease_act": "judgment"}
 EXCERPT = 120  # characters of a candidate's response in the ranking list
 
 CHOOSE = "Choose which response is better (keys 1 to 5), or Tie."
@@ -239,7 +241,11 @@ def _compare_page(
         "asked_step_kinds": step_kinds_asked(principal.project),
     }
     if held is not None:
-        context |= _judging(held, sent or Sent(), refused) | lease_clock(held.expires, time.time())
+        context |= (
+            _judging(held, sent or Sent(), refused)
+            | lease_clock(held.expires, time.time())
+            | COMPARISON_HOLD
+        )
     return page(request, "feedback/compare.html", context, status=status)
 
 

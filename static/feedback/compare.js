@@ -181,35 +181,6 @@
     });
   }
 
-  // ---- The lease: a countdown, a warning in its last minute, and what its end means ----
-  const clock = document.getElementById("lease-clock");
-  if (clock) {
-    const left = clock.querySelector(".lease-left");
-    const note = clock.querySelector(".lease-note");
-    const until = performance.now() + Number(clock.dataset.remaining) * 1000;
-    const warn = Number(clock.dataset.warn);
-    let state = "";
-    const tick = function () {
-      const seconds = Math.max(0, Math.ceil((until - performance.now()) / 1000));
-      left.textContent =
-        Math.floor(seconds / 60) + ":" + String(seconds % 60).padStart(2, "0");
-      const now = seconds === 0 ? "ended" : seconds <= warn ? "ending" : "";
-      if (now === state) return;
-      state = now;
-      clock.classList.toggle("lease-ending", now === "ending");
-      clock.classList.toggle("lease-ended", now === "ended");
-      note.textContent = now === "ending"
-        ? "Your hold ends soon: submit before it does, or the comparison may go to someone else."
-        : now === "ended"
-          ? "Your hold on this comparison has ended. A judgment sent now is kept only if the " +
-            "comparison still needs one; reload for a comparison held for you."
-          : "";
-      if (now === "ended") window.clearInterval(timer);
-    };
-    const timer = window.setInterval(tick, 1000);
-    tick();
-  }
-
   // ---- Keys ----
   function typing(element) {
     if (!element || element === document.body) return false;

@@ -358,36 +358,6 @@
     });
   }
 
-  // ---- The lease: a countdown, a warning in its last minute, and what its end means ----
-  // Counted from the seconds the server said were left, so the two clocks need not agree.
-  const clock = document.getElementById("lease-clock");
-  if (clock) {
-    const left = clock.querySelector(".lease-left");
-    const note = clock.querySelector(".lease-note");
-    const until = performance.now() + Number(clock.dataset.remaining) * 1000;
-    const warn = Number(clock.dataset.warn);
-    let state = "";
-    const tick = function () {
-      const seconds = Math.max(0, Math.ceil((until - performance.now()) / 1000));
-      left.textContent =
-        Math.floor(seconds / 60) + ":" + String(seconds % 60).padStart(2, "0");
-      const now = seconds === 0 ? "ended" : seconds <= warn ? "ending" : "";
-      if (now === state) return;
-      state = now;
-      clock.classList.toggle("lease-ending", now === "ending");
-      clock.classList.toggle("lease-ended", now === "ended");
-      note.textContent = now === "ending"
-        ? "Your hold ends soon: submit before it does, or the turn may go to someone else."
-        : now === "ended"
-          ? "Your hold on this turn has ended. A rating sent now is kept only if the turn " +
-            "still needs one; reload for a turn held for you."
-          : "";
-      if (now === "ended") window.clearInterval(timer);
-    };
-    const timer = window.setInterval(tick, 1000);
-    tick();
-  }
-
   // ---- Undo, within the minute the server allows ----
   let undoUntil = undoForm ? Number(undoForm.dataset.until) * 1000 : 0;
   if (undoForm && undoUntil) {

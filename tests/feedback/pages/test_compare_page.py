@@ -13,6 +13,7 @@ from bs4 import BeautifulSoup, Tag
 from core.projects.services import project_add
 from feedback.comparisons.models import Comparison, ComparisonLease, ComparisonSkip, Judgment
 from feedback.comparisons.queue import shown_order
+from tests.builders import turn
 from tests.harness import Actor, human_actor, token_actor
 
 if TYPE_CHECKING:
@@ -24,6 +25,9 @@ pytestmark = pytest.mark.django_db
 
 PROMPT = "Which planet is largest?\nAnswer in one word."
 NAMES = ("solver-alpha", "solver-beta", "solver-gamma", "model-zeta", "model-eta", "model-theta")
+
+
+TURN = turn()
 
 
 def candidate(response: str, component: str, model: str) -> dict[str, str]:
@@ -142,6 +146,17 @@ def test_asking_again_while_the_lease_lives_shows_the_same_comparison_in_the_sam
     again = soup(aria.get("/compare/"))
     assert shown_texts(again) == shown_texts(first)
     assert ComparisonLease.objects.get(username="ann").comparison.comparison_id == "c-1"
+
+
+def test_the_lease_clock_speaks_of_a_comparison_and_a_judgment(
+    agent: Actor, aria: Client, ann: Actor
+) -> None:
+    submit(agent, two("c-1"))
+    clock = one(soup(aria.get("/compare/")), "#lease-clock")
+    assert (clock["data-unit"], clock["data-act"]) == ("comparison", "judgment")
+    agent.rest("post", "/api/turns/", {"turns": [{"correlation_id": "t", "rated_turn": TURN}]})
+    queue = one(soup(ann.browser().get("/queue/")), "#lease-clock")
+    assert (queue["data-unit"], queue["data-act"]) == ("turn", "rating")
 
 
 def test_two_people_are_shown_the_candidates_each_in_their_own_order(

@@ -102,6 +102,11 @@ def test_by_model_ranks_the_models_and_an_unknown_choice_ranks_components(
     assert {row["name"] for row in fallback} == {"careful", "hasty", "sloppy"}
 
 
+def test_the_agreement_page_leads_to_it(rev: Actor) -> None:
+    page = rev.browser().get(reverse("portal:agreement"))
+    assert reverse("portal:leaderboard").encode() in page.content
+
+
 def test_with_no_judgment_the_page_says_how_to_begin(rev: Actor) -> None:
     page = rev.browser().get(reverse("portal:leaderboard"))
     assert page.status_code == 200
