@@ -23,17 +23,10 @@ from django.utils.http import urlsafe_base64_encode
 
 from core.accounts.models import ApiToken, User
 from core.projects.models import GuidelinesVersion, Project
+from feedback.comparisons.models import Candidate, Comparison, Judgment
 from feedback.exports import FORMATS
 from feedback.import_staging import TOKEN_BYTES
-from feedback.models import (
-    Candidate,
-    Comparison,
-    ComponentStats,
-    Experience,
-    Feedback,
-    Judgment,
-    Turn,
-)
+from feedback.models import ComponentStats, Experience, Feedback, Turn
 from learnportal_protocol.models import TIMESTAMP_MAX
 from refinement.models import Plan, Proposal, Refinement, Step, StoreValue
 from tests.builders import experience, experience_req, feedback, feedback_req, turn
