@@ -385,7 +385,10 @@ class RatingRequest(StrictModel):
     model_config = ConfigDict(
         json_schema_extra={
             "oneOf": [
-                {"required": ["turn"], "properties": {"turn": {"minLength": 1}}},
+                {
+                    "required": ["turn"],
+                    "properties": {"turn": {"minLength": 1}, "session_id": {"maxLength": 0}},
+                },
                 {
                     "required": ["session_id"],
                     "properties": {"session_id": {"minLength": 1}, "step_id": {"maxLength": 0}},

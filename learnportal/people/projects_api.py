@@ -28,7 +28,7 @@ from core.projects.selection import principal_in, visible_projects
 from feedback.answers import RubricAnswer
 from feedback.services.rubrics import rubric_current, rubric_replace
 from learnportal.people.welcome import welcome_url
-from learnportal_protocol.models import USERNAME_LENGTH, StrictModel
+from learnportal_protocol.models import NO_CONTROL, NO_NUL, USERNAME_LENGTH, StrictModel
 from learnportal_protocol.wire import loads_strict, parse_body, refuse_wide_integers
 
 if TYPE_CHECKING:
@@ -42,11 +42,11 @@ MANAGERS_ONLY = OpenApiResponse(description="only the project's managers and sit
 
 class ProjectRequest(StrictModel):
     slug: str = Field(pattern=models.SLUG_PATTERN, max_length=50)
-    name: str = Field(min_length=1, max_length=models.NAME_LENGTH)
+    name: str = Field(min_length=1, max_length=models.NAME_LENGTH, pattern=NO_CONTROL)
 
 
 class ProjectChanges(StrictModel):
-    name: str = Field(default="", min_length=1, max_length=models.NAME_LENGTH)
+    name: str = Field(default="", min_length=1, max_length=models.NAME_LENGTH, pattern=NO_CONTROL)
     ratings_per_turn: int | None = Field(default=None, ge=1, le=models.MAX_RATINGS_PER_TURN)
     lease_seconds: int | None = Field(default=None, ge=30, le=models.MAX_LEASE_SECONDS)
     blind: bool = True
@@ -56,7 +56,7 @@ class ProjectChanges(StrictModel):
     priority_unsure: int = Field(
         default=models.DEFAULT_PRIORITY_UNSURE, ge=0, le=models.MAX_PRIORITY_WEIGHT
     )
-    guidelines: str = Field(default="", max_length=models.GUIDELINES_LENGTH)
+    guidelines: str = Field(default="", max_length=models.GUIDELINES_LENGTH, pattern=NO_NUL)
     guidelines_ack_required: bool = False
 
 

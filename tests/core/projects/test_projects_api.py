@@ -77,6 +77,8 @@ def test_a_site_admin_makes_a_project_and_nobody_else_may(boss: Actor, lead: Act
         ({"slug": "Has Caps", "name": "x"}, "slug"),
         ({"slug": "-edge", "name": "x"}, "slug"),
         ({"slug": "ok", "name": ""}, "name"),
+        ({"slug": "ok", "name": "a\x00b"}, "name"),  # PostgreSQL keeps no NUL: 400, not 500
+        ({"slug": "ok", "name": "two\nlines"}, "name"),
         ({"slug": "ok", "name": "x", "owner": "me"}, "owner"),
     ],
 )
@@ -142,6 +144,7 @@ def test_its_manager_changes_a_projects_settings(lead: Actor) -> None:
         ({"priority_unsure": None}, "priority_unsure"),
         ({"priority_negative": "2"}, "priority_negative"),
         ({"slug": "renamed"}, "slug"),
+        ({"guidelines": "a\x00b"}, "guidelines"),
     ],
 )
 def test_a_bad_setting_is_refused_naming_it_and_changes_nothing(
