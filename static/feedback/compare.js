@@ -9,14 +9,11 @@
 (function () {
   "use strict";
   const form = document.getElementById("judge-form");
-  const dialog = document.getElementById("shortcuts");
   const skipForm = document.getElementById("skip-form");
-  const status = document.getElementById("key-status");
   const rationale = document.getElementById("rationale");
 
-  function say(text) {
-    if (status) status.textContent = text;
-  }
+  const shared = window.learnportalKeys;
+  const say = shared.say;
 
   // ---- Sending: once (and again after the back button brought the page back) ----
   let sending = false;
@@ -164,41 +161,13 @@
     return { keys: keys };
   })();
 
-  // ---- The cheat-sheet ----
-  let before = null;
-  function openShortcuts() {
-    if (!dialog || dialog.open) return;
-    before = document.activeElement;
-    dialog.showModal();
-  }
-  if (dialog) {
-    dialog.addEventListener("close", function () {
-      if (before && before.focus) before.focus({ preventScroll: true });
-    });
-    document.querySelectorAll(".shortcuts-open").forEach(function (button) {
-      button.hidden = false;
-      button.addEventListener("click", openShortcuts);
-    });
-  }
-
   // ---- Keys ----
-  function typing(element) {
-    if (!element || element === document.body) return false;
-    if (element.isContentEditable) return true;
-    if (element.tagName === "TEXTAREA" || element.tagName === "SELECT") return true;
-    if (element.tagName !== "INPUT") return false;
-    return ["radio", "checkbox", "range", "button", "submit", "reset", "hidden"].indexOf(
-      element.type
-    ) < 0;
-  }
-  function pressable(element) {
-    return element && (element.tagName === "BUTTON" || element.tagName === "A" ||
-      element.tagName === "SUMMARY");
-  }
+  const typing = shared.typing;
+  const pressable = shared.pressable;
 
   document.addEventListener("keydown", function (event) {
     if (event.defaultPrevented || event.isComposing) return;
-    if (dialog && dialog.open) return; // the dialog closes itself on Esc
+    if (shared.shortcutsOpen()) return; // the dialog closes itself on Esc
     const target = event.target;
     if (event.key === "Enter" && (event.ctrlKey || event.metaKey) && form) {
       event.preventDefault();
@@ -233,7 +202,7 @@
         else done = false;
         break;
       case "?":
-        openShortcuts();
+        shared.openShortcuts();
         break;
       default:
         done = false;

@@ -5,14 +5,11 @@
 // Without this script the forms still work: the span is simply left empty.
 (function () {
   "use strict";
-  const dialog = document.getElementById("shortcuts");
   const skipForm = document.getElementById("skip-form");
   const undoForm = document.getElementById("undo-form");
-  const status = document.getElementById("key-status");
 
-  function say(text) {
-    if (status) status.textContent = text;
-  }
+  const shared = window.learnportalKeys;
+  const say = shared.say;
 
   // ---- Sending: once ----
   let sending = false;
@@ -341,23 +338,6 @@
     };
   })();
 
-  // ---- The cheat-sheet ----
-  let before = null;
-  function openShortcuts() {
-    if (!dialog || dialog.open) return;
-    before = document.activeElement;
-    dialog.showModal();
-  }
-  if (dialog) {
-    dialog.addEventListener("close", function () {
-      if (before && before.focus) before.focus({ preventScroll: true });
-    });
-    document.querySelectorAll(".shortcuts-open").forEach(function (button) {
-      button.hidden = false;
-      button.addEventListener("click", openShortcuts);
-    });
-  }
-
   // ---- Undo, within the minute the server allows ----
   let undoUntil = undoForm ? Number(undoForm.dataset.until) * 1000 : 0;
   if (undoForm && undoUntil) {
@@ -372,24 +352,13 @@
   }
 
   // ---- Keys ----
-  function typing(element) {
-    if (!element || element === document.body) return false;
-    if (element.isContentEditable) return true;
-    if (element.tagName === "TEXTAREA" || element.tagName === "SELECT") return true;
-    if (element.tagName !== "INPUT") return false;
-    return ["radio", "checkbox", "range", "button", "submit", "reset", "hidden"].indexOf(
-      element.type
-    ) < 0;
-  }
-  function pressable(element) {
-    return element && (element.tagName === "BUTTON" || element.tagName === "A" ||
-      element.tagName === "SUMMARY");
-  }
+  const typing = shared.typing;
+  const pressable = shared.pressable;
   const queue = !!(skipForm || undoForm || document.getElementById("queue-page"));
 
   document.addEventListener("keydown", function (event) {
     if (event.defaultPrevented || event.isComposing) return;
-    if (dialog && dialog.open) return; // the dialog closes itself on Esc
+    if (shared.shortcutsOpen()) return; // the dialog closes itself on Esc
     const target = event.target;
     if (event.key === "Enter" && (event.ctrlKey || event.metaKey) && rating) {
       event.preventDefault();
@@ -420,7 +389,7 @@
         else done = false;
         break;
       case "?":
-        openShortcuts();
+        shared.openShortcuts();
         break;
       default:
         done = false;
