@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 from django.db import connection
@@ -15,6 +16,9 @@ from feedback.bulk import Row, insert_rows
 from feedback.models import ComponentStats
 from feedback.sketch import DurationSketch
 from learnportal_protocol import FeedbackSource
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
 
 STATS = Columns(ComponentStats)
 # Each source's own tally of scores, beside the total over them all (ComponentStats).
@@ -130,18 +134,26 @@ def stats_add_scores(project: int, deltas: dict[str, ScoreDelta]) -> None:
 
 
 @staged("`stats_add_calls` (lock, sketch merge, UPDATE)")
+def stats_know(project: int, names: Iterable[str]) -> list[str]:
+    """Make these components of the project known (a row of zeros for each new one, which
+    adapt and plans then weigh) without counting anything: their names, sorted."""
+    known = sorted(set(names) - {""})
+    if known:
+        insert_rows(
+            ComponentStats,
+            ZERO_ROW_COLUMNS,
+            [_zero_row(project, name) for name in known],
+            on_conflict=f"ON CONFLICT ({_KEY}) DO NOTHING",
+        )
+    return known
+
+
 def stats_add_calls(project: int, deltas: dict[str, CallDelta]) -> None:
     """Add calls to the project's components, merging each duration sketch under a row lock."""
     deltas = {name: d for name, d in deltas.items() if name}
     if not deltas:
         return
-    names = sorted(deltas)
-    insert_rows(
-        ComponentStats,
-        ZERO_ROW_COLUMNS,
-        [_zero_row(project, name) for name in names],
-        on_conflict=f"ON CONFLICT ({_KEY}) DO NOTHING",
-    )
+    names = stats_know(project, deltas)
     table = connection.ops.quote_name(ComponentStats._meta.db_table)
     lock = " FOR UPDATE" if connection.features.has_select_for_update else ""
     # Raw: the few columns the merge needs, no model instances (one a component, each batch).

@@ -36,6 +36,10 @@ class ProjectAnswer(Answer):
     guidelines_ack_required: bool = Field(
         description="people acknowledge each new version of the guidelines before they rate again"
     )
+    comparisons_as_evidence: bool = Field(
+        description="each judged comparison counts as routing evidence: the winner's component "
+        "a success, the loser's a failure"
+    )
 
     @classmethod
     def of(cls, project: Project) -> Self:

@@ -73,6 +73,14 @@ class Project(models.Model):
         db_default=False,
         help_text="People acknowledge each new version of the guidelines before they rate again.",
     )
+    # Judged comparisons as routing evidence (feedback.comparisons.evidence): off, as a project
+    # made before it had the setting.
+    comparisons_as_evidence = models.BooleanField(
+        default=False,
+        db_default=False,
+        help_text="Each judged comparison counts for routing: the winner's component a success, "
+        "the loser's a failure.",
+    )
     created_at = models.DateTimeField(default=timezone.now)
 
     class Meta:

@@ -73,3 +73,9 @@ def is_blind(slug: str) -> bool:
     they have rated it."""
     blind = Project.objects.filter(slug=slug).values_list("blind", flat=True).first()
     return True if blind is None else bool(blind)
+
+
+def comparisons_as_evidence(project_id: int) -> bool:
+    """Whether the project's judged comparisons count as routing evidence
+    (feedback.comparisons.evidence)."""
+    return Project.objects.filter(pk=project_id, comparisons_as_evidence=True).exists()

@@ -29,6 +29,7 @@ SETTINGS_FIELDS = (
     "priority_unsure",
     "guidelines",
     "guidelines_ack_required",
+    "comparisons_as_evidence",
 )
 
 

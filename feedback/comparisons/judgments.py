@@ -21,6 +21,7 @@ from pydantic import Field, model_validator
 
 from core.accounts.roles import Action
 from core.projects.selection import project_pk
+from feedback.comparisons.evidence import judgment_as_evidence
 from feedback.comparisons.models import Comparison, Judgment
 from feedback.comparisons.queue import candidates_shown, lease_end, live_holders
 from learnportal_protocol.errors import conflict, detail, invalid, not_found
@@ -100,6 +101,7 @@ def judgment_record(
             judgments_needed=F("judgments_needed") - 1
         )
         lease_end(who, found.pk)
+        judgment_as_evidence(principal, found, row)
     ranking = [shown[i] for i in sorted(range(len(shown)), key=ranks.__getitem__)]
     return Judged(row.judgment_id, ranking, tie=len(set(ranks)) < len(ranks))
 

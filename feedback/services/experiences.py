@@ -27,7 +27,7 @@ from feedback.queue_state import turns_tally
 from feedback.rewards import owner_latest_id, rewards_add, rewards_evict
 from feedback.selectors.components import component_names
 from feedback.services.rows import EXPERIENCE_COLUMNS, FEEDBACK_COLUMNS, fields_json, json_text
-from feedback.stats import CallDelta, ScoreDelta, stats_add_calls, stats_add_scores
+from feedback.stats import CallDelta, ScoreDelta, stats_add_calls, stats_add_scores, stats_know
 from learnportal_protocol import Experience as ExperienceItem
 from learnportal_protocol import FeedbackDimension, FeedbackPolarity, FeedbackSource
 from learnportal_protocol.errors import ErrorCode, LearnError
@@ -54,79 +54,105 @@ def experience_store(
     component known so far competing, and this batch's new ones.
     """
     principal.require(Action.EXPERIENCE)
-    owner, project = principal.key, project_pk(principal.project)
-    hashes = [content_hash(item, owner) for item in experiences]
-    now = time.time()
     with transaction.atomic():
-        fresh = new_items(
-            Experience,
-            "experience_id",
-            "experiences",
-            [e.experience_id for e in experiences],
-            hashes,
-            project=project,
-        )
-        if not fresh:
-            return len(experiences)
-        stored = _reserve_quota(owner, len(fresh))
-        stored_before = owner_latest_id(owner)
-        # The routing's probabilities only when an action does not carry its own (two reads).
-        probability: Callable[[str], float | None] | None = None
-        if any(experiences[i].action.action_prob is None for i in fresh):
-            batch = {experiences[i].action.component_name for i in fresh}
-            probability = policy(project, (set(component_names(project)) | batch) - {""})
-        spoken = attributed_components(
-            principal, {experiences[i].action.component_name for i in fresh}
-        )
-        rows: list[Row] = []
-        calls: dict[str, CallDelta] = {}
-        for index in fresh:
-            item = experiences[index]
-            action = item.action
-            component = action.component_name
-            succeeded = action.success if action.success is not None else item.reward >= 0
-            chosen_with = action.action_prob
-            if chosen_with is None and probability is not None:
-                chosen_with = probability(component)
-            rows.append(
-                (
-                    item.experience_id,
-                    owner,
-                    item.episode_id,
-                    item.step,
-                    component,
-                    item.reward,
-                    item.done,
-                    action.duration_ms,
-                    action.success,
-                    chosen_with,
-                    json_text(item.state),
-                    fields_json(action, skip_none=True),
-                    json_text(item.next_state),
-                    item.ts,
-                    hashes[index],
-                    not component or component in spoken,
-                    project,
-                )
-            )
-            if component:
-                calls.setdefault(component, CallDelta()).add(
-                    succeeded=succeeded, duration_ms=action.duration_ms, ts=item.ts
-                )
-        insert_rows(Experience, EXPERIENCE_COLUMNS, rows)
-        rewards_add(owner, project, stored_before)
-        _evict_over_limit(owner, stored)
-        stats_add_calls(project, calls)
-        buckets_add_experiences(EXPERIENCE_COLUMNS, rows)
-        if principal.role is Role.ENVIRONMENT and settings.LEARNPORTAL_FORWARD_ENV_REWARDS:
-            _forward_env_rewards(owner, project, [experiences[i] for i in fresh], now)
-        broadcast_on_commit(
-            "experience.stored",
-            {"count": len(rows), "components": sorted(calls), "by": principal.name},
+        fresh = experiences_write(
+            owner=principal.key,
             project=principal.project,
-            audience=Action.STATS,
+            experiences=experiences,
+            policy=policy,
+            attributed=lambda names: attributed_components(principal, names),
+            by=principal.name,
         )
+        forwarded = principal.role is Role.ENVIRONMENT and settings.LEARNPORTAL_FORWARD_ENV_REWARDS
+        if fresh and forwarded:
+            _forward_env_rewards(principal.key, project_pk(principal.project), fresh, time.time())
     return len(experiences)
+
+
+def experiences_write(
+    *,
+    owner: str,
+    project: str,
+    experiences: list[ExperienceItem],
+    policy: RoutingPolicy | None,
+    attributed: Callable[[set[str]], set[str]],
+    by: str,
+    calls: bool = True,
+) -> list[ExperienceItem]:
+    """Store the experiences of `owner` not stored before (inside the caller's transaction):
+    those new, within the owner's quota. `attributed` says which of their components they are
+    evidence for; `policy` fills in an `action_prob` left out (None: unknown); `calls` counts
+    them as calls of their components in the stats. The checks of who may are the caller's."""
+    in_project = project_pk(project)
+    hashes = [content_hash(item, owner) for item in experiences]
+    fresh = new_items(
+        Experience,
+        "experience_id",
+        "experiences",
+        [e.experience_id for e in experiences],
+        hashes,
+        project=in_project,
+    )
+    if not fresh:
+        return []
+    stored = _reserve_quota(owner, len(fresh))
+    stored_before = owner_latest_id(owner)
+    # The routing's probabilities only when an action does not carry its own (two reads).
+    probability: Callable[[str], float | None] | None = None
+    if policy is not None and any(experiences[i].action.action_prob is None for i in fresh):
+        batch = {experiences[i].action.component_name for i in fresh}
+        probability = policy(in_project, (set(component_names(in_project)) | batch) - {""})
+    spoken = attributed({experiences[i].action.component_name for i in fresh} - {""})
+    rows: list[Row] = []
+    deltas: dict[str, CallDelta] = {}
+    for index in fresh:
+        item = experiences[index]
+        action = item.action
+        component = action.component_name
+        succeeded = action.success if action.success is not None else item.reward >= 0
+        chosen_with = action.action_prob
+        if chosen_with is None and probability is not None:
+            chosen_with = probability(component)
+        rows.append(
+            (
+                item.experience_id,
+                owner,
+                item.episode_id,
+                item.step,
+                component,
+                item.reward,
+                item.done,
+                action.duration_ms,
+                action.success,
+                chosen_with,
+                json_text(item.state),
+                fields_json(action, skip_none=True),
+                json_text(item.next_state),
+                item.ts,
+                hashes[index],
+                not component or component in spoken,
+                in_project,
+            )
+        )
+        if component:
+            deltas.setdefault(component, CallDelta()).add(
+                succeeded=succeeded, duration_ms=action.duration_ms, ts=item.ts
+            )
+    insert_rows(Experience, EXPERIENCE_COLUMNS, rows)
+    rewards_add(owner, in_project, stored_before)
+    _evict_over_limit(owner, stored)
+    if calls:
+        stats_add_calls(in_project, deltas)
+        buckets_add_experiences(EXPERIENCE_COLUMNS, rows)
+    else:
+        stats_know(in_project, deltas)
+    broadcast_on_commit(
+        "experience.stored",
+        {"count": len(rows), "components": sorted(deltas), "by": by},
+        project=project,
+        audience=Action.STATS,
+    )
+    return [experiences[i] for i in fresh]
 
 
 FEEDBACK, Q = Columns(Feedback), Columns(ExperienceQuota)

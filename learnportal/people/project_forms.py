@@ -96,6 +96,13 @@ class ProjectSettingsForm(BodyForm):
         required=False,
         help_text="People acknowledge each new version of the guidelines before they rate again.",
     )
+    comparisons_as_evidence = forms.BooleanField(
+        label="Comparisons move routing",
+        required=False,
+        help_text="From now on, each judged comparison counts as routing evidence: the winner's "
+        "component a success, the loser's a failure (a tie, or one component on both sides, "
+        "counts nothing). Adapts and plans weigh it like any experience.",
+    )
 
 
 class MemberAddForm(BodyForm):

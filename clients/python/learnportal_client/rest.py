@@ -194,6 +194,7 @@ class Project(Lenient):
     priority_unsure: int = 1
     guidelines: str = ""
     guidelines_ack_required: bool = False
+    comparisons_as_evidence: bool = False
 
 
 class ProjectList(Lenient):

@@ -169,8 +169,8 @@ def test_two_people_are_shown_the_candidates_each_in_their_own_order(
         assert shown_texts(soup(rev.browser().get("/compare/"))) == responses_for(pk, "rev")
         assert judge(aria, pk, preference="0").status_code == 302
         assert judge(rev.browser(), pk, preference="0").status_code == 302
-    # The orders are each person's own: over eight comparisons, some differ.
-    assert any(order_for(pk, "ann") != order_for(pk, "rev") for pk in pks)
+    # That the orders differ between people is shown_order's (tests/feedback/comparisons/
+    # test_comparisons_api.py): with random candidate ids, eight pairs may by chance agree.
 
 
 @pytest.mark.parametrize(

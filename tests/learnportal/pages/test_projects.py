@@ -198,6 +198,22 @@ def test_a_manager_saves_the_settings(alpha: Project, lead: Client) -> None:
     assert "<h2>Be <em>kind</em></h2>" in page
 
 
+def test_a_manager_lets_the_comparisons_move_routing_and_unticked_it_is_off_again(
+    alpha: Project, lead: Client
+) -> None:
+    page = lead.get("/projects/alpha/").content.decode()
+    assert 'name="comparisons_as_evidence"' in page
+    assert (
+        lead.post("/projects/alpha/", settings_post(comparisons_as_evidence="on")).status_code
+        == 302
+    )
+    alpha.refresh_from_db()
+    assert alpha.comparisons_as_evidence is True
+    assert lead.post("/projects/alpha/", settings_post()).status_code == 302
+    alpha.refresh_from_db()
+    assert alpha.comparisons_as_evidence is False
+
+
 def test_the_preview_renders_the_guidelines_safely_and_saves_nothing(
     alpha: Project, lead: Client
 ) -> None:
