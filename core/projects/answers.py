@@ -40,6 +40,10 @@ class ProjectAnswer(Answer):
         description="each judged comparison counts as routing evidence: the winner's component "
         "a success, the loser's a failure"
     )
+    compare_turns: bool = Field(
+        description="turns of one session that answer one prompt, from different components, "
+        "form a comparison"
+    )
 
     @classmethod
     def of(cls, project: Project) -> Self:

@@ -81,6 +81,14 @@ class Project(models.Model):
         help_text="Each judged comparison counts for routing: the winner's component a success, "
         "the loser's a failure.",
     )
+    # Comparisons of turns (feedback.comparisons.formed): off, as a project made before it had
+    # the setting.
+    compare_turns = models.BooleanField(
+        default=False,
+        db_default=False,
+        help_text="Turns of one session that answer one prompt, from different components, "
+        "form a comparison.",
+    )
     created_at = models.DateTimeField(default=timezone.now)
 
     class Meta:

@@ -79,3 +79,8 @@ def comparisons_as_evidence(project_id: int) -> bool:
     """Whether the project's judged comparisons count as routing evidence
     (feedback.comparisons.evidence)."""
     return Project.objects.filter(pk=project_id, comparisons_as_evidence=True).exists()
+
+
+def compare_turns(project_id: int) -> bool:
+    """Whether the project forms comparisons of its turns (feedback.comparisons.formed)."""
+    return Project.objects.filter(pk=project_id, compare_turns=True).exists()

@@ -30,6 +30,7 @@ SETTINGS_FIELDS = (
     "guidelines",
     "guidelines_ack_required",
     "comparisons_as_evidence",
+    "compare_turns",
 )
 
 

@@ -19,6 +19,7 @@ from core.projects.selection import project_pk
 from core.timing import staged
 from feedback.buckets import buckets_add_feedback
 from feedback.bulk import Row, existing_values, insert_rows
+from feedback.comparisons.formed import comparisons_from_turns
 from feedback.counters import FEEDBACK_COUNTED, counter_add
 from feedback.facts import Facts, batch_facts, merged, stored_facts
 from feedback.idempotency import content_hash, new_items
@@ -145,6 +146,7 @@ def feedback_store(*, principal: Principal, feedbacks: list[FeedbackItem]) -> Fe
         # them first makes fail with IntegrityError, met by running the request again
         # (learnportal.dispatch.run). SQLite has one writer.
         insert_rows(Turn, TURN_COLUMNS, queued_rows(carried, after))
+        comparisons_from_turns(project, carried.keys())
         turns_refresh(held, after)
         insert_rows(Feedback, FEEDBACK_COLUMNS, rows)
         counter_add(FEEDBACK_COUNTED, len(rows), project=project)

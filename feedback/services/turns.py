@@ -15,6 +15,7 @@ from core.events import broadcast_on_commit
 from core.projects.selection import project_pk
 from feedback.answers import TurnsCreated
 from feedback.bulk import Row, insert_rows
+from feedback.comparisons.formed import comparisons_from_turns
 from feedback.facts import stored_facts
 from feedback.models import Turn
 from feedback.queue_state import turns_held
@@ -77,6 +78,7 @@ def _turns_queue(principal: Principal, rows: dict[str, Row], steps: dict[str, Se
         new = {key: row for key, row in rows.items() if key not in held}
         # Feedback may have come before its turn (an agent's own, say): it counts from the start.
         insert_rows(Turn, TURN_COLUMNS, queued_rows(new, stored_facts(project, new)))
+        comparisons_from_turns(project, new.keys())
         if steps:
             steps_add(held | turns_held(project, new), steps)
         if new:

@@ -96,6 +96,13 @@ class ProjectSettingsForm(BodyForm):
         required=False,
         help_text="People acknowledge each new version of the guidelines before they rate again.",
     )
+    compare_turns = forms.BooleanField(
+        label="Compare turns",
+        required=False,
+        help_text="From now on, turns of one session that answer one prompt, from two or more "
+        "components, become a comparison to judge side by side (each component's first "
+        "answer).",
+    )
     comparisons_as_evidence = forms.BooleanField(
         label="Comparisons move routing",
         required=False,

@@ -59,6 +59,7 @@ class ProjectChanges(StrictModel):
     guidelines: str = Field(default="", max_length=models.GUIDELINES_LENGTH, pattern=NO_NUL)
     guidelines_ack_required: bool = False
     comparisons_as_evidence: bool = False
+    compare_turns: bool = False
 
 
 class MemberRequest(StrictModel):

@@ -222,7 +222,7 @@ class LearnClient(
     def project_update(self, slug: str, **changes: Any) -> Project:
         """Change a project's settings (its managers, site admins): `name`, `ratings_per_turn`,
         `lease_seconds`, `blind`, `priority_negative`, `priority_unsure`, `guidelines`,
-        `guidelines_ack_required`, `comparisons_as_evidence`; the others are kept."""
+        `guidelines_ack_required`, `comparisons_as_evidence`, `compare_turns`; the others are kept."""
         return self._carry(exchanges.project_update(slug, changes))
 
     def members(self, slug: str) -> MemberList:

@@ -195,6 +195,7 @@ class Project(Lenient):
     guidelines: str = ""
     guidelines_ack_required: bool = False
     comparisons_as_evidence: bool = False
+    compare_turns: bool = False
 
 
 class ProjectList(Lenient):

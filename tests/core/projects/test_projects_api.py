@@ -66,6 +66,7 @@ def test_a_site_admin_makes_a_project_and_nobody_else_may(boss: Actor, lead: Act
         "guidelines": "",
         "guidelines_ack_required": False,
         "comparisons_as_evidence": False,
+        "compare_turns": False,
     }
     refused = lead.rest("post", "/api/projects/", {"slug": "delta", "name": "Delta"})
     assert refused.status_code == 403

@@ -198,20 +198,18 @@ def test_a_manager_saves_the_settings(alpha: Project, lead: Client) -> None:
     assert "<h2>Be <em>kind</em></h2>" in page
 
 
-def test_a_manager_lets_the_comparisons_move_routing_and_unticked_it_is_off_again(
+def test_a_manager_turns_the_comparisons_settings_on_and_unticked_they_are_off_again(
     alpha: Project, lead: Client
 ) -> None:
     page = lead.get("/projects/alpha/").content.decode()
-    assert 'name="comparisons_as_evidence"' in page
-    assert (
-        lead.post("/projects/alpha/", settings_post(comparisons_as_evidence="on")).status_code
-        == 302
-    )
+    assert 'name="comparisons_as_evidence"' in page and 'name="compare_turns"' in page
+    ticked = settings_post(comparisons_as_evidence="on", compare_turns="on")
+    assert lead.post("/projects/alpha/", ticked).status_code == 302
     alpha.refresh_from_db()
-    assert alpha.comparisons_as_evidence is True
+    assert (alpha.comparisons_as_evidence, alpha.compare_turns) == (True, True)
     assert lead.post("/projects/alpha/", settings_post()).status_code == 302
     alpha.refresh_from_db()
-    assert alpha.comparisons_as_evidence is False
+    assert (alpha.comparisons_as_evidence, alpha.compare_turns) == (False, False)
 
 
 def test_the_preview_renders_the_guidelines_safely_and_saves_nothing(
