@@ -34,7 +34,7 @@ COMPARISONS = "comparisons"
 PAIR_FORMATS = ("trl", "openai-dpo")
 JUDGMENT_FIELDS = (
     *("id", "judgment_id", "comparison__comparison_id", "comparison__prompt"),
-    *("annotator", "shown", "ranks", "preference", "rationale", "ts"),
+    *("annotator", "shown", "ranks", "preference", "rationale", "ts", "answers", "rubric_version"),
 )
 
 
@@ -134,7 +134,8 @@ def _candidates_of(page: list[tuple[Any, ...]]) -> dict[str, Record]:
 
 def _judgment_line(row: tuple[Any, ...], candidates: dict[str, Record]) -> Record | None:
     """A judgment's line, or None for one whose stored fields cannot make one."""
-    _, judgment_id, comparison_id, prompt, annotator, shown, ranks, preference, why, ts = row
+    _, judgment_id, comparison_id, prompt, annotator, shown, ranks, preference, why, ts = row[:10]
+    answers, rubric_version = row[10:]
     if not judgment_readable(shown, ranks, preference) or not all(c in candidates for c in shown):
         return None
     return {
@@ -142,9 +143,25 @@ def _judgment_line(row: tuple[Any, ...], candidates: dict[str, Record]) -> Recor
         "comparison_id": comparison_id,
         "prompt": prompt,
         "annotator": annotator,
-        "shown": [candidates[candidate] for candidate in shown],
+        "shown": [
+            {**candidates[candidate], "answers": answers_of(answers, candidate)}
+            for candidate in shown
+        ],
         "ranks": ranks,
         "preference": preference,
         "rationale": why,
+        "rubric_version": rubric_version,
         "ts": ts,
+    }
+
+
+def answers_of(stored: Any, candidate: str) -> Record:
+    """One candidate's answers of a judgment's stored `answers` (by key, then candidate id);
+    whatever is not of that shape is no answer."""
+    if not isinstance(stored, dict):
+        return {}
+    return {
+        key: by_candidate[candidate]
+        for key, by_candidate in stored.items()
+        if isinstance(by_candidate, dict) and candidate in by_candidate
     }

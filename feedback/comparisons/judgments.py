@@ -13,7 +13,7 @@ from __future__ import annotations
 import time
 import uuid
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from django.db import transaction
 from django.db.models import F
@@ -24,12 +24,16 @@ from core.projects.selection import project_pk
 from feedback.comparisons.evidence import judgment_as_evidence
 from feedback.comparisons.models import Comparison, Judgment
 from feedback.comparisons.queue import candidates_shown, lease_end, live_holders
-from learnportal_protocol.errors import conflict, detail, invalid, not_found
+from feedback.rubrics.answers import answers_clean
+from feedback.services.rubrics import rubric_current
+from learnportal_protocol.errors import LearnError, conflict, detail, invalid, not_found
 from learnportal_protocol.fielderror import FieldError
 from learnportal_protocol.models import Name, StrictModel, Text
+from learnportal_protocol.wire import summarize
 
 if TYPE_CHECKING:
     from core.accounts.principals import Principal
+    from feedback.rubrics.questions import Rubric
 
 PREFERENCE_BOUND = 2  # -2: the first shown much better ... 2: the second much better
 JUDGED_ALREADY = "you judged this comparison already"
@@ -37,6 +41,7 @@ JUDGED_ALREADY = "you judged this comparison already"
 JUDGED_ENOUGH = "this comparison has the {needed} judgments it needs from distinct people"
 LEASED_TO_OTHERS = "the judgments this comparison still needs are leased to other people"
 RATIONALE_LENGTH = 10_000
+NOT_A_CANDIDATE = "not a candidate of this comparison"
 
 
 class JudgmentRequest(StrictModel):
@@ -51,6 +56,11 @@ class JudgmentRequest(StrictModel):
         default=None, description="every candidate_id of the comparison, best first"
     )
     rationale: Text = Field(default="", max_length=RATIONALE_LENGTH, description="why, in words")
+    answers: dict[Name, dict[str, Any]] = Field(
+        default_factory=dict,
+        description="for each candidate_id, its answers to the rubric's questions of candidates "
+        "(`candidates: true`), as a rating's answers",
+    )
 
     @model_validator(mode="after")
     def _one_judgment(self) -> JudgmentRequest:
@@ -83,8 +93,11 @@ def judgment_record(
                 f"No comparison {comparison} in this project.",
                 [detail(["comparison"], "no such comparison")],
             )
-        shown = [candidate for candidate, _ in candidates_shown(found.pk, who)]
+        candidates = candidates_shown(found.pk, who)
+        shown = [candidate for candidate, _ in candidates]
         ranks = ranks_of(judgment, shown)
+        rubric = rubric_current(project)
+        answers = candidate_answers(rubric.rubric, judgment.answers, dict(candidates))
         _may_judge(found, who, now)
         row = Judgment.objects.create(
             judgment_id=uuid.uuid4().hex,
@@ -95,6 +108,8 @@ def judgment_record(
             ranks=ranks,
             preference=judgment.preference,
             rationale=judgment.rationale,
+            answers=answers,
+            rubric_version=rubric.version,
             ts=now,
         )
         Comparison.objects.filter(pk=found.pk, judgments_needed__gt=0).update(
@@ -125,6 +140,37 @@ def ranks_of(judgment: JudgmentRequest, shown: list[str]) -> list[int]:
             [detail(["ranking"], f"each of the {len(shown)} candidate_ids once, best first")],
         )
     return [judgment.ranking.index(candidate) for candidate in shown]
+
+
+def candidate_answers(
+    rubric: Rubric, sent: dict[str, dict[str, Any]], responses: dict[str, str]
+) -> dict[str, dict[str, Any]]:
+    """Each candidate's answers (`responses`: each candidate id's response, in the order shown)
+    normalised, by question key then candidate id; or `invalid` naming every bad one as
+    `["answers", candidate_id, key]`, and a candidate that is none of these as
+    `["answers", candidate_id]`."""
+    problems = [
+        detail(["answers", candidate], NOT_A_CANDIDATE)
+        for candidate in sent
+        if candidate not in responses
+    ]
+    by_key: dict[str, dict[str, Any]] = {}
+    for candidate, response in responses.items():
+        try:
+            clean = answers_clean(
+                rubric, sent.get(candidate, {}), response=response, candidate=True
+            )
+        except LearnError as refused:
+            problems += [
+                {**line, "loc": ["answers", candidate, *line["loc"][1:]]}
+                for line in refused.details
+            ]
+            continue
+        for key, value in clean.items():
+            by_key.setdefault(key, {})[candidate] = value
+    if problems:
+        raise invalid(summarize(problems), problems)
+    return by_key
 
 
 def _may_judge(comparison: Comparison, who: str, now: float) -> None:

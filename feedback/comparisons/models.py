@@ -83,6 +83,10 @@ class Judgment(models.Model):
     ranks = models.JSONField(help_text="rank of each shown candidate")
     preference = models.SmallIntegerField(null=True, blank=True)  # -2..2, for two
     rationale = models.TextField(blank=True)
+    # The answers to the rubric's questions of candidates, by question key, then candidate id
+    # (so that "has this question answers" is a key lookup), and the rubric's version then.
+    answers = models.JSONField(default=dict, blank=True, help_text="key -> candidate id -> value")
+    rubric_version = models.PositiveIntegerField(null=True, blank=True)
     ts = models.FloatField()
 
     class Meta:

@@ -47,13 +47,15 @@ def answers_clean(
     *,
     response: str | None,
     step_kind: StepKind | None = None,
+    candidate: bool = False,
 ) -> dict[str, Any]:
     """The answers normalised, or `invalid` with one detail `["answers", key]` for each bad
     one: an unknown or retired key, a question not asked of what is rated (a step of
     `step_kind`, or the whole turn: None; a session, `response` None, is asked what a whole
-    turn is but spans), a missing required answer, a value of the wrong type, out of range,
-    off the step, not an option, a span outside `response` (the rated step's output, for a
-    step), a text too long."""
+    turn is but spans; with `candidate`, a comparison's candidate, asked the questions of
+    candidates), a missing required answer, a value of the wrong type, out of range, off the
+    step, not an option, a span outside `response` (the rated step's output, for a step), a
+    text too long."""
     if not isinstance(answers, dict):
         raise invalid("answers must be an object", [detail(["answers"], "must be an object")])
     asked = len(rubric.questions)
@@ -66,7 +68,7 @@ def answers_clean(
     for key, value in answers.items():
         try:
             question = questions.get(key)
-            if question is not None and not question.asked_of(step_kind):
+            if question is not None and not _asked(question, step_kind, candidate):
                 raise Refused(f"the question is asked of {asked_of_words(question)}")
             if response is None and isinstance(question, SpansQuestion):
                 raise Refused("a session has no one response to mark spans in")
@@ -82,7 +84,7 @@ def answers_clean(
         for q in rubric.questions
         if q.required
         and not q.retired
-        and asked_of_rated(q, step_kind, session=response is None)
+        and (q.candidates if candidate else asked_of_rated(q, step_kind, session=response is None))
         and q.key not in clean
         and q.key not in refused
     ]
@@ -98,8 +100,15 @@ def asked_of_rated(question: AnyQuestion, kind: StepKind | None, *, session: boo
     return question.asked_of(kind) and not (session and isinstance(question, SpansQuestion))
 
 
+def _asked(question: AnyQuestion, kind: StepKind | None, candidate: bool) -> bool:
+    return question.candidates if candidate else question.asked_of(kind)
+
+
 def asked_of_words(question: AnyQuestion) -> str:
-    """What a question is asked of, in words: "the whole turn", "tool and llm steps"."""
+    """What a question is asked of, in words: "the whole turn", "tool and llm steps", "each
+    candidate of a comparison"."""
+    if question.candidates:
+        return "each candidate of a comparison"
     if not question.step_kinds:
         return "the whole turn"
     return f"{' and '.join(kind.value for kind in question.step_kinds)} steps"

@@ -7,7 +7,7 @@ by `kind` (docs/contract.md, "Teams: projects and rubrics").
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, TypeVar, get_args
+from typing import Annotated, Any, Literal, Self, TypeVar, get_args
 
 from pydantic import (
     AfterValidator,
@@ -91,6 +91,10 @@ Bound = Annotated[float, Field(ge=-NUMERIC_LIMIT, le=NUMERIC_LIMIT)]
 Options = Annotated[list[Label], AfterValidator(_distinct)]
 
 
+CANDIDATES_OR_STEPS = "a question is asked of a comparison's candidates or of steps, not both"
+NO_CANDIDATE_SPANS = "spans are marked in a turn's response: not asked of candidates"
+
+
 class QuestionBase(StrictModel):
     key: Key
     label: Label
@@ -109,9 +113,21 @@ class QuestionBase(StrictModel):
         description="the kinds of step it is asked of (a rating that names such a step); "
         "empty: it is asked of the whole turn",
     )
+    candidates: bool = Field(
+        default=False,
+        description="asked of each candidate of a comparison, by its judge, instead of turns",
+    )
+
+    @model_validator(mode="after")
+    def _asked_of_one_thing(self) -> Self:
+        if self.candidates and self.step_kinds:
+            raise FieldError("candidates", CANDIDATES_OR_STEPS)
+        return self
 
     def asked_of(self, kind: StepKind | None) -> bool:
         """Whether a rating of a step of this kind (None: of the whole turn) answers it."""
+        if self.candidates:
+            return False
         return kind in self.step_kinds if kind is not None else not self.step_kinds
 
     @property
@@ -206,6 +222,12 @@ class SpansQuestion(QuestionBase):
         _at_most(bounds.max_options(), "span labels", options)
         return options
 
+    @model_validator(mode="after")
+    def _of_a_turn(self) -> SpansQuestion:
+        if self.candidates:
+            raise FieldError("candidates", NO_CANDIDATE_SPANS)
+        return self
+
 
 AnyQuestion = NumericQuestion | CategoricalQuestion | BooleanQuestion | TextQuestion | SpansQuestion
 Question = Annotated[AnyQuestion, Field(discriminator="kind")]
@@ -250,10 +272,11 @@ class Rubric(StrictModel):
                 hotkeys[hotkey] = question.key
         if self.preference:
             chosen = self.by_key().get(self.preference)
-            if chosen is None or not chosen.scored:
+            if chosen is None or not chosen.scored or chosen.candidates:
                 raise FieldError(
                     "preference",
-                    "the key of a question with a score: numeric, boolean, or ordered categorical",
+                    "the key of a question of turns with a score: numeric, boolean, or ordered "
+                    "categorical",
                 )
         return self
 

@@ -11,6 +11,7 @@ comes to mean something else or to fall outside its question. So:
   were, and when ordered its old options in their old order (new ones may go anywhere);
 - `text`: its `max_length` may grow, never shrink; `spans`: it keeps every label.
 
+A question keeps what it is asked of: a comparison's candidates, or turns (`candidates`).
 Anything else may change: its label, description, hotkeys, `required`, and `retired` (a question
 with answers is retired, not removed). A question without answers may change in any way or go.
 """
@@ -56,6 +57,8 @@ def _change_refusal(old: AnyQuestion, new: AnyQuestion | None) -> str | None:
         return "it may be retired, not removed"
     if new.kind != old.kind:
         return f"its kind may not change ({old.kind} to {new.kind})"
+    if new.candidates != old.candidates:
+        return "whether it is asked of a comparison's candidates may not change"
     if isinstance(old, NumericQuestion) and isinstance(new, NumericQuestion):
         return _numeric_refusal(old, new)
     if isinstance(old, CategoricalQuestion) and isinstance(new, CategoricalQuestion):

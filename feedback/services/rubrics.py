@@ -18,6 +18,7 @@ from django.db import transaction
 
 from core.accounts.roles import Action
 from core.projects.models import Project
+from feedback.comparisons.models import Judgment
 from feedback.models import Feedback, Rating, RubricVersion, Turn
 from feedback.rubrics.defaults import default_rubric
 from feedback.rubrics.questions import PAGE_KEYS, Rubric, rubric_from
@@ -31,7 +32,7 @@ if TYPE_CHECKING:
 
 DEFAULT_VERSION = 1
 NOTHING_SCORED = (
-    "a rubric asks at least one question with a score, not retired: numeric, boolean, or "
+    "a rubric asks at least one question of turns with a score, not retired: numeric, boolean, or "
     "categorical with ordered options and one choice, since its ratings become training data"
 )
 
@@ -92,7 +93,10 @@ def rubric_replace(*, member: Principal, project: Project, data: Any) -> StoredR
         refusal = rubric_change_refusal(current.rubric, new, answered)
         if refusal is not None:
             raise refusal
-        if not any(question.scored and not question.retired for question in new.questions):
+        if not any(
+            question.scored and not question.retired and not question.candidates
+            for question in new.questions
+        ):
             raise invalid(f"questions: {NOTHING_SCORED}", [detail(["questions"], NOTHING_SCORED)])
         version = current.version + 1
         RubricVersion.objects.create(
@@ -113,7 +117,13 @@ def answered_keys(project_id: int, keys: set[str]) -> set[str]:
     it would otherwise slow down by keeping a list of answered keys.
     """
     ratings = Rating.objects.filter(project_id=project_id)
-    answered = {key for key in keys if ratings.filter(answers__has_key=key).exists()}
+    judgments = Judgment.objects.filter(project_id=project_id)
+    answered = {
+        key
+        for key in keys
+        if ratings.filter(answers__has_key=key).exists()
+        or judgments.filter(answers__has_key=key).exists()
+    }
     dimensions = keys & DIMENSIONS - answered
     if dimensions:
         turns = Turn.objects.filter(project_id=project_id).values("correlation_id")
