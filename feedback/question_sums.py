@@ -63,7 +63,7 @@ def question_agreements(project: str) -> list[QuestionAgreement]:
         totals = _totals(project_id)
     found = []
     for question in rubric.questions:
-        if level_of(question) is None:
+        if level_of(question) is None or question.candidates:  # judged with comparisons
             continue
         row = totals.get(question.key)
         kept = row.sums if row is not None and row.shape == shape_of(question) else {}

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 from django.db.models import Q
 
-from feedback.comparisons.models import Candidate, Judgment, judgment_readable
+from feedback.comparisons.models import Candidate, Judgment, answers_of, judgment_readable
 from feedback.exports import BATCH, openai_dpo_line
 from learnportal_protocol import FeedbackSource
 
@@ -152,16 +152,4 @@ def _judgment_line(row: tuple[Any, ...], candidates: dict[str, Record]) -> Recor
         "rationale": why,
         "rubric_version": rubric_version,
         "ts": ts,
-    }
-
-
-def answers_of(stored: Any, candidate: str) -> Record:
-    """One candidate's answers of a judgment's stored `answers` (by key, then candidate id);
-    whatever is not of that shape is no answer."""
-    if not isinstance(stored, dict):
-        return {}
-    return {
-        key: by_candidate[candidate]
-        for key, by_candidate in stored.items()
-        if isinstance(by_candidate, dict) and candidate in by_candidate
     }

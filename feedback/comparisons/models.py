@@ -113,6 +113,18 @@ def judgment_readable(shown: Any, ranks: Any, preference: Any = None) -> bool:
     )
 
 
+def answers_of(stored: Any, candidate: str) -> dict[str, Any]:
+    """One candidate's answers of a judgment's stored `answers` (by key, then candidate id);
+    whatever is not of that shape is no answer."""
+    if not isinstance(stored, dict):
+        return {}
+    return {
+        key: by_candidate[candidate]
+        for key, by_candidate in stored.items()
+        if isinstance(by_candidate, dict) and candidate in by_candidate
+    }
+
+
 class ComparisonLease(models.Model):
     comparison = models.ForeignKey(Comparison, on_delete=models.CASCADE, related_name="leases")
     username = models.CharField(max_length=150, unique=True)

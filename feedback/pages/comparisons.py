@@ -22,11 +22,21 @@ from pydantic import ValidationError
 
 from core.accounts.roles import Action
 from core.form_words import in_form_words
+from core.projects.selection import project_pk
 from core.web import page, requires
 from feedback.comparisons.judgments import JudgmentRequest, judgment_record
 from feedback.comparisons.queue import comparison_next, comparison_release, comparison_skip
 from feedback.pages.rating import lease_clock
-from feedback.pages.rubric_form import step_kinds_asked
+from feedback.pages.rubric_form import (
+    QuestionField,
+    answers_sent,
+    candidate_fields,
+    candidate_prefix,
+    candidate_questions,
+    candidates_sent,
+    step_kinds_asked,
+)
+from feedback.services.rubrics import rubric_current
 from learnportal_protocol.errors import ErrorCode, LearnError, detail, invalid
 from learnportal_protocol.wire import invalid_from
 
@@ -37,6 +47,7 @@ if TYPE_CHECKING:
 
     from core.accounts.principals import Principal
     from feedback.comparisons.queue import ComparisonHeld
+    from feedback.rubrics.questions import Rubric
 
 # The five points, in the order shown and keyed 1-5: read in the order shown to the person.
 PREFERENCES = (
@@ -72,6 +83,8 @@ class Sent:
     ranking: tuple[str, ...] = ()  # from the hidden field (compare.js)
     ranks: Mapping[str, str] = field(default_factory=dict)  # candidate id: select's value
     rationale: str = ""
+    # Each candidate's answers to the rubric's questions of candidates, as the API takes them.
+    answers: Mapping[str, dict[str, Any]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -82,6 +95,7 @@ class Refused:
     said: str
     marked: frozenset[str] = frozenset()
     beside: Mapping[str, list[str]] = field(default_factory=dict)
+    answers: Mapping[str, str] = field(default_factory=dict)  # a candidate's field: why
 
 
 @dataclass(frozen=True)
@@ -92,6 +106,7 @@ class Shown:
     label: str
     response: str
     rank: str = ""  # the no-script select's value sent back
+    fields: list[QuestionField] = field(default_factory=list)  # the rubric's of candidates
 
 
 @requires(Action.QUEUE)
@@ -136,7 +151,7 @@ def _comparison_pk(sent: str) -> int:
 
 
 def _judge(request: HttpRequest, principal: Principal, comparison: int) -> HttpResponse:
-    sent = _sent(request.POST)
+    sent = _sent(request.POST, _rubric(principal))
     try:
         judgment = _judgment_of(sent)
     except ValidationError as exc:
@@ -158,20 +173,33 @@ def _judge(request: HttpRequest, principal: Principal, comparison: int) -> HttpR
     return redirect("portal:compare")
 
 
-def _sent(post: QueryDict) -> Sent:
+def _sent(post: QueryDict, rubric: Rubric) -> Sent:
     ranking = tuple(part for part in post.get(RANKING_FIELD, "").split(",") if part)
     ranks = {
         name.removeprefix(RANK_PREFIX): post.get(name, "")
         for name in post
         if name.startswith(RANK_PREFIX)
     }
-    return Sent(post.get("preference", ""), ranking, ranks, post.get("rationale", ""))
+    questions = candidate_questions(rubric)
+    answers = {
+        candidate: answers_sent(
+            rubric, post, prefix=candidate_prefix(candidate), questions=questions
+        )
+        for candidate in candidates_sent(post)
+    }
+    return Sent(post.get("preference", ""), ranking, ranks, post.get("rationale", ""), answers)
+
+
+def _rubric(principal: Principal) -> Rubric:
+    return rubric_current(project_pk(principal.project)).rubric
 
 
 def _judgment_of(sent: Sent) -> JudgmentRequest:
     """The request the API would be sent for this form; `invalid` (a LearnError) for what the
     form itself cannot make one of, a ValidationError for what the request model refuses."""
     body: dict[str, Any] = {"rationale": sent.rationale}
+    if sent.answers:
+        body["answers"] = dict(sent.answers)
     if sent.preference:
         try:
             body["preference"] = int(sent.preference)
@@ -212,7 +240,13 @@ def _refused(
     was sent when it is still this person's to judge, else their next one (or none)."""
     if refused is None:
         named = {_field_named(item.get("loc", [])) for item in error.details} - {""}
-        refused = Refused(NOT_STORED.format(why=error.message), frozenset(named))
+        answers = {
+            candidate_prefix(str(loc[1])) + str(loc[2]): in_form_words(str(item["msg"]))
+            for item in error.details
+            if len(loc := item.get("loc", [])) == 3 and loc[0] == "answers"
+        }
+        said = MARKED_BELOW if answers and len(answers) == len(error.details) else error.message
+        refused = Refused(NOT_STORED.format(why=said), frozenset(named), answers=answers)
     held = comparison_next(principal)
     if held is not None and held.comparison.pk == comparison and error.code == ErrorCode.INVALID:
         return _compare_page(
@@ -242,16 +276,26 @@ def _compare_page(
     }
     if held is not None:
         context |= (
-            _judging(held, sent or Sent(), refused)
+            _judging(held, _rubric(principal), sent or Sent(), refused)
             | lease_clock(held.expires, time.time())
             | COMPARISON_HOLD
         )
     return page(request, "feedback/compare.html", context, status=status)
 
 
-def _judging(held: ComparisonHeld, sent: Sent, refused: Refused | None) -> dict[str, Any]:
+def _judging(
+    held: ComparisonHeld, rubric: Rubric, sent: Sent, refused: Refused | None
+) -> dict[str, Any]:
+    questions = candidate_questions(rubric)
+    errors = dict(refused.answers) if refused is not None else {}
     shown = [
-        Shown(candidate, _label(i), response, sent.ranks.get(candidate, ""))
+        Shown(
+            candidate,
+            _label(i),
+            response,
+            sent.ranks.get(candidate, ""),
+            candidate_fields(questions, candidate, sent.answers.get(candidate, {}), errors),
+        )
         for i, (candidate, response) in enumerate(held.shown)
     ]
     by_id = {candidate.candidate_id: candidate for candidate in shown}

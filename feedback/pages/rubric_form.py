@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from feedback.models import Turn, TurnStep
 
 PREFIX = "q-"
+CANDIDATE_PREFIX = "c-"  # `c-<candidate id>-<key>`: a candidate's answer on the judging page
 STEP_FIELD = "step_id"  # the hidden field of the step rated; empty: the whole turn
 YES, NO = "yes", "no"
 REMARKS = ("comment", "correction")
@@ -67,6 +68,7 @@ class QuestionField:
     choices: list[Choice] = field(default_factory=list)
     error: str = ""
     guidelines: str = ""  # the question's own, rendered (feedback.pages.guidelines)
+    hotkeys: str = ""  # the keys the page binds to it (rubric.js), none for a candidate's
 
     @property
     def kind(self) -> str:
@@ -166,11 +168,18 @@ def _kinds_asked(rubric: Rubric) -> frozenset[str]:
     return frozenset(kind.value for q in rubric.questions if not q.retired for kind in q.step_kinds)
 
 
-def answers_sent(rubric: Rubric, sent: QueryDict) -> dict[str, Any]:
-    """The answers the browser sent, as `POST /api/ratings/` would carry them."""
+def answers_sent(
+    rubric: Rubric,
+    sent: QueryDict,
+    *,
+    prefix: str = PREFIX,
+    questions: list[AnyQuestion] | None = None,
+) -> dict[str, Any]:
+    """The answers the browser sent, as `POST /api/ratings/` would carry them (or, with a
+    candidate's `prefix` and the `questions` of candidates, a judgment its candidate's)."""
     answers: dict[str, Any] = {}
-    for question in rubric.questions:
-        name = PREFIX + question.key
+    for question in rubric.questions if questions is None else questions:
+        name = prefix + question.key
         if isinstance(question, CategoricalQuestion) and question.multiple:
             chosen = sent.getlist(name)
             if chosen:
@@ -200,6 +209,39 @@ def _read(question: AnyQuestion, raw: str) -> Any:
                 return raw
         case _:
             return raw
+
+
+def candidate_prefix(candidate_id: str) -> str:
+    """What the names of a candidate's fields begin with on the judging page."""
+    return f"{CANDIDATE_PREFIX}{candidate_id}-"
+
+
+def candidates_sent(post: QueryDict) -> list[str]:
+    """The candidate ids the judging page's fields name, in the order first named."""
+    found: dict[str, None] = {}
+    for name in post:
+        if name.startswith(CANDIDATE_PREFIX):
+            candidate, dash, _ = name.removeprefix(CANDIDATE_PREFIX).partition("-")
+            if dash and candidate:
+                found[candidate] = None
+    return list(found)
+
+
+def candidate_questions(rubric: Rubric) -> list[AnyQuestion]:
+    """The questions a judge answers of each candidate of a comparison."""
+    return [q for q in rubric.questions if q.candidates and not q.retired]
+
+
+def candidate_fields(
+    questions: list[AnyQuestion], candidate_id: str, answers: dict[str, Any], errors: dict[str, str]
+) -> list[QuestionField]:
+    """A candidate's fields on the judging page, with what was sent and each one's refusal
+    (`errors`, by field name)."""
+    prefix = candidate_prefix(candidate_id)
+    fields = [_field(q, answers.get(q.key), prefix=prefix) for q in questions]
+    for each in fields:
+        each.error = errors.get(each.name, "")
+    return fields
 
 
 def rubric_rate(
@@ -248,35 +290,39 @@ def show_rubric_refusal(form: RubricForm, error: LearnError) -> None:
         form.error = error.message
 
 
-def _field(question: AnyQuestion, answer: Any) -> QuestionField:
-    name = PREFIX + question.key
-    keys = question.hotkeys
+def _field(question: AnyQuestion, answer: Any, *, prefix: str = PREFIX) -> QuestionField:
+    """The question's field; one of a candidate's (its own `prefix`) binds no hotkeys, as the
+    same question is asked of every candidate on one page."""
+    name = prefix + question.key
+    keys = question.hotkeys if prefix == PREFIX else []
     if isinstance(question, CategoricalQuestion):
         chosen = set(answer) if isinstance(answer, list) else {answer}
-        return QuestionField(question, name, choices=_choices(question.options, keys, chosen))
+        field = QuestionField(question, name, choices=_choices(question.options, keys, chosen))
+        return _keyed(field, keys)
     if isinstance(question, BooleanQuestion):
         said = {True: YES, False: NO}.get(answer) if isinstance(answer, bool) else None
         labels = [(YES, "Yes"), (NO, "No")]
-        return QuestionField(
-            question,
-            name,
-            choices=[
-                Choice(value, label, keys[i] if i < len(keys) else "", value == said)
-                for i, (value, label) in enumerate(labels)
-            ],
-        )
+        choices = [
+            Choice(value, label, keys[i] if i < len(keys) else "", value == said)
+            for i, (value, label) in enumerate(labels)
+        ]
+        return _keyed(QuestionField(question, name, choices=choices), keys)
     value = _shown_value(answer)
     if isinstance(question, SpansQuestion):
         marks = _choices(question.options, keys, set())
-        return QuestionField(question, name, value or "[]", choices=marks)
+        return _keyed(QuestionField(question, name, value or "[]", choices=marks), keys)
     if isinstance(question, NumericQuestion) and question.step:
         count = round((question.max - question.min) / question.step) + 1
         if count <= MAX_BUTTONS:
             values = [f"{question.min + i * question.step:g}" for i in range(count)]
-            return QuestionField(
-                question, name, value, choices=_choices(values, keys, {value}, numbers=True)
-            )
-    return QuestionField(question, name, value)
+            choices = _choices(values, keys, {value}, numbers=True)
+            return _keyed(QuestionField(question, name, value, choices=choices), keys)
+    return _keyed(QuestionField(question, name, value), keys)
+
+
+def _keyed(field: QuestionField, keys: list[str]) -> QuestionField:
+    field.hotkeys = "".join(keys)
+    return field
 
 
 def _choices(

@@ -35,12 +35,15 @@ if TYPE_CHECKING:
 STEP_KINDS = [kind.value for kind in StepKind]
 TOKEN = re.compile(r"^[0-9]{1,6}$")
 CARD_FIELD = "question"  # the name each card's token is posted under
-FLAGS = frozenset({"required", "retired", "multiple", "ordered"})  # checkboxes
+FLAGS = frozenset({"required", "retired", "multiple", "ordered", "candidates"})  # checkboxes
 NUMBERS = frozenset({"min", "max", "step"})
 OPTIONAL = frozenset({"step", "min_label", "max_label", "max_length"})  # blank: none
 LISTS = {"hotkeys": "words", "step_kinds": "words", "options": "lines"}
 # The fields every question has, in the order a card shows them, and those of each kind.
-COMMON = ("key", "kind", "label", "description", "required", "retired", "hotkeys", "step_kinds")
+COMMON = (
+    *("key", "kind", "label", "description", "required", "retired", "hotkeys", "step_kinds"),
+    "candidates",
+)
 KIND_FIELDS: dict[str, tuple[str, ...]] = {
     kind: tuple(n for n in model.model_fields if n not in QuestionBase.model_fields and n != "kind")
     for kind, model in QUESTION_KINDS.items()
@@ -58,6 +61,7 @@ LABELS = {
     "retired": "Retired",
     "hotkeys": "Hotkeys",
     "step_kinds": "Asked of steps",
+    "candidates": "Asked of each candidate",
     "min": "Lowest",
     "max": "Highest",
     "step": "Step",
@@ -75,6 +79,7 @@ HELP = {
     "hotkeys": "single keys, separated by spaces: one a choice, in order",
     "step_kinds": f"kinds of step, separated by spaces ({' '.join(STEP_KINDS)}); "
     "empty: asked of the whole turn",
+    "candidates": "when judging a comparison, of each response, instead of turns; no spans",
     "step": "empty: any value from lowest to highest",
     "options": "one a line",
     "max_length": "characters; empty: the host's most",

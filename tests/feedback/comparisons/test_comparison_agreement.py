@@ -14,6 +14,7 @@ from core.accounts.roles import Role
 from feedback.comparisons.judgments import JudgmentRequest, judgment_record
 from feedback.comparisons.queue import candidates_shown
 from tests.factories import PrincipalFactory
+from tests.harness import human_actor
 
 if TYPE_CHECKING:
     from tests.harness import Actor
@@ -105,3 +106,71 @@ def test_with_no_judgments_the_comparisons_agreement_is_undefined(rev: Actor) ->
         "preference": (None, 0),
         "winner": (None, 0),
     }
+
+
+# Each judge's answer to "Factual?" of each candidate sent, comparison by comparison: (first,
+# second); None where the judge did not judge it.
+FACTUAL_SAID: list[list[tuple[bool, bool] | None]] = [
+    [(True, False), (True, False), (True, True)],
+    [(False, True), (False, True), (False, True)],
+    [(True, True), (True, False), (True, True)],
+    [(False, False), (True, False), None],
+    [(True, True), (True, True), (False, True)],
+    [(True, False), (True, False), (True, False)],
+]
+
+
+def test_a_question_of_candidates_agrees_by_krippendorffs_alpha_a_candidate_a_unit(
+    agent: Actor, rev: Actor, settings: Any
+) -> None:
+    settings.LEARNPORTAL_RATINGS_PER_TURN = len(JUDGES)
+    lead = human_actor("lead", "manager")
+    questions = [
+        {"key": "overall", "kind": "numeric", "label": "Overall", "min": 1, "max": 5},
+        {"key": "factual", "kind": "boolean", "label": "Factual?", "candidates": True},
+    ]
+    assert (
+        lead.rest("put", "/api/projects/default/rubric/", {"questions": questions}).status_code
+        == 200
+    )
+    pairs = [
+        {"prompt": f"q{n}", "candidates": [{"response": f"{n}-first", "component_name": "a"},
+                                           {"response": f"{n}-second", "component_name": "b"}]}
+        for n in range(len(FACTUAL_SAID))
+    ]  # fmt: skip
+    ids = [
+        c["id"]
+        for c in agent.rest("post", "/api/comparisons/", {"comparisons": pairs}).json()[
+            "comparisons"
+        ]
+    ]
+    for n, (comparison, row) in enumerate(zip(ids, FACTUAL_SAID, strict=True)):
+        for who, said in zip(JUDGES, row, strict=True):
+            if said is None:
+                continue
+            by_response = {f"{n}-first": said[0], f"{n}-second": said[1]}
+            answers = {
+                cid: {"factual": by_response[text]}
+                for cid, text in candidates_shown(comparison, who)
+            }
+            person = PrincipalFactory.build(role=Role.ANNOTATOR, name=who)
+            judgment_record(
+                principal=person,
+                comparison=comparison,
+                judgment=JudgmentRequest(preference=0, answers=answers),
+            )
+    # A unit a candidate: the first candidates, then the second ones.
+    units = [(n, side) for side in (0, 1) for n in range(len(FACTUAL_SAID))]
+
+    def value(n: int, judge: int, side: int) -> float:
+        said = FACTUAL_SAID[n][judge]
+        return np.nan if said is None else float(said[side])
+
+    data = np.array([[value(n, j, side) for n, side in units] for j in range(len(JUDGES))])
+    expected = krippendorff.alpha(reliability_data=data, level_of_measurement="nominal")
+    row = agreement(rev)["factual"]
+    assert (row["kind"], row["level"]) == ("boolean", "nominal")
+    assert row["alpha"] == pytest.approx(expected, abs=1e-9)
+    assert (row["units"], row["ratings"]) == (12, 34)
+    turns = rev.rest("get", "/api/agreement/").json()["questions"]
+    assert "factual" not in {q["key"] for q in turns}  # asked of no turn

@@ -76,6 +76,26 @@ def test_the_queue_shows_each_question_of_the_rubric_as_its_kind_asks(
     assert "Tags: t terse, w wrong" in html  # the shortcuts list
 
 
+def test_a_numeric_question_of_many_steps_is_a_number_field_not_span_marks(
+    aria: Client, alpha_turn: Turn
+) -> None:
+    percent = {
+        "kind": "numeric",
+        "key": "percent",
+        "label": "Percent",
+        "min": 0,
+        "max": 100,
+        "step": 1,
+    }
+    lead = human_actor("lead-2", "manager", project="alpha")
+    changed = lead.rest("put", "/api/projects/alpha/rubric/", {"questions": [*RUBRIC, percent]})
+    assert changed.status_code == 200
+    html = aria.get("/queue/").content.decode()
+    assert 'type="number" name="q-percent"' in html
+    assert 'step="1.0"' in html or 'step="1"' in html
+    assert 'name="q-percent" value="" class="spans-value"' not in html
+
+
 def test_a_rating_from_the_queue_is_stored_as_the_api_would_store_it(
     aria: Client, alpha_turn: Turn
 ) -> None:

@@ -152,6 +152,16 @@ def test_a_manager_or_a_site_admin_saves_the_next_version(
     ]
 
 
+def test_a_question_ticked_as_asked_of_each_candidate_is_saved_so(
+    alpha: Project, lead: Actor
+) -> None:
+    factual = {"kind": "boolean", "key": "factual", "label": "Factual?", "candidates": True}
+    response = browser_of(lead).post(PAGE, form_of(QUALITY, factual))
+    assert response.status_code == 302, response.content[:500]
+    assert rubric_current(alpha.pk).rubric.by_key()["factual"].candidates is True
+    assert 'name="card-2-candidates"' in browser_of(lead).get(PAGE).content.decode()
+
+
 def test_a_bad_field_is_shown_next_to_its_question_and_nothing_changes(
     alpha: Project, lead: Actor
 ) -> None:
@@ -335,7 +345,7 @@ def test_a_preference_question_without_a_score_is_refused_beside_its_field(
     written(lead, QUALITY)
     response = browser_of(lead).post(PAGE, {**form_of(QUALITY, VERDICT), "preference": "verdict"})
     assert response.status_code == 400
-    assert "a question with a score" in response.context["preference_error"]
+    assert "a question of turns with a score" in response.context["preference_error"]
     assert 'id="preference-error"' in response.content.decode()
     assert response.context["error"] == ""  # said beside the field, not above the cards
     assert versions(alpha) == [2]
