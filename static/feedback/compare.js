@@ -4,6 +4,8 @@
 // move it with Alt+Up/Down or put it at a place with its number, or drag it by its handle
 // (pointer events: a mouse anywhere on the row, a finger or a pen on the handle).
 // Enter submits (Ctrl+Enter also inside the text field), M writes why, S skips, ? lists them.
+// A ranking nobody placed is the order it was shown in: the first Enter asks for a move, or a
+// second Enter to keep that order as the person's own (else position would pass for judgment).
 // Shortcuts never fire while a text field has the focus; Esc leaves the field.
 // Without this script the form still works: radios, or a rank select per response.
 (function () {
@@ -80,8 +82,19 @@
     });
     renumber();
 
+    let placedByHand = false;
+    let keepShown = false;
+    form.addEventListener("submit", function (event) {
+      if (placedByHand || keepShown) return;
+      event.preventDefault();
+      keepShown = true;
+      sending = false;
+      say("Put the responses in your order first, or press Enter again to keep this order.");
+    });
+
     // `place` counts from 0; the item keeps the focus (moving a node in the DOM loses it).
     function moveTo(item, place) {
+      placedByHand = true;
       const all = items();
       const to = Math.max(0, Math.min(all.length - 1, place));
       if (to !== all.indexOf(item)) {
@@ -151,6 +164,7 @@
       const item = drag.item;
       item.classList.remove("dragging");
       if (list.hasPointerCapture(event.pointerId)) list.releasePointerCapture(event.pointerId);
+      if (drag.moved) placedByHand = true;
       drag = null;
       item.focus({ preventScroll: true });
       placed(item);

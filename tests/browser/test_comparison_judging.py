@@ -232,6 +232,20 @@ def test_a_ranking_of_three_is_reordered_by_keyboard_and_stored_as_shown(
     stored_as_shown(page, pk, "aria")
 
 
+def test_a_ranking_left_as_shown_is_sent_only_on_a_second_enter(
+    live_server: LiveServer, chromium: Browser
+) -> None:
+    (pk,) = submit(triple("t-1"))
+    page = person(chromium, live_server, "aria", 1280)
+    page.locator(".rank-item[data-label=A]").focus()
+    page.keyboard.press("Enter")  # on a row, not a button: the page's Enter
+    expect(page.locator("#key-status")).to_contain_text("Put the responses in your order first")
+    assert not Judgment.objects.exists()
+    with page.expect_navigation():
+        page.keyboard.press("Enter")
+    assert Judgment.objects.get(comparison_id=pk).ranks == [0, 1, 2]  # as shown, kept on purpose
+
+
 def test_a_ranking_of_three_is_reordered_by_a_mouse_drag(
     live_server: LiveServer, chromium: Browser
 ) -> None:
