@@ -391,7 +391,11 @@ class RatingRequest(StrictModel):
                 },
                 {
                     "required": ["session_id"],
-                    "properties": {"session_id": {"minLength": 1}, "step_id": {"maxLength": 0}},
+                    "properties": {
+                        "session_id": {"minLength": 1},
+                        "turn": {"maxLength": 0},
+                        "step_id": {"maxLength": 0},
+                    },
                 },
             ]
         }

@@ -36,7 +36,15 @@ if TYPE_CHECKING:
 
 SUBMITTER = "bench-agent"
 # The fields of a judgment that do not depend on when and under which id it was stored.
-JUDGED_FIELDS = ("annotator", "shown", "ranks", "preference", "rationale")
+JUDGED_FIELDS = (
+    "annotator",
+    "shown",
+    "ranks",
+    "preference",
+    "rationale",
+    "answers",
+    "rubric_version",
+)
 
 
 def judgment_row(
@@ -48,6 +56,7 @@ def judgment_row(
     *,
     judgment_id: str,
     ts: float,
+    rubric_version: int,
 ) -> dict[str, Any]:
     """The Judgment row that `judgment_record` stores for this body (but its id and time, given
     here), by the service's own pieces; its JSON columns as the text the database keeps."""
@@ -65,6 +74,8 @@ def judgment_row(
         "ranks": orjson.dumps(ranks_of(request, shown)).decode(),
         "preference": request.preference,
         "rationale": request.rationale,
+        "answers": orjson.dumps({}).decode(),  # the bench's rubric asks nothing of candidates
+        "rubric_version": rubric_version,
         "ts": ts,
     }
 
@@ -98,7 +109,9 @@ def _comparisons_load(project: int, chunk: list[ComparisonDraw], start: float) -
 def _chunk_load(project: int, chunk: list[ComparisonDraw], start: float) -> dict[str, int]:
     from feedback.comparisons.models import Candidate, ComparisonSkip, Judgment
     from feedback.comparisons.queue import shown_order
+    from feedback.services.rubrics import rubric_current
 
+    version = rubric_current(project).version
     candidates: list[dict[str, Any]] = []
     judgments: list[dict[str, Any]] = []
     skips: list[dict[str, Any]] = []
@@ -120,6 +133,7 @@ def _chunk_load(project: int, chunk: list[ComparisonDraw], start: float) -> dict
                     body,
                     judgment_id=f"{comparison.rng.getrandbits(128):032x}",
                     ts=start + comparison.judged_at(),
+                    rubric_version=version,
                 )
             )
         if comparison.skipped_by:
@@ -235,6 +249,7 @@ def _judged_as_the_service_judges(team: Team, size: int) -> str:
 
     from feedback.comparisons.judgments import JudgmentRequest, judgment_record
     from feedback.comparisons.models import Candidate, Comparison, Judgment
+    from feedback.services.rubrics import rubric_current
 
     pk, person = team.project.pk, JUDGES[-1]
     untouched = Comparison.objects.filter(project_id=pk, judgments_needed=NEEDED)
@@ -245,7 +260,16 @@ def _judged_as_the_service_judges(team: Team, size: int) -> str:
     ids = list(sent.values_list("candidate_id", flat=True))
     kind = "preference" if size == 2 else "ranking"
     body = {kind: 1 if size == 2 else ids[::-1], "rationale": "Clearer."}
-    expected = judgment_row(pk, found.pk, ids, person, body, judgment_id="x", ts=0.0)
+    expected = judgment_row(
+        pk,
+        found.pk,
+        ids,
+        person,
+        body,
+        judgment_id="x",
+        ts=0.0,
+        rubric_version=rubric_current(pk).version,
+    )
     with transaction.atomic():
         judged = judgment_record(
             principal=team.person(person),
@@ -255,7 +279,9 @@ def _judged_as_the_service_judges(team: Team, size: int) -> str:
         got = Judgment.objects.filter(judgment_id=judged.judgment_id).values(*JUDGED_FIELDS).get()
         needed = Comparison.objects.values_list("judgments_needed", flat=True).get(pk=found.pk)
         transaction.set_rollback(True)
-    same = {k: orjson.loads(v) if k in ("shown", "ranks") else v for k, v in expected.items()}
+    same = {
+        k: orjson.loads(v) if k in ("shown", "ranks", "answers") else v for k, v in expected.items()
+    }
     same = {k: same[k] for k in JUDGED_FIELDS}
     if got != same or needed != NEEDED - 1:
         raise BenchError(f"the service stored {got} (needing {needed}), the bench {same}")
