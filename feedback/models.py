@@ -625,7 +625,8 @@ class Rating(models.Model):
         return self.rating_id
 
 
-# Comparisons live in their own module (feedback.comparisons): imported here, Django finds them.
+# Comparisons and reviews live in their own modules (feedback.comparisons, feedback.reviews):
+# imported here, Django finds them.
 from feedback.comparisons.models import (  # noqa: E402, F401
     Candidate,
     Comparison,
@@ -633,3 +634,4 @@ from feedback.comparisons.models import (  # noqa: E402, F401
     ComparisonSkip,
     Judgment,
 )
+from feedback.reviews.models import RatingReview, ReviewLease  # noqa: E402, F401

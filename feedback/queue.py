@@ -49,19 +49,14 @@ from core.projects.rules import lease_seconds, ratings_per_turn
 from core.projects.selection import project_pk
 from feedback.bulk import insert_rows
 from feedback.models import (
-    FEEDBACK_ID_SEPARATOR,
     Feedback,
     Lease,
-    Rating,
     Retraction,
     Skip,
     Turn,
     TurnStep,
-    project_of,
 )
-from feedback.moments import moments_recount
-from feedback.queue_state import turns_tally
-from feedback.retractions import ratings_take_back
+from feedback.retractions import rating_rows_of, rating_take_back
 from feedback.selectors.overview import live_counts
 from feedback.selectors.visibility import counted_feedback
 from feedback.sessions import SESSION_STEP, session_openers
@@ -274,10 +269,7 @@ def queue_undo(principal: Principal, feedback_id: str) -> Turn:
                 f"The rating {feedback_id!r} rates no queued turn.",
                 [detail(["feedback_id"], "rates no queued turn")],
             )
-        undone = _given_with(rating)
-        ratings_take_back([row.pk for row in undone], by=principal.name, now=now)
-        turns_tally(project, [turn.correlation_id])
-        moments_recount(project, [(row.correlation_id, row.dimension) for row in undone])
+        undone = rating_take_back(project, rating_rows_of(rating), by=principal.name, now=now)
         mine = _my_ratings(principal.name, project, step_id=rating.step_id)
         if not mine.filter(correlation_id=turn.correlation_id).exists():
             _lease(turn, principal.name, now + lease_seconds(turn.project_id), rating.step_id)
@@ -290,30 +282,6 @@ def queue_undo(principal: Principal, feedback_id: str) -> Turn:
             totals=partial(live_counts, project),
         )
     return turn
-
-
-def _given_with(rating: Feedback) -> list[Feedback]:
-    """The feedback given with `rating`: itself, or every row of the rubric rating it is one of
-    (feedback.services.ratings names them `<rating_id>.<key>`), so that undo takes back the
-    rating whole."""
-    rating_id, separator, _ = rating.feedback_id.partition(FEEDBACK_ID_SEPARATOR)
-    if (
-        not separator
-        or not Rating.objects.filter(
-            project_id=project_of(rating), rating_id=rating_id, annotator=rating.annotator_id
-        ).exists()
-    ):
-        return [rating]
-    siblings = (
-        counted_feedback(project_of(rating))
-        .select_for_update()
-        .filter(
-            feedback_id__startswith=rating_id + separator,
-            source=FeedbackSource.HUMAN.value,
-            annotator_id=rating.annotator_id,
-        )
-    )
-    return list(siblings.order_by("id"))
 
 
 def queue_progress(principal: Principal, *, now: float | None = None) -> QueueProgress:

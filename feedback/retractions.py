@@ -16,9 +16,13 @@ from core.columns import Columns
 from feedback.buckets import buckets_retract
 from feedback.bulk import insert_rows
 from feedback.counters import FEEDBACK_COUNTED, counter_add
-from feedback.models import FEEDBACK_ID_SEPARATOR, Feedback, Retraction, Turn
+from feedback.models import FEEDBACK_ID_SEPARATOR, Feedback, Rating, Retraction, Turn, project_of
+from feedback.moments import moments_recount
 from feedback.question_sums import question_sums_recount
+from feedback.queue_state import turns_tally
+from feedback.selectors.visibility import counted_feedback
 from feedback.stats import ScoreDelta, stats_add_scores
+from learnportal_protocol import FeedbackSource
 
 if TYPE_CHECKING:
     from collections.abc import Collection
@@ -64,3 +68,36 @@ def ratings_take_back(pks: Collection[int], *, by: str, now: float) -> None:
     for project, keys in sorted(rated.items()):
         turns = Turn.objects.filter(project_id=project, correlation_id__in=keys)
         question_sums_recount(project, turns.values_list("pk", flat=True))
+
+
+def rating_rows_of(rating: Feedback) -> list[Feedback]:
+    """The feedback given with `rating`: itself, or every row of the rubric rating it is one of
+    (feedback.services.ratings names them `<rating_id>.<key>`), so that an undo or a
+    rejection takes back the rating whole. Locked, in the caller's transaction."""
+    rating_id, separator, _ = rating.feedback_id.partition(FEEDBACK_ID_SEPARATOR)
+    if (
+        not separator
+        or not Rating.objects.filter(
+            project_id=project_of(rating), rating_id=rating_id, annotator=rating.annotator_id
+        ).exists()
+    ):
+        return [rating]
+    siblings = (
+        counted_feedback(project_of(rating))
+        .select_for_update()
+        .filter(
+            feedback_id__startswith=rating_id + separator,
+            source=FeedbackSource.HUMAN.value,
+            annotator_id=rating.annotator_id,
+        )
+    )
+    return list(siblings.order_by("id"))
+
+
+def rating_take_back(project: int, rows: list[Feedback], *, by: str, now: float) -> list[Feedback]:
+    """Take a rating's rows (`rating_rows_of`) back out of what counts, and work out again what
+    their turns' queue fields and agreement's moments say: the rows."""
+    ratings_take_back([row.pk for row in rows], by=by, now=now)
+    turns_tally(project, {row.correlation_id for row in rows if row.correlation_id})
+    moments_recount(project, [(row.correlation_id, row.dimension) for row in rows])
+    return rows

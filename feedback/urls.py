@@ -17,6 +17,7 @@ from feedback.api import (
 from feedback.comparisons.api import ComparisonsView, JudgmentsView, LeaderboardView
 from feedback.pages import agreement, explorer, file_import, leaderboard, queue, sessions, turns
 from feedback.pages.comparisons import compare
+from feedback.reviews.api import ReviewNextView, ReviewReleaseView, ReviewsView
 
 # Under /api/ (learnportal.urls).
 urlpatterns = [
@@ -33,6 +34,9 @@ urlpatterns = [
     path("comparisons/", ComparisonsView.as_view(), name="comparisons"),
     path("comparisons/<int:comparison>/judgments/", JudgmentsView.as_view(), name="judgments"),
     path("leaderboard/", LeaderboardView.as_view(), name="leaderboard"),
+    path("reviews/", ReviewsView.as_view(), name="reviews"),
+    path("reviews/next/", ReviewNextView.as_view(), name="review-next"),
+    path("reviews/release/", ReviewReleaseView.as_view(), name="review-release"),
 ]
 
 # The annotators' pages, under / in the `portal` namespace (learnportal.urls).

@@ -50,6 +50,7 @@ class Action(StrEnum):
     LIST_FEEDBACK = "list feedback over the API"
     EXPORT = "export feedback"
     SEE_ALL_RATINGS = "see every person's ratings"
+    REVIEW_RATINGS = "review people's ratings"
     READ_AGREEMENT = "read annotator agreement"
     MANAGE_ACCOUNTS = "manage people and tokens"
     MANAGE_WEBHOOKS = "manage webhook endpoints"
@@ -88,6 +89,8 @@ ALLOWED: dict[Action, frozenset[Role]] = {
     Action.LIST_FEEDBACK: EVERYONE,
     Action.EXPORT: DECIDERS,
     Action.SEE_ALL_RATINGS: DECIDERS,
+    # A second pass over people's ratings (feedback.reviews): accepted, or rejected with a reason.
+    Action.REVIEW_RATINGS: DECIDERS,
     Action.READ_AGREEMENT: DECIDERS,
     Action.MANAGE_ACCOUNTS: frozenset({Role.ADMIN}),
     Action.MANAGE_WEBHOOKS: frozenset({Role.ADMIN}),
