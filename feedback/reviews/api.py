@@ -18,6 +18,7 @@ from feedback.reviews.answers import ReviewCreated, ReviewLeased, ReviewPage
 from feedback.reviews.decisions import ReviewRequest, review_record
 from feedback.reviews.queue import review_next, review_release
 from feedback.reviews.reads import reviews_read
+from learnportal_protocol.errors import LearnError, not_found
 from learnportal_protocol.wire import parse_body
 
 if TYPE_CHECKING:
@@ -40,17 +41,16 @@ class ReviewsView(APIView):
     @extend_schema(
         summary="The reviews of ratings: an annotator's own ratings', or every one",
         parameters=query_parameters(ReviewsQuery),
-        responses={200: ReviewPage},
+        responses={200: ReviewPage, 404: OpenApiResponse(description="a cursor of no page")},
     )
     def get(self, request: Request) -> Response:
         principal = principal_of(request)
         query = parse_query(ReviewsQuery, request.query_params)
-        page = reviews_read(
-            principal,
-            limit=query.limit,
-            cursor=id_of_signed(query.cursor, CURSOR_SALT),
-            decision=query.decision,
-        )
+        try:
+            cursor = id_of_signed(query.cursor, CURSOR_SALT)
+        except LearnError as error:  # as the turn list's: a page it names none of
+            raise not_found(error.message, error.details) from None
+        page = reviews_read(principal, limit=query.limit, cursor=cursor, decision=query.decision)
         if page.next is not None:
             page = page.model_copy(update={"next": signed_id(int(page.next), CURSOR_SALT)})
         return Response(page.model_dump(mode="json"))

@@ -31,6 +31,7 @@ from feedback.answers import (
     TurnsCreated,
 )
 from feedback.comparisons.answers import ComparisonsCreated, JudgmentCreated, Leaderboard
+from feedback.reviews.answers import ReviewCreated, ReviewLeased, ReviewPage
 from learnportal.api.openapi import ResponseJsonSchema
 from learnportal.api.schema import LearnResponse
 from learnportal_protocol.messages import (
@@ -98,6 +99,9 @@ ANSWERS: dict[tuple[str, str, str], type[BaseModel]] = {
     ("post", "/api/comparisons/", "201"): ComparisonsCreated,
     ("post", "/api/comparisons/{comparison}/judgments/", "201"): JudgmentCreated,
     ("get", "/api/leaderboard/", "200"): Leaderboard,
+    ("get", "/api/reviews/", "200"): ReviewPage,
+    ("post", "/api/reviews/", "201"): ReviewCreated,
+    ("post", "/api/reviews/next/", "200"): ReviewLeased,
     ("get", "/api/projects/", "200"): ProjectList,
     ("post", "/api/projects/", "201"): ProjectAnswer,
     ("get", "/api/projects/{slug}/", "200"): ProjectAnswer,
@@ -126,6 +130,8 @@ NO_CONTENT = {
     ("post", "/api/queue/next/", "204"),
     ("post", "/api/queue/release/", "204"),
     ("post", "/api/queue/skip/", "204"),
+    ("post", "/api/reviews/next/", "204"),
+    ("post", "/api/reviews/release/", "204"),
     ("delete", "/api/webhooks/{endpoint_id}/", "204"),
     ("delete", "/api/projects/{slug}/members/{username}/", "204"),
 }
