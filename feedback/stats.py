@@ -133,7 +133,6 @@ def stats_add_scores(project: int, deltas: dict[str, ScoreDelta]) -> None:
     )
 
 
-@staged("`stats_add_calls` (lock, sketch merge, UPDATE)")
 def stats_know(project: int, names: Iterable[str]) -> list[str]:
     """Make these components of the project known (a row of zeros for each new one, which
     adapt and plans then weigh) without counting anything: their names, sorted."""
@@ -148,6 +147,7 @@ def stats_know(project: int, names: Iterable[str]) -> list[str]:
     return known
 
 
+@staged("`stats_add_calls` (lock, sketch merge, UPDATE)")
 def stats_add_calls(project: int, deltas: dict[str, CallDelta]) -> None:
     """Add calls to the project's components, merging each duration sketch under a row lock."""
     deltas = {name: d for name, d in deltas.items() if name}

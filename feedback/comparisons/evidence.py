@@ -6,17 +6,22 @@ with the judgment, as the person's, for whichever components they name.
 A tie, or the same component best and worst, says nothing about routing and writes nothing. The
 middle of a longer ranking is neither the winner nor the loser. Nothing routed these calls, so
 they carry no `action_prob` (no behaviour policy to weigh them against: PPO uses the weights in
-force, off-policy estimates leave them out) and they are no calls in the stats.
+force, off-policy estimates leave them out) and they are no calls in the stats. They count
+against the judge's experience quota (`LEARNPORTAL_EXPERIENCE_LIMIT`): past it, with
+`LEARNPORTAL_EXPERIENCE_OVERFLOW=reject`, a judgment is stored without its evidence.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from django.db import transaction
+
 from core.projects.rules import comparisons_as_evidence
 from core.projects.selection import project_pk
 from feedback.comparisons.models import Candidate
 from feedback.services.experiences import experiences_write
+from learnportal_protocol.errors import ErrorCode, LearnError
 from learnportal_protocol.models import Action, Experience
 
 if TYPE_CHECKING:
@@ -62,14 +67,21 @@ def judgment_as_evidence(principal: Principal, comparison: Comparison, judgment:
         )
     )
     experiences = judged_experiences(comparison, judgment, components)
-    if experiences:
-        experiences_write(
-            owner=principal.key,
-            project=principal.project,
-            experiences=experiences,
-            policy=None,
-            attributed=lambda names: names,
-            by=principal.name,
-            calls=False,
-        )
+    if not experiences:
+        return 0
+    try:
+        with transaction.atomic():  # a savepoint: past the quota, the judgment stays
+            experiences_write(
+                owner=principal.key,
+                project=principal.project,
+                experiences=experiences,
+                policy=None,
+                attributed=lambda names: names,
+                by=principal.name,
+                calls=False,
+            )
+    except LearnError as refused:
+        if refused.code is not ErrorCode.QUOTA_EXCEEDED:
+            raise
+        return 0
     return len(experiences)

@@ -93,8 +93,18 @@ def judgment_chunks(
 ) -> Iterator[bytes]:
     """JSON lines of format `kind`, one bytes chunk a batch."""
     for records in judgment_records(kind, judgments, component=component):
-        if records:
-            yield b"".join(orjson.dumps(record) + b"\n" for record in records)
+        lines = [line for record in records if (line := _dumped(record))]
+        if lines:
+            yield b"".join(lines)
+
+
+def _dumped(record: Record) -> bytes:
+    """A line of JSON, or nothing for one a stored value cannot be written in (a number past
+    64 bits in an answer, say): left out, as a row of another time, rather than break the file."""
+    try:
+        return orjson.dumps(record) + b"\n"
+    except orjson.JSONEncodeError:
+        return b""
 
 
 def judged_pairs_of(line: Record) -> list[Record]:

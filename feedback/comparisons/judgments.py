@@ -96,9 +96,9 @@ def judgment_record(
         candidates = candidates_shown(found.pk, who)
         shown = [candidate for candidate, _ in candidates]
         ranks = ranks_of(judgment, shown)
+        _may_judge(found, who, now)
         rubric = rubric_current(project)
         answers = candidate_answers(rubric.rubric, judgment.answers, dict(candidates))
-        _may_judge(found, who, now)
         row = Judgment.objects.create(
             judgment_id=uuid.uuid4().hex,
             project_id=project,
@@ -149,11 +149,13 @@ def candidate_answers(
     normalised, by question key then candidate id; or `invalid` naming every bad one as
     `["answers", candidate_id, key]`, and a candidate that is none of these as
     `["answers", candidate_id]`."""
-    problems = [
-        detail(["answers", candidate], NOT_A_CANDIDATE)
-        for candidate in sent
-        if candidate not in responses
-    ]
+    # The first id of no candidate names them all: a refusal as short as the request is long.
+    strangers = [candidate for candidate in sent if candidate not in responses]
+    problems = (
+        [detail(["answers", strangers[0]], f"{NOT_A_CANDIDATE} ({len(strangers)} such ids)")]
+        if strangers
+        else []
+    )
     by_key: dict[str, dict[str, Any]] = {}
     for candidate, response in responses.items():
         try:

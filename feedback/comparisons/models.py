@@ -27,6 +27,8 @@ class Comparison(models.Model):
     # Distinct people's judgments still needed; the queue reads only the open ones.
     judgments_needed = models.IntegerField()
     priority = models.IntegerField(default=0)
+    # Leased to someone once: what they saw stays as it was (feedback.comparisons.formed).
+    shown = models.BooleanField(default=False, db_default=False)
 
     class Meta:
         constraints = [

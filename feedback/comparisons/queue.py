@@ -98,6 +98,7 @@ def comparison_next(principal: Principal, *, now: float | None = None) -> Compar
             ComparisonLease.objects.update_or_create(
                 username=who, defaults={"comparison": comparison, "expires": expires}
             )
+            _shown(comparison)
     return ComparisonHeld(comparison, candidates_shown(comparison.pk, who), expires)
 
 
@@ -110,6 +111,13 @@ def comparison_assign(comparison: Comparison, username: str, *, now: float | Non
     ComparisonLease.objects.update_or_create(
         username=username, defaults={"comparison": comparison, "expires": expires}
     )
+    _shown(comparison)
+
+
+def _shown(comparison: Comparison) -> None:
+    if not comparison.shown:
+        Comparison.objects.filter(pk=comparison.pk).update(shown=True)
+        comparison.shown = True
 
 
 def comparison_release(principal: Principal, comparison: int) -> None:

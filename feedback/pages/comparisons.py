@@ -301,7 +301,8 @@ def _judging(
     by_id = {candidate.candidate_id: candidate for candidate in shown}
     # The ranking list in the order sent back, when it was one of these candidates each once.
     ranked = shown
-    if sorted(sent.ranking) == sorted(by_id):
+    placed = sorted(sent.ranking) == sorted(by_id)
+    if placed:
         ranked = [by_id[candidate] for candidate in sent.ranking]
     return {
         "candidates": shown,
@@ -311,6 +312,7 @@ def _judging(
             for value, text in PREFERENCES
         ],
         "ranked": ranked,
+        "ranking_placed": placed,  # the person's own order, sent back with a refusal
         "places": [str(place) for place in range(1, len(shown) + 1)],
         "excerpt": EXCERPT,
         "rationale": sent.rationale,

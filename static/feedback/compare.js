@@ -82,7 +82,8 @@
     });
     renumber();
 
-    let placedByHand = false;
+    // Sent back with a refusal, the list is in the order the person put it.
+    let placedByHand = list.hasAttribute("data-placed");
     let keepShown = false;
     form.addEventListener("submit", function (event) {
       if (placedByHand || keepShown) return;

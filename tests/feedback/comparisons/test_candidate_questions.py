@@ -184,3 +184,52 @@ def test_the_comparisons_export_carries_each_shown_candidates_answers(
         (first, {"factual": True, "tone": "dry"}),
         (second, {"factual": False}),
     ]
+
+
+def test_many_ids_of_no_candidate_are_refused_in_one_bounded_line(
+    agent: Actor, ann: Actor, asked: None
+) -> None:
+    submit(agent, pair("c-1"))
+    comparison, ids = leased_ids(ann)
+    answers = {c: {"factual": True} for c in ids} | {f"x-{i}": {} for i in range(5000)}
+    response = judge(ann, comparison, preference=1, answers=answers)
+    assert refused_at(response) == [["answers", "x-0"]]
+    assert len(response.content) < 2000
+
+
+def test_a_judged_comparison_is_a_conflict_whatever_the_answers_say(
+    agent: Actor, ann: Actor, asked: None
+) -> None:
+    submit(agent, pair("c-1"))
+    comparison, ids = leased_ids(ann)
+    assert (
+        judge(
+            ann, comparison, preference=1, answers={c: {"factual": True} for c in ids}
+        ).status_code
+        == 201
+    )
+    assert judge(ann, comparison, preference=1, answers={"nope": {}}).status_code == 409
+
+
+def test_a_stored_answer_no_line_can_hold_leaves_its_judgment_out_of_the_export(
+    agent: Actor, ann: Actor, asked: None, boss: Actor, rev: Actor
+) -> None:
+    submit(agent, pair("c-1"), pair("c-2"))
+    for _ in range(2):
+        comparison, ids = leased_ids(ann)
+        assert (
+            judge(
+                ann, comparison, preference=1, answers={c: {"factual": True} for c in ids}
+            ).status_code
+            == 201
+        )
+    odd = Judgment.objects.order_by("id").first()
+    assert odd is not None
+    Judgment.objects.filter(pk=odd.pk).update(answers={"factual": {odd.shown[0]: 2**70}})
+    lines = boss.exported("comparisons")
+    assert [line["judgment_id"] for line in lines] == [
+        j
+        for j in Judgment.objects.order_by("id").values_list("judgment_id", flat=True)
+        if j != odd.judgment_id
+    ]
+    assert rev.rest("get", "/api/agreement/").status_code == 200

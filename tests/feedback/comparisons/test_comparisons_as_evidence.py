@@ -10,7 +10,7 @@ import pytest
 from django.conf import settings
 
 from core.projects.models import Project
-from feedback.comparisons.models import Candidate
+from feedback.comparisons.models import Candidate, Judgment
 from feedback.models import Experience
 from feedback.selectors import reward_sums
 from feedback.selectors.components import component_records
@@ -148,3 +148,15 @@ def test_a_manager_turns_it_on_and_an_annotator_may_not(ann: Actor) -> None:
     bad = lead.rest("patch", "/api/projects/default/", {"comparisons_as_evidence": "yes"})
     assert bad.status_code == 400
     assert bad.json()["details"][0]["loc"] == ["comparisons_as_evidence"]
+
+
+def test_past_the_judges_quota_a_judgment_is_stored_without_its_evidence(
+    agent: Actor, ann: Actor, counting: None, settings: Any
+) -> None:
+    settings.LEARNPORTAL_EXPERIENCE_LIMIT = 1
+    settings.LEARNPORTAL_EXPERIENCE_OVERFLOW = "reject"
+    submit(agent, pair("c-1"))
+    judge_first_better(ann)
+    assert Judgment.objects.count() == 1
+    assert not Experience.objects.exists()
+    assert sums() == {}

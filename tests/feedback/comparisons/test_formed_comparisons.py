@@ -4,18 +4,24 @@ become one comparison to judge, however they arrive."""
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 import orjson
 import pytest
 
+from core.accounts.roles import Role
 from core.projects.models import Project
 from feedback.comparisons.formed import FORMED_BY
 from feedback.comparisons.models import Candidate, Comparison
+from feedback.models import Turn
+from feedback.services.turns import TurnInput, turns_submit
+from learnportal_protocol import RatedTurn
 from tests.builders import feedback, feedback_req, turn
+from tests.factories import PrincipalFactory
 from tests.feedback.comparisons.test_comparisons_api import judge, lease
 from tests.feedback.test_otlp import ROOT, otlp_json, post, span
-from tests.harness import Actor, default_pk
+from tests.harness import Actor, at_once, default_pk
 
 pytestmark = pytest.mark.django_db
 
@@ -161,3 +167,40 @@ def test_two_services_traced_answering_one_prompt_in_one_session_are_compared(
         body = otlp_json({**root, "traceId": trace}, service=service)
         assert post(agent, orjson.dumps(body)).status_code == 200
     assert [c[:2] for c in candidates()] == [("summ-a", "summ-a"), ("summ-b", "summ-b")]
+
+
+def test_a_comparison_once_shown_takes_no_later_component_even_when_given_back(
+    agent: Actor, ann: Actor, comparing: None
+) -> None:
+    send(agent, answer("t-1", "summ-a"), answer("t-2", "summ-b"))
+    assert lease(ann) is not None
+    assert (
+        ann.rest(
+            "post", "/api/queue/release/", {"comparison": Comparison.objects.get().pk}
+        ).status_code
+        == 204
+    )
+    send(agent, answer("t-3", "summ-c"))
+    assert [c[0] for c in candidates()] == ["summ-a", "summ-b"]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_components_turns_stored_at_once_form_one_comparison_of_both(agent: Actor) -> None:
+    Project.objects.filter(pk=default_pk()).update(compare_turns=True)
+    sender = PrincipalFactory.build(role=Role.AGENT, name="agent-1")
+
+    def store(key: str, component: str) -> Any:
+        item = answer(key, component)
+        rated = RatedTurn.model_validate(item["rated_turn"])
+        return turns_submit(
+            principal=sender,
+            turns=[TurnInput(key, item["session_id"], component, rated)],
+        )
+
+    for round_ in range(3):
+        Comparison.objects.all().delete()
+        keys = (f"r{round_}-a", f"r{round_}-b")
+        at_once([partial(store, keys[0], "summ-a"), partial(store, keys[1], "summ-b")])
+        assert Comparison.objects.count() == 1, round_
+        assert sorted(c[0] for c in candidates()) == ["summ-a", "summ-b"]
+        Turn.objects.all().delete()

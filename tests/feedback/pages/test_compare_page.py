@@ -291,6 +291,8 @@ def test_a_ranking_refused_keeps_the_order_sent(agent: Actor, aria: Client) -> N
     best_first = [shown[1], shown[2], shown[0]]
     page = soup(judge(aria, pk, ranking=",".join(best_first), rationale="x\x00"), status=400)
     assert [row["data-candidate"] for row in page.select(".rank-item")] == best_first
+    assert one(page, "#ranking-list").has_attr("data-placed")  # compare.js asks no move again
+    assert not one(soup(aria.get("/compare/")), "#ranking-list").has_attr("data-placed")
     assert not Judgment.objects.exists()
 
 
