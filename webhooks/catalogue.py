@@ -13,6 +13,7 @@ FROM_BROADCAST = {
     "refinement.reject": "proposal.rejected",
     "refinement.apply": "refinement.applied",
     "refinement.rollback": "refinement.rolled_back",
+    "rating.reviewed": "rating.reviewed",
 }
 EVENTS = tuple(FROM_BROADCAST.values())
 
@@ -24,5 +25,6 @@ Event = Literal[
     "proposal.rejected",
     "refinement.applied",
     "refinement.rolled_back",
+    "rating.reviewed",
 ]
 assert set(get_args(Event)) == set(EVENTS)  # one list of events

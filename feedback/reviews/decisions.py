@@ -108,7 +108,13 @@ def review_record(
             rating_take_back(project, rows, by=principal.name, now=now)
         broadcast_on_commit(
             "rating.reviewed",
-            {"decision": decision.value, "annotator": row.annotator_id, "by": principal.name},
+            {
+                "review_id": review_id,
+                "feedback_id": rows[0].feedback_id,
+                "decision": decision.value,
+                "annotator": row.annotator_id,
+                "by": principal.name,
+            },
             project=principal.project,
             audience=Action.REVIEW_RATINGS,
         )

@@ -5,6 +5,7 @@ their own ratings."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -13,7 +14,9 @@ from core.projects.services import project_add
 from feedback.models import Feedback, Turn
 from feedback.reviews.models import RatingReview, ReviewLease
 from tests.builders import feedback, feedback_req, turn
+from tests.factories import EndpointFactory
 from tests.harness import Actor, human_actor, refused_at, token_actor
+from webhooks.models import Delivery
 
 pytestmark = pytest.mark.django_db
 
@@ -236,3 +239,21 @@ def test_a_rejected_rating_leaves_the_agreement(agent: Actor, rev: Actor, settin
     assert units() == 2
     assert review(rev, careless[0], "reject", "Random.").status_code == 201
     assert units() == 1
+
+
+def test_a_decision_is_a_rating_reviewed_webhook_and_a_refused_one_none(
+    two_rated: list[list[str]], rev: Actor, settings: Any
+) -> None:
+    settings.LEARNPORTAL_WEBHOOK_ALLOW_PRIVATE = True  # the factory's endpoint is this machine
+    EndpointFactory.create(events=["rating.reviewed"])
+    assert review(rev, two_rated[0][0], "reject", "").status_code == 400
+    assert not Delivery.objects.exists()
+    assert review(rev, two_rated[0][0], "reject", "Careless.").status_code == 201
+    (delivery,) = Delivery.objects.filter(event="rating.reviewed")
+    data = json.loads(delivery.body)["data"]
+    assert (data["feedback_id"], data["decision"], data["annotator"], data["by"]) == (
+        two_rated[0][0],
+        "rejected",
+        "ann",
+        "rev",
+    )
