@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 from django.db import connection
+from pydantic import ValidationError
 
 from feedback.answers import StoredFeedback, StoredRatedTurn
 from feedback.models import Feedback, Turn, TurnStep, project_of
@@ -44,7 +45,10 @@ def _stored_turn(
     row: Feedback, turns: dict[TurnKey, StoredRatedTurn], steps: dict[StepKey, StoredRatedTurn]
 ) -> StoredRatedTurn | None:
     if row.rated_turn:
-        return StoredRatedTurn.model_validate_json(row.rated_turn)
+        try:
+            return StoredRatedTurn.model_validate_json(row.rated_turn)
+        except ValidationError:  # a row not written by the service: no turn rather than a 500
+            return None
     if row.step_id:
         return steps.get((project_of(row), row.correlation_id, row.step_id))
     return turns.get((project_of(row), row.correlation_id))

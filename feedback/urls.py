@@ -17,6 +17,7 @@ from feedback.api import (
 from feedback.comparisons.api import ComparisonsView, JudgmentsView, LeaderboardView
 from feedback.pages import agreement, explorer, file_import, leaderboard, queue, sessions, turns
 from feedback.pages.comparisons import compare
+from feedback.pages.reviews import review
 from feedback.reviews.api import ReviewNextView, ReviewReleaseView, ReviewsView
 
 # Under /api/ (learnportal.urls).
@@ -49,6 +50,7 @@ page_urlpatterns = [
     path("turns/import/<str:token>/", file_import.turn_import_file, name="turn_import_file"),
     path("queue/", queue.queue, name="queue"),
     path("compare/", compare, name="compare"),
+    path("review/", review, name="review"),
     path("explorer/", explorer.explorer, name="explorer"),
     path("explorer/turns/<int:pk>/", explorer.turn_detail, name="turn_detail"),
     path("agreement/", agreement.agreement, name="agreement"),

@@ -226,6 +226,7 @@ def _queue_page(
         "session_step": SESSION_STEP,
         "asked_step_kinds": step_kinds_asked(principal.project),
         "sees_all": sees_all_ratings(principal),
+        "may_review": principal.may(Action.REVIEW_RATINGS),  # partials/queue_modes.html
     }
     if turn is not None and form is not None:
         context |= turn_context(turn, principal, form, rubric, session=session) | {

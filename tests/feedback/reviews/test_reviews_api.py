@@ -257,3 +257,14 @@ def test_a_decision_is_a_rating_reviewed_webhook_and_a_refused_one_none(
         "ann",
         "rev",
     )
+
+
+@pytest.mark.parametrize("stored", ["[1, 2]", "{", '{"prompt": 3}'])
+def test_a_rating_whose_stored_turn_is_unreadable_is_still_reviewed(
+    two_rated: list[list[str]], rev: Actor, boss: Actor, stored: str
+) -> None:
+    Feedback.objects.filter(feedback_id__in=two_rated[0]).update(rated_turn=stored)
+    held = lease(rev)
+    assert held is not None
+    assert {f["rated_turn"] for f in held["rating"]["feedbacks"]} == {None}
+    assert boss.rest("get", "/api/feedback/").status_code == 200
