@@ -41,14 +41,25 @@ TurnKey = tuple[int, str]  # a turn's project and correlation_id
 StepKey = tuple[int, str, str]  # a step's turn's project and correlation_id, and its step_id
 
 
+def stored_turn(row: Feedback) -> StoredRatedTurn | None:
+    """The turn stored with the row; None when it stores none, or one that cannot be read (a
+    row the service did not write), which then counts as none."""
+    if not row.rated_turn:
+        return None
+    try:
+        return StoredRatedTurn.model_validate_json(row.rated_turn)
+    except ValidationError:
+        return None
+
+
 def _stored_turn(
-    row: Feedback, turns: dict[TurnKey, StoredRatedTurn], steps: dict[StepKey, StoredRatedTurn]
+    row: Feedback,
+    stored: StoredRatedTurn | None,
+    turns: dict[TurnKey, StoredRatedTurn],
+    steps: dict[StepKey, StoredRatedTurn],
 ) -> StoredRatedTurn | None:
-    if row.rated_turn:
-        try:
-            return StoredRatedTurn.model_validate_json(row.rated_turn)
-        except ValidationError:  # a row not written by the service: no turn rather than a 500
-            return None
+    if stored is not None:
+        return stored
     if row.step_id:
         return steps.get((project_of(row), row.correlation_id, row.step_id))
     return turns.get((project_of(row), row.correlation_id))
@@ -59,7 +70,8 @@ def as_items(rows: list[Feedback]) -> list[StoredFeedback]:
     else the queued turn of its project with its correlation_id, or for a feedback that names
     a step, that step's input and output as the prompt and response; in three queries at most
     whatever the number of rows."""
-    bare = [r for r in rows if not r.rated_turn and r.correlation_id]
+    kept = [stored_turn(r) for r in rows]
+    bare = [r for r, turn in zip(rows, kept, strict=True) if turn is None and r.correlation_id]
     projects = {project_of(r) for r in rows}
     keys = {r.correlation_id for r in bare if not r.step_id}
     turns = (
@@ -74,7 +86,7 @@ def as_items(rows: list[Feedback]) -> list[StoredFeedback]:
     )
     steps = _stored_steps(projects, [r for r in bare if r.step_id])
     items = []
-    for row in rows:
+    for row, turn in zip(rows, kept, strict=True):
         # The host stores a span's two ends together, or neither.
         start, end = row.span_start, row.span_end
         span = (start, end) if start is not None and end is not None else None
@@ -83,7 +95,7 @@ def as_items(rows: list[Feedback]) -> list[StoredFeedback]:
                 feedback_id=row.feedback_id,
                 correlation_id=row.correlation_id,
                 session_id=row.session_id,
-                rated_turn=_stored_turn(row, turns, steps),
+                rated_turn=_stored_turn(row, turn, turns, steps),
                 polarity=FeedbackPolarity(row.polarity),
                 score=row.score,
                 dimension=FeedbackDimension(row.dimension),

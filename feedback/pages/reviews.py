@@ -11,7 +11,6 @@ taps, sent by Enter or a Submit button.
 
 from __future__ import annotations
 
-import copy
 import json
 import math
 import time
@@ -27,7 +26,7 @@ from core.accounts.roles import Action
 from core.form_words import in_form_words
 from core.projects.selection import project_pk
 from core.web import page, requires, when
-from feedback.exports import as_items
+from feedback.exports import as_items, stored_turn
 from feedback.models import FEEDBACK_ID_SEPARATOR
 from feedback.pages.guidelines import question_labels
 from feedback.pages.rating import lease_clock
@@ -249,16 +248,10 @@ def _rated_turn(rows: list[Feedback]) -> RatedTurn:
     """The turn the rows rate (feedback.exports.as_items): the one stored with a row, or else
     its project's queued turn; a stored one that cannot be read is passed over."""
     unreadable = False
-    for row in rows:
-        for each in (row, _without_stored_turn(row)):
-            try:
-                (item,) = as_items([each])
-            except ValueError:  # a stored value the protocol cannot read (pydantic's too)
-                unreadable = True
-                continue
-            if item.rated_turn is not None:
-                return _shown_turn(item.rated_turn, unreadable=unreadable)
-            break
+    for row, item in zip(rows, as_items(rows), strict=True):
+        unreadable = unreadable or (bool(row.rated_turn) and stored_turn(row) is None)
+        if item.rated_turn is not None:
+            return _shown_turn(item.rated_turn, unreadable=unreadable)
     if unreadable:
         return RatedTurn(
             note=f"The turn is not shown: {UNREADABLE}, and no queued turn has its id."
@@ -266,13 +259,6 @@ def _rated_turn(rows: list[Feedback]) -> RatedTurn:
     if rows[0].step_id == SESSION_STEP:
         return RatedTurn(note="This rating is of a whole session: it rates no one response.")
     return RatedTurn(note="No turn is stored with this rating, and none is queued with its id.")
-
-
-def _without_stored_turn(row: Feedback) -> Feedback:
-    """The row as if it had stored no turn (never saved): as_items then reads the queued one."""
-    bare = copy.copy(row)
-    bare.rated_turn = None
-    return bare
 
 
 def _shown_turn(turn: StoredRatedTurn, *, unreadable: bool) -> RatedTurn:
