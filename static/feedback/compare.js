@@ -17,19 +17,7 @@
   const shared = window.learnportalKeys;
   const say = shared.say;
 
-  // ---- Sending: once (and again after the back button brought the page back) ----
-  let sending = false;
-  function send(which) {
-    if (sending || !which) return;
-    sending = true;
-    which.requestSubmit();
-  }
-  document.querySelectorAll("form").forEach(function (each) {
-    each.addEventListener("submit", function () { sending = true; });
-  });
-  window.addEventListener("pageshow", function (event) {
-    if (event.persisted) sending = false;
-  });
+  const send = shared.send;
 
   // ---- A preference of two ----
   const radios = form ? Array.from(form.querySelectorAll("input[name=preference]")) : [];
@@ -89,7 +77,6 @@
       if (placedByHand || keepShown) return;
       event.preventDefault();
       keepShown = true;
-      sending = false;
       say("Put the responses in your order first, or press Enter again to keep this order.");
     });
 

@@ -1,6 +1,6 @@
-// What the keyboard-first pages share (rate.js: a turn, compare.js: a comparison): the status
-// line keys speak in, the cheat-sheet `?` opens, and whether a key goes to a field rather than
-// to a shortcut. Loaded before them (templates say so); they read it as window.learnportalKeys.
+// What the keyboard-first pages share (rate.js: a turn, compare.js: a comparison, review.js: a
+// rating reviewed): the status line keys speak in, the cheat-sheet `?` opens, whether a key goes
+// to a field rather than to a shortcut, and a form sent once. Loaded before them (templates say so); they read it as window.learnportalKeys.
 window.learnportalKeys = (function () {
   "use strict";
   const status = document.getElementById("key-status");
@@ -45,8 +45,23 @@ window.learnportalKeys = (function () {
       element.tagName === "SUMMARY");
   }
 
+  // ---- Sending: once a page (and again after the back button brought the page back) ----
+  // A submit that a form's own handler let through (it runs before this one) counts as sent;
+  // a dialog's (the cheat-sheet's Close) only closes the dialog.
+  let sending = false;
+  document.addEventListener("submit", function (event) {
+    if (!event.defaultPrevented && event.target.method !== "dialog") sending = true;
+  });
+  window.addEventListener("pageshow", function (event) {
+    if (event.persisted) sending = false;
+  });
+  function send(form) {
+    if (!sending && form) form.requestSubmit();
+  }
+
   return {
     say: say,
+    send: send,
     openShortcuts: openShortcuts,
     shortcutsOpen: shortcutsOpen,
     typing: typing,

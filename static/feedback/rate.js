@@ -11,13 +11,7 @@
   const shared = window.learnportalKeys;
   const say = shared.say;
 
-  // ---- Sending: once ----
-  let sending = false;
-  function send(which) {
-    if (sending || !which) return;
-    sending = true;
-    which.requestSubmit();
-  }
+  const send = shared.send;
 
   // ---- The rating form, where there is one (the queue may be empty) ----
   const rating = (function () {
@@ -281,8 +275,6 @@
         error.hidden = correction.value.trim() !== "";
       });
     });
-
-    form.addEventListener("submit", function () { sending = true; });
 
     // Keys of the rating itself; true when the key was one of them.
     function keys(event) {

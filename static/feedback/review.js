@@ -52,10 +52,8 @@
       : "Reject chosen: say why, then submit it (Enter).");
   }
 
-  // ---- Sending: once (and again after the back button brought the page back) ----
-  let sending = false;
+  // ---- Sending: once (keys.js), a reason and no choice a rejection ----
   function send() {
-    if (sending) return;
     if (!field.value) {
       if (!reason.value.trim()) {
         say("Choose Accept (A) or Reject (R) first.");
@@ -63,19 +61,13 @@
       }
       choose("reject"); // a reason and no choice: the reason is a rejection's
     }
-    sending = true;
-    form.requestSubmit();
+    shared.send(form);
   }
   form.addEventListener("submit", function (event) {
     if (!field.value) {
       event.preventDefault();
       say("Choose Accept (A) or Reject (R) first.");
-      return;
     }
-    sending = true;
-  });
-  window.addEventListener("pageshow", function (event) {
-    if (event.persisted) sending = false;
   });
 
   // ---- Keys ----
