@@ -82,7 +82,7 @@ def raters_check(
             if f.source == HUMAN and f.annotator_id == who and f.step_id == fact.step_id
         ]
         if (*unit, fact.dimension) in units:
-            said = RATED_TWICE.format(unit=_unit(fact.step_id), dimension=fact.dimension)
+            said = RATED_TWICE.format(unit=unit_word(fact.step_id), dimension=fact.dimension)
             problems.append(_problem(index, said))
         elif not mine and key in held:
             newcomers.setdefault(unit, index)
@@ -123,10 +123,10 @@ def _over_needed(
         wanted = per_turn[held[key][3]]
         needed = wanted - len(raters)
         if needed <= 0:
-            said = RATED_ENOUGH.format(unit=_unit(step_id), needed=wanted)
+            said = RATED_ENOUGH.format(unit=unit_word(step_id), needed=wanted)
             problems.append(_problem(index, said))
         elif needed <= len(holders):
-            problems.append(_problem(index, LEASED_TO_OTHERS.format(unit=_unit(step_id))))
+            problems.append(_problem(index, LEASED_TO_OTHERS.format(unit=unit_word(step_id))))
     return problems
 
 
@@ -142,7 +142,7 @@ def newcomer_refused(error: LearnError) -> str | None:
     return None
 
 
-def _unit(step_id: str) -> str:
+def unit_word(step_id: str) -> str:
     """The unit a rating with this step id rates, in a word."""
     if not step_id:
         return "turn"

@@ -43,10 +43,16 @@ class ReviewLeased(Answer):
         return cls(rating=rating, lease_expires=held.expires)
 
 
+AMENDMENT = Field(
+    description="amended: the reviewer's rating in its place (its first row's feedback_id)"
+)
+
+
 class ReviewCreated(Answer):
     review_id: str
-    decision: str = Field(description="accepted or rejected")
+    decision: str = Field(description="accepted, rejected or amended")
     feedback_ids: list[str] = Field(description="the rating's rows the decision is on")
+    amendment: str | None = AMENDMENT
 
     @classmethod
     def of(cls, reviewed: Reviewed) -> Self:
@@ -54,6 +60,7 @@ class ReviewCreated(Answer):
             review_id=reviewed.review_id,
             decision=reviewed.decision,
             feedback_ids=reviewed.feedback_ids,
+            amendment=reviewed.amendment[0] if reviewed.amendment else None,
         )
 
 
@@ -62,12 +69,26 @@ class StoredReview(Answer):
     feedback_id: str = Field(description="the rating's first row")
     annotator: str
     reviewer: str
-    decision: str = Field(description="accepted or rejected")
+    decision: str = Field(description="accepted, rejected or amended")
     reason: str
     ts: float
+    amendment: str | None = AMENDMENT
+    correlation_id: str = Field(default="", description="the rated turn's correlation_id")
+    step_id: str = Field(
+        default="", description='the step rated: "" the whole turn, "@session" its session'
+    )
 
     @classmethod
-    def of(cls, review: RatingReview, feedback_id: str, annotator: str) -> Self:
+    def of(
+        cls,
+        review: RatingReview,
+        feedback_id: str,
+        annotator: str,
+        amendment: str | None,
+        *,
+        correlation_id: str = "",
+        step_id: str = "",
+    ) -> Self:
         return cls(
             review_id=review.review_id,
             feedback_id=feedback_id,
@@ -76,6 +97,9 @@ class StoredReview(Answer):
             decision=review.decision,
             reason=review.reason,
             ts=review.ts,
+            amendment=amendment,
+            correlation_id=correlation_id,
+            step_id=step_id,
         )
 
 

@@ -30,7 +30,7 @@ DECIDERS_ONLY = OpenApiResponse(description="only reviewers, managers and site a
 
 
 class ReviewsQuery(QueryModel):
-    decision: Literal["", "accepted", "rejected"] = ""
+    decision: Literal["", "accepted", "rejected", "amended"] = ""
     cursor: str = Field(default="", max_length=200, description="opaque: from a page's next")
     limit: QueryInt = Field(default=50, ge=1, le=500, description="reviews a page")
 
@@ -56,13 +56,16 @@ class ReviewsView(APIView):
         return Response(page.model_dump(mode="json"))
 
     @extend_schema(
-        summary="Accept a person's rating, or reject it with a reason",
+        summary="Accept a person's rating, reject it with a reason, or amend it with your answers",
         request={JSON: ReviewRequest},
         responses={
             201: ReviewCreated,
             403: DECIDERS_ONLY,
             404: OpenApiResponse(description="no rating that counts has this feedback_id"),
-            409: OpenApiResponse(description="reviewed already, or your own"),
+            400: OpenApiResponse(description="a field refused (each named)"),
+            409: OpenApiResponse(
+                description="reviewed already, your own, or amended where you rated it"
+            ),
         },
     )
     def post(self, request: Request) -> Response:

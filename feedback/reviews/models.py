@@ -1,6 +1,7 @@
 """The review of a rating: a reviewer's decision, kept on each feedback row the rating is (a
-rubric's rating is a row a scored answer, one review_id for all), and the lease a reviewer
-holds on the rating they are reviewing."""
+rubric's rating is a row a scored answer, one review_id for all), the rows of the rating a
+reviewer gave in place of one they amended, and the lease a reviewer holds on the rating they
+are reviewing."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ REASON_LENGTH = 2000
 class Decision(models.TextChoices):
     ACCEPTED = "accepted"
     REJECTED = "rejected"
+    AMENDED = "amended"
 
 
 class RatingReview(models.Model):
@@ -34,6 +36,22 @@ class RatingReview(models.Model):
 
     def __str__(self) -> str:
         return f"{self.review_id} {self.decision}"
+
+
+class Amendment(models.Model):
+    """A row of the reviewer's own rating that took the place of the one their review
+    (`review_id`) amended: reviewed by its making, so never in the review queue."""
+
+    review_id = models.CharField(max_length=40)
+    feedback = models.OneToOneField(
+        "feedback.Feedback", on_delete=models.CASCADE, related_name="amending"
+    )
+
+    class Meta:
+        indexes = [models.Index(fields=["review_id"], name="amendment_by_review")]
+
+    def __str__(self) -> str:
+        return f"{self.feedback_id} amends in {self.review_id}"
 
 
 class ReviewLease(models.Model):

@@ -1,6 +1,7 @@
 """The review queue (`POST /api/reviews/next/`, `/api/reviews/release/`): each reviewer holds
 one rating at a time for `LEARNPORTAL_LEASE_SECONDS`, the oldest rating that counts, has no
-review, is not theirs and is not held by another reviewer; held again, the same one comes back.
+review, is no amendment (a reviewer's, reviewed by its making), is not theirs and is not held by
+another reviewer; held again, the same one comes back.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from core.accounts.roles import Action
 from core.projects.selection import project_pk
 from feedback.models import FEEDBACK_ID_SEPARATOR, Feedback, Rating, project_of
 from feedback.retractions import rating_rows_of
-from feedback.reviews.models import RatingReview, ReviewLease
+from feedback.reviews.models import Amendment, RatingReview, ReviewLease
 from feedback.selectors.visibility import counted_feedback
 from learnportal_protocol import FeedbackSource
 
@@ -49,6 +50,7 @@ def review_next(principal: Principal, *, now: float | None = None) -> ReviewHeld
             .filter(source=FeedbackSource.HUMAN.value)
             .exclude(annotator_id=who)
             .exclude(Exists(RatingReview.objects.filter(feedback=OuterRef("pk"))))
+            .exclude(Exists(Amendment.objects.filter(feedback=OuterRef("pk"))))
             .exclude(
                 Exists(
                     ReviewLease.objects.filter(feedback=OuterRef("pk"), expires__gt=now).exclude(

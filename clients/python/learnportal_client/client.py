@@ -12,7 +12,7 @@ import time
 import weakref
 from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 
 import httpx
 
@@ -42,6 +42,9 @@ if TYPE_CHECKING:
         ProjectList,
         QueuedTurn,
         RatingCreated,
+        ReviewCreated,
+        ReviewLeased,
+        ReviewPage,
         Routing,
         Rubric,
         RunOutcome,
@@ -193,6 +196,52 @@ class LearnClient(
     def leaderboard(self, by: str = "component") -> Leaderboard:
         """`GET /api/leaderboard/`: the components' (or models') strengths from judgments."""
         return self._carry(exchanges.leaderboard(by))
+
+    def rating_review_next(self, project: str = "") -> ReviewLeased | None:
+        """`POST /api/reviews/next/`: lease the next person's rating to review (the one held,
+        while held); None when none is left for you."""
+        return self._carry(exchanges.review_next(project))
+
+    def rating_review_release(self, project: str = "") -> None:
+        """`POST /api/reviews/release/`: give back the rating you hold for review."""
+        self._carry(exchanges.review_release(project))
+
+    def review_rating(
+        self,
+        feedback_id: str,
+        decision: Literal["accept", "reject", "amend"],
+        *,
+        reason: str = "",
+        answers: Mapping[str, Any] | None = None,
+        comment: str = "",
+        correction: str = "",
+        correction_span: tuple[int, int] | None = None,
+        rubric_version: int | None = None,
+        project: str = "",
+    ) -> ReviewCreated:
+        """`POST /api/reviews/`: accept a person's rating (any row's `feedback_id`), reject it
+        with a `reason`, or amend it with your own `answers` (and remarks), which take its place
+        as your rating."""
+        remarks = exchanges.remarks_of(comment, correction, correction_span)
+        exchange = exchanges.review(
+            feedback_id,
+            decision,
+            project=project,
+            reason=reason,
+            answers=answers,
+            remarks=remarks,
+            rubric_version=rubric_version,
+        )
+        return self._carry(exchange)
+
+    def rating_reviews(
+        self, cursor: str = "", *, decision: str = "", limit: int | None = None, project: str = ""
+    ) -> ReviewPage:
+        """`GET /api/reviews/`, newest first: an annotator's own ratings' reviews, or (for
+        reviewers) all; pass a page's `next` as `cursor`."""
+        return self._carry(
+            exchanges.reviews_page(cursor, project=project, decision=decision, limit=limit)
+        )
 
     def turn(self, turn_id: int) -> TurnDetail:
         """`GET /api/turns/<id>/`: one turn with its steps."""
@@ -384,6 +433,44 @@ class AsyncLearnClient(
 
     async def leaderboard(self, by: str = "component") -> Leaderboard:
         return await self._carry(exchanges.leaderboard(by))
+
+    async def rating_review_next(self, project: str = "") -> ReviewLeased | None:
+        return await self._carry(exchanges.review_next(project))
+
+    async def rating_review_release(self, project: str = "") -> None:
+        await self._carry(exchanges.review_release(project))
+
+    async def review_rating(
+        self,
+        feedback_id: str,
+        decision: Literal["accept", "reject", "amend"],
+        *,
+        reason: str = "",
+        answers: Mapping[str, Any] | None = None,
+        comment: str = "",
+        correction: str = "",
+        correction_span: tuple[int, int] | None = None,
+        rubric_version: int | None = None,
+        project: str = "",
+    ) -> ReviewCreated:
+        remarks = exchanges.remarks_of(comment, correction, correction_span)
+        exchange = exchanges.review(
+            feedback_id,
+            decision,
+            project=project,
+            reason=reason,
+            answers=answers,
+            remarks=remarks,
+            rubric_version=rubric_version,
+        )
+        return await self._carry(exchange)
+
+    async def rating_reviews(
+        self, cursor: str = "", *, decision: str = "", limit: int | None = None, project: str = ""
+    ) -> ReviewPage:
+        return await self._carry(
+            exchanges.reviews_page(cursor, project=project, decision=decision, limit=limit)
+        )
 
     async def turns(self, cursor: str = "", **filters: str | int | float | bool | None) -> TurnPage:
         return await self._carry(exchanges.turns_page(cursor, filters))

@@ -25,6 +25,9 @@ from learnportal_client.rest import (
     ProjectList,
     QueuedTurn,
     RatingCreated,
+    ReviewCreated,
+    ReviewLeased,
+    ReviewPage,
     Routing,
     Rubric,
     RunOutcome,
@@ -273,3 +276,58 @@ def remarks_of(
     if correction_span is not None:
         given["correction_span"] = list(correction_span)
     return {key: value for key, value in given.items() if value}
+
+
+# --- a reviewer's side: reviews of people's ratings --------------------------------------------
+
+
+def review_next(project: str) -> Exchange[ReviewLeased | None]:
+    """`POST /api/reviews/next/`: the rating held (the same one again while held), or None when
+    none is left (204)."""
+    return Exchange(
+        "POST", "/api/reviews/next/", _read_held, options={"params": query(project=project)}
+    )
+
+
+def _read_held(status: int, body: Any, retry_after: str | None) -> ReviewLeased | None:
+    if status == 204:
+        return None
+    return answer_of(ReviewLeased, status, body, retry_after)
+
+
+def review_release(project: str) -> Exchange[None]:
+    return Exchange(
+        "POST", "/api/reviews/release/", _read_nothing, options={"params": query(project=project)}
+    )
+
+
+def review(
+    feedback_id: str,
+    decision: str,
+    *,
+    project: str,
+    reason: str,
+    answers: Mapping[str, Any] | None,
+    remarks: Mapping[str, Any],
+    rubric_version: int | None,
+) -> Exchange[ReviewCreated]:
+    """`POST /api/reviews/`; not sent again without an answer (a rating is reviewed once)."""
+    body: dict[str, Any] = {"feedback_id": feedback_id, "decision": decision, **remarks}
+    for name, value in (
+        ("project", project),
+        ("reason", reason),
+        ("rubric_version", rubric_version),
+    ):
+        if value not in (None, ""):
+            body[name] = value
+    if answers is not None:
+        body["answers"] = dict(answers)
+    return rest(ReviewCreated, "POST", "/api/reviews/", json=body, resend_safe=False)
+
+
+def reviews_page(
+    cursor: str, *, project: str, decision: str, limit: int | None
+) -> Exchange[ReviewPage]:
+    """`GET /api/reviews/`, newest first; `cursor` a page's `next`."""
+    params = query(project=project, decision=decision, limit=limit, cursor=cursor)
+    return rest(ReviewPage, "GET", "/api/reviews/", params=params)

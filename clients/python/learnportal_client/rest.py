@@ -145,6 +145,51 @@ class ListedFeedback(Lenient):
     ts: float
 
 
+class RatingUnderReview(Lenient):
+    """A person's rating held for review: its name (the first row's feedback_id), its rows and,
+    for a rubric's rating, every answer."""
+
+    feedback_id: str
+    annotator: str
+    feedbacks: list[ListedFeedback]
+    answers: dict[str, Any] | None = None
+
+
+class ReviewLeased(Lenient):
+    """`POST /api/reviews/next/`: the rating the reviewer holds until `lease_expires`."""
+
+    rating: RatingUnderReview
+    lease_expires: float
+
+
+class ReviewCreated(Lenient):
+    """`POST /api/reviews/`: the decision, the rating's rows, and for an amendment the
+    reviewer's rating in its place."""
+
+    review_id: str
+    decision: Literal["accepted", "rejected", "amended"]
+    feedback_ids: list[str]
+    amendment: str | None = None
+
+
+class StoredReview(Lenient):
+    review_id: str
+    feedback_id: str
+    annotator: str
+    reviewer: str
+    decision: Literal["accepted", "rejected", "amended"]
+    reason: str = ""
+    ts: float
+    amendment: str | None = None
+
+
+class ReviewPage(Lenient):
+    """A page of `GET /api/reviews/`, newest first; `next` is the following page's cursor."""
+
+    results: list[StoredReview]
+    next: str | None = None
+
+
 class FeedbackPage(Lenient):
     """A page of `GET /api/feedback/`, newest first; `next` is the following page's URL."""
 

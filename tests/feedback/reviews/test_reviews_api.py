@@ -1,7 +1,8 @@
 """Reviews of ratings over REST (issue 27, item 1): a reviewer leases the oldest rating nobody
-reviewed, accepts it or rejects it with a reason; a rejected rating leaves the exports, the
-explorer and the counts, and its turn needs a rating again; an annotator reads the reviews of
-their own ratings."""
+reviewed, accepts it, rejects it with a reason or amends it with their own answers; a rejected
+rating leaves the exports, the explorer and the counts, and its turn needs a rating again; an
+amended one is replaced by the reviewer's; an annotator reads the reviews of their own
+ratings."""
 
 from __future__ import annotations
 
@@ -269,3 +270,98 @@ def test_a_rating_whose_stored_turn_is_unreadable_is_still_reviewed(
     # Read as none stored: the queued turn of its id stands in.
     assert {f["rated_turn"]["prompt"] for f in held["rating"]["feedbacks"]} == {turn()["prompt"]}
     assert boss.rest("get", "/api/feedback/").status_code == 200
+
+
+def amend(reviewer: Actor, feedback_id: str, answers: dict[str, Any], **more: Any) -> Any:
+    body = {"feedback_id": feedback_id, "decision": "amend", "answers": answers, **more}
+    return reviewer.rest("post", "/api/reviews/", body)
+
+
+def test_an_amendment_is_the_reviewers_rating_in_place_of_the_annotators(
+    two_rated: list[list[str]], rev: Actor, boss: Actor, ann: Actor
+) -> None:
+    response = amend(rev, two_rated[0][0], {"correctness": -1.0}, reason="Wrong, not right.")
+    assert response.status_code == 201, response.content
+    made = response.json()
+    assert made["decision"] == "amended"
+    amendment = made["amendment"]
+    assert amendment and rating_of([amendment]) != rating_of(two_rated[0])
+    # The annotator's rating leaves what counts; the reviewer's counts in its place.
+    assert exported_ratings(boss) == {rating_of(two_rated[1]), rating_of([amendment])}
+    (line,) = [x for x in boss.exported("answers") if x["rating_id"] == rating_of([amendment])]
+    assert (line["annotator"], line["answers"]) == ("rev", {"correctness": -1.0})
+    assert Turn.objects.get(correlation_id="t-1").ratings_needed == 0
+    # Stored beside it, never overwritten.
+    assert Feedback.objects.filter(feedback_id__in=two_rated[0]).count() == 2
+    seen = ann.rest("get", "/api/reviews/").json()["results"]
+    assert [(r["decision"], r["amendment"], r["reason"]) for r in seen] == [
+        ("amended", amendment, "Wrong, not right.")
+    ]
+
+
+def test_an_amendment_is_never_offered_for_review(
+    two_rated: list[list[str]], rev: Actor, rev2: Actor
+) -> None:
+    assert amend(rev, two_rated[0][0], {"correctness": 1.0}).status_code == 201
+    assert review(rev, two_rated[1][0], "accept").status_code == 201
+    assert lease(rev2) is None
+
+
+def test_an_amendment_answers_as_a_rating_does_or_nothing_changes(
+    two_rated: list[list[str]], rev: Actor, boss: Actor
+) -> None:
+    first = two_rated[0][0]
+    assert refused_at(amend(rev, first, {"correctness": 7})) == [["answers", "correctness"]]
+    assert refused_at(amend(rev, first, {"no-such": 1})) == [["answers", "no-such"]]
+    refused = amend(rev, first, {"correctness": 1.0}, rubric_version=99)
+    assert refused_at(refused, 409) == [["rubric_version"]]
+    no_answers = rev.rest("post", "/api/reviews/", {"feedback_id": first, "decision": "amend"})
+    assert refused_at(no_answers) == [["answers"]]
+    accept_with_answers = rev.rest(
+        "post",
+        "/api/reviews/",
+        {"feedback_id": first, "decision": "accept", "answers": {"correctness": 1.0}},
+    )
+    assert refused_at(accept_with_answers) == [["answers"]]
+    assert not RatingReview.objects.exists()
+    assert exported_ratings(boss) == {rating_of(two_rated[0]), rating_of(two_rated[1])}
+
+
+def test_a_reviewer_who_rated_the_turn_cannot_amend_a_rating_of_it(
+    agent: Actor, rev: Actor, settings: Any
+) -> None:
+    settings.LEARNPORTAL_RATINGS_PER_TURN = 2
+    queued(agent, "t-1")
+    theirs = rated(human_actor("otto", "annotator"), "t-1")
+    rated(rev, "t-1")
+    refused = amend(rev, theirs[0], {"correctness": 1.0})
+    assert refused_at(refused, 409) == [["feedback_id"]]
+    assert "yourself" in refused.json()["details"][0]["msg"]
+    assert not RatingReview.objects.exists()
+    assert review(rev, theirs[0], "reject", "Careless.").status_code == 201
+
+
+def test_a_rating_of_no_stored_turn_is_not_amended(agent: Actor, rev: Actor) -> None:
+    person = human_actor("pia", "annotator")
+    item = feedback(feedback_id="fb-solo", source="human", score=0.8, component_name="c")
+    assert person.learn(feedback_req(item)).status_code == 200
+    assert refused_at(amend(rev, "fb-solo", {"correctness": 1.0}), 409) == [["feedback_id"]]
+    assert Feedback.objects.filter(feedback_id="fb-solo").count() == 1
+
+
+@pytest.mark.parametrize("decision", ["reject", "amend"])
+def test_the_queue_never_hands_a_turn_back_to_the_author_of_its_overruled_rating(
+    two_rated: list[list[str]], rev: Actor, ann: Actor, decision: str
+) -> None:
+    if decision == "reject":
+        assert review(rev, two_rated[0][0], "reject", "Careless.").status_code == 201
+        wanted: str | None = "t-1"  # it needs a rating again, from anyone but ann
+    else:
+        assert amend(rev, two_rated[0][0], {"correctness": 1.0}).status_code == 201
+        wanted = None  # the reviewer's rating took its place
+    assert ann.rest("post", "/api/queue/next/").status_code == 204
+    offered = human_actor("otto", "annotator").rest("post", "/api/queue/next/")
+    if wanted is None:
+        assert offered.status_code == 204
+    else:
+        assert offered.json()["turn"]["correlation_id"] == wanted

@@ -85,6 +85,12 @@ BEYOND_THE_SCHEMA = [
         "Python's str.strip() strips more (\\x1c-\\x1f) than a portable pattern names",
     ),
     Rule(
+        "POST /api/reviews/",
+        ("reason",),
+        "a rejection's reason is not blank, as a proposal's rejection's (str.strip() strips "
+        "more than a portable pattern names)",
+    ),
+    Rule(
         "POST /api/webhooks/",
         ("url",),
         "an endpoint's host resolves to public addresses only (DNS says so, not a pattern), "
