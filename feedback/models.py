@@ -634,4 +634,5 @@ from feedback.comparisons.models import (  # noqa: E402, F401
     ComparisonSkip,
     Judgment,
 )
-from feedback.reviews.models import RatingReview, ReviewLease  # noqa: E402, F401
+from feedback.gold.models import GoldItem, GoldResult, QueuePause  # noqa: E402, F401
+from feedback.reviews.models import Amendment, RatingReview, ReviewLease  # noqa: E402, F401

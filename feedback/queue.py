@@ -11,7 +11,9 @@ The rules (docs/contract.md, "The people's side"):
 - turns with negative `self`/`env` feedback or low-confidence ratings come first
   (feedback.queue_state);
 - a person may undo their own rating for LEARNPORTAL_UNDO_SECONDS: a Retraction record beside it,
-  never an edit, and the turn is leased back to them to rate again.
+  never an edit, and the turn is leased back to them to rate again;
+- gold items (feedback.gold) are mixed in at the project's rate, leased as any turn is, however
+  many ratings they have; a person whose queue is paused by them is refused (`conflict`).
 
 The same rules hold for steps (`queue_next(..., steps=kinds)`): each step of those kinds is a unit
 of its own that needs the project's ratings per turn from distinct people (feedback.raters),
@@ -39,7 +41,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import Count, Exists, F, IntegerField, OuterRef, Subquery, Value
+from django.db.models import Count, Exists, F, IntegerField, OuterRef, Q, Subquery, Value
 from django.db.models.functions import Coalesce
 
 from core.accounts.roles import Action
@@ -48,6 +50,8 @@ from core.events import broadcast_on_commit
 from core.projects.rules import lease_seconds, ratings_per_turn
 from core.projects.selection import project_pk
 from feedback.bulk import insert_rows
+from feedback.gold.models import GoldItem
+from feedback.gold.queue import gold_due, pause_check
 from feedback.models import (
     Feedback,
     Lease,
@@ -57,6 +61,7 @@ from feedback.models import (
     TurnStep,
 )
 from feedback.retractions import rating_rows_of, rating_take_back
+from feedback.reviews.reads import overruled
 from feedback.selectors.overview import live_counts
 from feedback.selectors.visibility import counted_feedback
 from feedback.sessions import SESSION_STEP, session_openers
@@ -122,25 +127,24 @@ def queue_next(
     now = time.time() if now is None else now
     who = principal.name
     project = project_pk(principal.project)
+    pause_check(who, project)
     with transaction.atomic():
         if sessions:
             return _next_session(who, project, now)
         if steps:
             return _next_step(who, project, now, sorted(steps))
+        open_or_gold = Q(turn__ratings_needed__gt=0) | Exists(
+            GoldItem.objects.filter(turn=OuterRef("turn"))
+        )
         held = (
             Lease.objects.select_related("turn")
-            .filter(
-                username=who,
-                step_id="",
-                expires__gt=now,
-                turn__ratings_needed__gt=0,
-                turn__project_id=project,
-            )
+            .filter(open_or_gold, username=who, step_id="", expires__gt=now)
+            .filter(turn__project_id=project)
             .first()
         )
         if held is not None:
             return QueueLease(turn=held.turn, expires=held.expires)
-        turn = _claim(who, project, now)
+        turn = gold_due(who, project) or _claim(who, project, now)
         if turn is None:
             Lease.objects.filter(username=who).delete()
             return None
@@ -353,13 +357,17 @@ def _live_leases(now: float) -> Subquery:
 
 def _candidates(who: str, project: int, now: float) -> QuerySet[Turn]:
     """Turns of `project` this person may be leased, most urgent first: open, neither rated nor
-    skipped by them, and held by fewer people than they still need."""
+    skipped by them, no gold item (those come at their own rate: `gold_due`), and held by fewer
+    people than they still need."""
     mine = _my_ratings(who, project).filter(correlation_id=OuterRef("correlation_id"))
     skipped = Skip.objects.filter(turn=OuterRef("pk"), step_id="", username=who)
+    overruled_here = overruled(who, project, key=OuterRef("correlation_id"), step_id="")
     return (
         Turn.objects.filter(project_id=project, ratings_needed__gt=0)
         .exclude(Exists(mine))
         .exclude(Exists(skipped))
+        .exclude(Exists(overruled_here))
+        .exclude(Exists(GoldItem.objects.filter(turn=OuterRef("pk"))))
         .alias(held=Coalesce(_live_leases(now), Value(0)))
         .filter(held__lt=F("ratings_needed"))
         .order_by("-priority", "id")
@@ -430,11 +438,15 @@ def _step_candidates(who: str, project: int, now: float, kinds: list[str]) -> Qu
     than the project's ratings per turn."""
     ratings, people, held = _step_raters(project, now)
     skipped = Skip.objects.filter(turn=OuterRef("turn"), step_id=OuterRef("step_id"), username=who)
+    overruled_here = overruled(
+        who, project, key=OuterRef("turn__correlation_id"), step_id=OuterRef("step_id")
+    )
     return (
         TurnStep.objects.select_related("turn")
         .filter(turn__project_id=project, kind__in=kinds)
         .exclude(Exists(ratings.filter(annotator_id=who)))
         .exclude(Exists(skipped))
+        .exclude(Exists(overruled_here))
         .alias(taken=Coalesce(people, Value(0)) + Coalesce(held, Value(0)))
         .filter(taken__lt=ratings_per_turn(project))
         .order_by("-turn__priority", "turn_id", F("start").asc(nulls_last=True), "id")
@@ -446,12 +458,14 @@ def _session_candidates(who: str, project: int, now: float) -> QuerySet[Turn]:
     as `_step_candidates` a step: the session with the most urgent of its turns first."""
     ratings, people, held = _session_raters(project, now)
     skipped = Skip.objects.filter(turn=OuterRef("pk"), step_id=SESSION_STEP, username=who)
+    overruled_here = overruled(who, project, key=OuterRef("correlation_id"), step_id=SESSION_STEP)
     its_turns = Turn.objects.filter(project_id=project, session_id=OuterRef("session_id"))
     urgency = Subquery(its_turns.order_by("-priority").values("priority")[:1])
     return (
         session_openers(project)
         .exclude(Exists(ratings.filter(annotator_id=who)))
         .exclude(Exists(skipped))
+        .exclude(Exists(overruled_here))
         .alias(taken=Coalesce(people, Value(0)) + Coalesce(held, Value(0)), urgency=urgency)
         .filter(taken__lt=ratings_per_turn(project))
         .order_by("-urgency", "id")

@@ -6,6 +6,7 @@ from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 from feedback import urls as feedback_urls
+from feedback.gold import urls as gold_urls
 from learnportal import pages
 from learnportal.api.errors import api_not_found
 from learnportal.api.learn import LearnView
@@ -32,6 +33,7 @@ urlpatterns = [
     # OTLP/HTTP's own path: exporters post to /v1/traces, with no slash after it.
     path("v1/traces", OtlpTracesView.as_view(), name="otlp-traces"),
     path("api/", include(feedback_urls.urlpatterns)),
+    path("api/", include(gold_urls.urlpatterns)),
     path("api/", include(refinement_urls.urlpatterns)),
     path("api/", include(webhooks_urls.urlpatterns)),
     path("api/", include(accounts_urls.api_urlpatterns)),

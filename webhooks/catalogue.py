@@ -14,6 +14,7 @@ FROM_BROADCAST = {
     "refinement.apply": "refinement.applied",
     "refinement.rollback": "refinement.rolled_back",
     "rating.reviewed": "rating.reviewed",
+    "annotator.paused": "annotator.paused",
 }
 EVENTS = tuple(FROM_BROADCAST.values())
 
@@ -26,5 +27,6 @@ Event = Literal[
     "refinement.applied",
     "refinement.rolled_back",
     "rating.reviewed",
+    "annotator.paused",
 ]
 assert set(get_args(Event)) == set(EVENTS)  # one list of events

@@ -51,6 +51,7 @@ class Action(StrEnum):
     EXPORT = "export feedback"
     SEE_ALL_RATINGS = "see every person's ratings"
     REVIEW_RATINGS = "review people's ratings"
+    MANAGE_GOLD = "mark gold items and read people's accuracy on them"
     READ_AGREEMENT = "read annotator agreement"
     MANAGE_ACCOUNTS = "manage people and tokens"
     MANAGE_WEBHOOKS = "manage webhook endpoints"
@@ -92,6 +93,8 @@ ALLOWED: dict[Action, frozenset[Role]] = {
     # A second pass over people's ratings (feedback.reviews): accepted, or rejected with a reason.
     Action.REVIEW_RATINGS: DECIDERS,
     Action.READ_AGREEMENT: DECIDERS,
+    # Gold items (feedback.gold): their answers are kept from the people they measure.
+    Action.MANAGE_GOLD: frozenset({Role.MANAGER, Role.ADMIN}),
     Action.MANAGE_ACCOUNTS: frozenset({Role.ADMIN}),
     Action.MANAGE_WEBHOOKS: frozenset({Role.ADMIN}),
     Action.MANAGE_PROJECT: frozenset({Role.MANAGER, Role.ADMIN}),

@@ -44,6 +44,13 @@ class ProjectAnswer(Answer):
         description="turns of one session that answer one prompt, from different components, "
         "form a comparison"
     )
+    gold_rate: float = Field(description="the share of each person's queue that is gold items")
+    gold_min_items: int = Field(
+        description="gold items a person rates before their accuracy can pause their queue"
+    )
+    gold_pause_below: float = Field(
+        description="a person's queue pauses when their gold accuracy is below this (0: never)"
+    )
 
     @classmethod
     def of(cls, project: Project) -> Self:

@@ -31,6 +31,10 @@ MAX_PRIORITY_WEIGHT = 9
 DEFAULT_PRIORITY_NEGATIVE = 2
 DEFAULT_PRIORITY_UNSURE = 1
 LOW_CONFIDENCE = 0.5  # a feedback's confidence below which it is unsure
+# Gold items (feedback.gold): at most half of a person's queue; judged after a few.
+MAX_GOLD_RATE = 0.5
+DEFAULT_GOLD_MIN_ITEMS = 10
+MAX_GOLD_MIN_ITEMS = 1000
 
 
 class Project(models.Model):
@@ -88,6 +92,27 @@ class Project(models.Model):
         db_default=False,
         help_text="Turns of one session that answer one prompt, from different components, "
         "form a comparison.",
+    )
+    # Gold items (feedback.gold): none mixed in and nobody paused, as a project made before it
+    # had the settings.
+    gold_rate = models.FloatField(
+        default=0,
+        db_default=0,
+        validators=[MinValueValidator(0), MaxValueValidator(MAX_GOLD_RATE)],
+        help_text="The share of each person's queue that is gold items, unmarked.",
+    )
+    gold_min_items = models.PositiveSmallIntegerField(
+        default=DEFAULT_GOLD_MIN_ITEMS,
+        db_default=DEFAULT_GOLD_MIN_ITEMS,
+        validators=[MinValueValidator(1), MaxValueValidator(MAX_GOLD_MIN_ITEMS)],
+        help_text="Gold items a person rates before their accuracy can pause their queue.",
+    )
+    gold_pause_below = models.FloatField(
+        default=0,
+        db_default=0,
+        validators=[MinValueValidator(0), MaxValueValidator(1)],
+        help_text="A person's queue pauses when their accuracy on gold items is below this "
+        "(0: never).",
     )
     created_at = models.DateTimeField(default=timezone.now)
 

@@ -12,7 +12,12 @@ from typing import TYPE_CHECKING
 from django.conf import settings
 from django.dispatch import Signal
 
-from core.projects.models import DEFAULT_PRIORITY_NEGATIVE, DEFAULT_PRIORITY_UNSURE, Project
+from core.projects.models import (
+    DEFAULT_GOLD_MIN_ITEMS,
+    DEFAULT_PRIORITY_NEGATIVE,
+    DEFAULT_PRIORITY_UNSURE,
+    Project,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -79,6 +84,25 @@ def comparisons_as_evidence(project_id: int) -> bool:
     """Whether the project's judged comparisons count as routing evidence
     (feedback.comparisons.evidence)."""
     return Project.objects.filter(pk=project_id, comparisons_as_evidence=True).exists()
+
+
+@dataclass(frozen=True)
+class GoldRules:
+    """How a project mixes gold items into its queue and judges people by them
+    (feedback.gold)."""
+
+    rate: float = 0.0
+    min_items: int = DEFAULT_GOLD_MIN_ITEMS
+    pause_below: float = 0.0
+
+
+def gold_rules(project_id: int) -> GoldRules:
+    row = (
+        Project.objects.filter(pk=project_id)
+        .values_list("gold_rate", "gold_min_items", "gold_pause_below")
+        .first()
+    )
+    return GoldRules() if row is None else GoldRules(*row)
 
 
 def compare_turns(project_id: int) -> bool:

@@ -31,6 +31,9 @@ SETTINGS_FIELDS = (
     "guidelines_ack_required",
     "comparisons_as_evidence",
     "compare_turns",
+    "gold_rate",
+    "gold_min_items",
+    "gold_pause_below",
 )
 
 

@@ -10,7 +10,6 @@ often the candidate shown first won.
 
 from __future__ import annotations
 
-import math
 from collections import defaultdict
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -22,6 +21,7 @@ import numpy as np
 from feedback.comparisons.answers import Leaderboard, LeaderboardEntry
 from feedback.comparisons.models import Candidate, Judgment, judgment_readable
 from feedback.comparisons.strengths import bradley_terry
+from feedback.intervals import wilson
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -32,7 +32,6 @@ class RankedBy(StrEnum):
     MODEL = "model"
 
 
-Z95 = 1.959963984540054  # the standard normal's 97.5% quantile
 NAME_FIELD = {RankedBy.COMPONENT: "component_name", RankedBy.MODEL: "model"}
 
 
@@ -108,16 +107,6 @@ def leaderboard_of(pairs: list[JudgedPair], by: RankedBy) -> Leaderboard:
         position_bias_interval=interval,
         pairs=len(pairs),
     )
-
-
-def wilson(successes: int, trials: int, z: float = Z95) -> tuple[float, float]:
-    """The Wilson score interval of a share `successes / trials` (trials > 0): unlike the
-    normal approximation, it stays inside [0, 1] and is honest for a handful of trials."""
-    share = successes / trials
-    centre = (share + z * z / (2 * trials)) / (1 + z * z / trials)
-    half = z * math.sqrt(share * (1 - share) / trials + z * z / (4 * trials * trials))
-    half /= 1 + z * z / trials
-    return (max(0.0, centre - half), min(1.0, centre + half))
 
 
 def _count(tally: _Tally, score: float, judgment: int) -> None:

@@ -48,6 +48,7 @@ def answers_clean(
     response: str | None,
     step_kind: StepKind | None = None,
     candidate: bool = False,
+    partial: bool = False,
 ) -> dict[str, Any]:
     """The answers normalised, or `invalid` with one detail `["answers", key]` for each bad
     one: an unknown or retired key, a question not asked of what is rated (a step of
@@ -55,7 +56,7 @@ def answers_clean(
     turn is but spans; with `candidate`, a comparison's candidate, asked the questions of
     candidates), a missing required answer, a value of the wrong type, out of range, off the
     step, not an option, a span outside `response` (the rated step's output, for a step), a
-    text too long."""
+    text too long. `partial`: no answer is required (a gold item's known answers)."""
     if not isinstance(answers, dict):
         raise invalid("answers must be an object", [detail(["answers"], "must be an object")])
     asked = len(rubric.questions)
@@ -83,6 +84,7 @@ def answers_clean(
         detail(["answers", q.key], f"{q.key}: the question is required")
         for q in rubric.questions
         if q.required
+        and not partial
         and not q.retired
         and (q.candidates if candidate else asked_of_rated(q, step_kind, session=response is None))
         and q.key not in clean

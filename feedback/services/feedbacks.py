@@ -22,8 +22,9 @@ from feedback.bulk import Row, existing_values, insert_rows
 from feedback.comparisons.formed import comparisons_from_turns
 from feedback.counters import FEEDBACK_COUNTED, counter_add
 from feedback.facts import Facts, batch_facts, merged, stored_facts
+from feedback.gold.scoring import Given, gold_score
 from feedback.idempotency import content_hash, new_items
-from feedback.models import Experience, Feedback, Lease, Turn
+from feedback.models import FEEDBACK_ID_SEPARATOR, Experience, Feedback, Lease, Turn
 from feedback.moments import human_dimensions, moments_add, moments_lock
 from feedback.provenance import provenance_of
 from feedback.queue_state import turns_held, turns_refresh
@@ -153,6 +154,7 @@ def feedback_store(*, principal: Principal, feedbacks: list[FeedbackItem]) -> Fe
         moments_add(project, stored, facts)
         if principal.is_human and rated:
             _leases_end(principal.name, project, {(f.correlation_id, f.step_id) for f in facts})
+            _gold_score(principal, project, [feedbacks[i] for i in fresh])
         stats_add_scores(project, deltas)
         buckets_add_feedback(FEEDBACK_COLUMNS, rows)
         last_component = _feedback_components(project, feedbacks[-1:])[0] if feedbacks else ""
@@ -176,6 +178,22 @@ def _without(facts: Facts, pks: set[int]) -> Facts:
 
 
 TURN, LEASE = Columns(Turn), Columns(Lease)
+
+
+def _gold_score(principal: Principal, project: int, stored: list[FeedbackItem]) -> None:
+    """Score a person's feedback on whole turns against the gold items among them, as a
+    rating whose answers are its scores by dimension. A rubric's rating (its rows named
+    `<rating_id>.<key>`) is scored by the ratings service, on every answer it gave."""
+    scores: dict[str, dict[str, float]] = {}
+    named: dict[str, str] = {}
+    for item in stored:
+        if item.step_id or not item.correlation_id or FEEDBACK_ID_SEPARATOR in item.feedback_id:
+            continue
+        scores.setdefault(item.correlation_id, {})[item.dimension.value] = item.score
+        named.setdefault(item.correlation_id, item.feedback_id)
+    if scores:
+        ratings = {key: Given(named[key], answers) for key, answers in scores.items()}
+        gold_score(principal, project, ratings)
 
 
 def _leases_end(username: str, project: int, rated: set[tuple[str, str]]) -> None:

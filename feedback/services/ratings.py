@@ -22,6 +22,7 @@ from pydantic import ValidationError
 from core.accounts.roles import Action
 from core.projects.guidelines import guidelines_read_check
 from core.projects.selection import project_pk
+from feedback.gold.scoring import Given, gold_score
 from feedback.models import FEEDBACK_ID_SEPARATOR, Rating
 from feedback.question_sums import question_sums_recount
 from feedback.rubrics.answers import answers_clean
@@ -125,6 +126,8 @@ def rating_record(
             ts=time.time(),
         )
         question_sums_recount(project_id, [turn_row.pk])
+        if not step_id:
+            gold_score(principal, project_id, {turn_row.correlation_id: Given(rating_id, clean)})
     return RatingOutcome(rating_id=rating_id, rubric_version=stored.version)
 
 

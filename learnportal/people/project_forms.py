@@ -110,6 +110,23 @@ class ProjectSettingsForm(BodyForm):
         "component a success, the loser's a failure (a tie, or one component on both sides, "
         "counts nothing). Adapts and plans weigh it like any experience.",
     )
+    gold_rate = forms.FloatField(
+        label="Gold share",
+        widget=forms.NumberInput(attrs={"min": 0, "max": models.MAX_GOLD_RATE, "step": "0.01"}),
+        help_text="The share of each person's queue that is gold items (turns with known "
+        f"answers), mixed in unmarked: 0 to {models.MAX_GOLD_RATE}; 0 mixes in none.",
+    )
+    gold_min_items = forms.IntegerField(
+        label="Gold items before judging",
+        widget=forms.NumberInput(attrs={"min": 1, "max": models.MAX_GOLD_MIN_ITEMS}),
+        help_text="How many gold items a person rates before their accuracy can pause them.",
+    )
+    gold_pause_below = forms.FloatField(
+        label="Pause below accuracy",
+        widget=forms.NumberInput(attrs={"min": 0, "max": 1, "step": "0.01"}),
+        help_text="A person's queue pauses, and the managers are told, when their accuracy on "
+        "gold items is below this: 0 to 1; 0 never pauses.",
+    )
 
 
 class MemberAddForm(BodyForm):

@@ -60,6 +60,11 @@ class ProjectChanges(StrictModel):
     guidelines_ack_required: bool = False
     comparisons_as_evidence: bool = False
     compare_turns: bool = False
+    gold_rate: float = Field(default=0, ge=0, le=models.MAX_GOLD_RATE)
+    gold_min_items: int = Field(
+        default=models.DEFAULT_GOLD_MIN_ITEMS, ge=1, le=models.MAX_GOLD_MIN_ITEMS
+    )
+    gold_pause_below: float = Field(default=0, ge=0, le=1)
 
 
 class MemberRequest(StrictModel):

@@ -13,9 +13,9 @@ import pytest
 from core.accounts.roles import Role
 from core.projects.services import project_add
 from feedback.comparisons.judgments import JudgmentRequest, judgment_record
-from feedback.comparisons.leaderboard import wilson
 from feedback.comparisons.queue import candidates_shown
 from feedback.comparisons.strengths import PRIOR
+from feedback.intervals import wilson
 from tests.factories import PrincipalFactory
 from tests.harness import human_actor, refused_at, token_actor
 

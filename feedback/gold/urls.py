@@ -1,0 +1,14 @@
+"""The gold items' endpoints, under /api/ (learnportal.urls)."""
+
+from __future__ import annotations
+
+from django.urls import path
+
+from feedback.gold.api import GoldListView, GoldMarkView, GoldPeopleView, GoldResumeView
+
+urlpatterns = [
+    path("turns/<int:pk>/gold/", GoldMarkView.as_view(), name="gold-mark"),
+    path("gold/", GoldListView.as_view(), name="gold"),
+    path("gold/people/", GoldPeopleView.as_view(), name="gold-people"),
+    path("gold/people/<str:username>/resume/", GoldResumeView.as_view(), name="gold-resume"),
+]
