@@ -290,6 +290,7 @@ class QueueNextView(APIView):
             200: QueueLease,
             204: OpenApiResponse(description="nothing left for you to rate"),
             403: PEOPLE_ONLY,
+            409: OpenApiResponse(description="your queue is paused by your gold accuracy"),
         },
     )
     def post(self, request: Request) -> Response:

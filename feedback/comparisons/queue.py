@@ -30,6 +30,7 @@ from feedback.comparisons.models import (
     ComparisonSkip,
     Judgment,
 )
+from feedback.gold.queue import pause_check
 from learnportal_protocol.errors import detail, not_found
 
 if TYPE_CHECKING:
@@ -76,6 +77,7 @@ def comparison_next(principal: Principal, *, now: float | None = None) -> Compar
     now = time.time() if now is None else now
     who = principal.name
     project = project_pk(principal.project)
+    pause_check(who, project)
     with transaction.atomic():
         held = (
             ComparisonLease.objects.select_related("comparison")

@@ -13,7 +13,7 @@ from feedback.models import Skip, Turn
 from feedback.reviews.reads import overruled
 from feedback.selectors.visibility import counted_feedback
 from learnportal_protocol import FeedbackSource
-from learnportal_protocol.errors import LearnError, conflict, detail
+from learnportal_protocol.errors import conflict, detail
 
 PAUSED = (
     "your queue in this project is paused: your answers on items whose answers are known fell "
@@ -45,11 +45,13 @@ def gold_due(who: str, project: int) -> Turn | None:
     )
 
 
+def is_paused(who: str, project: int) -> bool:
+    return QueuePause.objects.filter(
+        project_id=project, username=who, resumed__isnull=True
+    ).exists()
+
+
 def pause_check(who: str, project: int) -> None:
-    """`conflict` when this person's queue in the project is paused."""
-    if QueuePause.objects.filter(project_id=project, username=who, resumed__isnull=True).exists():
-        raise paused_error()
-
-
-def paused_error() -> LearnError:
-    return conflict(f"Your queue is paused: {PAUSED}.", [detail(["queue"], PAUSED)])
+    """`conflict` naming `queue` when this person's queue in the project is paused."""
+    if is_paused(who, project):
+        raise conflict(f"Your queue is paused: {PAUSED}.", [detail(["queue"], PAUSED)])

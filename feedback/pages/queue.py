@@ -14,8 +14,10 @@ from django.shortcuts import redirect
 from django.urls import reverse
 
 from core.accounts.roles import Action
+from core.projects.selection import project_pk
 from core.web import page, requires
 from feedback.forms import QueueRatingForm
+from feedback.gold.queue import is_paused
 from feedback.lease_notes import LATE_KEPT, late_refusal, not_needed
 from feedback.pages.rating import feedback_of_form, lease_clock, show_refusal, turn_context
 from feedback.pages.rubric_form import (
@@ -62,6 +64,8 @@ def queue(request: HttpRequest, principal: Principal) -> HttpResponse:
         messages.error(request, error.message)
         return redirect("portal:queue")  # the whole turns: the kinds named none
     sessions = _sessions_mode(request) and not kinds
+    if is_paused(principal.name, project_pk(principal.project)):
+        return _queue_page(request, principal, None, paused=True)
     lease = queue_next(principal, steps=kinds, sessions=sessions)
     if lease is None:
         return _queue_page(request, principal, None)
@@ -206,6 +210,7 @@ def _queue_page(
     expires: float | None = None,
     leased: TurnStep | None = None,
     session: bool = False,
+    paused: bool = False,
     status: int = 200,
 ) -> HttpResponse:
     now = time.time()
@@ -227,6 +232,7 @@ def _queue_page(
         "asked_step_kinds": step_kinds_asked(principal.project),
         "sees_all": sees_all_ratings(principal),
         "may_review": principal.may(Action.REVIEW_RATINGS),  # partials/queue_modes.html
+        "paused": paused,
     }
     if turn is not None and form is not None:
         context |= turn_context(turn, principal, form, rubric, session=session) | {

@@ -34,10 +34,13 @@ if TYPE_CHECKING:
     from learnportal_client.rest import (
         ComparisonsCreated,
         FeedbackPage,
+        GoldPage,
+        GoldPeople,
         Invitation,
         Leaderboard,
         Member,
         MemberList,
+        PersonGold,
         Project,
         ProjectList,
         QueuedTurn,
@@ -48,6 +51,7 @@ if TYPE_CHECKING:
         Routing,
         Rubric,
         RunOutcome,
+        StoredGold,
         TurnDetail,
         TurnPage,
         TurnsCreated,
@@ -243,6 +247,31 @@ class LearnClient(
             exchanges.reviews_page(cursor, project=project, decision=decision, limit=limit)
         )
 
+    def gold_mark(
+        self, turn_id: int, answers: Mapping[str, Any], *, project: str = ""
+    ) -> StoredGold:
+        """`PUT /api/turns/<id>/gold/`: mark a turn as a gold item with its known answers
+        (managers, site admins); the queue mixes it in at the project's `gold_rate`."""
+        return self._carry(exchanges.gold_mark(turn_id, answers, project))
+
+    def gold_unmark(self, turn_id: int, *, project: str = "") -> None:
+        """`DELETE /api/turns/<id>/gold/`: take the mark off (its results go with it)."""
+        self._carry(exchanges.gold_unmark(turn_id, project))
+
+    def gold_items(
+        self, cursor: str = "", *, limit: int | None = None, project: str = ""
+    ) -> GoldPage:
+        """`GET /api/gold/`, newest first; pass a page's `next` as `cursor`."""
+        return self._carry(exchanges.gold_page(cursor, project=project, limit=limit))
+
+    def gold_people(self, project: str = "") -> GoldPeople:
+        """`GET /api/gold/people/`: each person's accuracy on gold items, and their pause."""
+        return self._carry(exchanges.gold_people(project))
+
+    def gold_resume(self, username: str, *, project: str = "") -> PersonGold:
+        """`POST /api/gold/people/<username>/resume/`: resume a paused queue."""
+        return self._carry(exchanges.gold_resume(username, project))
+
     def turn(self, turn_id: int) -> TurnDetail:
         """`GET /api/turns/<id>/`: one turn with its steps."""
         return self._carry(exchanges.turn(turn_id))
@@ -271,7 +300,8 @@ class LearnClient(
     def project_update(self, slug: str, **changes: Any) -> Project:
         """Change a project's settings (its managers, site admins): `name`, `ratings_per_turn`,
         `lease_seconds`, `blind`, `priority_negative`, `priority_unsure`, `guidelines`,
-        `guidelines_ack_required`, `comparisons_as_evidence`, `compare_turns`; the others are kept."""
+        `guidelines_ack_required`, `comparisons_as_evidence`, `compare_turns`, `gold_rate`,
+        `gold_min_items`, `gold_pause_below`; the others are kept."""
         return self._carry(exchanges.project_update(slug, changes))
 
     def members(self, slug: str) -> MemberList:
@@ -471,6 +501,25 @@ class AsyncLearnClient(
         return await self._carry(
             exchanges.reviews_page(cursor, project=project, decision=decision, limit=limit)
         )
+
+    async def gold_mark(
+        self, turn_id: int, answers: Mapping[str, Any], *, project: str = ""
+    ) -> StoredGold:
+        return await self._carry(exchanges.gold_mark(turn_id, answers, project))
+
+    async def gold_unmark(self, turn_id: int, *, project: str = "") -> None:
+        await self._carry(exchanges.gold_unmark(turn_id, project))
+
+    async def gold_items(
+        self, cursor: str = "", *, limit: int | None = None, project: str = ""
+    ) -> GoldPage:
+        return await self._carry(exchanges.gold_page(cursor, project=project, limit=limit))
+
+    async def gold_people(self, project: str = "") -> GoldPeople:
+        return await self._carry(exchanges.gold_people(project))
+
+    async def gold_resume(self, username: str, *, project: str = "") -> PersonGold:
+        return await self._carry(exchanges.gold_resume(username, project))
 
     async def turns(self, cursor: str = "", **filters: str | int | float | bool | None) -> TurnPage:
         return await self._carry(exchanges.turns_page(cursor, filters))

@@ -17,10 +17,13 @@ from learnportal_client.calls import RESEND_SAFE, chunks
 from learnportal_client.rest import (
     ComparisonsCreated,
     FeedbackPage,
+    GoldPage,
+    GoldPeople,
     Invitation,
     Leaderboard,
     Member,
     MemberList,
+    PersonGold,
     Project,
     ProjectList,
     QueuedTurn,
@@ -31,6 +34,7 @@ from learnportal_client.rest import (
     Routing,
     Rubric,
     RunOutcome,
+    StoredGold,
     TurnDetail,
     TurnPage,
     TurnsCreated,
@@ -331,3 +335,36 @@ def reviews_page(
     """`GET /api/reviews/`, newest first; `cursor` a page's `next`."""
     params = query(project=project, decision=decision, limit=limit, cursor=cursor)
     return rest(ReviewPage, "GET", "/api/reviews/", params=params)
+
+
+# --- a manager's side: gold items ------------------------------------------------------------
+
+
+def gold_mark(turn_id: int, answers: Mapping[str, Any], project: str) -> Exchange[StoredGold]:
+    """`PUT /api/turns/<id>/gold/`: the same answers twice mark it once, so it may be sent
+    again."""
+    body = {"answers": dict(answers), **({"project": project} if project else {})}
+    return rest(StoredGold, "PUT", f"/api/turns/{int(turn_id)}/gold/", json=body)
+
+
+def gold_unmark(turn_id: int, project: str) -> Exchange[None]:
+    """Not sent again without an answer: a second would find no gold item."""
+    url = f"/api/turns/{int(turn_id)}/gold/"
+    options = {"params": query(project=project)}
+    return Exchange("DELETE", url, _read_nothing, resend_safe=False, options=options)
+
+
+def gold_page(cursor: str, *, project: str, limit: int | None) -> Exchange[GoldPage]:
+    return rest(
+        GoldPage, "GET", "/api/gold/", params=query(project=project, limit=limit, cursor=cursor)
+    )
+
+
+def gold_people(project: str) -> Exchange[GoldPeople]:
+    return rest(GoldPeople, "GET", "/api/gold/people/", params=query(project=project))
+
+
+def gold_resume(username: str, project: str) -> Exchange[PersonGold]:
+    """Not sent again without an answer: a second finds the queue running, a conflict."""
+    url = f"/api/gold/people/{quote(username, safe='')}/resume/"
+    return rest(PersonGold, "POST", url, resend_safe=False, params=query(project=project))

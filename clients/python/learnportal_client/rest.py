@@ -241,6 +241,9 @@ class Project(Lenient):
     guidelines_ack_required: bool = False
     comparisons_as_evidence: bool = False
     compare_turns: bool = False
+    gold_rate: float = 0.0
+    gold_min_items: int = 10
+    gold_pause_below: float = 0.0
 
 
 class ProjectList(Lenient):
@@ -277,3 +280,43 @@ class Rubric(Lenient):
 class RatingCreated(Lenient):
     rating_id: str
     rubric_version: int
+
+
+class StoredGold(Lenient):
+    """A gold item: a turn with known answers to some of the rubric's questions."""
+
+    turn: int
+    correlation_id: str
+    answers: dict[str, Any]
+    rubric_version: int
+    by: str
+    ts: float
+    rated: int = 0
+
+
+class GoldPage(Lenient):
+    results: list[StoredGold]
+    next: str | None = None
+
+
+class GoldPause(Lenient):
+    accuracy: float
+    items: int
+    threshold: float
+    ts: float
+
+
+class PersonGold(Lenient):
+    """A person's accuracy on gold items (with its 95% interval), and their queue's pause."""
+
+    annotator: str
+    items: int
+    compared: int
+    matched: int
+    accuracy: float | None = None
+    interval: tuple[float, float] | None = None
+    paused: GoldPause | None = None
+
+
+class GoldPeople(Lenient):
+    results: list[PersonGold]

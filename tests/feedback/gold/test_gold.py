@@ -200,3 +200,19 @@ def test_feedback_of_the_default_form_is_scored_on_its_dimensions(
     assert ann.learn(feedback_req(item)).status_code == 200
     (result,) = GoldResult.objects.all()
     assert (result.annotator, result.compared, result.matched) == ("ann", 1, 0)
+
+
+def test_a_paused_persons_queue_page_says_so_and_offers_no_turn(
+    agent: Actor, boss: Actor, ann: Actor, rubric: None
+) -> None:
+    (turn_id,) = queued(agent, "g-1")
+    queued(agent, "t-1")
+    assert mark(boss, turn_id, KNOWN).status_code == 200
+    settings_set(gold_rate=0.5, gold_min_items=1, gold_pause_below=0.5)
+    wrong = {"verdict": "wrong", "quality": 1}
+    assert ann.rest("post", "/api/ratings/", {"turn": "g-1", "answers": wrong}).status_code == 201
+    page = ann.browser().get("/queue/")
+    assert page.status_code == 200
+    assert b"Your queue is paused" in page.content and b"t-1" not in page.content
+    judging = ann.rest("post", "/api/queue/next/?kind=comparison")
+    assert refused_at(judging, 409) == [["queue"]]

@@ -31,6 +31,7 @@ from feedback.answers import (
     TurnsCreated,
 )
 from feedback.comparisons.answers import ComparisonsCreated, JudgmentCreated, Leaderboard
+from feedback.gold.answers import GoldPage, GoldPeople, PersonGold, StoredGold
 from feedback.reviews.answers import ReviewCreated, ReviewLeased, ReviewPage
 from learnportal.api.openapi import ResponseJsonSchema
 from learnportal.api.schema import LearnResponse
@@ -102,6 +103,10 @@ ANSWERS: dict[tuple[str, str, str], type[BaseModel]] = {
     ("get", "/api/reviews/", "200"): ReviewPage,
     ("post", "/api/reviews/", "201"): ReviewCreated,
     ("post", "/api/reviews/next/", "200"): ReviewLeased,
+    ("put", "/api/turns/{id}/gold/", "200"): StoredGold,
+    ("get", "/api/gold/", "200"): GoldPage,
+    ("get", "/api/gold/people/", "200"): GoldPeople,
+    ("post", "/api/gold/people/{username}/resume/", "200"): PersonGold,
     ("get", "/api/projects/", "200"): ProjectList,
     ("post", "/api/projects/", "201"): ProjectAnswer,
     ("get", "/api/projects/{slug}/", "200"): ProjectAnswer,
@@ -132,6 +137,7 @@ NO_CONTENT = {
     ("post", "/api/queue/skip/", "204"),
     ("post", "/api/reviews/next/", "204"),
     ("post", "/api/reviews/release/", "204"),
+    ("delete", "/api/turns/{id}/gold/", "204"),
     ("delete", "/api/webhooks/{endpoint_id}/", "204"),
     ("delete", "/api/projects/{slug}/members/{username}/", "204"),
 }
