@@ -23,6 +23,7 @@ portal_urlpatterns = [
     path("logout/", auth_views.LogoutView.as_view(next_page="portal:login"), name="logout"),
     path("welcome/<uidb64>/<token>/", WelcomeView.as_view(), name="welcome"),
     *feedback_urls.page_urlpatterns,
+    *gold_urls.page_urlpatterns,
     *refinement_urls.page_urlpatterns,
     *accounts_urls.page_urlpatterns,
     *webhooks_urls.page_urlpatterns,

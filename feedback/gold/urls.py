@@ -1,8 +1,9 @@
-"""The gold items' endpoints, under /api/ (learnportal.urls)."""
+"""The gold items' endpoints, under /api/, and their pages, under / in the `portal` namespace
+(learnportal.urls)."""
 
 from __future__ import annotations
 
-from django.urls import path
+from django.urls import URLPattern, path
 
 from feedback.gold.api import GoldListView, GoldMarkView, GoldPeopleView, GoldResumeView
 
@@ -12,3 +13,5 @@ urlpatterns = [
     path("gold/people/", GoldPeopleView.as_view(), name="gold-people"),
     path("gold/people/<str:username>/resume/", GoldResumeView.as_view(), name="gold-resume"),
 ]
+
+page_urlpatterns: list[URLPattern] = []
