@@ -54,6 +54,10 @@ class Turn(models.Model):
     # human ratings from distinct people still needed, and how urgent the turn is.
     ratings_needed = models.IntegerField(default=ratings_per_turn)
     priority = models.IntegerField(default=0)
+    # Let into the queue (feedback.intake): every turn of a project with no intake rules, else
+    # one a rule admitted, whose priority then adds to the turn's own.
+    admitted = models.BooleanField(default=True, db_default=True)
+    admitted_priority = models.SmallIntegerField(default=0, db_default=0)
 
     class Meta:
         # A project's ids are its own: another project may use the same (feedback likewise).
@@ -67,7 +71,7 @@ class Turn(models.Model):
                 models.F("priority").desc(),
                 "id",
                 name="turn_queue_open",
-                condition=models.Q(ratings_needed__gt=0),
+                condition=models.Q(ratings_needed__gt=0, admitted=True),
             ),
             # The turn list and GET /api/turns/, newest queued first (id), keyset-paginated:
             # the primary key for the order alone, one (field, id) a filter, and the open
@@ -635,4 +639,5 @@ from feedback.comparisons.models import (  # noqa: E402, F401
     Judgment,
 )
 from feedback.gold.models import GoldItem, GoldResult, QueuePause  # noqa: E402, F401
+from feedback.intake.models import Admission, IntakeRule  # noqa: E402, F401
 from feedback.reviews.models import Amendment, RatingReview, ReviewLease  # noqa: E402, F401

@@ -303,7 +303,9 @@ def queue_progress(principal: Principal, *, now: float | None = None) -> QueuePr
     project = project_pk(principal.project)
     mine = _my_ratings(who, project, step_id=None)
     rated_today = mine.filter(received__gte=today.timestamp(), received__lte=now).count()
-    open_turns = Turn.objects.filter(project_id=project, ratings_needed__gt=0).order_by()
+    open_turns = Turn.objects.filter(
+        project_id=project, ratings_needed__gt=0, admitted=True
+    ).order_by()
     skips = Skip.objects.filter(username=who, step_id="")
     skipped = open_turns.filter(pk__in=skips.values("turn_id"))
     done = set(skipped.values_list("pk", flat=True))
@@ -363,7 +365,7 @@ def _candidates(who: str, project: int, now: float) -> QuerySet[Turn]:
     skipped = Skip.objects.filter(turn=OuterRef("pk"), step_id="", username=who)
     overruled_here = overruled(who, project, key=OuterRef("correlation_id"), step_id="")
     return (
-        Turn.objects.filter(project_id=project, ratings_needed__gt=0)
+        Turn.objects.filter(project_id=project, ratings_needed__gt=0, admitted=True)
         .exclude(Exists(mine))
         .exclude(Exists(skipped))
         .exclude(Exists(overruled_here))
@@ -443,7 +445,7 @@ def _step_candidates(who: str, project: int, now: float, kinds: list[str]) -> Qu
     )
     return (
         TurnStep.objects.select_related("turn")
-        .filter(turn__project_id=project, kind__in=kinds)
+        .filter(turn__project_id=project, turn__admitted=True, kind__in=kinds)
         .exclude(Exists(ratings.filter(annotator_id=who)))
         .exclude(Exists(skipped))
         .exclude(Exists(overruled_here))
@@ -463,6 +465,7 @@ def _session_candidates(who: str, project: int, now: float) -> QuerySet[Turn]:
     urgency = Subquery(its_turns.order_by("-priority").values("priority")[:1])
     return (
         session_openers(project)
+        .filter(admitted=True)
         .exclude(Exists(ratings.filter(annotator_id=who)))
         .exclude(Exists(skipped))
         .exclude(Exists(overruled_here))

@@ -12,7 +12,8 @@ arrive in, and working them out again changes nothing. A new turn is written wit
   below 0.
 - `priority`: the project's `priority_negative` when a `self` or `env` feedback is negative
   (polarity negative or a score below 0), plus its `priority_unsure` when a counted feedback has
-  a confidence below LOW_CONFIDENCE (core.projects.rules.QueueRules). Higher comes first.
+  a confidence below LOW_CONFIDENCE (core.projects.rules.QueueRules), plus the priority of the
+  intake rule that let the turn in (`admitted_priority`, feedback.intake). Higher comes first.
 
 Locking (PostgreSQL; SQLite has one writer): a write locks the stored turns it touches, in one
 order, before it reads their facts (`turns_held`), so that two people rating one turn at once
@@ -23,7 +24,7 @@ misses the other.
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from django.db import connection, transaction
 
@@ -47,22 +48,37 @@ NEGATIVE = FeedbackPolarity.NEGATIVE.value
 
 TURN = Columns(Turn)
 QueueFields = tuple[int, int]  # ratings_needed, priority
-# correlation_id: (pk, ratings_needed, priority, project_id)
-Held = dict[str, tuple[int, int, int, int]]
+
+
+class HeldTurn(NamedTuple):
+    pk: int
+    ratings_needed: int
+    priority: int
+    project: int
+    admitted: bool
+    admitted_priority: int
+    component: str
+
+
+Held = dict[str, HeldTurn]  # by correlation_id
 
 
 def queue_fields_of(
-    projects: Mapping[str, int], facts: Mapping[str, list[Fact]]
+    projects: Mapping[str, int],
+    facts: Mapping[str, list[Fact]],
+    admitted_priority: Mapping[str, int] | None = None,
 ) -> dict[str, QueueFields]:
     """The `ratings_needed` and `priority` of the turns `projects` (correlation_id: project id)
-    from their counted feedback."""
+    from their counted feedback, and the priority their intake rule adds."""
     rules = queue_rules_of(set(projects.values()))
+    added = admitted_priority or {}
     return {
-        key: _queue_fields(facts.get(key, ()), rules[project]) for key, project in projects.items()
+        key: _queue_fields(facts.get(key, ()), rules[project], added.get(key, 0))
+        for key, project in projects.items()
     }
 
 
-def _queue_fields(facts: Iterable[Fact], rules: QueueRules) -> QueueFields:
+def _queue_fields(facts: Iterable[Fact], rules: QueueRules, added: int) -> QueueFields:
     raters: set[str] = set()
     negative = unsure = False
     for fact in facts:
@@ -75,7 +91,9 @@ def _queue_fields(facts: Iterable[Fact], rules: QueueRules) -> QueueFields:
             unsure = True
     needed = rules.ratings_per_turn - len(raters)
     return (needed if needed > 0 else 0), (
-        (rules.priority_negative if negative else 0) + (rules.priority_unsure if unsure else 0)
+        (rules.priority_negative if negative else 0)
+        + (rules.priority_unsure if unsure else 0)
+        + added
     )
 
 
@@ -87,7 +105,12 @@ def turns_held(project: int, correlation_ids: Iterable[str]) -> Held:
         return {}
     table = connection.ops.quote_name(Turn._meta.db_table)
     key, in_project = TURN("correlation_id", "project")
-    read = ("id", key, *TURN("ratings_needed", "priority", "project"))
+    read = (
+        "id",
+        key,
+        *TURN("ratings_needed", "priority", "project", "admitted", "admitted_priority"),
+        TURN.component_name,
+    )
     columns = ", ".join(read)
     if connection.vendor == "postgresql":
         # A probe of the unique index a key, locked as it is found: in the array's order.
@@ -110,18 +133,22 @@ def turns_held(project: int, correlation_ids: Iterable[str]) -> Held:
                     [project, *chunk],
                 )
                 rows.extend(cursor.fetchall())
-    return {key: (pk, needed, priority, project) for pk, key, needed, priority, project in rows}
+    return {key: HeldTurn(pk, *fields) for pk, key, *fields in rows}
 
 
 def turns_refresh(held: Held, facts: Mapping[str, list[Fact]]) -> None:
     """Write the queue fields of these held turns where their facts now say otherwise."""
     # One UPDATE for each distinct (needed, priority): a handful, however many turns.
     changes: dict[QueueFields, list[int]] = defaultdict(list)
-    now = queue_fields_of({key: turn[3] for key, turn in held.items()}, facts)
-    for key, (pk, needed, priority, _) in held.items():
+    now = queue_fields_of(
+        {key: turn.project for key, turn in held.items()},
+        facts,
+        {key: turn.admitted_priority for key, turn in held.items()},
+    )
+    for key, turn in held.items():
         fields = now[key]
-        if fields != (needed, priority):
-            changes[fields].append(pk)
+        if fields != (turn.ratings_needed, turn.priority):
+            changes[fields].append(turn.pk)
     if not changes:
         return
     update = (

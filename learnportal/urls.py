@@ -7,6 +7,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitVie
 
 from feedback import urls as feedback_urls
 from feedback.gold import urls as gold_urls
+from feedback.intake import urls as intake_urls
 from learnportal import pages
 from learnportal.api.errors import api_not_found
 from learnportal.api.learn import LearnView
@@ -35,6 +36,7 @@ urlpatterns = [
     path("v1/traces", OtlpTracesView.as_view(), name="otlp-traces"),
     path("api/", include(feedback_urls.urlpatterns)),
     path("api/", include(gold_urls.urlpatterns)),
+    path("api/", include(intake_urls.urlpatterns)),
     path("api/", include(refinement_urls.urlpatterns)),
     path("api/", include(webhooks_urls.urlpatterns)),
     path("api/", include(accounts_urls.api_urlpatterns)),

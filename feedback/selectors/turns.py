@@ -79,7 +79,7 @@ def unrated_turn_count(project: int, cap: int = UNRATED_CAP) -> tuple[int, bool]
     """The project's turns that still need human ratings, counted over the queue's partial
     index (which leads with the project) up to `cap`, and whether there are more (the overview
     says "10000+")."""
-    open_turns = Turn.objects.filter(project_id=project, ratings_needed__gt=0)
+    open_turns = Turn.objects.filter(project_id=project, ratings_needed__gt=0, admitted=True)
     found = open_turns.values("id")[: cap + 1].count()
     return min(found, cap), found > cap
 

@@ -24,6 +24,7 @@ from feedback.counters import FEEDBACK_COUNTED, counter_add
 from feedback.facts import Facts, batch_facts, merged, stored_facts
 from feedback.gold.scoring import Given, gold_score
 from feedback.idempotency import content_hash, new_items
+from feedback.intake.admission import admissions_of_new, held_admit
 from feedback.models import FEEDBACK_ID_SEPARATOR, Experience, Feedback, Lease, Turn
 from feedback.moments import human_dimensions, moments_add, moments_lock
 from feedback.provenance import provenance_of
@@ -146,8 +147,11 @@ def feedback_store(*, principal: Principal, feedbacks: list[FeedbackItem]) -> Fe
         # Known new: on PostgreSQL one COPY, which a concurrent request that stored one of
         # them first makes fail with IntegrityError, met by running the request again
         # (learnportal.dispatch.run). SQLite has one writer.
-        insert_rows(Turn, TURN_COLUMNS, queued_rows(carried, after))
+        queued = queued_rows(carried, after)
+        insert_rows(Turn, TURN_COLUMNS, queued.rows)
+        admissions_of_new(project, queued)
         comparisons_from_turns(project, carried.keys())
+        held_admit(project, held, after)
         turns_refresh(held, after)
         insert_rows(Feedback, FEEDBACK_COLUMNS, rows)
         counter_add(FEEDBACK_COUNTED, len(rows), project=project)

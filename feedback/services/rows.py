@@ -4,12 +4,14 @@ columns in the order of its rows, and the pieces of a row the writers share.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
 import orjson
 
 from core.columns import Columns
 from core.projects.selection import project_pk
+from feedback.intake.admission import Entry, new_turns_entries
 from feedback.models import Experience, Feedback, Turn
 from feedback.queue_state import queue_fields_of
 
@@ -81,10 +83,13 @@ TURN_COLUMNS = Columns(Turn)(
     "submitted_by",
     "created",
     "project",
+    "admitted",
+    "admitted_priority",
     "ratings_needed",
     "priority",
 )
 TURN_PROJECT = TURN_COLUMNS.index(Columns(Turn).project)
+TURN_COMPONENT = TURN_COLUMNS.index(Columns(Turn).component_name)
 
 
 def json_text(value: object) -> str:
@@ -167,10 +172,29 @@ def turn_row(
     )
 
 
-def queued_rows(turns: dict[str, Row], facts: Facts) -> list[Row]:
-    """New turns' rows with their queue fields as their counted feedback says (TURN_COLUMNS
-    ends with them)."""
-    fields = queue_fields_of(
-        {key: cast("int", row[TURN_PROJECT]) for key, row in turns.items()}, facts
-    )
-    return [(*row, *fields[key]) for key, row in turns.items()]
+@dataclass(frozen=True)
+class Queued:
+    rows: list[Row]
+    entries: dict[str, Entry]  # by correlation_id: how each stands with the intake rules
+
+    def admitted_by_rules(self) -> list[str]:
+        return [key for key, entry in self.entries.items() if entry.rule is not None]
+
+
+def queued_rows(turns: dict[str, Row], facts: Facts) -> Queued:
+    """New turns' rows with their queue fields as their counted feedback and the project's
+    intake rules say (TURN_COLUMNS ends with them)."""
+    projects = {key: cast("int", row[TURN_PROJECT]) for key, row in turns.items()}
+    entries: dict[str, Entry] = {}
+    for project in set(projects.values()):
+        components = {
+            key: str(row[TURN_COMPONENT]) for key, row in turns.items() if projects[key] == project
+        }
+        entries |= new_turns_entries(project, components, facts)
+    added = {key: entry.priority for key, entry in entries.items()}
+    fields = queue_fields_of(projects, facts, added)
+    rows = [
+        (*row, entries[key].admitted, entries[key].priority, *fields[key])
+        for key, row in turns.items()
+    ]
+    return Queued(rows, entries)

@@ -17,6 +17,7 @@ from feedback.answers import TurnsCreated
 from feedback.bulk import Row, insert_rows
 from feedback.comparisons.formed import comparisons_from_turns
 from feedback.facts import stored_facts
+from feedback.intake.admission import admissions_of_new
 from feedback.models import Turn
 from feedback.queue_state import turns_held
 from feedback.selectors.overview import live_counts
@@ -77,7 +78,9 @@ def _turns_queue(principal: Principal, rows: dict[str, Row], steps: dict[str, Se
         held = turns_held(project, rows)
         new = {key: row for key, row in rows.items() if key not in held}
         # Feedback may have come before its turn (an agent's own, say): it counts from the start.
-        insert_rows(Turn, TURN_COLUMNS, queued_rows(new, stored_facts(project, new)))
+        queued = queued_rows(new, stored_facts(project, new))
+        insert_rows(Turn, TURN_COLUMNS, queued.rows)
+        admissions_of_new(project, queued)
         comparisons_from_turns(project, new.keys())
         if steps:
             steps_add(held | turns_held(project, new), steps)

@@ -8,6 +8,7 @@ import pytest
 from core.accounts.models import User
 from core.accounts.roles import Role
 from core.projects.models import (
+    DEFAULT_GOLD_MIN_ITEMS,
     DEFAULT_PRIORITY_NEGATIVE,
     DEFAULT_PRIORITY_UNSURE,
     DEFAULT_PROJECT,
@@ -67,6 +68,9 @@ def test_a_site_admin_makes_a_project_and_nobody_else_may(boss: Actor, lead: Act
         "guidelines_ack_required": False,
         "comparisons_as_evidence": False,
         "compare_turns": False,
+        "gold_rate": 0.0,
+        "gold_min_items": DEFAULT_GOLD_MIN_ITEMS,
+        "gold_pause_below": 0.0,
     }
     refused = lead.rest("post", "/api/projects/", {"slug": "delta", "name": "Delta"})
     assert refused.status_code == 403

@@ -166,6 +166,9 @@ def test_the_settings_page_links_to_it_and_holds_the_acknowledgement_setting(
         "blind": "on",
         "priority_negative": "2",
         "priority_unsure": "1",
+        "gold_rate": "0",
+        "gold_min_items": "10",
+        "gold_pause_below": "0",
         "guidelines": "# New",
         "guidelines_ack_required": "on",
     }

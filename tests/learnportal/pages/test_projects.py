@@ -64,6 +64,9 @@ def settings_post(**changes: str) -> dict[str, str]:
         "lease_seconds": "",
         "priority_negative": "2",
         "priority_unsure": "1",
+        "gold_rate": "0",
+        "gold_min_items": "10",
+        "gold_pause_below": "0",
         **changes,
     }
 

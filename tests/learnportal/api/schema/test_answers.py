@@ -32,6 +32,7 @@ from feedback.answers import (
 )
 from feedback.comparisons.answers import ComparisonsCreated, JudgmentCreated, Leaderboard
 from feedback.gold.answers import GoldPage, GoldPeople, PersonGold, StoredGold
+from feedback.intake.answers import RuleList, StoredRule
 from feedback.reviews.answers import ReviewCreated, ReviewLeased, ReviewPage
 from learnportal.api.openapi import ResponseJsonSchema
 from learnportal.api.schema import LearnResponse
@@ -105,6 +106,9 @@ ANSWERS: dict[tuple[str, str, str], type[BaseModel]] = {
     ("post", "/api/reviews/next/", "200"): ReviewLeased,
     ("put", "/api/turns/{id}/gold/", "200"): StoredGold,
     ("get", "/api/gold/", "200"): GoldPage,
+    ("get", "/api/intake-rules/", "200"): RuleList,
+    ("post", "/api/intake-rules/", "201"): StoredRule,
+    ("put", "/api/intake-rules/{id}/", "200"): StoredRule,
     ("get", "/api/gold/people/", "200"): GoldPeople,
     ("post", "/api/gold/people/{username}/resume/", "200"): PersonGold,
     ("get", "/api/projects/", "200"): ProjectList,
@@ -138,6 +142,7 @@ NO_CONTENT = {
     ("post", "/api/reviews/next/", "204"),
     ("post", "/api/reviews/release/", "204"),
     ("delete", "/api/turns/{id}/gold/", "204"),
+    ("delete", "/api/intake-rules/{id}/", "204"),
     ("delete", "/api/webhooks/{endpoint_id}/", "204"),
     ("delete", "/api/projects/{slug}/members/{username}/", "204"),
 }
