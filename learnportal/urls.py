@@ -8,6 +8,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitVie
 from feedback import urls as feedback_urls
 from feedback.gold import urls as gold_urls
 from feedback.intake import urls as intake_urls
+from feedback.judges import urls as judges_urls
 from learnportal import pages
 from learnportal.api.errors import api_not_found
 from learnportal.api.learn import LearnView
@@ -37,6 +38,7 @@ urlpatterns = [
     path("api/", include(feedback_urls.urlpatterns)),
     path("api/", include(gold_urls.urlpatterns)),
     path("api/", include(intake_urls.urlpatterns)),
+    path("api/", include(judges_urls.urlpatterns)),
     path("api/", include(refinement_urls.urlpatterns)),
     path("api/", include(webhooks_urls.urlpatterns)),
     path("api/", include(accounts_urls.api_urlpatterns)),

@@ -33,6 +33,7 @@ from feedback.answers import (
 from feedback.comparisons.answers import ComparisonsCreated, JudgmentCreated, Leaderboard
 from feedback.gold.answers import GoldPage, GoldPeople, PersonGold, StoredGold
 from feedback.intake.answers import RuleList, StoredRule
+from feedback.judges.answers import JudgesAnswer
 from feedback.reviews.answers import ReviewCreated, ReviewLeased, ReviewPage
 from learnportal.api.openapi import ResponseJsonSchema
 from learnportal.api.schema import LearnResponse
@@ -107,6 +108,7 @@ ANSWERS: dict[tuple[str, str, str], type[BaseModel]] = {
     ("put", "/api/turns/{id}/gold/", "200"): StoredGold,
     ("get", "/api/gold/", "200"): GoldPage,
     ("get", "/api/intake-rules/", "200"): RuleList,
+    ("get", "/api/judges/", "200"): JudgesAnswer,
     ("post", "/api/intake-rules/", "201"): StoredRule,
     ("put", "/api/intake-rules/{id}/", "200"): StoredRule,
     ("get", "/api/gold/people/", "200"): GoldPeople,

@@ -1,0 +1,52 @@
+"""What `GET /api/judges/` answers."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Self
+
+from pydantic import Field
+
+from learnportal_protocol.models import Answer
+
+if TYPE_CHECKING:
+    from feedback.judges.calibration import JudgeQuestion
+    from feedback.judges.metrics import Estimate
+
+
+class Figure(Answer):
+    value: float | None = Field(description="null: too few items, or no spread to measure")
+    interval: tuple[float, float] | None = Field(description="95%")
+
+    @classmethod
+    def of(cls, estimate: Estimate) -> Self:
+        return cls(value=estimate.value, interval=estimate.interval)
+
+
+class JudgeFigures(Answer):
+    judge: str = Field(description="the credential that sent the feedback: token:<name>")
+    question: str = Field(description="the dimension it scored")
+    items: int = Field(description="whole turns people rated on it too")
+    alpha: float | None = Field(description="Krippendorff's alpha (interval) of judge and people")
+    kappa: Figure = Field(description="Cohen's kappa of their polarities")
+    mae: Figure = Field(description="mean absolute error of its score from the people's mean")
+    spearman: Figure = Field(description="Spearman's rho of its scores and the people's means")
+    confusion: dict[str, dict[str, int]] = Field(
+        description="the judge's polarity (negative, neutral, positive) to the people's: items"
+    )
+
+    @classmethod
+    def of(cls, figures: JudgeQuestion) -> Self:
+        return cls(
+            judge=figures.judge,
+            question=figures.question,
+            items=figures.items,
+            alpha=figures.alpha,
+            kappa=Figure.of(figures.kappa),
+            mae=Figure.of(figures.mae),
+            spearman=Figure.of(figures.spearman),
+            confusion=figures.confusion,
+        )
+
+
+class JudgesAnswer(Answer):
+    results: list[JudgeFigures] = Field(description="by judge, then question")

@@ -1,0 +1,111 @@
+"""Each machine judge of a project against its people (`GET /api/judges/`): for every agent
+or environment (by the credential that sent it) and every dimension it scored, on the whole
+turns people rated on that dimension too, the judge's latest counted score beside the people's
+mean: Krippendorff's alpha (interval) of the two, Cohen's kappa of their polarities, the mean
+absolute error and Spearman's rho, each with its interval, and the confusion of polarities.
+
+A first reading, from the stored feedback at each request; what the items number is bounded by
+the turns people rated.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from django.db.models import Avg
+
+from core.accounts.roles import Action
+from core.projects.selection import project_pk
+from feedback.agreement import alpha_interval
+from feedback.judges.metrics import Estimate, cohen_kappa, mean_absolute_error, spearman
+from feedback.selectors.visibility import counted_feedback
+from learnportal_protocol import FeedbackSource
+
+if TYPE_CHECKING:
+    from core.accounts.principals import Principal
+
+MACHINE = (FeedbackSource.SELF.value, FeedbackSource.ENV.value)
+POLARITIES = ("negative", "neutral", "positive")
+
+
+def polarity_of(score: float) -> str:
+    return POLARITIES[(score > 0) - (score < 0) + 1]
+
+
+@dataclass(frozen=True)
+class Paired:
+    judge: list[float] = field(default_factory=list)
+    people: list[float] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class JudgeQuestion:
+    judge: str
+    question: str
+    items: int
+    alpha: float | None
+    kappa: Estimate
+    mae: Estimate
+    spearman: Estimate
+    confusion: dict[str, dict[str, int]]  # the judge's polarity: the people's: items
+
+
+def judges_calibration(principal: Principal) -> list[JudgeQuestion]:
+    """Every judge's figures on every dimension it shares with people, by judge then
+    dimension."""
+    principal.require(Action.READ_AGREEMENT)
+    project = project_pk(principal.project)
+    rated = (
+        counted_feedback(project)
+        .filter(source=FeedbackSource.HUMAN.value, step_id="")
+        .exclude(correlation_id="")
+    )
+    people = {
+        (row["correlation_id"], row["dimension"]): float(row["mean"])
+        for row in rated.values("correlation_id", "dimension").annotate(mean=Avg("score"))
+    }
+    latest: dict[tuple[str, str, str], float] = {}  # (judge, key, dimension): its last score
+    judged = (
+        counted_feedback(project)
+        .filter(
+            source__in=MACHINE,
+            step_id="",
+            correlation_id__in=rated.values("correlation_id"),
+        )
+        .order_by("id")
+        .values_list("submitted_by", "correlation_id", "dimension", "score")
+    )
+    for judge, key, dimension, score in judged.iterator(chunk_size=2000):
+        if (key, dimension) in people:
+            latest[judge, key, dimension] = score
+    paired: dict[tuple[str, str], Paired] = defaultdict(Paired)
+    for (judge, key, dimension), score in latest.items():
+        pair = paired[judge, dimension]
+        pair.judge.append(score)
+        pair.people.append(people[key, dimension])
+    return [
+        _figures(judge, dimension, paired[judge, dimension]) for judge, dimension in sorted(paired)
+    ]
+
+
+def _figures(judge: str, question: str, pair: Paired) -> JudgeQuestion:
+    n = len(pair.judge)
+    units = [i for i in range(n) for _ in (0, 1)]
+    values = [v for a, b in zip(pair.judge, pair.people, strict=True) for v in (a, b)]
+    theirs = [polarity_of(score) for score in pair.judge]
+    ours = [polarity_of(score) for score in pair.people]
+    confusion = {a: dict.fromkeys(POLARITIES, 0) for a in POLARITIES}
+    for a, b in zip(theirs, ours, strict=True):
+        confusion[a][b] += 1
+    return JudgeQuestion(
+        judge=judge,
+        question=question,
+        items=n,
+        alpha=alpha_interval(units, values).alpha,
+        kappa=cohen_kappa(theirs, ours),
+        mae=mean_absolute_error(pair.judge, pair.people),
+        spearman=spearman(pair.judge, pair.people),
+        confusion=confusion,
+    )
