@@ -36,7 +36,10 @@ if TYPE_CHECKING:
         FeedbackPage,
         GoldPage,
         GoldPeople,
+        IntakeRule,
+        IntakeRules,
         Invitation,
+        Judges,
         Leaderboard,
         Member,
         MemberList,
@@ -271,6 +274,26 @@ class LearnClient(
     def gold_resume(self, username: str, *, project: str = "") -> PersonGold:
         """`POST /api/gold/people/<username>/resume/`: resume a paused queue."""
         return self._carry(exchanges.gold_resume(username, project))
+
+    def intake_rules(self, project: str = "") -> IntakeRules:
+        """`GET /api/intake-rules/`: which turns the project's queue takes (managers)."""
+        return self._carry(exchanges.intake_rules(project))
+
+    def intake_rule_add(self, *, project: str = "", **fields: Any) -> IntakeRule:
+        """`POST /api/intake-rules/`: `name`, `rate` and the filter's fields (`component`,
+        `source`, `polarity`, `score_min`, `score_max`, `confidence_below`), `priority`."""
+        return self._carry(exchanges.intake_rule_add(fields, project))
+
+    def intake_rule_change(self, rule_id: int, *, project: str = "", **fields: Any) -> IntakeRule:
+        """`PUT /api/intake-rules/<id>/`: the rule's fields, all of them."""
+        return self._carry(exchanges.intake_rule_change(rule_id, fields, project))
+
+    def intake_rule_remove(self, rule_id: int, *, project: str = "") -> None:
+        self._carry(exchanges.intake_rule_remove(rule_id, project))
+
+    def judges(self, project: str = "") -> Judges:
+        """`GET /api/judges/`: each agent's and environment's agreement with people."""
+        return self._carry(exchanges.judges(project))
 
     def turn(self, turn_id: int) -> TurnDetail:
         """`GET /api/turns/<id>/`: one turn with its steps."""
@@ -520,6 +543,23 @@ class AsyncLearnClient(
 
     async def gold_resume(self, username: str, *, project: str = "") -> PersonGold:
         return await self._carry(exchanges.gold_resume(username, project))
+
+    async def intake_rules(self, project: str = "") -> IntakeRules:
+        return await self._carry(exchanges.intake_rules(project))
+
+    async def intake_rule_add(self, *, project: str = "", **fields: Any) -> IntakeRule:
+        return await self._carry(exchanges.intake_rule_add(fields, project))
+
+    async def intake_rule_change(
+        self, rule_id: int, *, project: str = "", **fields: Any
+    ) -> IntakeRule:
+        return await self._carry(exchanges.intake_rule_change(rule_id, fields, project))
+
+    async def intake_rule_remove(self, rule_id: int, *, project: str = "") -> None:
+        await self._carry(exchanges.intake_rule_remove(rule_id, project))
+
+    async def judges(self, project: str = "") -> Judges:
+        return await self._carry(exchanges.judges(project))
 
     async def turns(self, cursor: str = "", **filters: str | int | float | bool | None) -> TurnPage:
         return await self._carry(exchanges.turns_page(cursor, filters))

@@ -19,7 +19,10 @@ from learnportal_client.rest import (
     FeedbackPage,
     GoldPage,
     GoldPeople,
+    IntakeRule,
+    IntakeRules,
     Invitation,
+    Judges,
     Leaderboard,
     Member,
     MemberList,
@@ -368,3 +371,35 @@ def gold_resume(username: str, project: str) -> Exchange[PersonGold]:
     """Not sent again without an answer: a second finds the queue running, a conflict."""
     url = f"/api/gold/people/{quote(username, safe='')}/resume/"
     return rest(PersonGold, "POST", url, resend_safe=False, params=query(project=project))
+
+
+# --- a manager's side: intake rules; a reviewer's: the judges --------------------------------
+
+INTAKE_RULES = "/api/intake-rules/"
+
+
+def intake_rules(project: str) -> Exchange[IntakeRules]:
+    return rest(IntakeRules, "GET", INTAKE_RULES, params=query(project=project))
+
+
+def intake_rule_add(fields: Mapping[str, Any], project: str) -> Exchange[IntakeRule]:
+    """Not sent again without an answer: a second would be a second rule."""
+    body = {**fields, **({"project": project} if project else {})}
+    return rest(IntakeRule, "POST", INTAKE_RULES, json=body, resend_safe=False)
+
+
+def intake_rule_change(
+    rule_id: int, fields: Mapping[str, Any], project: str
+) -> Exchange[IntakeRule]:
+    """A PUT: the same fields twice change it once, so it may be sent again."""
+    body = {**fields, **({"project": project} if project else {})}
+    return rest(IntakeRule, "PUT", f"{INTAKE_RULES}{int(rule_id)}/", json=body)
+
+
+def intake_rule_remove(rule_id: int, project: str) -> Exchange[None]:
+    url, options = f"{INTAKE_RULES}{int(rule_id)}/", {"params": query(project=project)}
+    return Exchange("DELETE", url, _read_nothing, resend_safe=False, options=options)
+
+
+def judges(project: str) -> Exchange[Judges]:
+    return rest(Judges, "GET", "/api/judges/", params=query(project=project))

@@ -320,3 +320,47 @@ class PersonGold(Lenient):
 
 class GoldPeople(Lenient):
     results: list[PersonGold]
+
+
+class IntakeRule(Lenient):
+    """A rule of which turns the project's queue takes, with the turns it let in."""
+
+    id: int
+    name: str
+    enabled: bool = True
+    component: str = ""
+    source: str = ""
+    polarity: str = ""
+    score_min: float | None = None
+    score_max: float | None = None
+    confidence_below: float | None = None
+    rate: float
+    priority: int = 0
+    sent: int = 0
+    sent_last_day: int = 0
+
+
+class IntakeRules(Lenient):
+    results: list[IntakeRule]
+
+
+class Figure(Lenient):
+    value: float | None = None
+    interval: tuple[float, float] | None = None
+
+
+class JudgeFigures(Lenient):
+    """A machine judge against people on one question, over the items both rated."""
+
+    judge: str
+    question: str
+    items: int
+    alpha: float | None = None
+    kappa: Figure
+    mae: Figure
+    spearman: Figure
+    confusion: dict[str, dict[str, int]] = Field(default_factory=dict)
+
+
+class Judges(Lenient):
+    results: list[JudgeFigures]

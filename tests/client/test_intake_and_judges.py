@@ -1,0 +1,72 @@
+"""Intake rules and judges through the client: a manager keeps the rules of what the queue
+takes; a reviewer reads how each machine judge agrees with people."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pytest
+
+import feedback.intake.answers as intake_hosts
+import feedback.judges.answers as judge_hosts
+from learnportal_client import (
+    IntakeRule,
+    IntakeRules,
+    InvalidError,
+    JudgeFigures,
+    Judges,
+    LearnClient,
+    NotFoundError,
+)
+from tests.builders import feedback, turn
+from tests.factories import ApiTokenFactory, UserFactory
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
+
+    from tests.client.conftest import Portal
+
+
+@pytest.mark.parametrize(
+    ("mine", "theirs"),
+    [
+        (IntakeRule, intake_hosts.StoredRule),
+        (IntakeRules, intake_hosts.RuleList),
+        (JudgeFigures, judge_hosts.JudgeFigures),
+        (Judges, judge_hosts.JudgesAnswer),
+    ],
+)
+def test_the_clients_answers_read_only_fields_the_host_answers(
+    mine: type[BaseModel], theirs: type[BaseModel]
+) -> None:
+    assert set(mine.model_fields) <= set(theirs.model_fields)
+
+
+def person_client(portal: Portal, name: str, role: str) -> LearnClient:
+    user = UserFactory.create(username=name, role=role)
+    return LearnClient(portal.url, ApiTokenFactory.create(name=f"{name}-own", user=user).raw)
+
+
+def test_a_manager_keeps_the_intake_rules(portal: Portal, client: LearnClient) -> None:
+    with person_client(portal, "lead", "manager") as lead:
+        made = lead.intake_rule_add(name="a tenth", rate=0.1)
+        with pytest.raises(InvalidError):
+            lead.intake_rule_add(name="too much", rate=2)
+        client.submit_turns([{"correlation_id": f"t-{i}", "rated_turn": turn()} for i in range(50)])
+        (listed,) = lead.intake_rules().results
+        assert (listed.id, listed.rate) == (made.id, 0.1) and listed.sent == listed.sent_last_day
+        assert lead.intake_rule_change(made.id, name="a half", rate=0.5).rate == 0.5
+        lead.intake_rule_remove(made.id)
+        with pytest.raises(NotFoundError):
+            lead.intake_rule_remove(made.id)
+
+
+def test_a_reviewer_reads_the_judges(portal: Portal, client: LearnClient) -> None:
+    client.submit_turns([{"correlation_id": "t-1", "rated_turn": turn()}])
+    with person_client(portal, "pia", "annotator") as pia:
+        pia.feedback([feedback(feedback_id="h-1", source="human", score=1.0, correlation_id="t-1")])
+    client.feedback([feedback(feedback_id="j-1", source="self", score=0.5, correlation_id="t-1")])
+    with person_client(portal, "rev", "reviewer") as rev:
+        (figures,) = rev.judges().results
+        assert (figures.judge, figures.items) == ("token:client-agent", 1)
+        assert figures.mae.value == pytest.approx(0.5)
