@@ -190,13 +190,16 @@ def _next_session(who: str, project: int, now: float) -> QueueLease | None:
     return QueueLease(turn=turn, expires=expires, session=True)
 
 
-def queue_assign(turn: Turn, username: str, *, now: float | None = None) -> QueueLease:
-    """Lease `turn` to this person whatever the queue would offer them, in place of any lease
-    they hold: an operator's hand-out (the demo's colleagues each rate turns past the ratings
-    they need, which only a lease allows: feedback.raters)."""
+def queue_assign(
+    turn: Turn, username: str, *, step_id: str = "", now: float | None = None
+) -> QueueLease:
+    """Lease `turn` (or its step `step_id`) to this person whatever the queue would offer
+    them, in place of any lease they hold: an operator's hand-out (the demo's colleagues each
+    rate turns past the ratings they need, which only a lease allows: feedback.raters), and a
+    reviewer's amendment, a rating in place of another's."""
     now = time.time() if now is None else now
     expires = now + lease_seconds(turn.project_id)
-    _lease(turn, username, expires)
+    _lease(turn, username, expires, step_id)
     return QueueLease(turn=turn, expires=expires)
 
 

@@ -17,6 +17,7 @@ from feedback.api import (
 from feedback.comparisons.api import ComparisonsView, JudgmentsView, LeaderboardView
 from feedback.pages import agreement, explorer, file_import, leaderboard, queue, sessions, turns
 from feedback.pages.comparisons import compare
+from feedback.pages.review_list import review_list
 from feedback.pages.reviews import review
 from feedback.reviews.api import ReviewNextView, ReviewReleaseView, ReviewsView
 
@@ -51,6 +52,7 @@ page_urlpatterns = [
     path("queue/", queue.queue, name="queue"),
     path("compare/", compare, name="compare"),
     path("review/", review, name="review"),
+    path("reviews/", review_list, name="reviews"),
     path("explorer/", explorer.explorer, name="explorer"),
     path("explorer/turns/<int:pk>/", explorer.turn_detail, name="turn_detail"),
     path("agreement/", agreement.agreement, name="agreement"),

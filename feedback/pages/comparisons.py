@@ -273,6 +273,7 @@ def _compare_page(
         # The queue's modes (partials/queue_modes.html), this one current.
         "compare_mode": True,
         "asked_step_kinds": step_kinds_asked(principal.project),
+        "may_review": principal.may(Action.REVIEW_RATINGS),
     }
     if held is not None:
         context |= (

@@ -24,6 +24,7 @@ from core.accounts.roles import Action
 from core.events import broadcast_on_commit
 from core.projects.selection import project_pk
 from feedback.models import FEEDBACK_ID_SEPARATOR, Turn
+from feedback.queue import queue_assign
 from feedback.raters import unit_word
 from feedback.retractions import rating_rows_of, rating_take_back
 from feedback.reviews.models import REASON_LENGTH, Amendment, Decision, RatingReview, ReviewLease
@@ -204,7 +205,8 @@ def _amend(
     or `conflict` when the reviewer rated it already: two ratings of theirs would count."""
     project = project_pk(principal.project)
     unit = unit_word(rating.step_id)
-    if not Turn.objects.filter(project_id=project, correlation_id=rating.correlation_id).exists():
+    turn = Turn.objects.filter(project_id=project, correlation_id=rating.correlation_id).first()
+    if turn is None:
         raise conflict(
             f"The rating {rating.feedback_id!r} rates no stored turn: accept or reject it.",
             [detail(["feedback_id"], NO_TURN)],
@@ -219,6 +221,9 @@ def _amend(
         said = RATED_IT.format(unit=unit)
         raise conflict(f"You rated this {unit} yourself.", [detail(["feedback_id"], said)])
     assert request.answers is not None
+    # In place of the one taken back, whoever else's ratings the unit has: the raters' rule
+    # lets the holder of its lease rate it (this takes the place of any lease the reviewer held).
+    queue_assign(turn, principal.name, step_id=rating.step_id)
     outcome = rating_record(
         principal=principal,
         turn=rating.correlation_id,

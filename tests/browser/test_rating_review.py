@@ -1,7 +1,9 @@
 """A reviewer reviews people's ratings on /review/ in headless Chromium: by keyboard at 1280 px
 (A then Enter accepts; R, a reason, Enter rejects; a rejection without a reason is refused
-beside its field), by touch on a 390 px phone (tap Reject, type, tap Submit), and without
-script (type a reason, press Reject). Nothing is wider than the window. Screenshots:
+beside its field; E, an answer, Enter amends, a bad answer refused beside its question), by
+touch on a 390 px phone (tap Reject, type, tap Submit; tap Amend, an answer, Submit), and
+without script (type a reason, press Reject; open the amendment, answer, press Amend). The list
+of reviews, /reviews/, fits a phone. Nothing is wider than the window. Screenshots:
 /tmp/review-*.png (and var/screenshots/review-rating-*.png)."""
 
 from __future__ import annotations
@@ -14,10 +16,11 @@ import pytest
 from django.conf import settings as django_settings
 from playwright.sync_api import expect
 
-from feedback.models import Feedback
-from feedback.reviews.models import RatingReview
+from core.accounts.models import User
+from feedback.models import Feedback, Rating
+from feedback.reviews.models import Amendment, RatingReview
 from learnportal import demo
-from tests.browser.helpers import fits, log_in, screenshot
+from tests.browser.helpers import SELECT_IN_RESPONSE, fits, log_in, screenshot
 from tests.factories import UserFactory
 from tests.harness import human_actor, token_actor
 
@@ -133,6 +136,16 @@ def decided(feedback_id: str) -> tuple[str, str]:
     return review.decision, review.reason
 
 
+def amendment_answers(feedback_id: str) -> dict[str, Any]:
+    """The answers of the reviewer's rating that took the place of rating `feedback_id`."""
+    review = RatingReview.objects.get(feedback__feedback_id=feedback_id)
+    made = Amendment.objects.filter(review_id=review.review_id).first()
+    assert made is not None, "no amendment stored"
+    rating_id = made.feedback.feedback_id.partition(".")[0]
+    answers: dict[str, Any] = Rating.objects.get(rating_id=rating_id).answers
+    return answers
+
+
 def test_a_reviewer_accepts_one_rating_and_rejects_the_next_by_keyboard(
     live_server: LiveServer, chromium: Browser
 ) -> None:
@@ -152,7 +165,10 @@ def test_a_reviewer_accepts_one_rating_and_rejects_the_next_by_keyboard(
     shot(page, "1280")
 
     page.keyboard.press("Enter")  # nothing chosen: nothing sent
-    expect(page.locator("#key-status")).to_have_text("Choose Accept (A) or Reject (R) first.")
+    expect(page.locator("#key-status")).to_have_text(
+        "Choose Accept (A), Reject (R) or Amend (E) first."
+    )
+    expect(page.locator("#review-amend")).to_be_hidden()  # until Amend is chosen
     assert not RatingReview.objects.exists()
     page.keyboard.press("?")
     expect(page.locator("#shortcuts")).to_be_visible()
@@ -234,7 +250,7 @@ def test_a_reviewer_on_a_phone_taps_reject_types_why_and_taps_submit(
 def test_without_script_a_reason_and_the_reject_button_reject(
     live_server: LiveServer, chromium: Browser
 ) -> None:
-    first, second = rated_turns("t-1", "t-2")
+    first, second, third = rated_turns("t-1", "t-2", "t-3")
     UserFactory.create(username="noscript", role="reviewer", password=demo.DEMO_PASSWORD)
     page = chromium.new_context(java_script_enabled=False).new_page()
     page.set_default_timeout(10_000)
@@ -252,4 +268,152 @@ def test_without_script_a_reason_and_the_reject_button_reject(
     with page.expect_navigation():
         page.get_by_role("button", name="Accept").click()
     assert decided(second) == ("accepted", "")
+    holds(page, third)
+    page.locator("#review-amend summary").click()  # the amendment's fold
+    page.locator("#q-correctness").fill("-1")
+    with page.expect_navigation():
+        page.get_by_role("button", name="Amend").click()
+    assert decided(third)[0] == "amended"
+    assert amendment_answers(third) == {"correctness": -1.0, "helpfulness": -0.25}
     fits(page)
+
+
+def test_a_reviewer_amends_a_rating_by_keyboard(live_server: LiveServer, chromium: Browser) -> None:
+    (first,) = rated_turns("t-1")
+    page = person(chromium, live_server, "rita", 1280)
+    holds(page, first)
+    page.keyboard.press("e")
+    expect(page.locator("#decision-amend")).to_have_attribute("aria-pressed", "true")
+    expect(page.locator("#review-amend")).to_be_visible()
+    expect(page.locator("#review-amend summary")).to_be_hidden()  # the button is the way in
+    # Their answers on the default rubric fill it in; the focus is in its first question.
+    expect(page.locator("#q-correctness")).to_be_focused()
+    expect(page.locator("#q-correctness")).to_have_value("0.75")
+    expect(page.locator("#q-helpfulness")).to_have_value("-0.25")
+    expect(page.locator("#key-status")).to_contain_text("Amend chosen")
+    expect(page.locator("#review-submit")).to_contain_text("Submit: amend")
+    clean(page)
+    shot(page, "amend-1280")
+    page.keyboard.press("Control+A")
+    page.keyboard.type("7")  # out of range: refused beside its question
+    with page.expect_navigation():
+        page.keyboard.press("Enter")
+    expect(page.locator("#q-correctness-error")).to_be_visible()
+    expect(page.locator("#q-correctness")).to_be_focused()
+    expect(page.locator("#q-correctness")).to_have_value("7")
+    expect(page.locator("#decision-amend")).to_have_attribute("aria-pressed", "true")
+    assert not RatingReview.objects.exists()
+    clean(page)
+    shot(page, "amend-refused-1280")
+    page.keyboard.press("Control+A")
+    page.keyboard.type("-1")
+    with page.expect_navigation():
+        page.keyboard.press("Enter")
+    assert decided(first)[0] == "amended"
+    assert amendment_answers(first) == {"correctness": -1.0, "helpfulness": -0.25}
+    expect(page.locator(".messages")).to_contain_text("Amended: your rating takes its place")
+    expect(page.locator("#empty-title")).to_be_visible()
+
+
+def test_the_rubrics_own_keys_do_not_take_the_pages_and_spans_are_marked(
+    live_server: LiveServer, chromium: Browser
+) -> None:
+    lead = human_actor("lead", "manager")
+    keyed = [
+        dict(RUBRIC[0], hotkeys=["a", "r", "e", "x", "y"]),
+        *RUBRIC[1:],
+        {"kind": "spans", "key": "errors", "label": "Errors", "options": ["factual"]},
+    ]
+    assert (
+        lead.rest("put", "/api/projects/default/rubric/", {"questions": keyed}).status_code == 200
+    )
+    theirs = {**ANSWERS, "errors": [{"start": 0, "end": 3, "label": "factual"}]}
+    (first,) = rated_turns("t-1", answers=theirs)
+    page = person(chromium, live_server, "rita", 1280)
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.keyboard.press("e")  # Amend, not the third answer to "Overall quality"
+    expect(page.locator("#decision-amend")).to_have_attribute("aria-pressed", "true")
+    quality = page.locator("input[name=q-quality]:checked")
+    expect(quality).to_have_value("2")  # theirs, kept
+    expect(quality).to_be_focused()
+    page.keyboard.press("ArrowRight")  # the next answer: 3
+    expect(page.locator("input[name=q-quality]:checked")).to_have_value("3")
+    # Spans are marked as on the rating page (rubric.js): theirs listed, one more added.
+    spans = page.locator("#review-amend .span-list li")
+    expect(spans).to_have_count(1)
+    page.evaluate(SELECT_IN_RESPONSE, [5, 12])  # "Saturn."
+    page.locator("#review-amend .span-mark[data-label=factual]").click()
+    expect(spans).to_have_count(2)
+    clean(page)
+    shot_of(page, ".review-decide", "amend-spans-1280")
+    page.locator("input[name=q-quality]:checked").focus()
+    with page.expect_navigation():
+        page.keyboard.press("Enter")
+    assert decided(first)[0] == "amended"
+    answers = amendment_answers(first)
+    assert answers["quality"] == 3
+    assert answers["errors"] == [
+        {"start": 0, "end": 3, "label": "factual"},
+        {"start": 5, "end": 12, "label": "factual"},
+    ]
+    assert errors == []
+
+
+def test_a_reviewer_on_a_phone_taps_amend_an_answer_and_submit(
+    live_server: LiveServer, chromium: Browser
+) -> None:
+    lead = human_actor("lead", "manager")
+    assert (
+        lead.rest("put", "/api/projects/default/rubric/", {"questions": RUBRIC}).status_code == 200
+    )
+    (first,) = rated_turns("t-1", answers=ANSWERS)
+    page = person(chromium, live_server, "rita", 390, touch=True)
+    holds(page, first)
+    page.locator("#decision-amend").tap()
+    expect(page.locator("#review-amend")).to_be_visible()
+    expect(page.locator("input[name=q-quality][value='2']")).to_be_checked()  # theirs
+    page.locator("label.pill", has=page.locator("input[name=q-quality][value='4']")).tap()
+    expect(page.locator("input[name=q-quality][value='4']")).to_be_checked()
+    clean(page)
+    shot(page, "amend-390")
+    shot_of(page, ".review-decide", "amend-decide-390")
+    with page.expect_navigation():
+        page.get_by_role("button", name="Submit").tap()
+    assert decided(first)[0] == "amended"
+    # Theirs kept where not changed (the options in the rubric's order, as stored).
+    assert amendment_answers(first) == {**ANSWERS, "quality": 4, "tags": ["terse", "wrong"]}
+    expect(page.locator("#empty-title")).to_be_visible()
+    clean(page)
+
+
+def test_the_list_of_reviews_fits_a_phone(live_server: LiveServer, chromium: Browser) -> None:
+    first, second, third = rated_turns("t-1", "t-2", "t-3")
+    boss = human_actor("boss-r", "reviewer")
+    for feedback_id, body in (
+        (first, {"decision": "accept"}),
+        (second, {"decision": "reject", "reason": f"Wrong planet. {UNBROKEN}\n<b>not bold</b>"}),
+        (third, {"decision": "amend", "answers": {"correctness": -1.0, "helpfulness": 0.5}}),
+    ):
+        sent = boss.rest("post", "/api/reviews/", {"feedback_id": feedback_id, **body})
+        assert sent.status_code == 201, sent.content
+    reviewer = person(chromium, live_server, "rita", 390, touch=True)
+    reviewer.goto(f"{live_server.url}/reviews/")
+    expect(reviewer.locator(".review-item")).to_have_count(3)
+    expect(reviewer.locator(".review-item .status")).to_have_text(
+        ["amended", "rejected", "accepted"]
+    )
+    expect(reviewer.locator(".review-item-reason dd").nth(1)).to_contain_text("<b>not bold</b>")
+    clean(reviewer)
+    shot(reviewer, "list-390")
+    annie = User.objects.get(username="annie")
+    annie.set_password(demo.DEMO_PASSWORD)
+    annie.save()
+    page = chromium.new_context(viewport={"width": 390, "height": 844}).new_page()
+    log_in(page, live_server.url, "annie", "/queue/")
+    with page.expect_navigation():
+        page.get_by_role("link", name="Your reviewed ratings").click()
+    expect(page.locator("h1")).to_have_text("Your reviewed ratings")
+    expect(page.locator(".review-item")).to_have_count(3)
+    fits(page)
+    shot(page, "list-annotator-390")

@@ -1,7 +1,8 @@
 """The review page, /review/: a reviewer holds one person's rating at a time, sees the turn it
-rates, who gave it, its scores, every answer and its remarks, and accepts it or rejects it with
-a reason (then the next one), or gives it back; every refusal is shown on the page and nothing
-is stored (docs/contract.md, "Quality: reviews of ratings")."""
+rates, who gave it, its scores, every answer and its remarks, and accepts it, rejects it with
+a reason, or amends it with their own answers to the current rubric (then the next one), or
+gives it back; every refusal is shown on the page and nothing is stored (docs/contract.md,
+"Quality: reviews of ratings")."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from bs4 import BeautifulSoup, Tag
 
 from feedback.models import Feedback, Rating
 from feedback.reviews.models import RatingReview, ReviewLease
-from tests.builders import turn
+from tests.builders import feedback, feedback_req, turn
 from tests.harness import Actor, human_actor
 
 if TYPE_CHECKING:
@@ -117,11 +118,18 @@ def test_the_page_shows_the_held_rating_with_its_prompt_response_annotator_and_s
     ]
     answers = {text(one(a, "dt")): text(one(a, "dd")) for a in page.select(".review-answer")}
     assert answers == {"Correctness": "0.5", "Helpfulness": "-0.5"}
-    # Without script: two submit buttons named `decision`, and the reason beside them.
+    # Without script: three submit buttons named `decision`, and the reason beside them.
     assert [(b["name"], b["value"]) for b in page.select("#review-form button[name=decision]")] == [
         ("decision", "accept"),
         ("decision", "reject"),
+        ("decision", "amend"),
     ]
+    # The amendment's questions in a fold, closed until Amend is chosen: the default rubric's.
+    amendment = one(page, "#review-form details#review-amend")
+    assert not amendment.has_attr("open")
+    assert [text(one(f, "legend")) for f in amendment.select("fieldset.question")] == [
+        "Correctness", "Helpfulness", "Safety", "Tone", "Plan quality",
+    ]  # fmt: skip
     assert one(page, "#review-form textarea[name=reason]")["maxlength"] == "2000"
     clock = one(page, "#lease-clock")
     assert (clock["data-unit"], clock["data-act"]) == ("rating", "review")
@@ -211,7 +219,7 @@ def test_a_reason_too_long_is_refused_beside_the_field_with_what_was_typed_kept(
 def test_no_decision_is_refused_beside_the_buttons(two_rated: list[str], reviewer: Client) -> None:
     reviewer.get("/review/")
     page = soup(decide(reviewer, two_rated[0], "maybe", "hm"), 400)
-    assert text(one(page, "#decision-error")) == "Choose Accept or Reject."
+    assert text(one(page, "#decision-error")) == "Choose Accept, Reject or Amend."
     assert one(page, "textarea[name=reason]").get_text() == "hm"
     assert not RatingReview.objects.exists()
 
@@ -322,3 +330,181 @@ def test_odd_stored_answers_and_a_turn_not_queued_do_not_break_the_page(
     assert shown["Correctness"] == '{"deep": [1, null]}'
     assert shown["Helpfulness"] == '[{"start": 5}]'
     assert (shown["x"], shown["y"]) == ("3", "yes")
+
+
+# ---- Amending: the reviewer's own answers take the rating's place ----
+
+
+def amend(
+    client: Client, feedback_id: str, answers: dict[str, str | list[str]], **more: str
+) -> ClientResponse:
+    """Amend as the page's form sends it: each answer as its question's field `q-<key>`."""
+    body: dict[str, str | list[str]] = {
+        "do": "decide",
+        "feedback_id": feedback_id,
+        "decision": "amend",
+        "rubric_version": "1",
+        **{f"q-{key}": value for key, value in answers.items()},
+        **more,
+    }
+    return client.post("/review/", body)
+
+
+def rating_ids(reader: Actor) -> set[str]:
+    return {line["rating_id"] for line in reader.exported("answers")}
+
+
+def prefix(feedback_id: str) -> str:
+    return feedback_id.partition(".")[0]
+
+
+def test_amending_stores_the_reviewers_rating_and_takes_the_annotators_out_of_the_exports(
+    two_rated: list[str], reviewer: Client, boss: Actor
+) -> None:
+    page = soup(reviewer.get("/review/"))
+    # Given on the current rubric (the default's version 1): their answers fill the form in.
+    assert one(page, "#review-amend #q-correctness")["value"] == "0.5"
+    assert one(page, "#review-amend #q-helpfulness")["value"] == "-0.5"
+    assert one(page, "#review-amend #q-safety")["value"] == ""
+    assert "filled in with their answers" in text(one(page, "#review-amend .amend-note"))
+    assert rating_ids(boss) == {prefix(two_rated[0]), prefix(two_rated[1])}
+    sent = amend(
+        reviewer,
+        two_rated[0],
+        {"correctness": "-1", "helpfulness": "-0.5"},
+        comment="Saturn is not the largest.",
+        reason="Scored a wrong answer as right.",
+    )
+    assert (sent.status_code, sent.headers["Location"]) == (302, "/review/")
+    assert {(r.decision, r.reviewer, r.reason) for r in RatingReview.objects.all()} == {
+        ("amended", "rev", "Scored a wrong answer as right.")
+    }
+    (theirs,) = rating_ids(boss) - {prefix(two_rated[1])}
+    assert theirs != prefix(two_rated[0])  # the annotator's left the exports; the reviewer's in
+    (line,) = [x for x in boss.exported("answers") if x["rating_id"] == theirs]
+    assert (line["annotator"], line["answers"]) == (
+        "rev",
+        {"correctness": -1.0, "helpfulness": -0.5},
+    )
+    assert Rating.objects.get(rating_id=theirs).comment == "Saturn is not the largest."
+    following = soup(reviewer.get("/review/"))
+    assert "Amended: your rating takes its place; theirs no longer counts." in text(
+        one(following, ".messages")
+    )
+    assert held(following) == two_rated[1]
+
+
+def test_a_bad_answer_is_refused_beside_its_question_with_what_was_typed_kept(
+    two_rated: list[str], reviewer: Client, boss: Actor
+) -> None:
+    reviewer.get("/review/")
+    page = soup(
+        amend(reviewer, two_rated[0], {"correctness": "7"}, comment="Hm.", reason="No."), 400
+    )
+    assert not RatingReview.objects.exists()
+    assert rating_ids(boss) == {prefix(two_rated[0]), prefix(two_rated[1])}
+    assert held(page) == two_rated[0]
+    refused = one(page, "#review-amend fieldset.invalid")
+    assert text(one(refused, "legend")) == "Correctness"
+    assert text(one(refused, "#q-correctness-error"))  # the service's words, beside it
+    assert refused["aria-describedby"] == "q-correctness-error"
+    assert one(page, "#q-correctness")["value"] == "7"  # what was typed, kept
+    assert one(page, "#q-helpfulness")["value"] == ""  # not their answer again: what was sent
+    assert one(page, "#amend-comment").get_text() == "Hm."
+    assert one(page, "textarea[name=reason]").get_text() == "No."
+    assert one(page, "#review-form")["data-chosen"] == "amend"
+    assert one(page, "#review-amend").has_attr("open")  # open without script too
+    assert "Your review was not stored: correct what is marked below." in alerts(page)
+
+
+def test_a_rubric_rating_fills_the_amendment_in_until_the_rubric_moves_on(
+    agent: Actor, ann: Actor, reviewer: Client
+) -> None:
+    lead = human_actor("lead", "manager")
+    # Keys that would be the page's own: the questions' keys are off on this page.
+    keyed = [dict(RUBRIC[0], hotkeys=["a", "r", "e", "x", "y"]), *RUBRIC[1:]]
+    assert (
+        lead.rest("put", "/api/projects/default/rubric/", {"questions": keyed}).status_code == 200
+    )
+    queued(agent, "t-1")
+    answers = {
+        "quality": 2,
+        "tags": ["wrong", "terse"],
+        "safe": False,
+        "notes": "Says <i>Saturn</i>.",
+        "errors": [{"start": 0, "end": 7, "label": "factual"}],
+    }
+    first = rated(ann, "t-1", answers)
+    page = soup(reviewer.get("/review/"))
+    amendment = one(page, "#review-amend")
+    checked = {(i["name"], i["value"]) for i in amendment.select("input:checked")}
+    assert checked == {
+        ("q-quality", "2"),
+        ("q-tags", "wrong"),
+        ("q-tags", "terse"),
+        ("q-safe", "no"),
+    }
+    assert one(amendment, "#q-notes").get_text() == "Says <i>Saturn</i>."
+    assert one(amendment, "input[name=q-errors]")["value"] == (
+        '[{"start":0,"end":7,"label":"factual"}]'
+    )
+    assert amendment.select("[data-hotkey], [data-hotkeys]") == []
+    assert one(amendment, "input[name=rubric_version]")["value"] == "2"  # the default was 1
+    assert "feedback/rubric.js" in str(page)  # it marks spans; its keys are review.js's
+    # A new version: the rating was given to other questions, so nothing is filled in.
+    moved = [*keyed, {"kind": "text", "key": "why", "label": "Why"}]
+    assert (
+        lead.rest("put", "/api/projects/default/rubric/", {"questions": moved}).status_code == 200
+    )
+    page = soup(reviewer.get("/review/"))
+    assert one(page, "#review-amend").select("input:checked") == []
+    assert one(page, "#review-amend input[name=rubric_version]")["value"] == "3"
+    assert "filled in" not in text(one(page, "#review-amend .amend-note"))
+    # Sent on the version before: refused, with what was chosen kept on the new form.
+    page = soup(amend(reviewer, first, {"quality": "4"}, rubric_version="2"), 409)
+    assert "the rubric is at version 3 now" in alerts(page)
+    assert one(page, "#review-amend input[name=q-quality][value='4']").has_attr("checked")
+    assert one(page, "#review-amend input[name=rubric_version]")["value"] == "3"
+    assert not RatingReview.objects.exists()
+
+
+def test_a_rating_of_the_default_form_fills_nothing_in(agent: Actor, reviewer: Client) -> None:
+    queued(agent, "t-1")
+    person = human_actor("pia", "annotator")
+    item = feedback(
+        feedback_id="fb-page", source="human", correlation_id="t-1", dimension="correctness"
+    )
+    assert person.learn(feedback_req(item)).status_code == 200
+    page = soup(reviewer.get("/review/"))
+    assert held(page) == "fb-page"
+    values = [i.get("value", "") for i in page.select("#review-amend input[type=number]")]
+    assert values == ["", "", "", "", ""]
+    sent = amend(reviewer, "fb-page", {"correctness": "-0.5"})
+    assert sent.status_code == 302
+    assert RatingReview.objects.get().decision == "amended"
+
+
+def test_a_reviewer_who_rated_the_turn_is_told_to_accept_or_reject(
+    agent: Actor, rev: Actor, reviewer: Client, settings: Any
+) -> None:
+    settings.LEARNPORTAL_RATINGS_PER_TURN = 2
+    queued(agent, "t-1")
+    theirs = rated(human_actor("otto", "annotator"), "t-1")
+    rated(rev, "t-1")
+    assert held(soup(reviewer.get("/review/"))) == theirs
+    page = soup(amend(reviewer, theirs, {"correctness": "1"}, reason="Too low."), 409)
+    said = "Your review was not stored: you rated this turn yourself: accept or reject this rating."
+    assert said in alerts(page)
+    assert held(page) == theirs  # still theirs to decide, what was sent kept
+    assert one(page, "textarea[name=reason]").get_text() == "Too low."
+    assert not RatingReview.objects.exists()
+    assert decide(reviewer, theirs, "reject", "Too low.").status_code == 302
+
+
+def test_the_compare_page_shows_the_reviews_mode_to_those_who_may_review(
+    rev: Actor, ann: Actor
+) -> None:
+    modes = one(soup(rev.browser().get("/compare/")), ".queue-modes")
+    assert [text(a) for a in modes.select("a[href='/review/']")] == ["Reviews"]
+    modes = one(soup(ann.browser().get("/compare/")), ".queue-modes")
+    assert modes.select("a[href='/review/']") == []

@@ -13,6 +13,7 @@ import pytest
 
 from core.projects.services import project_add
 from feedback.models import Feedback, Turn
+from feedback.queue import queue_assign
 from feedback.reviews.models import RatingReview, ReviewLease
 from tests.builders import feedback, feedback_req, turn
 from tests.factories import EndpointFactory
@@ -365,3 +366,19 @@ def test_the_queue_never_hands_a_turn_back_to_the_author_of_its_overruled_rating
         assert offered.status_code == 204
     else:
         assert offered.json()["turn"]["correlation_id"] == wanted
+
+
+def test_an_amendment_takes_the_place_of_a_rating_whose_turn_has_others_enough(
+    agent: Actor, ann: Actor, rev: Actor
+) -> None:
+    queued(agent, "t-1")
+    theirs = rated(ann, "t-1")
+    colleague = human_actor("bob", "annotator")
+    queue_assign(Turn.objects.get(correlation_id="t-1"), "bob")  # past the one rating it needs
+    rated(colleague, "t-1")
+    response = amend(rev, theirs[0], {"correctness": -1.0})
+    assert response.status_code == 201, response.content
+    raters = set(
+        Feedback.objects.filter(correlation_id="t-1").values_list("annotator_id", flat=True)
+    )
+    assert raters == {"ann", "bob", "rev"}
