@@ -1,9 +1,12 @@
-"""The judges' endpoints, under /api/ (learnportal.urls)."""
+"""The judges' endpoints, under /api/, and their page, under / in the `portal` namespace
+(learnportal.urls)."""
 
 from __future__ import annotations
 
-from django.urls import path
+from django.urls import URLPattern, path
 
 from feedback.judges.api import JudgesView
 
 urlpatterns = [path("judges/", JudgesView.as_view(), name="judges")]
+
+page_urlpatterns: list[URLPattern] = []
