@@ -117,8 +117,10 @@ def held_turns_admit(
 ) -> dict[str, Entry]:
     """Let in the stored turns left out so far (correlation_id: (id, component)) that a rule
     now takes by their feedback `facts`: their entries, written."""
+    if not left_out:
+        return {}
     rules = [rule for rule in rules_of(project) if rule.about_feedback]
-    if not rules or not left_out:
+    if not rules:
         return {}
     taken = {
         key: entry

@@ -46,6 +46,7 @@ class IntakeRulesView(APIView):
             201: StoredRule,
             400: OpenApiResponse(description="a field refused"),
             403: MANAGERS_ONLY,
+            404: OpenApiResponse(description="no such project"),
         },
     )
     def post(self, request: Request) -> Response:
