@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from django.urls import URLPattern, path
 
+from feedback.gold import pages
 from feedback.gold.api import GoldListView, GoldMarkView, GoldPeopleView, GoldResumeView
 
 urlpatterns = [
@@ -14,4 +15,7 @@ urlpatterns = [
     path("gold/people/<str:username>/resume/", GoldResumeView.as_view(), name="gold-resume"),
 ]
 
-page_urlpatterns: list[URLPattern] = []
+page_urlpatterns: list[URLPattern] = [
+    path("gold/", pages.gold, name="gold"),
+    path("turns/<int:pk>/gold/", pages.gold_mark, name="gold_mark"),
+]

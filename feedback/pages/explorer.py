@@ -16,6 +16,7 @@ from core.projects.selection import project_pk
 from core.web import page, requires, when
 from feedback.exports import FORMATS, as_items
 from feedback.filters import decode_cursor, encode_cursor, parse_feedback_query
+from feedback.gold.pages import GoldCard, gold_card
 from feedback.pages.rating import excerpt
 from feedback.selectors.components import component_names
 from feedback.selectors.explorer import (
@@ -34,6 +35,7 @@ if TYPE_CHECKING:
     from django.http import HttpRequest, HttpResponse
 
     from core.accounts.principals import Principal
+    from feedback.models import Turn
 
 
 CHOICES_SHOWN = 200  # a typeahead's suggestions; any other value can still be typed
@@ -155,6 +157,19 @@ def turn_detail(request: HttpRequest, principal: Principal, pk: int) -> HttpResp
     turn = turn_in_project(pk, principal.project)
     if turn is None:
         raise Http404("No such turn.")
+    return turn_detail_page(request, principal, turn, gold_card(principal, turn))
+
+
+def turn_detail_page(
+    request: HttpRequest,
+    principal: Principal,
+    turn: Turn,
+    gold: GoldCard | None,
+    *,
+    status: int = 200,
+) -> HttpResponse:
+    """The turn's page, with its gold card for a manager or a site admin (feedback.gold.pages,
+    whose refusals render it again)."""
     ratings = turn_ratings(turn, viewer=principal)
     context = {
         "turn": turn,
@@ -163,5 +178,6 @@ def turn_detail(request: HttpRequest, principal: Principal, pk: int) -> HttpResp
         "can_rate": principal.may(Action.FEEDBACK),
         "explorer_url": reverse("portal:explorer")
         + f"?{urlencode({'correlation_id': turn.correlation_id})}",
+        "gold": gold,
     }
-    return page(request, "feedback/turn_detail.html", context)
+    return page(request, "feedback/turn_detail.html", context, status=status)
