@@ -6,7 +6,8 @@ from __future__ import annotations
 from django.urls import URLPattern, path
 
 from feedback.judges.api import JudgesView
+from feedback.judges.pages import judges
 
 urlpatterns = [path("judges/", JudgesView.as_view(), name="judges")]
 
-page_urlpatterns: list[URLPattern] = []
+page_urlpatterns: list[URLPattern] = [path("judges/", judges, name="judges")]
