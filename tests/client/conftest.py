@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from learnportal_client import LearnClient, Retry
-from tests.factories import ApiTokenFactory
+from tests.factories import ApiTokenFactory, UserFactory
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -28,6 +28,12 @@ class Portal:
 
     def token_for(self, name: str, role: str) -> str:
         return ApiTokenFactory.create(name=name, role=role).raw
+
+
+def person_token(name: str, role: str, *, project: str = "default") -> str:
+    """The personal token of a new person with `role` in `project`."""
+    user = UserFactory.create(username=name, role=role, project=project)
+    return ApiTokenFactory.create(name=f"{name}-own", user=user).raw
 
 
 @pytest.fixture

@@ -19,7 +19,7 @@ from learnportal_client import (
     NotFoundError,
 )
 from tests.builders import feedback, turn
-from tests.factories import ApiTokenFactory, UserFactory
+from tests.client.conftest import person_token
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -43,8 +43,7 @@ def test_the_clients_answers_read_only_fields_the_host_answers(
 
 
 def person_client(portal: Portal, name: str, role: str) -> LearnClient:
-    user = UserFactory.create(username=name, role=role)
-    return LearnClient(portal.url, ApiTokenFactory.create(name=f"{name}-own", user=user).raw)
+    return LearnClient(portal.url, person_token(name, role))
 
 
 def test_a_manager_keeps_the_intake_rules(portal: Portal, client: LearnClient) -> None:

@@ -29,6 +29,7 @@ from learnportal_client import (
     Rubric,
 )
 from tests.builders import turn
+from tests.client.conftest import person_token
 from tests.factories import ApiTokenFactory, UserFactory
 
 if TYPE_CHECKING:
@@ -63,8 +64,7 @@ def test_the_clients_team_answers_read_only_fields_the_host_answers(
 
 
 def person_client(portal: Portal, name: str, role: str) -> LearnClient:
-    user = UserFactory.create(username=name, role=role, project="beta")
-    return LearnClient(portal.url, ApiTokenFactory.create(name=f"{name}-own", user=user).raw)
+    return LearnClient(portal.url, person_token(name, role, project="beta"))
 
 
 @pytest.fixture

@@ -21,7 +21,7 @@ from learnportal_client import (
     StoredReview,
 )
 from tests.builders import turn
-from tests.factories import ApiTokenFactory, UserFactory
+from tests.client.conftest import person_token
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -45,11 +45,6 @@ def test_the_clients_review_answers_read_only_fields_the_host_answers(
     mine: type[BaseModel], theirs: type[BaseModel]
 ) -> None:
     assert set(mine.model_fields) <= set(theirs.model_fields)
-
-
-def person_token(name: str, role: str) -> str:
-    user = UserFactory.create(username=name, role=role)
-    return ApiTokenFactory.create(name=f"{name}-own", user=user).raw
 
 
 @pytest.fixture
