@@ -146,6 +146,15 @@ BEYOND_THE_SCHEMA = [
         )
         for loc in (("kind",), ("sessions",))
     ),
+    *(
+        Rule(
+            "PUT /api/turns/{id}/gold/",
+            loc,
+            "a gold item's answers are read against the project's rubric (its keys, kinds, "
+            "ranges and options), which the schema leaves free",
+        )
+        for loc in (("answers",), ("answers", None))
+    ),
     Rule(
         "POST /api/learn/",
         ("feedbacks", None, "correction_span"),
