@@ -640,4 +640,5 @@ from feedback.comparisons.models import (  # noqa: E402, F401
 )
 from feedback.gold.models import GoldItem, GoldResult, QueuePause  # noqa: E402, F401
 from feedback.intake.models import Admission, IntakeRule  # noqa: E402, F401
+from feedback.judges.models import JudgeWeight  # noqa: E402, F401
 from feedback.reviews.models import Amendment, RatingReview, ReviewLease  # noqa: E402, F401

@@ -346,6 +346,10 @@ LEARNPORTAL_FORWARD_ENV_REWARDS = env_bool("LEARNPORTAL_FORWARD_ENV_REWARDS", Tr
 # custom strategy read one by one (a bounded replay window).
 LEARNPORTAL_ADAPT_WINDOW = env_int("LEARNPORTAL_ADAPT_WINDOW", 1_000_000, minimum=1)
 LEARNPORTAL_REPLAY_WINDOW = env_int("LEARNPORTAL_REPLAY_WINDOW", 10_000, minimum=1)
+# A machine judge's weight (feedback.judges.weights): the items it shares with people before it
+# counts as measured, and how long a measured weight holds before it is measured again.
+LEARNPORTAL_JUDGE_MIN_ITEMS = env_int("LEARNPORTAL_JUDGE_MIN_ITEMS", 20, minimum=2)
+LEARNPORTAL_JUDGE_WEIGHT_SECONDS = env_float("LEARNPORTAL_JUDGE_WEIGHT_SECONDS", 300.0, minimum=0.0)
 # The annotators' queue (feedback.queue): human ratings from distinct people each turn needs, how
 # long a lease on a turn lasts, and how long a person may undo their own rating.
 LEARNPORTAL_RATINGS_PER_TURN = env_int("LEARNPORTAL_RATINGS_PER_TURN", 1, minimum=1)

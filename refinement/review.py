@@ -6,6 +6,7 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from feedback.judges.weights import unmeasured_reliance
 from feedback.selectors import ComponentEvidence, component_evidence
 from refinement import store
 from refinement.models import Revision, Step
@@ -48,6 +49,10 @@ class Assessment:
         self.reasons.append(reason)
         self.risks.append(reason)
 
+    def raise_risk_one_level(self, reason: str) -> None:
+        levels = [RiskLevel.LOW, RiskLevel.MEDIUM, RiskLevel.HIGH]
+        self.raise_risk(levels[min(levels.index(self.risk_level) + 1, len(levels) - 1)], reason)
+
 
 def same_value(a: Any, b: Any) -> bool:
     if isinstance(a, int | float) and isinstance(b, int | float) and not isinstance(a, bool):
@@ -75,6 +80,8 @@ class Context:
     rolled_back: set[str]
     steps: dict[str, Step]
     evidence: dict[str, ComponentEvidence]
+    # The components whose feedback rests on judges not measured yet, with those judges.
+    unmeasured: dict[str, list[str]] = field(default_factory=dict)
     # The step settings this batch sets, by step: one refinement's edits land together, so a
     # step's gate is judged on all of them (access back to `read` with its objective cleared).
     settings: dict[str, dict[str, Any]] = field(default_factory=dict)
@@ -95,6 +102,9 @@ def assess_all(
             s.step_id: s for s in Step.objects.filter(project=project, step_id__in=step_ids - {""})
         },
         evidence=component_evidence(project, components - {""}),
+    )
+    context.unmeasured = unmeasured_reliance(
+        project, {name: e.feedbacks for name, e in context.evidence.items()}
     )
     for proposal, location in zip(proposals, locations, strict=True):
         if location.target is Target.STEP_CONFIG:
@@ -220,6 +230,12 @@ def _evidence(
         return
     evidence = context.evidence.get(component, ComponentEvidence())
     calls, feedbacks = evidence.calls, evidence.feedbacks
+    if judges := context.unmeasured.get(component):
+        named = ", ".join(judges[:3]) + (f" and {len(judges) - 3} more" if len(judges) > 3 else "")
+        result.raise_risk_one_level(
+            f"most feedback on {component} comes from judges not yet measured against people "
+            f"({named}): one risk level higher"
+        )
     if calls < THIN_CALLS and feedbacks < THIN_FEEDBACK:
         result.confidence_adjusted = True
         result.reasons.append(

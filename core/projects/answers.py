@@ -51,6 +51,10 @@ class ProjectAnswer(Answer):
     gold_pause_below: float = Field(
         description="a person's queue pauses when their gold accuracy is below this (0: never)"
     )
+    judges_weighed: bool = Field(
+        description="agents' and environments' feedback counts in stats, and as routing "
+        "evidence, as far as its judge agrees with people"
+    )
 
     @classmethod
     def of(cls, project: Project) -> Self:

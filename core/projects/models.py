@@ -114,6 +114,14 @@ class Project(models.Model):
         help_text="A person's queue pauses when their accuracy on gold items is below this "
         "(0: never).",
     )
+    # Machine feedback weighed by its judge's agreement with people (feedback.judges.weights):
+    # off, as a project made before it had the setting.
+    judges_weighed = models.BooleanField(
+        default=False,
+        db_default=False,
+        help_text="Agents' and environments' feedback counts in stats, and as routing "
+        "evidence, as far as its judge agrees with people.",
+    )
     created_at = models.DateTimeField(default=timezone.now)
 
     class Meta:

@@ -108,3 +108,9 @@ def gold_rules(project_id: int) -> GoldRules:
 def compare_turns(project_id: int) -> bool:
     """Whether the project forms comparisons of its turns (feedback.comparisons.formed)."""
     return Project.objects.filter(pk=project_id, compare_turns=True).exists()
+
+
+def judges_weighed(project_id: int) -> bool:
+    """Whether the project weighs its machine feedback by each judge's agreement with people
+    (feedback.judges.weights)."""
+    return Project.objects.filter(pk=project_id, judges_weighed=True).exists()

@@ -34,6 +34,7 @@ SETTINGS_FIELDS = (
     "gold_rate",
     "gold_min_items",
     "gold_pause_below",
+    "judges_weighed",
 )
 
 

@@ -33,6 +33,11 @@ class JudgeFigures(Answer):
     confusion: dict[str, dict[str, int]] = Field(
         description="the judge's polarity (negative, neutral, positive) to the people's: items"
     )
+    weight: float | None = Field(
+        description="what its feedback counts with where the project weighs judges "
+        "(`judges_weighed`): alpha clipped to [0, 1]; null while fewer than "
+        "LEARNPORTAL_JUDGE_MIN_ITEMS items say, when it counts in full"
+    )
 
     @classmethod
     def of(cls, figures: JudgeQuestion) -> Self:
@@ -45,6 +50,7 @@ class JudgeFigures(Answer):
             mae=Figure.of(figures.mae),
             spearman=Figure.of(figures.spearman),
             confusion=figures.confusion,
+            weight=figures.weight,
         )
 
 

@@ -14,6 +14,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from django.conf import settings
 from django.db.models import Avg
 
 from core.accounts.roles import Action
@@ -50,43 +51,51 @@ class JudgeQuestion:
     mae: Estimate
     spearman: Estimate
     confusion: dict[str, dict[str, int]]  # the judge's polarity: the people's: items
+    # What its feedback counts with where the project weighs judges (feedback.judges.weights):
+    # alpha clipped to [0, 1]; None while too few items say (it counts in full).
+    weight: float | None = None
 
 
 def judges_calibration(principal: Principal) -> list[JudgeQuestion]:
     """Every judge's figures on every dimension it shares with people, by judge then
     dimension."""
     principal.require(Action.READ_AGREEMENT)
-    project = project_pk(principal.project)
+    return calibrate(project_pk(principal.project))
+
+
+def calibrate(project: int, judge: str | None = None) -> list[JudgeQuestion]:
+    """The project's judges' figures (or one judge's, by the credential that sent its
+    feedback), by judge then dimension."""
+    machine = counted_feedback(project).filter(source__in=MACHINE, step_id="")
+    if judge is not None:
+        machine = machine.filter(submitted_by=judge)
     rated = (
         counted_feedback(project)
         .filter(source=FeedbackSource.HUMAN.value, step_id="")
         .exclude(correlation_id="")
     )
+    if judge is not None:
+        rated = rated.filter(correlation_id__in=machine.values("correlation_id"))
     people = {
         (row["correlation_id"], row["dimension"]): float(row["mean"])
         for row in rated.values("correlation_id", "dimension").annotate(mean=Avg("score"))
     }
     latest: dict[tuple[str, str, str], float] = {}  # (judge, key, dimension): its last score
     judged = (
-        counted_feedback(project)
-        .filter(
-            source__in=MACHINE,
-            step_id="",
-            correlation_id__in=rated.values("correlation_id"),
-        )
+        machine.filter(correlation_id__in=rated.values("correlation_id"))
         .order_by("id")
         .values_list("submitted_by", "correlation_id", "dimension", "score")
     )
-    for judge, key, dimension, score in judged.iterator(chunk_size=2000):
+    for name, key, dimension, score in judged.iterator(chunk_size=2000):
         if (key, dimension) in people:
-            latest[judge, key, dimension] = score
+            latest[name, key, dimension] = score
     paired: dict[tuple[str, str], Paired] = defaultdict(Paired)
-    for (judge, key, dimension), score in latest.items():
-        pair = paired[judge, dimension]
+    for (name, key, dimension), score in latest.items():
+        pair = paired[name, dimension]
         pair.judge.append(score)
         pair.people.append(people[key, dimension])
     return [
-        _figures(judge, dimension, paired[judge, dimension]) for judge, dimension in sorted(paired)
+        _figures(name, dimension, paired[name, dimension]) for name, dimension in sorted(paired)
     ]
 
 
@@ -99,13 +108,22 @@ def _figures(judge: str, question: str, pair: Paired) -> JudgeQuestion:
     confusion = {a: dict.fromkeys(POLARITIES, 0) for a in POLARITIES}
     for a, b in zip(theirs, ours, strict=True):
         confusion[a][b] += 1
+    alpha = alpha_interval(units, values).alpha
     return JudgeQuestion(
         judge=judge,
         question=question,
         items=n,
-        alpha=alpha_interval(units, values).alpha,
+        alpha=alpha,
         kappa=cohen_kappa(theirs, ours),
         mae=mean_absolute_error(pair.judge, pair.people),
         spearman=spearman(pair.judge, pair.people),
         confusion=confusion,
+        weight=measured_weight(n, alpha),
     )
+
+
+def measured_weight(items: int, alpha: float | None) -> float | None:
+    """The weight a judge's figures on `items` earn: None while too few items say."""
+    if items < settings.LEARNPORTAL_JUDGE_MIN_ITEMS or alpha is None:
+        return None
+    return min(1.0, max(0.0, alpha))

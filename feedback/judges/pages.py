@@ -8,7 +8,11 @@ from dataclasses import dataclass
 from itertools import groupby
 from typing import TYPE_CHECKING
 
+from django.conf import settings
+
 from core.accounts.roles import Action
+from core.projects.rules import judges_weighed
+from core.projects.selection import project_pk
 from core.web import page, requires
 from feedback.judges.calibration import POLARITIES, judges_calibration
 
@@ -62,6 +66,8 @@ def judges(request: HttpRequest, principal: Principal) -> HttpResponse:
         "too_few": TOO_FEW_ITEMS,
         "verdicts": KAPPA_VERDICTS[:-1],
         "name_shown": NAME_SHOWN,
+        "weighed": judges_weighed(project_pk(principal.project)),
+        "min_items": settings.LEARNPORTAL_JUDGE_MIN_ITEMS,
     }
     return page(request, "feedback/judges.html", context)
 

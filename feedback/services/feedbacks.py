@@ -7,7 +7,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from django.db import connection, transaction
 
@@ -25,6 +25,7 @@ from feedback.facts import Facts, batch_facts, merged, stored_facts
 from feedback.gold.scoring import Given, gold_score
 from feedback.idempotency import content_hash, new_items
 from feedback.intake.admission import admissions_of_new, held_admit
+from feedback.judges.evidence import feedback_as_evidence, weighing_of
 from feedback.models import FEEDBACK_ID_SEPARATOR, Experience, Feedback, Lease, Turn
 from feedback.moments import human_dimensions, moments_add, moments_lock
 from feedback.provenance import provenance_of
@@ -99,12 +100,17 @@ def feedback_store(*, principal: Principal, feedbacks: list[FeedbackItem]) -> Fe
             project=project,
         )
         components = _feedback_components(project, [feedbacks[i] for i in fresh])
+        weighing = weighing_of(
+            principal, project, [(feedbacks[i], provenance[i][0]) for i in fresh]
+        )
         rows: list[Row] = []
+        weighed_rows: list[Row] = []  # as the hour buckets count them
         turns: dict[str, Row] = {}  # the first rated turn carried for each key
         deltas: dict[str, ScoreDelta] = {}
         for index, component in zip(fresh, components, strict=True):
             item = feedbacks[index]
             source, annotator_id = provenance[index]
+            weight = weighing.weight(source, item.dimension.value)
             turn = item.rated_turn
             rows.append(
                 feedback_row(
@@ -122,9 +128,10 @@ def feedback_store(*, principal: Principal, feedbacks: list[FeedbackItem]) -> Fe
                 key = item.correlation_id or item.feedback_id
                 if key not in turns:
                     turns[key] = turn_row(key, item.session_id, component, turn, principal, now)
+            weighed_rows.append(_weighed(rows[-1], weight))
             if component:
                 deltas.setdefault(component, ScoreDelta()).add(
-                    item.score, item.confidence, source.value
+                    item.score, item.confidence * weight, source.value
                 )
         facts = batch_facts(FEEDBACK_COLUMNS, rows)
         rated = {fact.correlation_id for fact in facts}
@@ -160,7 +167,12 @@ def feedback_store(*, principal: Principal, feedbacks: list[FeedbackItem]) -> Fe
             _leases_end(principal.name, project, {(f.correlation_id, f.step_id) for f in facts})
             _gold_score(principal, project, [feedbacks[i] for i in fresh])
         stats_add_scores(project, deltas)
-        buckets_add_feedback(FEEDBACK_COLUMNS, rows)
+        buckets_add_feedback(FEEDBACK_COLUMNS, weighed_rows)
+        feedback_as_evidence(
+            principal,
+            weighing,
+            [(feedbacks[i], provenance[i][0], c) for i, c in zip(fresh, components, strict=True)],
+        )
         last_component = _feedback_components(project, feedbacks[-1:])[0] if feedbacks else ""
         new_score = component_avg_score(project, last_component) if last_component else None
         if rows:
@@ -172,6 +184,17 @@ def feedback_store(*, principal: Principal, feedbacks: list[FeedbackItem]) -> Fe
                 totals=partial(live_counts, project),
             )
     return FeedbackOutcome(recorded=len(feedbacks), new_score=new_score)
+
+
+CONFIDENCE = FEEDBACK_COLUMNS.index(Columns(Feedback).confidence)
+
+
+def _weighed(row: Row, weight: float) -> Row:
+    """A feedback row with its confidence weighed, as the stats and buckets count it."""
+    if weight == 1.0:
+        return row
+    confidence = cast("float", row[CONFIDENCE])
+    return (*row[:CONFIDENCE], confidence * weight, *row[CONFIDENCE + 1 :])
 
 
 def _without(facts: Facts, pks: set[int]) -> Facts:

@@ -127,6 +127,15 @@ class ProjectSettingsForm(BodyForm):
         help_text="A person's queue pauses, and the managers are told, when their accuracy on "
         "gold items is below this: 0 to 1; 0 never pauses.",
     )
+    judges_weighed = forms.BooleanField(
+        label="Weigh judges by agreement",
+        required=False,
+        help_text="From now on, each agent's and environment's feedback counts in the stats as "
+        "far as its judge agrees with people (Krippendorff's alpha on the turns both rated, 0 "
+        "when it does not agree at all), and counts as routing evidence too: a reward of its "
+        "score times that weight. A judge not yet measured counts in full, and a refinement "
+        "resting on it is one risk level higher.",
+    )
 
 
 class MemberAddForm(BodyForm):

@@ -65,6 +65,7 @@ class ProjectChanges(StrictModel):
         default=models.DEFAULT_GOLD_MIN_ITEMS, ge=1, le=models.MAX_GOLD_MIN_ITEMS
     )
     gold_pause_below: float = Field(default=0, ge=0, le=1)
+    judges_weighed: bool = False
 
 
 class MemberRequest(StrictModel):

@@ -69,3 +69,4 @@ def test_a_reviewer_reads_the_judges(portal: Portal, client: LearnClient) -> Non
         (figures,) = rev.judges().results
         assert (figures.judge, figures.items) == ("token:client-agent", 1)
         assert figures.mae.value == pytest.approx(0.5)
+        assert figures.weight is None  # one item: not measured yet

@@ -324,7 +324,7 @@ class LearnClient(
         """Change a project's settings (its managers, site admins): `name`, `ratings_per_turn`,
         `lease_seconds`, `blind`, `priority_negative`, `priority_unsure`, `guidelines`,
         `guidelines_ack_required`, `comparisons_as_evidence`, `compare_turns`, `gold_rate`,
-        `gold_min_items`, `gold_pause_below`; the others are kept."""
+        `gold_min_items`, `gold_pause_below`, `judges_weighed`; the others are kept."""
         return self._carry(exchanges.project_update(slug, changes))
 
     def members(self, slug: str) -> MemberList:

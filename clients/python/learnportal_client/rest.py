@@ -244,6 +244,7 @@ class Project(Lenient):
     gold_rate: float = 0.0
     gold_min_items: int = 10
     gold_pause_below: float = 0.0
+    judges_weighed: bool = False
 
 
 class ProjectList(Lenient):
@@ -360,6 +361,7 @@ class JudgeFigures(Lenient):
     mae: Figure
     spearman: Figure
     confusion: dict[str, dict[str, int]] = Field(default_factory=dict)
+    weight: float | None = None
 
 
 class Judges(Lenient):

@@ -71,6 +71,7 @@ def test_a_site_admin_makes_a_project_and_nobody_else_may(boss: Actor, lead: Act
         "gold_rate": 0.0,
         "gold_min_items": DEFAULT_GOLD_MIN_ITEMS,
         "gold_pause_below": 0.0,
+        "judges_weighed": False,
     }
     refused = lead.rest("post", "/api/projects/", {"slug": "delta", "name": "Delta"})
     assert refused.status_code == 403

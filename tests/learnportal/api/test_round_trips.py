@@ -30,8 +30,9 @@ if TYPE_CHECKING:
 # included: in production they are the request's BEGIN and COMMIT).
 PINNED = {
     "learn/stats/req": {"sqlite": 1, "postgresql": 1},  # the aggregates
-    # savepoint, existing ids, rows, counter, stats upsert, hour bucket, score read, release
-    "learn/feedback/req": {"sqlite": 8, "postgresql": 7},
+    # savepoint, existing ids, whether the project weighs judges (an environment's feedback),
+    # rows, counter, stats upsert, hour bucket, score read, release
+    "learn/feedback/req": {"sqlite": 9, "postgresql": 8},
     # savepoint, existing ids, quota upsert, last id, components, policy, the components'
     # owners (claim, read: feedback.attribution), rows, reward sums (upsert, last id, prune),
     # stats (3), hour bucket, release
