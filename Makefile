@@ -100,6 +100,7 @@ bench: migrate $(VENV)/.bench-installed
 	$(PY) -m bench.loop
 	$(PY) -m bench.traces
 	$(PY) -m bench.comparisons
+	$(PY) -m bench.judges
 
 docs: dev $(ENV_FILE)
 	$(VENV)/bin/mkdocs build --strict --quiet --site-dir $(SITE_DIR)
