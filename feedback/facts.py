@@ -36,6 +36,7 @@ FACT_COLUMNS = FEEDBACK(
     "score",
     "confidence",
     "step_id",
+    "submitted_by",
 )
 # A fact of this write is later than any stored one: its order is past every id.
 BATCH_ORDER = 1 << 62
@@ -51,6 +52,7 @@ class Fact(NamedTuple):
     score: float
     confidence: float
     step_id: str  # "" for a fact about the whole turn
+    submitted_by: str  # the credential that sent it: a machine judge's name
 
 
 Facts = dict[str, list[Fact]]  # by correlation_id, each in order

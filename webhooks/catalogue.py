@@ -15,6 +15,7 @@ FROM_BROADCAST = {
     "refinement.rollback": "refinement.rolled_back",
     "rating.reviewed": "rating.reviewed",
     "annotator.paused": "annotator.paused",
+    "intake.admitted": "intake.admitted",
 }
 EVENTS = tuple(FROM_BROADCAST.values())
 
@@ -28,5 +29,6 @@ Event = Literal[
     "refinement.rolled_back",
     "rating.reviewed",
     "annotator.paused",
+    "intake.admitted",
 ]
 assert set(get_args(Event)) == set(EVENTS)  # one list of events

@@ -22,6 +22,8 @@ class StoredRule(Answer):
     score_min: float | None
     score_max: float | None
     confidence_below: float | None
+    judge_agreement_below: float | None
+    metadata_key: str
     rate: float
     priority: int
     by: str

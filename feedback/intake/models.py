@@ -16,14 +16,19 @@ class IntakeRule(models.Model):
     name = models.CharField(max_length=RULE_NAME_LENGTH)
     enabled = models.BooleanField(default=True)
     # What it takes: every criterion given must hold ("" and null: any). With none of the
-    # feedback's criteria (source to confidence_below) it takes turns as they arrive; with one,
-    # the turns a feedback like that is about.
+    # feedback's criteria (source to judge_agreement_below) it takes turns as they arrive;
+    # with one, the turns a feedback like that is about.
     component = models.CharField(max_length=200, blank=True)
+    # A key the turn's `environment` object holds (its metadata), at its top level.
+    metadata_key = models.CharField(max_length=200, blank=True)
     source = models.CharField(max_length=8, blank=True)
     polarity = models.CharField(max_length=16, blank=True)
     score_min = models.FloatField(null=True, blank=True)
     score_max = models.FloatField(null=True, blank=True)
     confidence_below = models.FloatField(null=True, blank=True)
+    # A machine feedback whose judge's weight on its dimension (feedback.judges.weights: its
+    # agreement with people, clipped to [0, 1]) is below this, or not measured yet.
+    judge_agreement_below = models.FloatField(null=True, blank=True)
     rate = models.FloatField(validators=[MinValueValidator(0), MaxValueValidator(1)])
     priority = models.PositiveSmallIntegerField(
         default=0, validators=[MaxValueValidator(MAX_PRIORITY_WEIGHT)]
@@ -40,7 +45,13 @@ class IntakeRule(models.Model):
     @property
     def about_feedback(self) -> bool:
         return bool(self.source or self.polarity) or any(
-            value is not None for value in (self.score_min, self.score_max, self.confidence_below)
+            value is not None
+            for value in (
+                self.score_min,
+                self.score_max,
+                self.confidence_below,
+                self.judge_agreement_below,
+            )
         )
 
 

@@ -30,6 +30,8 @@ FIELDS = (
     "score_min",
     "score_max",
     "confidence_below",
+    "judge_agreement_below",
+    "metadata_key",
     "rate",
     "priority",
 )
@@ -49,6 +51,20 @@ class IntakeRuleRequest(StrictModel):
     score_max: float | None = Field(default=None, ge=-1e9, le=1e9)
     confidence_below: float | None = Field(
         default=None, gt=0, le=1, description="a feedback whose confidence is below this"
+    )
+    judge_agreement_below: float | None = Field(
+        default=None,
+        gt=0,
+        le=1,
+        description="an agent's or environment's feedback whose judge's weight on its "
+        "dimension (its agreement with people, GET /api/judges/) is below this, or not "
+        "measured yet",
+    )
+    metadata_key: str = Field(
+        default="",
+        max_length=NAME_LENGTH,
+        pattern=NO_CONTROL,
+        description="a key the turn's `environment` object holds at its top level; empty: any",
     )
     rate: float = Field(ge=0, le=1, description="the share of what matches it takes")
     priority: int = Field(default=0, ge=0, le=MAX_PRIORITY_WEIGHT)

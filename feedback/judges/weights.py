@@ -34,7 +34,16 @@ def is_machine(source: str) -> bool:
 
 def judge_weights(project: int, judge: str, dimensions: Iterable[str]) -> dict[str, float]:
     """The weight each of these dimensions of the judge's feedback counts with now (IN_FULL
-    where it is not measured), measured again where the kept one is missing or old."""
+    where it is not measured)."""
+    return {
+        dimension: _in_force(weight)
+        for dimension, weight in judge_measures(project, judge, dimensions).items()
+    }
+
+
+def judge_measures(project: int, judge: str, dimensions: Iterable[str]) -> dict[str, float | None]:
+    """The judge's measured weight on each of these dimensions (None: not measured), measured
+    again where the kept one is missing or old."""
     wanted = set(dimensions)
     kept = {
         row.dimension: row
@@ -44,7 +53,7 @@ def judge_weights(project: int, judge: str, dimensions: Iterable[str]) -> dict[s
     fresh_after = now - settings.LEARNPORTAL_JUDGE_WEIGHT_SECONDS
     if wanted - kept.keys() or any(row.measured <= fresh_after for row in kept.values()):
         kept = {row.dimension: row for row in _measure(project, judge, wanted, now)}
-    return {dimension: _in_force(kept[dimension].weight) for dimension in wanted}
+    return {dimension: kept[dimension].weight for dimension in wanted}
 
 
 def _in_force(weight: float | None) -> float:

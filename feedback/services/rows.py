@@ -90,6 +90,7 @@ TURN_COLUMNS = Columns(Turn)(
 )
 TURN_PROJECT = TURN_COLUMNS.index(Columns(Turn).project)
 TURN_COMPONENT = TURN_COLUMNS.index(Columns(Turn).component_name)
+TURN_ENVIRONMENT = TURN_COLUMNS.index(Columns(Turn).environment)
 
 
 def json_text(value: object) -> str:
@@ -190,7 +191,8 @@ def queued_rows(turns: dict[str, Row], facts: Facts) -> Queued:
         components = {
             key: str(row[TURN_COMPONENT]) for key, row in turns.items() if projects[key] == project
         }
-        entries |= new_turns_entries(project, components, facts)
+        environments = {key: turns[key][TURN_ENVIRONMENT] for key in components}
+        entries |= new_turns_entries(project, components, facts, environments)
     added = {key: entry.priority for key, entry in entries.items()}
     fields = queue_fields_of(projects, facts, added)
     rows = [

@@ -281,7 +281,8 @@ class LearnClient(
 
     def intake_rule_add(self, *, project: str = "", **fields: Any) -> IntakeRule:
         """`POST /api/intake-rules/`: `name`, `rate` and the filter's fields (`component`,
-        `source`, `polarity`, `score_min`, `score_max`, `confidence_below`), `priority`."""
+        `metadata_key`, `source`, `polarity`, `score_min`, `score_max`, `confidence_below`,
+        `judge_agreement_below`), `priority`."""
         return self._carry(exchanges.intake_rule_add(fields, project))
 
     def intake_rule_change(self, rule_id: int, *, project: str = "", **fields: Any) -> IntakeRule:

@@ -335,6 +335,8 @@ class IntakeRule(Lenient):
     score_min: float | None = None
     score_max: float | None = None
     confidence_below: float | None = None
+    judge_agreement_below: float | None = None
+    metadata_key: str = ""
     rate: float
     priority: int = 0
     sent: int = 0
