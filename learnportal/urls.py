@@ -26,6 +26,7 @@ portal_urlpatterns = [
     path("welcome/<uidb64>/<token>/", WelcomeView.as_view(), name="welcome"),
     *feedback_urls.page_urlpatterns,
     *gold_urls.page_urlpatterns,
+    *intake_urls.page_urlpatterns,
     *judges_urls.page_urlpatterns,
     *refinement_urls.page_urlpatterns,
     *accounts_urls.page_urlpatterns,
