@@ -355,6 +355,9 @@ class Lease(models.Model):
     step_id = models.CharField(max_length=200, blank=True, default="")  # "" for the whole turn
     username = models.CharField(max_length=150, unique=True)
     expires = models.FloatField()
+    # When it was handed out, kept when the same unit is handed to them again while held: how
+    # long a rating took (feedback.insight). 0: a lease from before it was kept.
+    created = models.FloatField(default=0, db_default=0)
 
     class Meta:
         indexes = [models.Index(fields=["turn", "expires"], name="lease_turn_expires")]
@@ -631,6 +634,7 @@ class Rating(models.Model):
 
 # Comparisons and reviews live in their own modules (feedback.comparisons, feedback.reviews):
 # imported here, Django finds them.
+from feedback.assignments.models import QueueAssignment  # noqa: E402, F401
 from feedback.comparisons.models import (  # noqa: E402, F401
     Candidate,
     Comparison,
@@ -639,6 +643,7 @@ from feedback.comparisons.models import (  # noqa: E402, F401
     Judgment,
 )
 from feedback.gold.models import GoldItem, GoldResult, QueuePause  # noqa: E402, F401
+from feedback.insight.models import RatingTime  # noqa: E402, F401
 from feedback.intake.models import Admission, IntakeRule  # noqa: E402, F401
 from feedback.judges.models import JudgeWeight  # noqa: E402, F401
 from feedback.reviews.models import Amendment, RatingReview, ReviewLease  # noqa: E402, F401

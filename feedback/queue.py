@@ -49,6 +49,7 @@ from core.columns import Columns
 from core.events import broadcast_on_commit
 from core.projects.rules import lease_seconds, ratings_per_turn
 from core.projects.selection import project_pk
+from feedback.assignments.rules import KeptFrom, kept_from
 from feedback.bulk import insert_rows
 from feedback.gold.models import GoldItem
 from feedback.gold.queue import gold_due, pause_check
@@ -82,9 +83,16 @@ CLAIM_ATTEMPTS = 8
 # would grow with it).
 PROGRESS_CAP = 10_000
 LEASE = Columns(Lease)
-LEASE_COLUMNS = LEASE("turn", "step_id", "username", "expires")
-UPSERT_LEASE = f"ON CONFLICT ({LEASE.username}) DO UPDATE SET " + ", ".join(
-    f"{c} = excluded.{c}" for c in LEASE("turn", "step_id", "expires")
+LEASE_COLUMNS = LEASE("turn", "step_id", "username", "expires", "created")
+# The same unit handed again while held keeps its start (SET reads the row as it was).
+_HELD = Lease._meta.db_table
+UPSERT_LEASE = (
+    f"ON CONFLICT ({LEASE.username}) DO UPDATE SET "
+    + ", ".join(f"{c} = excluded.{c}" for c in LEASE("turn", "step_id", "expires"))
+    + f", {LEASE.created} = CASE WHEN {_HELD}.{LEASE.turn} = excluded.{LEASE.turn}"
+    f" AND {_HELD}.{LEASE.step_id} = excluded.{LEASE.step_id}"
+    f" AND {_HELD}.{LEASE.expires} > excluded.{LEASE.created}"
+    f" THEN {_HELD}.{LEASE.created} ELSE excluded.{LEASE.created} END"
 )
 SKIP = Columns(Skip)
 SKIP_COLUMNS = SKIP("turn", "step_id", "username", "created")
@@ -149,7 +157,7 @@ def queue_next(
             Lease.objects.filter(username=who).delete()
             return None
         expires = now + lease_seconds(project)
-        _lease(turn, who, expires)
+        _lease(turn, who, expires, now=now)
     return QueueLease(turn=turn, expires=expires)
 
 
@@ -169,7 +177,7 @@ def _next_step(who: str, project: int, now: float, kinds: list[str]) -> QueueLea
         Lease.objects.filter(username=who).delete()
         return None
     expires = now + lease_seconds(project)
-    _lease(step.turn, who, expires, step.step_id)
+    _lease(step.turn, who, expires, step.step_id, now=now)
     return QueueLease(turn=step.turn, expires=expires, step=step)
 
 
@@ -186,7 +194,7 @@ def _next_session(who: str, project: int, now: float) -> QueueLease | None:
         Lease.objects.filter(username=who).delete()
         return None
     expires = now + lease_seconds(project)
-    _lease(turn, who, expires, SESSION_STEP)
+    _lease(turn, who, expires, SESSION_STEP, now=now)
     return QueueLease(turn=turn, expires=expires, session=True)
 
 
@@ -199,7 +207,7 @@ def queue_assign(
     reviewer's amendment, a rating in place of another's."""
     now = time.time() if now is None else now
     expires = now + lease_seconds(turn.project_id)
-    _lease(turn, username, expires, step_id)
+    _lease(turn, username, expires, step_id, now=now)
     return QueueLease(turn=turn, expires=expires)
 
 
@@ -279,7 +287,13 @@ def queue_undo(principal: Principal, feedback_id: str) -> Turn:
         undone = rating_take_back(project, rating_rows_of(rating), by=principal.name, now=now)
         mine = _my_ratings(principal.name, project, step_id=rating.step_id)
         if not mine.filter(correlation_id=turn.correlation_id).exists():
-            _lease(turn, principal.name, now + lease_seconds(turn.project_id), rating.step_id)
+            _lease(
+                turn,
+                principal.name,
+                now + lease_seconds(turn.project_id),
+                rating.step_id,
+                now=now,
+            )
         turn.refresh_from_db()
         broadcast_on_commit(
             "feedback.retracted",
@@ -360,15 +374,16 @@ def _live_leases(now: float) -> Subquery:
     )
 
 
-def _candidates(who: str, project: int, now: float) -> QuerySet[Turn]:
+def _candidates(who: str, project: int, now: float, kept: KeptFrom) -> QuerySet[Turn]:
     """Turns of `project` this person may be leased, most urgent first: open, neither rated nor
-    skipped by them, no gold item (those come at their own rate: `gold_due`), and held by fewer
-    people than they still need."""
+    skipped by them, no gold item (those come at their own rate: `gold_due`), not kept for
+    others (feedback.assignments), and held by fewer people than they still need."""
     mine = _my_ratings(who, project).filter(correlation_id=OuterRef("correlation_id"))
     skipped = Skip.objects.filter(turn=OuterRef("pk"), step_id="", username=who)
     overruled_here = overruled(who, project, key=OuterRef("correlation_id"), step_id="")
     return (
         Turn.objects.filter(project_id=project, ratings_needed__gt=0, admitted=True)
+        .filter(kept.allows("component_name"))
         .exclude(Exists(mine))
         .exclude(Exists(skipped))
         .exclude(Exists(overruled_here))
@@ -382,8 +397,9 @@ def _candidates(who: str, project: int, now: float) -> QuerySet[Turn]:
 def _claim(who: str, project: int, now: float) -> Turn | None:
     """The turn to lease to `who`, with its row locked on PostgreSQL; None if none is left."""
     passed: list[int] = []
+    kept = kept_from(who, project)
     for _ in range(CLAIM_ATTEMPTS):
-        candidates = _candidates(who, project, now).exclude(pk__in=passed)
+        candidates = _candidates(who, project, now, kept).exclude(pk__in=passed)
         if connection.vendor == "postgresql":
             candidates = candidates.select_for_update(skip_locked=True, of=("self",))
         turn = candidates.first()
@@ -437,10 +453,12 @@ def _session_raters(project: int, now: float) -> tuple[QuerySet[Feedback], Subqu
     )
 
 
-def _step_candidates(who: str, project: int, now: float, kinds: list[str]) -> QuerySet[TurnStep]:
+def _step_candidates(
+    who: str, project: int, now: float, kinds: list[str], kept: KeptFrom
+) -> QuerySet[TurnStep]:
     """Steps of these kinds in `project` this person may be leased, the most urgent turn's
-    first: neither rated nor skipped by them, and with fewer people rating or holding them
-    than the project's ratings per turn."""
+    first: neither rated nor skipped by them, of a turn not kept for others, and with fewer
+    people rating or holding them than the project's ratings per turn."""
     ratings, people, held = _step_raters(project, now)
     skipped = Skip.objects.filter(turn=OuterRef("turn"), step_id=OuterRef("step_id"), username=who)
     overruled_here = overruled(
@@ -449,6 +467,7 @@ def _step_candidates(who: str, project: int, now: float, kinds: list[str]) -> Qu
     return (
         TurnStep.objects.select_related("turn")
         .filter(turn__project_id=project, turn__admitted=True, kind__in=kinds)
+        .filter(kept.allows("turn__component_name"))
         .exclude(Exists(ratings.filter(annotator_id=who)))
         .exclude(Exists(skipped))
         .exclude(Exists(overruled_here))
@@ -458,7 +477,7 @@ def _step_candidates(who: str, project: int, now: float, kinds: list[str]) -> Qu
     )
 
 
-def _session_candidates(who: str, project: int, now: float) -> QuerySet[Turn]:
+def _session_candidates(who: str, project: int, now: float, kept: KeptFrom) -> QuerySet[Turn]:
     """The turns that begin a session of `project` whose session this person may be leased,
     as `_step_candidates` a step: the session with the most urgent of its turns first."""
     ratings, people, held = _session_raters(project, now)
@@ -469,6 +488,7 @@ def _session_candidates(who: str, project: int, now: float) -> QuerySet[Turn]:
     return (
         session_openers(project)
         .filter(admitted=True)
+        .filter(kept.allows("component_name"))
         .exclude(Exists(ratings.filter(annotator_id=who)))
         .exclude(Exists(skipped))
         .exclude(Exists(overruled_here))
@@ -480,8 +500,9 @@ def _session_candidates(who: str, project: int, now: float) -> QuerySet[Turn]:
 
 def _claim_step(who: str, project: int, now: float, kinds: list[str]) -> TurnStep | None:
     """The step to lease to `who`, its row locked on PostgreSQL (as `_claim` a turn's)."""
+    kept = kept_from(who, project)
     return _claim_unit(
-        lambda passed: _step_candidates(who, project, now, kinds).exclude(pk__in=passed),
+        lambda passed: _step_candidates(who, project, now, kinds, kept).exclude(pk__in=passed),
         _step_raters(project, now),
         ratings_per_turn(project),
     )
@@ -489,8 +510,9 @@ def _claim_step(who: str, project: int, now: float, kinds: list[str]) -> TurnSte
 
 def _claim_session(who: str, project: int, now: float) -> Turn | None:
     """The turn whose session to lease to `who`, its row locked on PostgreSQL."""
+    kept = kept_from(who, project)
     return _claim_unit(
-        lambda passed: _session_candidates(who, project, now).exclude(pk__in=passed),
+        lambda passed: _session_candidates(who, project, now, kept).exclude(pk__in=passed),
         _session_raters(project, now),
         ratings_per_turn(project),
     )
@@ -526,7 +548,9 @@ def _claim_unit(
     return None
 
 
-def _lease(turn: Turn, who: str, expires: float, step_id: str = "") -> None:
-    """Give `turn` (or its step `step_id`) to `who` until `expires`, in place of any lease
-    they held."""
-    insert_rows(Lease, LEASE_COLUMNS, [(turn.pk, step_id, who, expires)], on_conflict=UPSERT_LEASE)
+def _lease(turn: Turn, who: str, expires: float, step_id: str = "", *, now: float) -> None:
+    """Give `turn` (or its step `step_id`) to `who` from `now` until `expires`, in place of any
+    lease they held."""
+    insert_rows(
+        Lease, LEASE_COLUMNS, [(turn.pk, step_id, who, expires, now)], on_conflict=UPSERT_LEASE
+    )

@@ -6,7 +6,9 @@ from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 from feedback import urls as feedback_urls
+from feedback.assignments import urls as assignments_urls
 from feedback.gold import urls as gold_urls
+from feedback.insight import urls as insight_urls
 from feedback.intake import urls as intake_urls
 from feedback.judges import urls as judges_urls
 from learnportal import pages
@@ -27,6 +29,7 @@ portal_urlpatterns = [
     *feedback_urls.page_urlpatterns,
     *gold_urls.page_urlpatterns,
     *intake_urls.page_urlpatterns,
+    *insight_urls.page_urlpatterns,
     *judges_urls.page_urlpatterns,
     *refinement_urls.page_urlpatterns,
     *accounts_urls.page_urlpatterns,
@@ -39,7 +42,9 @@ urlpatterns = [
     path("v1/traces", OtlpTracesView.as_view(), name="otlp-traces"),
     path("api/", include(feedback_urls.urlpatterns)),
     path("api/", include(gold_urls.urlpatterns)),
+    path("api/", include(insight_urls.urlpatterns)),
     path("api/", include(intake_urls.urlpatterns)),
+    path("api/", include(assignments_urls.urlpatterns)),
     path("api/", include(judges_urls.urlpatterns)),
     path("api/", include(refinement_urls.urlpatterns)),
     path("api/", include(webhooks_urls.urlpatterns)),

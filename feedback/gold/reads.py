@@ -18,6 +18,8 @@ from feedback.intervals import wilson
 from learnportal_protocol.errors import conflict, detail
 
 if TYPE_CHECKING:
+    from django.db.models import QuerySet
+
     from core.accounts.principals import Principal
 
 NOT_PAUSED = "this person's queue is not paused"
@@ -41,28 +43,35 @@ def gold_people(principal: Principal) -> list[PersonAccuracy]:
     """Everyone who rated a gold item of the project, or is paused by them, by name."""
     principal.require(Action.MANAGE_GOLD)
     project = project_pk(principal.project)
-    totals = (
-        GoldResult.objects.filter(project_id=project)
-        .values("annotator")
-        .annotate(items=Count("id"), compared=Sum("compared"), matched=Sum("matched"))
-    )
+    found = gold_totals(GoldResult.objects.filter(project_id=project))
     pauses = {
         pause.username: pause
         for pause in QueuePause.objects.filter(project_id=project, resumed__isnull=True)
     }
-    found = {
-        row["annotator"]: (row["items"], int(row["compared"] or 0), int(row["matched"] or 0))
-        for row in totals
-    }
     return [
-        _person(name, *found.get(name, (0, 0, 0)), pauses.get(name))
+        person_accuracy(name, *found.get(name, (0, 0, 0)), pauses.get(name))
         for name in sorted(found.keys() | pauses.keys())
     ]
 
 
-def _person(
-    name: str, items: int, compared: int, matched: int, paused: QueuePause | None
+def gold_totals(results: QuerySet[GoldResult]) -> dict[str, tuple[int, int, int]]:
+    """Of these results, each person's gold items rated, known answers compared and matched."""
+    totals = (
+        results.values("annotator")
+        .annotate(items=Count("id"), compared=Sum("compared"), matched=Sum("matched"))
+        .order_by()
+    )
+    return {
+        row["annotator"]: (row["items"], int(row["compared"] or 0), int(row["matched"] or 0))
+        for row in totals
+    }
+
+
+def person_accuracy(
+    name: str, items: int, compared: int, matched: int, paused: QueuePause | None = None
 ) -> PersonAccuracy:
+    """A person's accuracy on the gold items they rated, with its interval: read once, for
+    this list and for what each person's work comes to (feedback.insight)."""
     interval = wilson(matched, compared) if compared else None
     return PersonAccuracy(name, items, compared, matched, interval, paused)
 

@@ -7,12 +7,14 @@ from django import forms
 
 from core.projects.models import MAX_PRIORITY_WEIGHT
 from core.web import BodyForm
+from feedback.assignments.rules import MAX_PEOPLE, AssignmentRequest
 from feedback.intake.models import RULE_NAME_LENGTH
 from feedback.intake.rules import IntakeRuleRequest
-from learnportal_protocol.models import NAME_LENGTH
+from learnportal_protocol.models import NAME_LENGTH, USERNAME_LENGTH
 
 ANY = ("", "any")
 SOURCES = [ANY, ("human", "people"), ("env", "environments"), ("self", "agents themselves")]
+PEOPLE_LENGTH = MAX_PEOPLE * (USERNAME_LENGTH + 2)
 POLARITIES = [ANY, *((p, p) for p in ("positive", "negative", "neutral", "corrective"))]
 
 
@@ -74,3 +76,21 @@ class IntakeRuleForm(BodyForm):
         max=1,
     )
     enabled = forms.BooleanField(label="Enabled", required=False, initial=True)
+
+
+class AssignmentForm(BodyForm):
+    """A part of the queue kept for named people: the people as one line, split on commas."""
+
+    body_model = AssignmentRequest
+
+    component = _text(
+        "Component", NAME_LENGTH, "Its turns, steps and sessions; empty: the whole queue."
+    )
+    usernames = forms.CharField(
+        label="People",
+        help_text="Members of the project, by username, separated by commas.",
+        widget=forms.TextInput(attrs={"autocomplete": "off", "maxlength": str(PEOPLE_LENGTH)}),
+    )
+
+    def clean_usernames(self) -> list[str]:
+        return [name.strip() for name in self.cleaned_data["usernames"].split(",") if name.strip()]

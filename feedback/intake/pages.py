@@ -1,19 +1,27 @@
 """Managers and site admins: the project's intake rules (`/intake/`), each with what it takes
 in words, how many turns it let in (in all and in the last day), and its buttons (edit,
-enable or disable, delete); and the form that adds a rule or, with `?edit=<id>`, changes one.
-Every change goes through the rules' service (feedback.intake.rules) as `/api/intake-rules/`
-does, and the page redirects back with what came of it."""
+enable or disable, delete); the form that adds a rule or, with `?edit=<id>`, changes one; and
+the parts of the queue kept for named people (feedback.assignments), with the form that keeps
+one. Every change goes through the services as `/api/intake-rules/` and
+`/api/queue-assignments/` do, and the page redirects back with what came of it."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from django.contrib import messages
+from django.db.models import Model
 from django.shortcuts import redirect
 
 from core.accounts.roles import Action
 from core.web import page, requires, show_learn_error
-from feedback.intake.forms import IntakeRuleForm
+from feedback.assignments.rules import (
+    AssignmentRequest,
+    assignment_add,
+    assignment_remove,
+    assignments_read,
+)
+from feedback.intake.forms import AssignmentForm, IntakeRuleForm
 from feedback.intake.rules import (
     FIELDS,
     IntakeRuleRequest,
@@ -25,13 +33,17 @@ from feedback.intake.rules import (
 from learnportal_protocol.errors import LearnError
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from django.http import HttpRequest, HttpResponse
 
     from core.accounts.principals import Principal
     from feedback.intake.models import IntakeRule
 
-RULE_ID_DIGITS = 18  # a rule's id as a page posts or links it: a bigint's at most
+ID_DIGITS = 18  # a rule's or an assignment's id as the page posts or links it: a bigint's
+Row = TypeVar("Row", bound=Model)
 SAVE, TOGGLE, DELETE = "save", "toggle", "delete"  # what a button posts as `do`
+ASSIGN, UNASSIGN = "assign", "unassign"
 NO_SUCH_RULE = "No such intake rule in this project: nothing changed."
 
 
@@ -61,12 +73,17 @@ def taken_in_words(rule: IntakeRule) -> list[str]:
 @requires(Action.MANAGE_PROJECT)
 def intake(request: HttpRequest, principal: Principal) -> HttpResponse:
     rules = rules_read(principal)
-    editing = _rule_named(rules, request.GET.get("edit", ""))
+    editing = _named(rules, request.GET.get("edit", ""))
     form: IntakeRuleForm | None = None
+    assigning = AssignmentForm()
     if request.method == "POST":
         do = request.POST.get("do", "")
-        posted = _rule_named(rules, request.POST.get("rule", ""))
-        if do == SAVE:
+        posted = _named(rules, request.POST.get("rule", ""))
+        if do in (ASSIGN, UNASSIGN):
+            assigning = AssignmentForm(request.POST)
+            if _assigned(request, principal, do, assigning):
+                return redirect(request.path)
+        elif do == SAVE:
             form = IntakeRuleForm(request.POST)
             if _saved(request, principal, form, posted):
                 return redirect(request.path)
@@ -80,14 +97,18 @@ def intake(request: HttpRequest, principal: Principal) -> HttpResponse:
         "rules": [(rule, taken_in_words(rule)) for rule in rules],
         "form": form,
         "editing": editing,
+        "assignments": assignments_read(principal),
+        "assigning": assigning,
     }
-    return page(request, "feedback/intake.html", context, status=400 if form.errors else 200)
+    refused = form.errors or assigning.errors
+    return page(request, "feedback/intake.html", context, status=400 if refused else 200)
 
 
-def _rule_named(rules: list[IntakeRule], text: str) -> IntakeRule | None:
-    if not text.isdigit() or len(text) > RULE_ID_DIGITS:
+def _named(rows: Sequence[Row], text: str) -> Row | None:
+    """The row among these whose id a page posted or linked as `text`, if any."""
+    if not text.isdigit() or len(text) > ID_DIGITS:
         return None
-    return next((rule for rule in rules if rule.pk == int(text)), None)
+    return next((row for row in rows if row.pk == int(text)), None)
 
 
 def _initial(rule: IntakeRule | None) -> dict[str, Any]:
@@ -130,3 +151,29 @@ def _toggle_or_delete(
     rule_change(principal, rule.pk, IntakeRuleRequest.model_validate(fields))
     state = "enabled" if not rule.enabled else "disabled"
     messages.success(request, f"The rule {rule.name} is {state}.")
+
+
+def _assigned(request: HttpRequest, principal: Principal, do: str, form: AssignmentForm) -> bool:
+    """Keep a part of the queue for the people the form names, or delete the assignment it
+    posts: whether that was done (else the form holds why not)."""
+    if do == UNASSIGN:
+        found = _named(assignments_read(principal), request.POST.get("assignment", ""))
+        if found is None:
+            messages.error(request, "No such assignment in this project: nothing changed.")
+        else:
+            assignment_remove(principal, found.pk)
+            messages.success(request, f"{_part(found.component)} is open to everyone again.")
+        return True
+    if not form.is_valid():
+        return False
+    try:
+        made = assignment_add(principal, AssignmentRequest.model_validate(form.cleaned_data))
+    except LearnError as error:
+        show_learn_error(form, error)
+        return False
+    messages.success(request, f"{_part(made.component)} is kept for {', '.join(made.usernames)}.")
+    return True
+
+
+def _part(component: str) -> str:
+    return f"The turns of {component}" if component else "The whole queue"

@@ -24,6 +24,7 @@ from feedback.counters import FEEDBACK_COUNTED, counter_add
 from feedback.facts import Facts, batch_facts, merged, stored_facts
 from feedback.gold.scoring import Given, gold_score
 from feedback.idempotency import content_hash, new_items
+from feedback.insight.models import RatingTime
 from feedback.intake.admission import admissions_of_new, held_admit
 from feedback.judges.evidence import feedback_as_evidence, weighing_of
 from feedback.models import FEEDBACK_ID_SEPARATOR, Experience, Feedback, Lease, Turn
@@ -164,7 +165,9 @@ def feedback_store(*, principal: Principal, feedbacks: list[FeedbackItem]) -> Fe
         counter_add(FEEDBACK_COUNTED, len(rows), project=project)
         moments_add(project, stored, facts)
         if principal.is_human and rated:
-            _leases_end(principal.name, project, {(f.correlation_id, f.step_id) for f in facts})
+            _leases_end(
+                principal.name, project, {(f.correlation_id, f.step_id) for f in facts}, now
+            )
             _gold_score(principal, project, [feedbacks[i] for i in fresh])
         stats_add_scores(project, deltas)
         buckets_add_feedback(FEEDBACK_COLUMNS, weighed_rows)
@@ -205,6 +208,7 @@ def _without(facts: Facts, pks: set[int]) -> Facts:
 
 
 TURN, LEASE = Columns(Turn), Columns(Lease)
+RATING_TIME_COLUMNS = Columns(RatingTime)("project", "username", "turn", "step_id", "seconds", "ts")
 
 
 def _gold_score(principal: Principal, project: int, stored: list[FeedbackItem]) -> None:
@@ -223,10 +227,12 @@ def _gold_score(principal: Principal, project: int, stored: list[FeedbackItem]) 
         gold_score(principal, project, ratings)
 
 
-def _leases_end(username: str, project: int, rated: set[tuple[str, str]]) -> None:
+def _leases_end(username: str, project: int, rated: set[tuple[str, str]], now: float) -> None:
     """A person's rating of the turn, or the step of it, they hold (in the project they rate
     in: `rated` holds (correlation_id, step_id) pairs) ends that lease, whatever path it came
-    by. A rating of a step of the turn they hold does not: the turn is still theirs to rate.
+    by, and records how long it took them (feedback.insight; not for a lease from before its
+    start was kept). A rating of a step of the turn they hold does not: the turn is still
+    theirs to rate.
 
     A person holds one lease at most (Lease.username is unique): read it, rather than send the
     batch's keys to the database. Raw, as it runs once a person's feedback request: the ORM
@@ -235,19 +241,27 @@ def _leases_end(username: str, project: int, rated: set[tuple[str, str]]) -> Non
     qn = connection.ops.quote_name
     with connection.cursor() as cursor:
         cursor.execute(
-            f"SELECT l.id, t.{TURN.correlation_id}, l.{LEASE.step_id}, t.{TURN.project}"
+            f"SELECT l.id, t.{TURN.correlation_id}, l.{LEASE.step_id}, t.{TURN.project},"
+            f" l.{LEASE.turn}, l.{LEASE.created}"
             f" FROM {qn(Lease._meta.db_table)} l"
             f" JOIN {qn(Turn._meta.db_table)} t ON t.id = l.{LEASE.turn}"
             f" WHERE l.{LEASE.username} = %s",
             [username],
         )
         ended = [
-            pk
-            for pk, key, step_id, held_in in cursor.fetchall()
+            (pk, turn, step_id, created)
+            for pk, key, step_id, held_in, turn, created in cursor.fetchall()
             if (key, step_id) in rated and held_in == project
         ]
-    if ended:
-        Lease.objects.filter(pk__in=ended).delete()
+    if not ended:
+        return
+    Lease.objects.filter(pk__in=[pk for pk, *_ in ended]).delete()
+    timed = [
+        (project, username, turn, step_id, now - created, now)
+        for _, turn, step_id, created in ended
+        if created > 0
+    ]
+    insert_rows(RatingTime, RATING_TIME_COLUMNS, timed)
 
 
 @staged("`_feedback_components`")

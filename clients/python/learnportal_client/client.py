@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 
     from learnportal_client.exchanges import Exchange
     from learnportal_client.rest import (
+        Annotators,
         ComparisonsCreated,
         FeedbackPage,
         GoldPage,
@@ -46,6 +47,8 @@ if TYPE_CHECKING:
         PersonGold,
         Project,
         ProjectList,
+        QueueAssignment,
+        QueueAssignments,
         QueuedTurn,
         RatingCreated,
         ReviewCreated,
@@ -292,9 +295,36 @@ class LearnClient(
     def intake_rule_remove(self, rule_id: int, *, project: str = "") -> None:
         self._carry(exchanges.intake_rule_remove(rule_id, project))
 
+    def queue_assignments(self, project: str = "") -> QueueAssignments:
+        """`GET /api/queue-assignments/`: the parts of the queue kept for named people."""
+        return self._carry(exchanges.queue_assignments(project))
+
+    def queue_assignment_add(
+        self, *, usernames: list[str], component: str = "", project: str = ""
+    ) -> QueueAssignment:
+        """Keep `component`'s turns (empty: the whole queue) for these members."""
+        fields = {"component": component, "usernames": usernames}
+        return self._carry(exchanges.queue_assignment_add(fields, project))
+
+    def queue_assignment_change(
+        self, assignment_id: int, *, usernames: list[str], component: str = "", project: str = ""
+    ) -> QueueAssignment:
+        fields = {"component": component, "usernames": usernames}
+        return self._carry(exchanges.queue_assignment_change(assignment_id, fields, project))
+
+    def queue_assignment_remove(self, assignment_id: int, *, project: str = "") -> None:
+        self._carry(exchanges.queue_assignment_remove(assignment_id, project))
+
     def judges(self, project: str = "") -> Judges:
         """`GET /api/judges/`: each agent's and environment's agreement with people."""
         return self._carry(exchanges.judges(project))
+
+    def annotators(
+        self, since: float | None = None, until: float | None = None, project: str = ""
+    ) -> Annotators:
+        """`GET /api/annotators/`: each person's work from `since` to `until` (epoch seconds;
+        by default the last 30 days); an annotator's token reads its own row only."""
+        return self._carry(exchanges.annotators(since, until, project))
 
     def turn(self, turn_id: int) -> TurnDetail:
         """`GET /api/turns/<id>/`: one turn with its steps."""
@@ -559,8 +589,31 @@ class AsyncLearnClient(
     async def intake_rule_remove(self, rule_id: int, *, project: str = "") -> None:
         await self._carry(exchanges.intake_rule_remove(rule_id, project))
 
+    async def queue_assignments(self, project: str = "") -> QueueAssignments:
+        return await self._carry(exchanges.queue_assignments(project))
+
+    async def queue_assignment_add(
+        self, *, usernames: list[str], component: str = "", project: str = ""
+    ) -> QueueAssignment:
+        fields = {"component": component, "usernames": usernames}
+        return await self._carry(exchanges.queue_assignment_add(fields, project))
+
+    async def queue_assignment_change(
+        self, assignment_id: int, *, usernames: list[str], component: str = "", project: str = ""
+    ) -> QueueAssignment:
+        fields = {"component": component, "usernames": usernames}
+        return await self._carry(exchanges.queue_assignment_change(assignment_id, fields, project))
+
+    async def queue_assignment_remove(self, assignment_id: int, *, project: str = "") -> None:
+        await self._carry(exchanges.queue_assignment_remove(assignment_id, project))
+
     async def judges(self, project: str = "") -> Judges:
         return await self._carry(exchanges.judges(project))
+
+    async def annotators(
+        self, since: float | None = None, until: float | None = None, project: str = ""
+    ) -> Annotators:
+        return await self._carry(exchanges.annotators(since, until, project))
 
     async def turns(self, cursor: str = "", **filters: str | int | float | bool | None) -> TurnPage:
         return await self._carry(exchanges.turns_page(cursor, filters))

@@ -15,6 +15,7 @@ from urllib.parse import quote
 
 from learnportal_client.calls import RESEND_SAFE, chunks
 from learnportal_client.rest import (
+    Annotators,
     ComparisonsCreated,
     FeedbackPage,
     GoldPage,
@@ -29,6 +30,8 @@ from learnportal_client.rest import (
     PersonGold,
     Project,
     ProjectList,
+    QueueAssignment,
+    QueueAssignments,
     QueuedTurn,
     RatingCreated,
     ReviewCreated,
@@ -373,7 +376,7 @@ def gold_resume(username: str, project: str) -> Exchange[PersonGold]:
     return rest(PersonGold, "POST", url, resend_safe=False, params=query(project=project))
 
 
-# --- a manager's side: intake rules; a reviewer's: the judges --------------------------------
+# --- a manager's side: intake rules; a reviewer's: the judges, the people --------------------------------
 
 INTAKE_RULES = "/api/intake-rules/"
 
@@ -401,5 +404,37 @@ def intake_rule_remove(rule_id: int, project: str) -> Exchange[None]:
     return Exchange("DELETE", url, _read_nothing, resend_safe=False, options=options)
 
 
+QUEUE_ASSIGNMENTS = "/api/queue-assignments/"
+
+
+def queue_assignments(project: str) -> Exchange[QueueAssignments]:
+    return rest(QueueAssignments, "GET", QUEUE_ASSIGNMENTS, params=query(project=project))
+
+
+def queue_assignment_add(fields: Mapping[str, Any], project: str) -> Exchange[QueueAssignment]:
+    """Not sent again without an answer: a second would be refused as assigned already."""
+    body = {**fields, **({"project": project} if project else {})}
+    return rest(QueueAssignment, "POST", QUEUE_ASSIGNMENTS, json=body, resend_safe=False)
+
+
+def queue_assignment_change(
+    assignment_id: int, fields: Mapping[str, Any], project: str
+) -> Exchange[QueueAssignment]:
+    body = {**fields, **({"project": project} if project else {})}
+    url = f"{QUEUE_ASSIGNMENTS}{int(assignment_id)}/"
+    return rest(QueueAssignment, "PUT", url, json=body)
+
+
+def queue_assignment_remove(assignment_id: int, project: str) -> Exchange[None]:
+    url = f"{QUEUE_ASSIGNMENTS}{int(assignment_id)}/"
+    options = {"params": query(project=project)}
+    return Exchange("DELETE", url, _read_nothing, resend_safe=False, options=options)
+
+
 def judges(project: str) -> Exchange[Judges]:
     return rest(Judges, "GET", "/api/judges/", params=query(project=project))
+
+
+def annotators(since: float | None, until: float | None, project: str) -> Exchange[Annotators]:
+    params = query(since=since, until=until, project=project)
+    return rest(Annotators, "GET", "/api/annotators/", params=params)

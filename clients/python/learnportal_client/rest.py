@@ -347,6 +347,21 @@ class IntakeRules(Lenient):
     results: list[IntakeRule]
 
 
+class QueueAssignment(Lenient):
+    """A part of the project's queue (a component's turns; "" the whole queue) kept for named
+    people."""
+
+    id: int
+    component: str = ""
+    usernames: list[str] = Field(default_factory=list)
+    by: str = ""
+    created: float = 0.0
+
+
+class QueueAssignments(Lenient):
+    results: list[QueueAssignment]
+
+
 class Figure(Lenient):
     value: float | None = None
     interval: tuple[float, float] | None = None
@@ -368,3 +383,43 @@ class JudgeFigures(Lenient):
 
 class Judges(Lenient):
     results: list[JudgeFigures]
+
+
+class PersonGoldFigures(Lenient):
+    items: int = 0
+    compared: int = 0
+    matched: int = 0
+    accuracy: float | None = None
+    interval: tuple[float, float] | None = None
+
+
+class PersonReviews(Lenient):
+    accepted: int = 0
+    rejected: int = 0
+    amended: int = 0
+
+
+class PersonInsight(Lenient):
+    """One person's work over a period: items rated, seconds an item (median, 90th
+    percentile), skips, gold accuracy, reviewers' decisions, and the people's alpha without
+    them beside everyone's."""
+
+    username: str
+    items: int
+    timed: int = 0
+    seconds_median: float | None = None
+    seconds_p90: float | None = None
+    skips: int = 0
+    gold: PersonGoldFigures = Field(default_factory=PersonGoldFigures)
+    reviews: PersonReviews = Field(default_factory=PersonReviews)
+    acceptance: float | None = None
+    alpha_without: float | None = None
+    alpha_all: float | None = None
+
+
+class Annotators(Lenient):
+    """`GET /api/annotators/`: everyone's rows for reviewers and managers, an annotator's own."""
+
+    since: float
+    until: float
+    results: list[PersonInsight]

@@ -8,6 +8,7 @@ import pytest
 from django.test import Client
 
 from core.accounts.models import User
+from feedback.assignments.models import QueueAssignment
 from feedback.intake.models import IntakeRule
 from tests.feedback.intake.test_intake_rules import admitted, queued, rule
 from tests.harness import Actor, human_actor
@@ -103,3 +104,29 @@ def test_another_projects_rule_or_none_changes_nothing(boss: Actor) -> None:
 @pytest.mark.parametrize("role", ["annotator", "reviewer"])
 def test_only_managers_see_the_page(role: str) -> None:
     assert logged_in("someone", role).get(URL).status_code == 403
+
+
+def test_a_manager_keeps_a_component_for_named_people_and_opens_it_again(
+    people_in_project: None,
+) -> None:
+    client = logged_in("lead", "manager")
+    kept = client.post(URL, {"do": "assign", "component": "legal", "usernames": "ada, bea"})
+    assert kept.status_code == 302
+    (assignment,) = QueueAssignment.objects.all()
+    assert (assignment.component, assignment.usernames, assignment.by) == (
+        "legal",
+        ["ada", "bea"],
+        "lead",
+    )
+    assert "Turns of legal" in client.get(URL).content.decode()
+    refused = client.post(URL, {"do": "assign", "component": "chat", "usernames": "ada, nobody"})
+    assert refused.status_code == 400
+    assert 'data-field="usernames"' in refused.content.decode()
+    client.post(URL, {"do": "unassign", "assignment": str(assignment.pk)})
+    assert not QueueAssignment.objects.exists()
+
+
+@pytest.fixture
+def people_in_project(db: None) -> None:
+    for name in ("ada", "bea"):
+        human_actor(name, "annotator")

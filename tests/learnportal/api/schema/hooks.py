@@ -155,6 +155,14 @@ BEYOND_THE_SCHEMA = [
         )
         for loc in (("answers",), ("answers", None))
     ),
+    *(
+        Rule(
+            operation,
+            ("usernames", None),
+            "the people an assignment names are members of the project, each named once",
+        )
+        for operation in ("POST /api/queue-assignments/", "PUT /api/queue-assignments/{id}/")
+    ),
     Rule(
         "POST /api/learn/",
         ("feedbacks", None, "correction_span"),

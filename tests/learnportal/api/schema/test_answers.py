@@ -30,8 +30,10 @@ from feedback.answers import (
     TurnPage,
     TurnsCreated,
 )
+from feedback.assignments.answers import AssignmentList, StoredAssignment
 from feedback.comparisons.answers import ComparisonsCreated, JudgmentCreated, Leaderboard
 from feedback.gold.answers import GoldPage, GoldPeople, PersonGold, StoredGold
+from feedback.insight.answers import AnnotatorsAnswer
 from feedback.intake.answers import RuleList, StoredRule
 from feedback.judges.answers import JudgesAnswer
 from feedback.reviews.answers import ReviewCreated, ReviewLeased, ReviewPage
@@ -108,7 +110,11 @@ ANSWERS: dict[tuple[str, str, str], type[BaseModel]] = {
     ("put", "/api/turns/{id}/gold/", "200"): StoredGold,
     ("get", "/api/gold/", "200"): GoldPage,
     ("get", "/api/intake-rules/", "200"): RuleList,
+    ("get", "/api/queue-assignments/", "200"): AssignmentList,
+    ("post", "/api/queue-assignments/", "201"): StoredAssignment,
+    ("put", "/api/queue-assignments/{id}/", "200"): StoredAssignment,
     ("get", "/api/judges/", "200"): JudgesAnswer,
+    ("get", "/api/annotators/", "200"): AnnotatorsAnswer,
     ("post", "/api/intake-rules/", "201"): StoredRule,
     ("put", "/api/intake-rules/{id}/", "200"): StoredRule,
     ("get", "/api/gold/people/", "200"): GoldPeople,
@@ -145,6 +151,7 @@ NO_CONTENT = {
     ("post", "/api/reviews/release/", "204"),
     ("delete", "/api/turns/{id}/gold/", "204"),
     ("delete", "/api/intake-rules/{id}/", "204"),
+    ("delete", "/api/queue-assignments/{id}/", "204"),
     ("delete", "/api/webhooks/{endpoint_id}/", "204"),
     ("delete", "/api/projects/{slug}/members/{username}/", "204"),
 }
