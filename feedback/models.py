@@ -642,7 +642,12 @@ from feedback.comparisons.models import (  # noqa: E402, F401
     ComparisonSkip,
     Judgment,
 )
-from feedback.gold.models import GoldItem, GoldResult, QueuePause  # noqa: E402, F401
+from feedback.gold.models import (  # noqa: E402, F401
+    GoldComparison,
+    GoldItem,
+    GoldResult,
+    QueuePause,
+)
 from feedback.insight.models import RatingTime  # noqa: E402, F401
 from feedback.intake.models import Admission, IntakeRule  # noqa: E402, F401
 from feedback.judges.models import JudgeWeight  # noqa: E402, F401

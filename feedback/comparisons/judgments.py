@@ -24,6 +24,7 @@ from core.projects.selection import project_pk
 from feedback.comparisons.evidence import judgment_as_evidence
 from feedback.comparisons.models import Comparison, Judgment
 from feedback.comparisons.queue import candidates_shown, lease_end, live_holders
+from feedback.gold.comparisons import gold_judgment_score
 from feedback.rubrics.answers import answers_clean
 from feedback.services.rubrics import rubric_current
 from learnportal_protocol.errors import LearnError, conflict, detail, invalid, not_found
@@ -116,6 +117,7 @@ def judgment_record(
             judgments_needed=F("judgments_needed") - 1
         )
         lease_end(who, found.pk)
+        gold_judgment_score(principal, found, row, now=now)
         judgment_as_evidence(principal, found, row)
     ranking = [shown[i] for i in sorted(range(len(shown)), key=ranks.__getitem__)]
     return Judged(row.judgment_id, ranking, tie=len(set(ranks)) < len(ranks))

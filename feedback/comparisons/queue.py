@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from django.db import connection, transaction
-from django.db.models import Count, Exists, F, IntegerField, OuterRef, Subquery, Value
+from django.db.models import Count, Exists, F, IntegerField, OuterRef, Q, Subquery, Value
 from django.db.models.functions import Coalesce, Greatest
 
 from core.accounts.roles import Action
@@ -30,6 +30,8 @@ from feedback.comparisons.models import (
     ComparisonSkip,
     Judgment,
 )
+from feedback.gold.comparisons import gold_comparison_due, is_gold_comparison
+from feedback.gold.models import GoldComparison
 from feedback.gold.queue import pause_check
 from learnportal_protocol.errors import detail, not_found
 
@@ -38,6 +40,7 @@ if TYPE_CHECKING:
 
     from core.accounts.principals import Principal
 
+_gold_of_lease = GoldComparison.objects.filter(comparison=OuterRef("comparison"))
 CLAIM_ATTEMPTS = 8  # as feedback.queue's: candidates found taken under the lock, passed over
 
 
@@ -81,18 +84,14 @@ def comparison_next(principal: Principal, *, now: float | None = None) -> Compar
     with transaction.atomic():
         held = (
             ComparisonLease.objects.select_related("comparison")
-            .filter(
-                username=who,
-                expires__gt=now,
-                comparison__project_id=project,
-                comparison__judgments_needed__gt=0,
-            )
+            .filter(username=who, expires__gt=now, comparison__project_id=project)
+            .filter(Q(comparison__judgments_needed__gt=0) | Exists(_gold_of_lease))
             .first()
         )
         if held is not None:
             comparison, expires = held.comparison, held.expires
         else:
-            claimed = _claim(who, project, now)
+            claimed = gold_comparison_due(who, project) or _claim(who, project, now)
             if claimed is None:
                 ComparisonLease.objects.filter(username=who).delete()
                 return None
@@ -199,6 +198,7 @@ def _candidates(who: str, project: int, now: float) -> QuerySet[Comparison]:
     skipped = ComparisonSkip.objects.filter(comparison=OuterRef("pk"), username=who)
     return (
         Comparison.objects.filter(project_id=project, judgments_needed__gt=0)
+        .exclude(is_gold_comparison())
         .exclude(Exists(judged))
         .exclude(Exists(skipped))
         .alias(held=Coalesce(_live_leases(now), Value(0)))

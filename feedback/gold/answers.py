@@ -9,7 +9,7 @@ from pydantic import Field
 from learnportal_protocol.models import Answer
 
 if TYPE_CHECKING:
-    from feedback.gold.models import GoldItem, QueuePause
+    from feedback.gold.models import GoldComparison, GoldItem, QueuePause
     from feedback.gold.reads import PersonAccuracy
 
 
@@ -32,6 +32,24 @@ class StoredGold(Answer):
             by=gold.by,
             ts=gold.ts,
             rated=int(getattr(gold, "rated", 0)),
+        )
+
+
+class StoredGoldComparison(Answer):
+    comparison: int = Field(description="the comparison's id")
+    comparison_id: str = Field(description="as it was sent")
+    best: str = Field(description="the known best candidate's candidate_id")
+    by: str
+    ts: float
+
+    @classmethod
+    def of(cls, gold: GoldComparison) -> Self:
+        return cls(
+            comparison=gold.comparison_id,
+            comparison_id=gold.comparison.comparison_id,
+            best=gold.best,
+            by=gold.by,
+            ts=gold.ts,
         )
 
 

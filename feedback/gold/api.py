@@ -1,6 +1,7 @@
 """`/api/turns/<id>/gold/` marks a turn as a gold item (PUT) or takes the mark off (DELETE);
 `/api/gold/` lists them, `/api/gold/people/` each person's accuracy on them, and
-`/api/gold/people/<username>/resume/` resumes a paused queue (docs/contract.md, "Quality: gold
+`/api/gold/people/<username>/resume/` resumes a paused queue; `/api/comparisons/<id>/gold/`
+marks a comparison's known best candidate (docs/contract.md, "Quality: gold
 items"). Managers and site admins only."""
 
 from __future__ import annotations
@@ -15,7 +16,18 @@ from rest_framework.views import APIView
 from core.accounts.authentication import principal_of
 from core.inputs import QueryInt, QueryModel, id_of_signed, parse_query, query_parameters, signed_id
 from core.projects.selection import principal_in
-from feedback.gold.answers import GoldPage, GoldPeople, PersonGold, StoredGold
+from feedback.gold.answers import (
+    GoldPage,
+    GoldPeople,
+    PersonGold,
+    StoredGold,
+    StoredGoldComparison,
+)
+from feedback.gold.comparisons import (
+    GoldComparisonRequest,
+    gold_comparison_remove,
+    gold_comparison_set,
+)
 from feedback.gold.marking import GoldRequest, gold_remove, gold_set
 from feedback.gold.reads import PersonAccuracy, gold_items, gold_people, gold_resume
 from learnportal_protocol.errors import LearnError, not_found
@@ -56,6 +68,44 @@ class GoldMarkView(APIView):
     )
     def delete(self, request: Request, pk: int) -> Response:
         gold_remove(principal_of(request), pk)
+        return Response(status=204)
+
+
+NO_COMPARISON = OpenApiResponse(
+    description="no such comparison in the project, or it is no gold item"
+)
+
+
+class GoldComparisonView(APIView):
+    parser_classes = []
+
+    @extend_schema(
+        summary="Mark a comparison as gold with its known best candidate (replacing any)",
+        request={JSON: GoldComparisonRequest},
+        responses={
+            200: StoredGoldComparison,
+            400: OpenApiResponse(description="`best` is no candidate of the comparison"),
+            403: MANAGERS_ONLY,
+            404: NO_COMPARISON,
+        },
+    )
+    def put(self, request: Request, comparison: int) -> Response:
+        body = parse_body(GoldComparisonRequest, request.body or b"{}")
+        principal = principal_in(principal_of(request), body.project)
+        gold = gold_comparison_set(principal, comparison, body)
+        return Response(StoredGoldComparison.of(gold).model_dump(mode="json"))
+
+    @extend_schema(
+        summary="Take the gold mark off a comparison",
+        request=None,
+        responses={
+            204: OpenApiResponse(description="taken off"),
+            403: MANAGERS_ONLY,
+            404: NO_COMPARISON,
+        },
+    )
+    def delete(self, request: Request, comparison: int) -> Response:
+        gold_comparison_remove(principal_of(request), comparison)
         return Response(status=204)
 
 

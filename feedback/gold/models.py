@@ -22,13 +22,35 @@ class GoldItem(models.Model):
         return f"gold {self.turn_id}"
 
 
+class GoldComparison(models.Model):
+    """A comparison whose best candidate is known: the queue mixes it in as a gold item is,
+    and a judgment of it matches when it ranks that candidate alone first."""
+
+    project = models.ForeignKey("projects.Project", on_delete=models.CASCADE, related_name="+")
+    comparison = models.OneToOneField(
+        "feedback.Comparison", on_delete=models.CASCADE, related_name="+"
+    )
+    best = models.CharField(max_length=64, help_text="the known best candidate's candidate_id")
+    by = models.CharField(max_length=150)
+    ts = models.FloatField()
+
+    def __str__(self) -> str:
+        return f"gold comparison {self.comparison_id}"
+
+
 class GoldResult(models.Model):
     """A person's latest rating of a gold item: how many of its known answers it gave, and
     how many of those matched. Kept when the rating is undone or rejected: it measures what
     they did."""
 
     project = models.ForeignKey("projects.Project", on_delete=models.CASCADE, related_name="+")
-    gold = models.ForeignKey(GoldItem, on_delete=models.CASCADE, related_name="results")
+    # Of a gold turn, or of a gold comparison: one of the two.
+    gold = models.ForeignKey(
+        GoldItem, on_delete=models.CASCADE, related_name="results", null=True, blank=True
+    )
+    gold_comparison = models.ForeignKey(
+        GoldComparison, on_delete=models.CASCADE, related_name="results", null=True, blank=True
+    )
     annotator = models.CharField(max_length=150)
     rating_id = models.CharField(max_length=200)
     compared = models.PositiveSmallIntegerField()
@@ -37,7 +59,14 @@ class GoldResult(models.Model):
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["gold", "annotator"], name="gold_result_once")
+            models.UniqueConstraint(fields=["gold", "annotator"], name="gold_result_once"),
+            models.UniqueConstraint(
+                fields=["gold_comparison", "annotator"], name="gold_comparison_result_once"
+            ),
+            models.CheckConstraint(
+                condition=models.Q(gold__isnull=True) ^ models.Q(gold_comparison__isnull=True),
+                name="gold_result_of_one",
+            ),
         ]
         indexes = [models.Index(fields=["project", "annotator"], name="gold_result_person")]
 

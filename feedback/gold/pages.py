@@ -35,9 +35,11 @@ from core.inputs import QueryModel, QueryText, id_of_signed, page_query, signed_
 from core.projects.rules import gold_rules
 from core.projects.selection import project_pk
 from core.web import page, requires, when
+from feedback.comparisons.models import Candidate
 from feedback.gold.api import CURSOR_SALT
+from feedback.gold.comparisons import gold_comparison_remove
 from feedback.gold.marking import GRADABLE, GoldRequest, gold_remove, gold_set
-from feedback.gold.models import GoldItem
+from feedback.gold.models import GoldComparison, GoldItem
 from feedback.gold.reads import gold_items, gold_people, gold_resume
 from feedback.pages.guidelines import question_labels
 from feedback.pages.reviews import answers_in_words
@@ -77,9 +79,13 @@ NOT_KNOWN = "Not known"
 # have (a key is a-z first): so they are listed, as answers that do not fit the rubric.
 NOT_BY_QUESTION = "(not by question)"
 RESUME, REMOVE = "resume", "remove"  # what a button of the gold page posts as `do`
+REMOVE_COMPARISON = "remove-comparison"
+GOLD_COMPARISONS_SHOWN = 50  # the newest; the API lists them all
+RESPONSE_SHOWN = 160  # characters of the best candidate's answer a row shows
 
 NO_SUCH_PAGE = "No such page: this link names no page of the gold items; showing the newest."
 NO_SUCH_TURN = "No such turn: nothing was removed."
+NO_SUCH_COMPARISON = "No such gold comparison: nothing was removed."
 SAVED = "Saved {turn} as a gold item: {count} known answer{s}."
 REMOVED = "{turn} is no gold item now: the results people had on it went with it."
 RESUMED = "Resumed the queue of {name}: only gold items they rate from now on judge them again."
@@ -139,6 +145,7 @@ def gold(request: HttpRequest, principal: Principal) -> HttpResponse:
         "settings_url": reverse("portal:project", args=[principal.project]),
         "people": [_person_row(person) for person in gold_people(principal)],
         "items": _item_rows(project, shown),
+        "comparisons": _comparison_rows(project),
         "cursor_error": NO_SUCH_PAGE if forged else "",
         "next_url": None if following is None else "?" + urlencode({"cursor": following}),
         "first_url": "?" if cursor is not None or forged else None,
@@ -173,6 +180,8 @@ def _gold_post(request: HttpRequest, principal: Principal) -> None:
     do = request.POST.get("do", "")
     if do == RESUME:
         _resume(request, principal, request.POST.get("username", ""))
+    elif do == REMOVE_COMPARISON:
+        _unmark_comparison(request, principal, request.POST.get("comparison", ""))
     elif do == REMOVE:
         turn = _posted_turn(principal, request.POST.get("turn", ""))
         if turn is None:
@@ -188,6 +197,48 @@ def _resume(request: HttpRequest, principal: Principal, name: str) -> None:
         messages.error(request, error.message)
     else:
         messages.success(request, RESUMED.format(name=name[:NAME_SHOWN]))
+
+
+@dataclass(frozen=True)
+class ComparisonRow:
+    gold: GoldComparison
+    best: str  # the known best candidate's answer, cut to RESPONSE_SHOWN
+    component: str
+    when: datetime | None
+
+
+def _comparison_rows(project: int) -> list[ComparisonRow]:
+    golds = list(
+        GoldComparison.objects.filter(project_id=project)
+        .select_related("comparison")
+        .annotate(rated=Count("results"))
+        .order_by("-id")[:GOLD_COMPARISONS_SHOWN]
+    )
+    best = {
+        (c.comparison_id, c.candidate_id): c
+        for c in Candidate.objects.filter(comparison_id__in=[g.comparison_id for g in golds])
+    }
+    rows = []
+    for gold in golds:
+        candidate = best.get((gold.comparison_id, gold.best))
+        response = candidate.response if candidate else ""
+        shown = response if len(response) <= RESPONSE_SHOWN else response[:RESPONSE_SHOWN] + "…"
+        rows.append(
+            ComparisonRow(gold, shown, candidate.component_name if candidate else "", when(gold.ts))
+        )
+    return rows
+
+
+def _unmark_comparison(request: HttpRequest, principal: Principal, posted: str) -> None:
+    if not posted.isascii() or not posted.isdecimal() or len(posted) > TURN_ID_DIGITS:
+        messages.error(request, NO_SUCH_COMPARISON)
+        return
+    try:
+        gold_comparison_remove(principal, int(posted))
+    except LearnError:
+        messages.error(request, NO_SUCH_COMPARISON)
+    else:
+        messages.success(request, "That comparison is no gold item now.")
 
 
 def _unmark(request: HttpRequest, principal: Principal, turn: Turn) -> None:

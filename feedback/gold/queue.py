@@ -30,7 +30,9 @@ def gold_due(who: str, project: int) -> Turn | None:
         source=FeedbackSource.HUMAN.value, annotator_id=who, step_id=""
     )
     rated = theirs.values("correlation_id").distinct().count()
-    answered = GoldResult.objects.filter(project_id=project, annotator=who).count()
+    answered = GoldResult.objects.filter(
+        project_id=project, annotator=who, gold__isnull=False
+    ).count()
     if answered >= rate * (rated + 1):
         return None
     turns = Turn.objects.filter(

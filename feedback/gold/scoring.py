@@ -94,10 +94,12 @@ def gold_score(
                 "ts": now,
             },
         )
-    _pause_check(principal, project, now)
+    pause_if_due(principal, project, now)
 
 
-def _pause_check(principal: Principal, project: int, now: float) -> None:
+def pause_if_due(principal: Principal, project: int, now: float) -> None:
+    """Pause this person's queue if, past the project's `gold_min_items` since their last
+    resume, their accuracy is below its `gold_pause_below`; told live and by webhook."""
     rules = gold_rules(project)
     if rules.pause_below <= 0:
         return

@@ -6,10 +6,21 @@ from __future__ import annotations
 from django.urls import URLPattern, path
 
 from feedback.gold import pages
-from feedback.gold.api import GoldListView, GoldMarkView, GoldPeopleView, GoldResumeView
+from feedback.gold.api import (
+    GoldComparisonView,
+    GoldListView,
+    GoldMarkView,
+    GoldPeopleView,
+    GoldResumeView,
+)
 
 urlpatterns = [
     path("turns/<int:pk>/gold/", GoldMarkView.as_view(), name="gold-mark"),
+    path(
+        "comparisons/<int:comparison>/gold/",
+        GoldComparisonView.as_view(),
+        name="gold-comparison",
+    ),
     path("gold/", GoldListView.as_view(), name="gold"),
     path("gold/people/", GoldPeopleView.as_view(), name="gold-people"),
     path("gold/people/<str:username>/resume/", GoldResumeView.as_view(), name="gold-resume"),

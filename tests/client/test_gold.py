@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 import feedback.gold.answers as hosts
+from feedback.comparisons.models import Comparison
 from learnportal_client import (
     AsyncLearnClient,
     ConflictError,
@@ -16,8 +17,10 @@ from learnportal_client import (
     GoldPeople,
     InvalidError,
     LearnClient,
+    NotFoundError,
     PersonGold,
     StoredGold,
+    StoredGoldComparison,
 )
 from tests.builders import turn
 from tests.client.conftest import person_token
@@ -38,6 +41,7 @@ if TYPE_CHECKING:
         (GoldPause, hosts.Pause),
         (PersonGold, hosts.PersonGold),
         (GoldPeople, hosts.GoldPeople),
+        (StoredGoldComparison, hosts.StoredGoldComparison),
     ],
 )
 def test_the_clients_gold_answers_read_only_fields_the_host_answers(
@@ -92,3 +96,23 @@ async def test_the_async_client_keeps_gold_too(
         assert len((await manager.gold_items(limit=1)).results) == 1
         assert (await manager.gold_people()).results == []
         await manager.gold_unmark(turn_ids[0])
+
+
+def test_a_manager_marks_a_comparisons_best_candidate(
+    manager: LearnClient, client: LearnClient
+) -> None:
+    candidates = [
+        {"response": "four", "component_name": "a"},
+        {"response": "5", "component_name": "b"},
+    ]
+    (sent,) = client.submit_comparisons(
+        [{"comparison_id": "c-1", "prompt": "2+2?", "candidates": candidates}]
+    ).comparisons
+    stored = Comparison.objects.get(comparison_id="c-1")
+    gold = manager.gold_comparison_mark(stored.pk, sent.candidates[0])
+    assert (gold.comparison_id, gold.best) == ("c-1", sent.candidates[0])
+    with pytest.raises(InvalidError):
+        manager.gold_comparison_mark(stored.pk, "no-such-candidate")
+    manager.gold_comparison_unmark(stored.pk)
+    with pytest.raises(NotFoundError):
+        manager.gold_comparison_unmark(stored.pk)

@@ -58,6 +58,7 @@ if TYPE_CHECKING:
         Rubric,
         RunOutcome,
         StoredGold,
+        StoredGoldComparison,
         TurnDetail,
         TurnPage,
         TurnsCreated,
@@ -263,6 +264,15 @@ class LearnClient(
     def gold_unmark(self, turn_id: int, *, project: str = "") -> None:
         """`DELETE /api/turns/<id>/gold/`: take the mark off (its results go with it)."""
         self._carry(exchanges.gold_unmark(turn_id, project))
+
+    def gold_comparison_mark(
+        self, comparison: int, best: str, *, project: str = ""
+    ) -> StoredGoldComparison:
+        """`PUT /api/comparisons/<id>/gold/`: mark a comparison's known best candidate."""
+        return self._carry(exchanges.gold_comparison_mark(comparison, best, project))
+
+    def gold_comparison_unmark(self, comparison: int, *, project: str = "") -> None:
+        self._carry(exchanges.gold_comparison_unmark(comparison, project))
 
     def gold_items(
         self, cursor: str = "", *, limit: int | None = None, project: str = ""
@@ -563,6 +573,14 @@ class AsyncLearnClient(
 
     async def gold_unmark(self, turn_id: int, *, project: str = "") -> None:
         await self._carry(exchanges.gold_unmark(turn_id, project))
+
+    async def gold_comparison_mark(
+        self, comparison: int, best: str, *, project: str = ""
+    ) -> StoredGoldComparison:
+        return await self._carry(exchanges.gold_comparison_mark(comparison, best, project))
+
+    async def gold_comparison_unmark(self, comparison: int, *, project: str = "") -> None:
+        await self._carry(exchanges.gold_comparison_unmark(comparison, project))
 
     async def gold_items(
         self, cursor: str = "", *, limit: int | None = None, project: str = ""

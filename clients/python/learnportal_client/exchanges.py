@@ -41,6 +41,7 @@ from learnportal_client.rest import (
     Rubric,
     RunOutcome,
     StoredGold,
+    StoredGoldComparison,
     TurnDetail,
     TurnPage,
     TurnsCreated,
@@ -351,6 +352,21 @@ def gold_mark(turn_id: int, answers: Mapping[str, Any], project: str) -> Exchang
     again."""
     body = {"answers": dict(answers), **({"project": project} if project else {})}
     return rest(StoredGold, "PUT", f"/api/turns/{int(turn_id)}/gold/", json=body)
+
+
+def gold_comparison_mark(
+    comparison: int, best: str, project: str
+) -> Exchange[StoredGoldComparison]:
+    """A PUT: the same best candidate twice marks it once, so it may be sent again."""
+    body = {"best": best, **({"project": project} if project else {})}
+    url = f"/api/comparisons/{int(comparison)}/gold/"
+    return rest(StoredGoldComparison, "PUT", url, json=body)
+
+
+def gold_comparison_unmark(comparison: int, project: str) -> Exchange[None]:
+    url = f"/api/comparisons/{int(comparison)}/gold/"
+    options = {"params": query(project=project)}
+    return Exchange("DELETE", url, _read_nothing, resend_safe=False, options=options)
 
 
 def gold_unmark(turn_id: int, project: str) -> Exchange[None]:

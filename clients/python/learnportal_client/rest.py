@@ -283,6 +283,16 @@ class RatingCreated(Lenient):
     rubric_version: int
 
 
+class StoredGoldComparison(Lenient):
+    """A gold comparison: its known best candidate."""
+
+    comparison: int
+    comparison_id: str
+    best: str
+    by: str
+    ts: float
+
+
 class StoredGold(Lenient):
     """A gold item: a turn with known answers to some of the rubric's questions."""
 

@@ -15,8 +15,11 @@ from django.urls import reverse
 
 from core.inputs import signed_id
 from feedback.gold import pages
-from feedback.gold.models import GoldItem, QueuePause
+from feedback.gold.models import GoldComparison, GoldItem, QueuePause
+from tests.feedback.comparisons.test_comparisons_api import pair, submit
 from tests.feedback.gold.test_gold import KNOWN, mark, queued, rubric, settings_set
+from tests.feedback.gold.test_gold_comparisons import best_of
+from tests.feedback.gold.test_gold_comparisons import mark as gold_mark_comparison
 from tests.harness import default_pk, human_actor
 
 if TYPE_CHECKING:
@@ -300,3 +303,25 @@ def test_html_in_stored_values_is_escaped(agent: Actor, boss: Actor, rubric: Non
         assert b"&lt;script&gt;alert(1)&lt;/script&gt;" in shown.content
     row = one(soup_of(browser.get(GOLD)), ".gold-people tbody tr")
     assert row["data-person"] == hostile and text(row, ".gold-accuracy") == "—"
+
+
+def test_the_gold_page_lists_gold_comparisons_with_their_best_answer_and_removes_one(
+    agent: Actor, lead: Actor
+) -> None:
+    submit(agent, pair("c-1"))
+    best = best_of("c-1")
+    assert gold_mark_comparison(lead, "c-1", best).status_code == 200
+    browser = lead.browser()
+    row = one(soup_of(browser.get(GOLD)), "li[data-comparison]")
+    assert text(row, ".gold-turn") == "c-1"
+    assert text(row, ".gold-answers dd") == "c-1: four solver-a"
+    comparison = row["data-comparison"]
+    removed = browser.post(GOLD, {"do": "remove-comparison", "comparison": comparison})
+    assert (removed.status_code, removed["Location"]) == (302, GOLD)
+    page = browser.get(GOLD)
+    assert messages_of(page) == "That comparison is no gold item now."
+    assert not GoldComparison.objects.exists()
+    assert "No gold comparison yet" in text(soup_of(page), "#comparisons-empty")
+    for forged in ("abc", "9" * 40, comparison):
+        browser.post(GOLD, {"do": "remove-comparison", "comparison": forged})
+        assert messages_of(browser.get(GOLD)) == "No such gold comparison: nothing was removed."

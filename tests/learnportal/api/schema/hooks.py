@@ -164,6 +164,11 @@ BEYOND_THE_SCHEMA = [
         for operation in ("POST /api/queue-assignments/", "PUT /api/queue-assignments/{id}/")
     ),
     Rule(
+        "PUT /api/comparisons/{comparison}/gold/",
+        ("best",),
+        "a gold comparison's best is one of its stored candidates",
+    ),
+    Rule(
         "POST /api/learn/",
         ("feedbacks", None, "correction_span"),
         "a correction_span [start, end] has start <= end <= the rated response's length",

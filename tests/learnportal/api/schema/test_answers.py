@@ -32,7 +32,13 @@ from feedback.answers import (
 )
 from feedback.assignments.answers import AssignmentList, StoredAssignment
 from feedback.comparisons.answers import ComparisonsCreated, JudgmentCreated, Leaderboard
-from feedback.gold.answers import GoldPage, GoldPeople, PersonGold, StoredGold
+from feedback.gold.answers import (
+    GoldPage,
+    GoldPeople,
+    PersonGold,
+    StoredGold,
+    StoredGoldComparison,
+)
 from feedback.insight.answers import AnnotatorsAnswer
 from feedback.intake.answers import RuleList, StoredRule
 from feedback.judges.answers import JudgesAnswer
@@ -108,6 +114,7 @@ ANSWERS: dict[tuple[str, str, str], type[BaseModel]] = {
     ("post", "/api/reviews/", "201"): ReviewCreated,
     ("post", "/api/reviews/next/", "200"): ReviewLeased,
     ("put", "/api/turns/{id}/gold/", "200"): StoredGold,
+    ("put", "/api/comparisons/{comparison}/gold/", "200"): StoredGoldComparison,
     ("get", "/api/gold/", "200"): GoldPage,
     ("get", "/api/intake-rules/", "200"): RuleList,
     ("get", "/api/queue-assignments/", "200"): AssignmentList,
@@ -150,6 +157,7 @@ NO_CONTENT = {
     ("post", "/api/reviews/next/", "204"),
     ("post", "/api/reviews/release/", "204"),
     ("delete", "/api/turns/{id}/gold/", "204"),
+    ("delete", "/api/comparisons/{comparison}/gold/", "204"),
     ("delete", "/api/intake-rules/{id}/", "204"),
     ("delete", "/api/queue-assignments/{id}/", "204"),
     ("delete", "/api/webhooks/{endpoint_id}/", "204"),
