@@ -205,6 +205,10 @@ def test_a_reviewer_accepts_one_rating_and_rejects_the_next_by_keyboard(
         page.keyboard.press("Enter")
     assert decided(second) == ("rejected", REASON)
     expect(page.locator(".messages")).to_contain_text("Rejected: the rating no longer counts")
+    # The rejected rating has left the training data; the accepted one stays.
+    reader = human_actor("exporter", "admin")
+    exported = {line["rating_id"] for line in reader.exported("answers")}
+    assert exported == {first.partition(".")[0]}
     expect(page.locator("#empty-title")).to_have_text("Nothing left for you to review")
     clean(page)
     shot(page, "empty-1280")
