@@ -383,7 +383,7 @@ def _candidates(who: str, project: int, now: float, kept: KeptFrom) -> QuerySet[
     overruled_here = overruled(who, project, key=OuterRef("correlation_id"), step_id="")
     return (
         Turn.objects.filter(project_id=project, ratings_needed__gt=0, admitted=True)
-        .filter(kept.allows("component_name"))
+        .filter(kept.allows())
         .exclude(Exists(mine))
         .exclude(Exists(skipped))
         .exclude(Exists(overruled_here))
@@ -467,7 +467,7 @@ def _step_candidates(
     return (
         TurnStep.objects.select_related("turn")
         .filter(turn__project_id=project, turn__admitted=True, kind__in=kinds)
-        .filter(kept.allows("turn__component_name"))
+        .filter(kept.allows("turn__component_name", "turn"))
         .exclude(Exists(ratings.filter(annotator_id=who)))
         .exclude(Exists(skipped))
         .exclude(Exists(overruled_here))
@@ -488,7 +488,7 @@ def _session_candidates(who: str, project: int, now: float, kept: KeptFrom) -> Q
     return (
         session_openers(project)
         .filter(admitted=True)
-        .filter(kept.allows("component_name"))
+        .filter(kept.allows())
         .exclude(Exists(ratings.filter(annotator_id=who)))
         .exclude(Exists(skipped))
         .exclude(Exists(overruled_here))

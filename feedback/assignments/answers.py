@@ -14,14 +14,24 @@ if TYPE_CHECKING:
 
 class StoredAssignment(Answer):
     id: int
-    component: str = Field(description="the component whose turns it keeps; empty: the whole queue")
+    component: str = Field(description="the component whose turns it keeps")
+    rule: int | None = Field(
+        default=None, description="the intake rule whose turns it keeps (neither: the whole queue)"
+    )
     usernames: list[str] = Field(description="the people it keeps them for")
     by: str
     created: float
 
     @classmethod
     def of(cls, assignment: QueueAssignment) -> Self:
-        return cls.model_validate(assignment, from_attributes=True)
+        return cls(
+            id=assignment.pk,
+            component=assignment.component,
+            rule=assignment.rule_id,
+            usernames=assignment.usernames,
+            by=assignment.by,
+            created=assignment.created,
+        )
 
 
 class AssignmentList(Answer):

@@ -3,12 +3,19 @@ what is sent (core.web.BodyForm)."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from django import forms
 
 from core.projects.models import MAX_PRIORITY_WEIGHT
 from core.web import BodyForm
 from feedback.assignments.rules import MAX_PEOPLE, AssignmentRequest
 from feedback.intake.models import RULE_NAME_LENGTH
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from feedback.intake.models import IntakeRule
 from feedback.intake.rules import IntakeRuleRequest
 from learnportal_protocol.models import NAME_LENGTH, USERNAME_LENGTH
 
@@ -83,14 +90,25 @@ class AssignmentForm(BodyForm):
 
     body_model = AssignmentRequest
 
-    component = _text(
-        "Component", NAME_LENGTH, "Its turns, steps and sessions; empty: the whole queue."
+    component = _text("Component", NAME_LENGTH, "Its turns, steps and sessions.")
+    rule = forms.TypedChoiceField(
+        label="Or the turns a rule let in",
+        required=False,
+        coerce=int,
+        empty_value=None,
+        help_text="Neither a component nor a rule: the whole queue.",
     )
     usernames = forms.CharField(
         label="People",
         help_text="Members of the project, by username, separated by commas.",
         widget=forms.TextInput(attrs={"autocomplete": "off", "maxlength": str(PEOPLE_LENGTH)}),
     )
+
+    def __init__(self, *args: Any, rules: Sequence[IntakeRule] = (), **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        field = self.fields["rule"]
+        assert isinstance(field, forms.TypedChoiceField)
+        field.choices = [("", "no rule"), *((str(r.pk), r.name) for r in rules)]
 
     def clean_usernames(self) -> list[str]:
         return [name.strip() for name in self.cleaned_data["usernames"].split(",") if name.strip()]

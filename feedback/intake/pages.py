@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from django.http import HttpRequest, HttpResponse
 
     from core.accounts.principals import Principal
+    from feedback.assignments.models import QueueAssignment
     from feedback.intake.models import IntakeRule
 
 ID_DIGITS = 18  # a rule's or an assignment's id as the page posts or links it: a bigint's
@@ -75,12 +76,12 @@ def intake(request: HttpRequest, principal: Principal) -> HttpResponse:
     rules = rules_read(principal)
     editing = _named(rules, request.GET.get("edit", ""))
     form: IntakeRuleForm | None = None
-    assigning = AssignmentForm()
+    assigning = AssignmentForm(rules=rules)
     if request.method == "POST":
         do = request.POST.get("do", "")
         posted = _named(rules, request.POST.get("rule", ""))
         if do in (ASSIGN, UNASSIGN):
-            assigning = AssignmentForm(request.POST)
+            assigning = AssignmentForm(request.POST, rules=rules)
             if _assigned(request, principal, do, assigning):
                 return redirect(request.path)
         elif do == SAVE:
@@ -162,7 +163,7 @@ def _assigned(request: HttpRequest, principal: Principal, do: str, form: Assignm
             messages.error(request, "No such assignment in this project: nothing changed.")
         else:
             assignment_remove(principal, found.pk)
-            messages.success(request, f"{_part(found.component)} is open to everyone again.")
+            messages.success(request, f"{_part(found)} is open to everyone again.")
         return True
     if not form.is_valid():
         return False
@@ -171,9 +172,13 @@ def _assigned(request: HttpRequest, principal: Principal, do: str, form: Assignm
     except LearnError as error:
         show_learn_error(form, error)
         return False
-    messages.success(request, f"{_part(made.component)} is kept for {', '.join(made.usernames)}.")
+    messages.success(request, f"{_part(made)} is kept for {', '.join(made.usernames)}.")
     return True
 
 
-def _part(component: str) -> str:
-    return f"The turns of {component}" if component else "The whole queue"
+def _part(assignment: QueueAssignment) -> str:
+    if assignment.rule is not None:
+        return f"The turns the rule {assignment.rule.name} let in"
+    if assignment.component:
+        return f"The turns of {assignment.component}"
+    return "The whole queue"

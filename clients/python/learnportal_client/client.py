@@ -310,16 +310,28 @@ class LearnClient(
         return self._carry(exchanges.queue_assignments(project))
 
     def queue_assignment_add(
-        self, *, usernames: list[str], component: str = "", project: str = ""
+        self,
+        *,
+        usernames: list[str],
+        component: str = "",
+        rule: int | None = None,
+        project: str = "",
     ) -> QueueAssignment:
-        """Keep `component`'s turns (empty: the whole queue) for these members."""
-        fields = {"component": component, "usernames": usernames}
+        """Keep `component`'s turns, or the turns intake `rule` let in (neither: the whole
+        queue) for these members."""
+        fields = {"component": component, "rule": rule, "usernames": usernames}
         return self._carry(exchanges.queue_assignment_add(fields, project))
 
     def queue_assignment_change(
-        self, assignment_id: int, *, usernames: list[str], component: str = "", project: str = ""
+        self,
+        assignment_id: int,
+        *,
+        usernames: list[str],
+        component: str = "",
+        rule: int | None = None,
+        project: str = "",
     ) -> QueueAssignment:
-        fields = {"component": component, "usernames": usernames}
+        fields = {"component": component, "rule": rule, "usernames": usernames}
         return self._carry(exchanges.queue_assignment_change(assignment_id, fields, project))
 
     def queue_assignment_remove(self, assignment_id: int, *, project: str = "") -> None:
@@ -611,15 +623,26 @@ class AsyncLearnClient(
         return await self._carry(exchanges.queue_assignments(project))
 
     async def queue_assignment_add(
-        self, *, usernames: list[str], component: str = "", project: str = ""
+        self,
+        *,
+        usernames: list[str],
+        component: str = "",
+        rule: int | None = None,
+        project: str = "",
     ) -> QueueAssignment:
-        fields = {"component": component, "usernames": usernames}
+        fields = {"component": component, "rule": rule, "usernames": usernames}
         return await self._carry(exchanges.queue_assignment_add(fields, project))
 
     async def queue_assignment_change(
-        self, assignment_id: int, *, usernames: list[str], component: str = "", project: str = ""
+        self,
+        assignment_id: int,
+        *,
+        usernames: list[str],
+        component: str = "",
+        rule: int | None = None,
+        project: str = "",
     ) -> QueueAssignment:
-        fields = {"component": component, "usernames": usernames}
+        fields = {"component": component, "rule": rule, "usernames": usernames}
         return await self._carry(exchanges.queue_assignment_change(assignment_id, fields, project))
 
     async def queue_assignment_remove(self, assignment_id: int, *, project: str = "") -> None:

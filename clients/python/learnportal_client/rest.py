@@ -363,6 +363,7 @@ class QueueAssignment(Lenient):
 
     id: int
     component: str = ""
+    rule: int | None = None
     usernames: list[str] = Field(default_factory=list)
     by: str = ""
     created: float = 0.0

@@ -124,3 +124,38 @@ def test_a_manager_keeps_assignments_and_each_is_checked_whole(
     assert ann.rest("post", URL, {"usernames": ["ann"]}).status_code == 403
     assert ann.rest("get", URL).status_code == 403
     assert boss.rest("delete", f"{URL}999999/").status_code == 404
+
+
+def test_the_turns_a_rule_let_in_go_to_the_people_it_is_assigned_to(
+    agent: Actor, boss: Actor, env: Actor, people: dict[str, Actor]
+) -> None:
+    failures = boss.rest(
+        "post",
+        "/api/intake-rules/",
+        {"name": "failures", "source": "env", "polarity": "negative", "rate": 1, "priority": 3},
+    ).json()
+    boss.rest("post", "/api/intake-rules/", {"name": "chat", "component": "chat", "rate": 1})
+    queued(agent, legal=["l-1", "l-2"], chat=["c-1"])
+    bad = {"feedback_id": "f-1", "correlation_id": "l-1", "source": "env", "polarity": "negative"}
+    assert (
+        env.learn(
+            {"type": "learn/feedback/req", "id": "r-1", "feedbacks": [{**bad, "score": -1}]}
+        ).status_code
+        == 200
+    )
+    assign(boss, rule=failures["id"], usernames=["ada"])
+    assert sorted(everything_for(people["ada"])) == ["c-1", "l-1"]
+    assert everything_for(people["cy"]) == ["c-1"]
+
+
+def test_an_assignment_by_rule_is_checked(boss: Actor, people: dict[str, Actor]) -> None:
+    made = boss.rest("post", "/api/intake-rules/", {"name": "all", "rate": 1}).json()
+    assert refused_at(boss.rest("post", URL, {"rule": 999999, "usernames": ["ada"]}), 400) == [
+        ["rule"]
+    ]
+    both = boss.rest("post", URL, {"rule": made["id"], "component": "x", "usernames": ["ada"]})
+    assert refused_at(both, 400) == [["rule"]]
+    assert assign(boss, rule=made["id"], usernames=["ada"])["rule"] == made["id"]
+    again = boss.rest("post", URL, {"rule": made["id"], "usernames": ["bea"]})
+    assert refused_at(again, 409) == [["rule"]]
+    assert assign(boss, usernames=["bea"])["rule"] is None  # the whole queue: another part

@@ -158,10 +158,12 @@ BEYOND_THE_SCHEMA = [
     *(
         Rule(
             operation,
-            ("usernames", None),
-            "the people an assignment names are members of the project, each named once",
+            loc,
+            "the people an assignment names are members of the project, each named once; its "
+            "rule is one of the project's stored intake rules, and no component beside it",
         )
         for operation in ("POST /api/queue-assignments/", "PUT /api/queue-assignments/{id}/")
+        for loc in (("usernames", None), ("rule",))
     ),
     Rule(
         "PUT /api/comparisons/{comparison}/gold/",
