@@ -6,8 +6,7 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from feedback.judges.weights import unmeasured_reliance
-from feedback.selectors import ComponentEvidence, component_evidence
+from feedback.selectors import ComponentEvidence, component_evidence, unmeasured_reliance
 from refinement import store
 from refinement.models import Revision, Step
 from refinement.paths import Location, Target

@@ -13,6 +13,9 @@ from feedback.attribution import candidate_sets as candidate_sets
 from feedback.attribution import owners_of as owners_of
 from feedback.attribution import speaks_for_all as speaks_for_all
 from feedback.attribution import spoken_for as spoken_for
+
+# Which components' feedback rests on machine judges not measured against people yet.
+from feedback.judges.weights import unmeasured_reliance as unmeasured_reliance
 from feedback.selectors.components import ComponentEvidence as ComponentEvidence
 from feedback.selectors.components import ComponentHour as ComponentHour
 from feedback.selectors.components import DurationDistribution as DurationDistribution

@@ -165,6 +165,10 @@ BEYOND_THE_SCHEMA = [
         for operation in ("POST /api/queue-assignments/", "PUT /api/queue-assignments/{id}/")
         for loc in (("usernames", None), ("rule",))
     ),
+    *(
+        Rule(operation, ("score_max",), "an intake rule's score_max is at least its score_min")
+        for operation in ("POST /api/intake-rules/", "PUT /api/intake-rules/{id}/")
+    ),
     Rule(
         "PUT /api/comparisons/{comparison}/gold/",
         ("best",),
