@@ -45,6 +45,7 @@ ID_DIGITS = 18  # a rule's or an assignment's id as the page posts or links it: 
 Row = TypeVar("Row", bound=Model)
 SAVE, TOGGLE, DELETE = "save", "toggle", "delete"  # what a button posts as `do`
 ASSIGN, UNASSIGN = "assign", "unassign"
+ASSIGNING = "assign"  # the assignment form's fields' prefix: the rule's form has a component too
 NO_SUCH_RULE = "No such intake rule in this project: nothing changed."
 
 
@@ -76,12 +77,12 @@ def intake(request: HttpRequest, principal: Principal) -> HttpResponse:
     rules = rules_read(principal)
     editing = _named(rules, request.GET.get("edit", ""))
     form: IntakeRuleForm | None = None
-    assigning = AssignmentForm(rules=rules)
+    assigning = AssignmentForm(rules=rules, prefix=ASSIGNING)
     if request.method == "POST":
         do = request.POST.get("do", "")
         posted = _named(rules, request.POST.get("rule", ""))
         if do in (ASSIGN, UNASSIGN):
-            assigning = AssignmentForm(request.POST, rules=rules)
+            assigning = AssignmentForm(request.POST, rules=rules, prefix=ASSIGNING)
             if _assigned(request, principal, do, assigning):
                 return redirect(request.path)
         elif do == SAVE:
@@ -163,7 +164,7 @@ def _assigned(request: HttpRequest, principal: Principal, do: str, form: Assignm
             messages.error(request, "No such assignment in this project: nothing changed.")
         else:
             assignment_remove(principal, found.pk)
-            messages.success(request, f"{_part(found)} is open to everyone again.")
+            messages.success(request, f"Opened {_part(found)} to everyone again.")
         return True
     if not form.is_valid():
         return False
@@ -172,13 +173,13 @@ def _assigned(request: HttpRequest, principal: Principal, do: str, form: Assignm
     except LearnError as error:
         show_learn_error(form, error)
         return False
-    messages.success(request, f"{_part(made)} is kept for {', '.join(made.usernames)}.")
+    messages.success(request, f"Kept {_part(made)} for {', '.join(made.usernames)}.")
     return True
 
 
 def _part(assignment: QueueAssignment) -> str:
     if assignment.rule is not None:
-        return f"The turns the rule {assignment.rule.name} let in"
+        return f"the turns the rule {assignment.rule.name} let in"
     if assignment.component:
-        return f"The turns of {assignment.component}"
-    return "The whole queue"
+        return f"the turns of {assignment.component}"
+    return "the whole queue"

@@ -110,7 +110,9 @@ def test_a_manager_keeps_a_component_for_named_people_and_opens_it_again(
     people_in_project: None,
 ) -> None:
     client = logged_in("lead", "manager")
-    kept = client.post(URL, {"do": "assign", "component": "legal", "usernames": "ada, bea"})
+    kept = client.post(
+        URL, {"do": "assign", "assign-component": "legal", "assign-usernames": "ada, bea"}
+    )
     assert kept.status_code == 302
     (assignment,) = QueueAssignment.objects.all()
     assert (assignment.component, assignment.usernames, assignment.by) == (
@@ -118,8 +120,11 @@ def test_a_manager_keeps_a_component_for_named_people_and_opens_it_again(
         ["ada", "bea"],
         "lead",
     )
-    assert "Turns of legal" in client.get(URL).content.decode()
-    refused = client.post(URL, {"do": "assign", "component": "chat", "usernames": "ada, nobody"})
+    page = client.get(URL).content.decode()
+    assert "Turns of legal" in page and "Kept the turns of legal for ada, bea." in page
+    refused = client.post(
+        URL, {"do": "assign", "assign-component": "chat", "assign-usernames": "ada, nobody"}
+    )
     assert refused.status_code == 400
     assert 'data-field="usernames"' in refused.content.decode()
     client.post(URL, {"do": "unassign", "assignment": str(assignment.pk)})
