@@ -650,5 +650,5 @@ from feedback.gold.models import (  # noqa: E402, F401
 )
 from feedback.insight.models import RatingTime  # noqa: E402, F401
 from feedback.intake.models import Admission, IntakeRule  # noqa: E402, F401
-from feedback.judges.models import JudgeWeight  # noqa: E402, F401
+from feedback.judges.models import JudgeWeight, MarkedJudge  # noqa: E402, F401
 from feedback.reviews.models import Amendment, RatingReview, ReviewLease  # noqa: E402, F401

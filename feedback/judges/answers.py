@@ -11,6 +11,7 @@ from learnportal_protocol.models import Answer
 if TYPE_CHECKING:
     from feedback.judges.calibration import JudgeQuestion
     from feedback.judges.metrics import Estimate
+    from feedback.judges.models import MarkedJudge
 
 
 class Figure(Answer):
@@ -56,3 +57,18 @@ class JudgeFigures(Answer):
 
 class JudgesAnswer(Answer):
     results: list[JudgeFigures] = Field(description="by judge, then question")
+
+
+class MarkedJudgeAnswer(Answer):
+    username: str
+    judge: str = Field(description="as the judges' figures name it: user:<username>")
+    by: str
+    ts: float
+
+    @classmethod
+    def of(cls, mark: MarkedJudge) -> Self:
+        return cls(username=mark.username, judge=f"user:{mark.username}", by=mark.by, ts=mark.ts)
+
+
+class MarkedJudges(Answer):
+    results: list[MarkedJudgeAnswer] = Field(description="by username")

@@ -15,11 +15,13 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from django.conf import settings
-from django.db.models import Avg
+from django.db.models import Avg, Value
+from django.db.models.functions import Concat
 
 from core.accounts.roles import Action
 from core.projects.selection import project_pk
 from feedback.agreement import alpha_interval
+from feedback.judges.marks import PERSON_PREFIX, marked_people
 from feedback.judges.metrics import Estimate, cohen_kappa, mean_absolute_error, spearman
 from feedback.selectors.visibility import counted_feedback
 from learnportal_protocol import FeedbackSource
@@ -64,31 +66,47 @@ def judges_calibration(principal: Principal) -> list[JudgeQuestion]:
 
 
 def calibrate(project: int, judge: str | None = None) -> list[JudgeQuestion]:
-    """The project's judges' figures (or one judge's, by the credential that sent its
-    feedback), by judge then dimension."""
-    machine = counted_feedback(project).filter(source__in=MACHINE, step_id="")
-    if judge is not None:
-        machine = machine.filter(submitted_by=judge)
-    rated = (
-        counted_feedback(project)
-        .filter(source=FeedbackSource.HUMAN.value, step_id="")
-        .exclude(correlation_id="")
+    """The project's judges' figures (or one judge's, by its name: the credential that sent
+    its feedback, `user:<username>` for a person marked as a judge), by judge then dimension.
+    A marked person is no person here: their scores are set beside the other people's."""
+    every_marked = marked_people(project)
+    person = (
+        judge.removeprefix(PERSON_PREFIX) if judge and judge.startswith(PERSON_PREFIX) else None
+    )
+    counted = counted_feedback(project).filter(step_id="").exclude(correlation_id="")
+    machine = counted.filter(source__in=MACHINE)
+    as_judges = counted.filter(
+        source=FeedbackSource.HUMAN.value, annotator_id__in=sorted(every_marked)
+    )
+    if person is not None:
+        machine, as_judges = machine.none(), as_judges.filter(annotator_id=person)
+    elif judge is not None:
+        machine, as_judges = machine.filter(submitted_by=judge), as_judges.none()
+    rated = counted.filter(source=FeedbackSource.HUMAN.value).exclude(
+        annotator_id__in=sorted(every_marked)
     )
     if judge is not None:
-        rated = rated.filter(correlation_id__in=machine.values("correlation_id"))
+        judged_keys = (machine if person is None else as_judges).values("correlation_id")
+        rated = rated.filter(correlation_id__in=judged_keys)
     people = {
         (row["correlation_id"], row["dimension"]): float(row["mean"])
         for row in rated.values("correlation_id", "dimension").annotate(mean=Avg("score"))
     }
     latest: dict[tuple[str, str, str], float] = {}  # (judge, key, dimension): its last score
-    judged = (
-        machine.filter(correlation_id__in=rated.values("correlation_id"))
-        .order_by("id")
-        .values_list("submitted_by", "correlation_id", "dimension", "score")
-    )
-    for name, key, dimension, score in judged.iterator(chunk_size=2000):
-        if (key, dimension) in people:
-            latest[name, key, dimension] = score
+    rows = [
+        machine.values_list("id", "submitted_by", "correlation_id", "dimension", "score"),
+        as_judges.annotate(judge=Concat(Value(PERSON_PREFIX), "annotator_id")).values_list(
+            "id", "judge", "correlation_id", "dimension", "score"
+        ),
+    ]
+    for query in rows:
+        for _, name, key, dimension, score in sorted(
+            query.filter(correlation_id__in=rated.values("correlation_id")).iterator(
+                chunk_size=2000
+            )
+        ):
+            if (key, dimension) in people:
+                latest[name, key, dimension] = score
     paired: dict[tuple[str, str], Paired] = defaultdict(Paired)
     for (name, key, dimension), score in latest.items():
         pair = paired[name, dimension]

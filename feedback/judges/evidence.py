@@ -22,8 +22,11 @@ from django.db import transaction
 
 from core.projects.rules import judges_weighed
 from feedback.attribution import attributed_components
+from feedback.judges.calibration import MACHINE
+from feedback.judges.marks import marked_people
 from feedback.judges.weights import IN_FULL, is_machine, judge_weights
 from feedback.services.experiences import experiences_write
+from learnportal_protocol import FeedbackSource as FeedbackSourceEnum
 from learnportal_protocol.errors import ErrorCode, LearnError
 from learnportal_protocol.models import Action, Experience
 
@@ -41,12 +44,14 @@ PREFIX = "feedback-"
 @dataclass(frozen=True)
 class Weighing:
     """The weight each dimension of one judge's feedback counts with (empty: nothing weighed,
-    every feedback in full)."""
+    every feedback in full), for the sources it weighs: a machine's, or a marked person's
+    ratings."""
 
     by_dimension: dict[str, float] = field(default_factory=dict)
+    sources: frozenset[str] = frozenset(MACHINE)
 
     def weight(self, source: FeedbackSource, dimension: str) -> float:
-        if not is_machine(source.value):
+        if source.value not in self.sources:
             return IN_FULL
         return self.by_dimension.get(dimension, IN_FULL)
 
@@ -60,11 +65,19 @@ def weighing_of(
     project: int,
     items: Sequence[tuple[FeedbackItem, FeedbackSource]],
 ) -> Weighing:
-    """How the principal's machine feedback among these counts in the project."""
-    dimensions = {item.dimension.value for item, source in items if is_machine(source.value)}
-    if not dimensions or not judges_weighed(project):
+    """How the principal's machine feedback among these counts in the project, or their ratings
+    where they are a person marked as a judge."""
+    human = FeedbackSourceEnum.HUMAN.value
+    machine = {item.dimension.value for item, source in items if is_machine(source.value)}
+    rated = {item.dimension.value for item, source in items if source.value == human}
+    if not (machine or (rated and principal.is_human)) or not judges_weighed(project):
         return Weighing()
-    return Weighing(judge_weights(project, principal.key, dimensions))
+    marked = bool(rated) and principal.is_human and principal.name in marked_people(project)
+    dimensions = machine | (rated if marked else set())
+    if not dimensions:
+        return Weighing()
+    sources = frozenset(MACHINE) | ({human} if marked else set())
+    return Weighing(judge_weights(project, principal.key, dimensions), sources)
 
 
 def experience_id_of(feedback_id: str) -> str:

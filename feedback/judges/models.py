@@ -25,3 +25,22 @@ class JudgeWeight(models.Model):
 
     def __str__(self) -> str:
         return f"{self.judge} on {self.dimension}: {self.weight}"
+
+
+class MarkedJudge(models.Model):
+    """A person of the project marked as a judge (an LLM behind a person's account, a rater to
+    watch): measured against the other people as a machine judge is, and weighed alike where
+    the project weighs judges."""
+
+    project = models.ForeignKey("projects.Project", on_delete=models.CASCADE, related_name="+")
+    username = models.CharField(max_length=150)
+    by = models.CharField(max_length=150)
+    ts = models.FloatField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["project", "username"], name="marked_judge_once")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.username} marked a judge"

@@ -16,6 +16,8 @@ from learnportal_client import (
     JudgeFigures,
     Judges,
     LearnClient,
+    MarkedJudge,
+    MarkedJudges,
     NotFoundError,
 )
 from tests.builders import feedback, turn
@@ -34,6 +36,8 @@ if TYPE_CHECKING:
         (IntakeRules, intake_hosts.RuleList),
         (JudgeFigures, judge_hosts.JudgeFigures),
         (Judges, judge_hosts.JudgesAnswer),
+        (MarkedJudge, judge_hosts.MarkedJudgeAnswer),
+        (MarkedJudges, judge_hosts.MarkedJudges),
     ],
 )
 def test_the_clients_answers_read_only_fields_the_host_answers(
@@ -70,3 +74,15 @@ def test_a_reviewer_reads_the_judges(portal: Portal, client: LearnClient) -> Non
         assert (figures.judge, figures.items) == ("token:client-agent", 1)
         assert figures.mae.value == pytest.approx(0.5)
         assert figures.weight is None  # one item: not measured yet
+
+
+def test_a_manager_marks_a_person_as_a_judge(portal: Portal) -> None:
+    person_token("bot", "annotator")
+    with person_client(portal, "lead", "manager") as lead:
+        assert lead.judge_mark("bot").judge == "user:bot"
+        assert [m.username for m in lead.judge_marks().results] == ["bot"]
+        with pytest.raises(InvalidError):
+            lead.judge_mark("nobody")
+        lead.judge_unmark("bot")
+        with pytest.raises(NotFoundError):
+            lead.judge_unmark("bot")

@@ -42,6 +42,8 @@ if TYPE_CHECKING:
         Invitation,
         Judges,
         Leaderboard,
+        MarkedJudge,
+        MarkedJudges,
         Member,
         MemberList,
         PersonGold,
@@ -340,6 +342,17 @@ class LearnClient(
     def judges(self, project: str = "") -> Judges:
         """`GET /api/judges/`: each agent's and environment's agreement with people."""
         return self._carry(exchanges.judges(project))
+
+    def judge_marks(self, project: str = "") -> MarkedJudges:
+        """`GET /api/judges/marked/`: the people marked as judges (managers, site admins)."""
+        return self._carry(exchanges.judge_marks(project))
+
+    def judge_mark(self, username: str, *, project: str = "") -> MarkedJudge:
+        """Mark a member as a judge: measured against the other people, weighed alike."""
+        return self._carry(exchanges.judge_mark(username, project))
+
+    def judge_unmark(self, username: str, *, project: str = "") -> None:
+        self._carry(exchanges.judge_unmark(username, project))
 
     def annotators(
         self, since: float | None = None, until: float | None = None, project: str = ""
@@ -650,6 +663,15 @@ class AsyncLearnClient(
 
     async def judges(self, project: str = "") -> Judges:
         return await self._carry(exchanges.judges(project))
+
+    async def judge_marks(self, project: str = "") -> MarkedJudges:
+        return await self._carry(exchanges.judge_marks(project))
+
+    async def judge_mark(self, username: str, *, project: str = "") -> MarkedJudge:
+        return await self._carry(exchanges.judge_mark(username, project))
+
+    async def judge_unmark(self, username: str, *, project: str = "") -> None:
+        await self._carry(exchanges.judge_unmark(username, project))
 
     async def annotators(
         self, since: float | None = None, until: float | None = None, project: str = ""

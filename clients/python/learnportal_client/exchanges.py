@@ -25,6 +25,8 @@ from learnportal_client.rest import (
     Invitation,
     Judges,
     Leaderboard,
+    MarkedJudge,
+    MarkedJudges,
     Member,
     MemberList,
     PersonGold,
@@ -449,6 +451,24 @@ def queue_assignment_remove(assignment_id: int, project: str) -> Exchange[None]:
 
 def judges(project: str) -> Exchange[Judges]:
     return rest(Judges, "GET", "/api/judges/", params=query(project=project))
+
+
+def judge_marks(project: str) -> Exchange[MarkedJudges]:
+    return rest(MarkedJudges, "GET", "/api/judges/marked/", params=query(project=project))
+
+
+def judge_mark(username: str, project: str) -> Exchange[MarkedJudge]:
+    """Marking twice marks once: it may be sent again."""
+    body = {"username": username, **({"project": project} if project else {})}
+    return rest(MarkedJudge, "POST", "/api/judges/marked/", json=body)
+
+
+def judge_unmark(username: str, project: str) -> Exchange[None]:
+    url, options = (
+        f"/api/judges/marked/{quote(username, safe='')}/",
+        {"params": query(project=project)},
+    )
+    return Exchange("DELETE", url, _read_nothing, resend_safe=False, options=options)
 
 
 def annotators(since: float | None, until: float | None, project: str) -> Exchange[Annotators]:

@@ -396,6 +396,19 @@ class Judges(Lenient):
     results: list[JudgeFigures]
 
 
+class MarkedJudge(Lenient):
+    """A person of the project marked as a judge."""
+
+    username: str
+    judge: str = ""
+    by: str = ""
+    ts: float = 0.0
+
+
+class MarkedJudges(Lenient):
+    results: list[MarkedJudge]
+
+
 class PersonGoldFigures(Lenient):
     items: int = 0
     compared: int = 0

@@ -170,6 +170,11 @@ BEYOND_THE_SCHEMA = [
         for operation in ("POST /api/intake-rules/", "PUT /api/intake-rules/{id}/")
     ),
     Rule(
+        "POST /api/judges/marked/",
+        ("username",),
+        "the person marked as a judge is a member of the project",
+    ),
+    Rule(
         "PUT /api/comparisons/{comparison}/gold/",
         ("best",),
         "a gold comparison's best is one of its stored candidates",

@@ -41,7 +41,7 @@ from feedback.gold.answers import (
 )
 from feedback.insight.answers import AnnotatorsAnswer
 from feedback.intake.answers import RuleList, StoredRule
-from feedback.judges.answers import JudgesAnswer
+from feedback.judges.answers import JudgesAnswer, MarkedJudgeAnswer, MarkedJudges
 from feedback.reviews.answers import ReviewCreated, ReviewLeased, ReviewPage
 from learnportal.api.openapi import ResponseJsonSchema
 from learnportal.api.schema import LearnResponse
@@ -121,6 +121,8 @@ ANSWERS: dict[tuple[str, str, str], type[BaseModel]] = {
     ("post", "/api/queue-assignments/", "201"): StoredAssignment,
     ("put", "/api/queue-assignments/{id}/", "200"): StoredAssignment,
     ("get", "/api/judges/", "200"): JudgesAnswer,
+    ("get", "/api/judges/marked/", "200"): MarkedJudges,
+    ("post", "/api/judges/marked/", "200"): MarkedJudgeAnswer,
     ("get", "/api/annotators/", "200"): AnnotatorsAnswer,
     ("post", "/api/intake-rules/", "201"): StoredRule,
     ("put", "/api/intake-rules/{id}/", "200"): StoredRule,
@@ -159,6 +161,7 @@ NO_CONTENT = {
     ("delete", "/api/turns/{id}/gold/", "204"),
     ("delete", "/api/comparisons/{comparison}/gold/", "204"),
     ("delete", "/api/intake-rules/{id}/", "204"),
+    ("delete", "/api/judges/marked/{username}/", "204"),
     ("delete", "/api/queue-assignments/{id}/", "204"),
     ("delete", "/api/webhooks/{endpoint_id}/", "204"),
     ("delete", "/api/projects/{slug}/members/{username}/", "204"),
