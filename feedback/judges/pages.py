@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from itertools import groupby
 from typing import TYPE_CHECKING
+from urllib.parse import urlencode
 
 from django.conf import settings
 
@@ -15,6 +16,7 @@ from core.projects.rules import judges_weighed
 from core.projects.selection import project_pk
 from core.web import page, requires
 from feedback.judges.calibration import POLARITIES, judges_calibration
+from feedback.judges.marks import PERSON_PREFIX
 
 if TYPE_CHECKING:
     from django.http import HttpRequest, HttpResponse
@@ -23,6 +25,7 @@ if TYPE_CHECKING:
     from feedback.judges.calibration import JudgeQuestion
 
 TOKEN_PREFIX = "token:"  # how a judge is named: the credential that sent its feedback
+JUDGE_NAME_LENGTH = 200  # a `?judge=` read: a credential's or person's name, prefixed
 NAME_SHOWN = 48  # the characters of a judge's name its chip shows (the title holds it whole)
 TOO_FEW_ITEMS = 10  # below this, no verdict
 TOO_FEW = "too few items"
@@ -55,13 +58,22 @@ class Judge:
     name: str  # in full, as the API names it
     shown: str  # without its prefix
     questions: list[Question]
+    person: bool = False  # a person marked as a judge (feedback.judges.marks)
+
+    @property
+    def url(self) -> str:
+        return "?" + urlencode({"judge": self.name})
 
 
 @requires(Action.READ_AGREEMENT)
 def judges(request: HttpRequest, principal: Principal) -> HttpResponse:
-    figures = judges_calibration(principal)
+    everyone = _by_judge(judges_calibration(principal))
+    asked = request.GET.get("judge", "")[:JUDGE_NAME_LENGTH]
+    shown = [judge for judge in everyone if judge.name == asked] if asked else everyone
     context = {
-        "judges": _by_judge(figures),
+        "judges": shown,
+        "one": asked and shown,
+        "unknown": asked if asked and not shown else "",
         "polarities": POLARITIES,
         "too_few": TOO_FEW_ITEMS,
         "verdicts": KAPPA_VERDICTS[:-1],
@@ -69,7 +81,9 @@ def judges(request: HttpRequest, principal: Principal) -> HttpResponse:
         "weighed": judges_weighed(project_pk(principal.project)),
         "min_items": settings.LEARNPORTAL_JUDGE_MIN_ITEMS,
     }
-    return page(request, "feedback/judges.html", context)
+    return page(
+        request, "feedback/judges.html", context, status=404 if asked and not shown else 200
+    )
 
 
 def _by_judge(figures: list[JudgeQuestion]) -> list[Judge]:
@@ -77,8 +91,9 @@ def _by_judge(figures: list[JudgeQuestion]) -> list[Judge]:
     return [
         Judge(
             name=name,
-            shown=name.removeprefix(TOKEN_PREFIX),
+            shown=name.removeprefix(TOKEN_PREFIX).removeprefix(PERSON_PREFIX),
             questions=[_question(row) for row in rows],
+            person=name.startswith(PERSON_PREFIX),
         )
         for name, rows in groupby(figures, key=lambda row: row.judge)
     ]

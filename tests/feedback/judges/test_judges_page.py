@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from bs4 import BeautifulSoup, Tag
 
+from core.projects.models import Project
 from feedback.judges.pages import NAME_SHOWN, TOO_FEW_ITEMS
 from tests.builders import feedback, feedback_req, turn
 from tests.harness import Actor, human_actor, token_actor
@@ -176,3 +177,30 @@ def test_a_very_long_judge_name_is_bounded_on_its_chip(rated: None, rev: Actor) 
 def test_the_agreement_page_links_to_the_judges(rev: Actor) -> None:
     page = soup(rev.browser().get("/agreement/"))
     assert page.select_one('a[href="/judges/"]') is not None
+
+
+def test_each_judge_has_a_page_of_its_own_and_a_name_of_none_is_a_404(
+    three_judges: None, rev: Actor
+) -> None:
+    browser = rev.browser()
+    everyone = soup(browser.get("/judges/"))
+    link = one(cards(everyone)["token:careful"], "a.judge-chip")
+    alone = soup(browser.get(f"/judges/{link['href']}"))
+    assert set(cards(alone)) == {"token:careful"}
+    assert one(alone, ".judges-back a")["href"] == "/judges/"
+    missing = soup(browser.get("/judges/", {"judge": "token:nobody<b>"}), 404)
+    assert "No judge named token:nobody<b>" in text(missing, "#judge-unknown")
+    assert not missing.select(".judge-card")
+
+
+def test_a_person_marked_as_a_judge_is_said_to_be_one(rated: None, boss: Actor) -> None:
+    Project.objects.filter(slug="default").update(ratings_per_turn=2)
+    bot = human_actor("bot", "annotator")
+    items = [
+        feedback(feedback_id=f"b-{key}", source="human", score=-TRUTH[key], correlation_id=key)
+        for key in KEYS
+    ]
+    assert bot.learn(feedback_req(*items)).status_code == 200
+    assert boss.rest("post", "/api/judges/marked/", {"username": "bot"}).status_code == 200
+    card = cards(soup(boss.browser().get("/judges/")))["user:bot"]
+    assert text(card, ".judge-head") == "bot a person marked as a judge"
