@@ -17,6 +17,7 @@ from django.shortcuts import redirect
 from django.utils.cache import add_never_cache_headers
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
+from pydantic import ValidationError
 
 from core.accounts.roles import Action, Role
 from core.markdown import markdown_html
@@ -26,6 +27,7 @@ from core.projects.invitations import invitation_days, invitation_make, waiting
 from core.projects.models import MAX_PRIORITY_WEIGHT
 from core.projects.selection import principal_in, visible_projects
 from core.web import forbidden_page, page, portal_principal, show_learn_error
+from feedback.judges.marks import MarkRequest, mark_add, mark_remove, marked_people
 from learnportal.people.project_forms import (
     PROJECT_ROLE_CHOICES,
     MemberAddForm,
@@ -36,6 +38,7 @@ from learnportal.people.project_forms import (
 )
 from learnportal.people.welcome import welcome_url
 from learnportal_protocol.errors import LearnError
+from learnportal_protocol.models import USERNAME_LENGTH
 
 if TYPE_CHECKING:
     from django.http import HttpRequest, HttpResponse
@@ -172,12 +175,14 @@ def _members_page(
     status: int = 200,
 ) -> HttpResponse:
     everyone = services.members(project)
+    judges = marked_people(project.pk)
     rows = [
         {
             "person": person,
             "role": role.value,
             "is_you": person.pk == member.user_id,
             "waiting": waiting(person),
+            "judge": person.username in judges,
         }
         for person, role in everyone
     ]
@@ -297,3 +302,25 @@ def member_role(request: AuthenticatedHttpRequest, slug: str, username: str) -> 
 @login_required
 def member_remove(request: AuthenticatedHttpRequest, slug: str, username: str) -> HttpResponse:
     return _member_change(request, slug, username, None)
+
+
+@require_POST
+@login_required
+def member_judge(request: AuthenticatedHttpRequest, slug: str, username: str) -> HttpResponse:
+    """Mark a member as a judge (`judge=1`) or take the mark off: their ratings then measured
+    against the other people's as a machine judge's are (feedback.judges.marks)."""
+    member, project = project_entered(request, slug)
+    if not member.may(Action.MANAGE_PROJECT):
+        return forbidden_page(request, member, Action.MANAGE_PROJECT)
+    try:
+        if request.POST.get("judge") == "1":
+            mark_add(member, MarkRequest(username=username[:USERNAME_LENGTH]))
+            done = f"{username} is marked as a judge: measured against the other people."
+        else:
+            mark_remove(member, username)
+            done = f"{username} is no longer marked as a judge."
+    except (LearnError, ValidationError) as error:
+        said = error.message if isinstance(error, LearnError) else "No such member."
+        return _members_page(request, member, project, row_errors={username: said}, status=400)
+    messages.success(request, done)
+    return redirect("portal:project-members", slug=project.slug)

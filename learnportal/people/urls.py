@@ -58,6 +58,11 @@ page_urlpatterns = [
         project_pages.member_remove,
         name="project-member-remove",
     ),
+    path(
+        "projects/<str:slug>/members/<str:username>/judge/",
+        project_pages.member_judge,
+        name="project-member-judge",
+    ),
 ]
 
 # Projects and their members, under /api/ (learnportal.urls).

@@ -13,6 +13,7 @@ from core.accounts.models import User
 from core.projects.chosen import CHOSEN_PROJECT_KEY
 from core.projects.models import Membership, Project
 from core.projects.services import default_project, member_set, project_add
+from feedback.judges.models import MarkedJudge
 from tests.factories import UserFactory
 
 if TYPE_CHECKING:
@@ -419,3 +420,31 @@ def test_a_person_in_two_projects_but_not_default_is_asked_to_choose_one(
     assert role_shown(nomad) == "none"
     choose(nomad, "beta")
     assert role_shown(nomad) == "reviewer"
+
+
+def test_a_manager_marks_a_member_as_a_judge_from_the_members_page(
+    alpha: Project, lead: Client
+) -> None:
+    lead.post("/projects/alpha/members/", {"username": "Reviewer", "role": "annotator"})
+    marked = lead.post("/projects/alpha/members/reviewer/judge/", {"judge": "1"})
+    assert marked.status_code == 302
+    assert MarkedJudge.objects.filter(project=alpha, username="reviewer", by="lead").exists()
+    page = lead.get("/projects/alpha/members/")
+    rows = {m["person"].username: m["judge"] for m in page.context["members"]}
+    assert rows == {"lead": False, "reviewer": True}
+    assert "Take the judge mark off reviewer" in page.content.decode()
+    lead.post("/projects/alpha/members/reviewer/judge/", {"judge": "0"})
+    assert not MarkedJudge.objects.exists()
+    again = lead.post("/projects/alpha/members/reviewer/judge/", {"judge": "0"})
+    assert again.status_code == 400  # not marked: said beside the row, nothing changes
+    stranger = lead.post("/projects/alpha/members/nobody/judge/", {"judge": "1"})
+    assert stranger.status_code == 400
+    assert not MarkedJudge.objects.exists()
+
+
+def test_only_a_manager_marks_judges(alpha: Project, seeded: None) -> None:
+    person = UserFactory.create(username="ann2", role="annotator")
+    member_set(project=alpha, person=person, role="annotator")
+    response = logged_in("ann2").post("/projects/alpha/members/ann2/judge/", {"judge": "1"})
+    assert response.status_code == 403
+    assert not MarkedJudge.objects.exists()
