@@ -61,6 +61,15 @@ class QueryModel(BaseModel):
 
 
 BAD_CURSOR = "not a cursor of this list"
+ID_DIGITS = 18  # a row's id as a page posts or links it: a bigint's at most
+
+
+def posted_id(text: str) -> int | None:
+    """The row id a page's form posted (ASCII digits, a bigint's at most), None for any
+    other text: what a stranger types there is no id."""
+    if not text.isascii() or not text.isdecimal() or len(text) > ID_DIGITS:
+        return None
+    return int(text)
 
 
 def signed_id(pk: int, salt: str) -> str:

@@ -31,7 +31,14 @@ from django.urls import reverse
 from pydantic import Field
 
 from core.accounts.roles import Action
-from core.inputs import QueryModel, QueryText, id_of_signed, page_query, signed_id
+from core.inputs import (
+    QueryModel,
+    QueryText,
+    id_of_signed,
+    page_query,
+    posted_id,
+    signed_id,
+)
 from core.projects.rules import gold_rules
 from core.projects.selection import project_pk
 from core.web import page, requires, when
@@ -70,7 +77,6 @@ if TYPE_CHECKING:
 
 PAGE_SIZE = 20
 CURSOR_LENGTH = 200  # as GET /api/gold/ takes one
-TURN_ID_DIGITS = 18  # a turn's id posted to Remove: a bigint's at most
 NAME_SHOWN = 150  # characters of a posted username a message echoes (a username's most)
 GOLD_FIELDS = "gold"  # the card's fields are named `c-gold-<key>` (rubric_form.candidate_prefix)
 PREFIX = candidate_prefix(GOLD_FIELDS)
@@ -230,11 +236,12 @@ def _comparison_rows(project: int) -> list[ComparisonRow]:
 
 
 def _unmark_comparison(request: HttpRequest, principal: Principal, posted: str) -> None:
-    if not posted.isascii() or not posted.isdecimal() or len(posted) > TURN_ID_DIGITS:
+    comparison = posted_id(posted)
+    if comparison is None:
         messages.error(request, NO_SUCH_COMPARISON)
         return
     try:
-        gold_comparison_remove(principal, int(posted))
+        gold_comparison_remove(principal, comparison)
     except LearnError:
         messages.error(request, NO_SUCH_COMPARISON)
     else:
@@ -251,9 +258,8 @@ def _unmark(request: HttpRequest, principal: Principal, turn: Turn) -> None:
 
 
 def _posted_turn(principal: Principal, posted: str) -> Turn | None:
-    if not posted.isascii() or not posted.isdecimal() or len(posted) > TURN_ID_DIGITS:
-        return None
-    return turn_in_project(int(posted), principal.project)
+    turn_id = posted_id(posted)
+    return None if turn_id is None else turn_in_project(turn_id, principal.project)
 
 
 def _person_row(person: PersonAccuracy) -> PersonRow:

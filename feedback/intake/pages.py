@@ -14,6 +14,7 @@ from django.db.models import Model
 from django.shortcuts import redirect
 
 from core.accounts.roles import Action
+from core.inputs import posted_id
 from core.web import page, requires, show_learn_error
 from feedback.assignments.rules import (
     AssignmentRequest,
@@ -41,7 +42,6 @@ if TYPE_CHECKING:
     from feedback.assignments.models import QueueAssignment
     from feedback.intake.models import IntakeRule
 
-ID_DIGITS = 18  # a rule's or an assignment's id as the page posts or links it: a bigint's
 Row = TypeVar("Row", bound=Model)
 SAVE, TOGGLE, DELETE = "save", "toggle", "delete"  # what a button posts as `do`
 ASSIGN, UNASSIGN = "assign", "unassign"
@@ -108,9 +108,8 @@ def intake(request: HttpRequest, principal: Principal) -> HttpResponse:
 
 def _named(rows: Sequence[Row], text: str) -> Row | None:
     """The row among these whose id a page posted or linked as `text`, if any."""
-    if not text.isdigit() or len(text) > ID_DIGITS:
-        return None
-    return next((row for row in rows if row.pk == int(text)), None)
+    wanted = posted_id(text)
+    return next((row for row in rows if row.pk == wanted), None) if wanted is not None else None
 
 
 def _initial(rule: IntakeRule | None) -> dict[str, Any]:

@@ -95,7 +95,7 @@ def test_a_manager_changes_disables_and_deletes_a_rule(boss: Actor) -> None:
 def test_another_projects_rule_or_none_changes_nothing(boss: Actor) -> None:
     made = rule(boss, name="all", rate=1.0)
     client = logged_in("lead", "manager")
-    for rule_id in ("999999", "x", "9" * 40):
+    for rule_id in ("999999", "x", "9" * 40, "\u00b2"):
         response = client.post(URL, {"do": "delete", "rule": rule_id})
         assert response.status_code == 302
     assert IntakeRule.objects.filter(pk=made["id"]).exists()
