@@ -221,12 +221,25 @@ def alpha() -> dict[str, Any]:
     )
     assert compared.status_code == 201, compared.content
     comparison = compared.json()["comparisons"][0]["id"]
+    best = compared.json()["comparisons"][0]["candidates"][0]
+    ann_name = f"ann-{SECRET}"
     judged = ann.rest(
         "post",
         f"/api/comparisons/{comparison}/judgments/",
         {"preference": 1, "rationale": f"since {SECRET}"},
     )
     assert judged.status_code == 201, judged.content
+    # The quality things a manager keeps: an intake rule, a part of the queue kept for someone,
+    # a gold comparison, a person marked as a judge.
+    quality: list[tuple[str, str, dict[str, Any]]] = [
+        ("post", "/api/intake-rules/", {"name": f"rule {SECRET}", "rate": 1}),
+        ("post", "/api/queue-assignments/", {"component": COMPONENT, "usernames": [ann_name]}),
+        ("put", f"/api/comparisons/{comparison}/gold/", {"best": best}),
+        ("post", "/api/judges/marked/", {"username": ann_name}),
+    ]
+    for method, url, body in quality:
+        kept = boss.rest(method, url, body)
+        assert kept.status_code in (200, 201), kept.content
     ids: dict[str, Any] = {
         "comparison": comparison,
         "slug": "alpha",
